@@ -1,0 +1,37 @@
+import type Koa from 'koa';
+import { badRequest, forbidden, unauthorized } from '../errors';
+import type { Authenticator, RequestAuth } from './context';
+import type { TokenVerifier } from './verifier';
+
+export const SERVICE_ORG_HEADER = 'X-Service-Org';
+
+/** Bearer token → RequestAuth, applying the spec's X-Service-Org rules. */
+export function createAuthenticator(verifier: TokenVerifier): Authenticator {
+  return {
+    async authenticate(ctx: Koa.Context): Promise<RequestAuth> {
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'));
+      if (!match) throw unauthorized('Not authenticated');
+      const token = await verifier.verify(match[1]!);
+      if (token.expiresAt <= Date.now()) throw unauthorized('Token expired');
+
+      const requested = ctx.get(SERVICE_ORG_HEADER).trim();
+      let orgExternalId = token.defaultOrg;
+      if (requested) {
+        if (token.kind === 'organization_key') throw badRequest(`${SERVICE_ORG_HEADER} is not accepted with an organization API key`);
+        if (!token.orgs.has(requested)) throw forbidden('Organization not permitted for this token');
+        orgExternalId = requested;
+      } else if (token.kind === 'user_token') {
+        orgExternalId = null; // a pat_ token names its organization on every request
+      }
+      return {
+        kind: token.kind,
+        userId: token.userId,
+        userExternalId: token.userExternalId,
+        orgId: orgExternalId ? (token.orgs.get(orgExternalId) ?? null) : null,
+        orgExternalId,
+        scopes: token.scopes,
+        keyId: token.keyRowId,
+      };
+    },
+  };
+}

@@ -1,0 +1,178 @@
+import { SignJWT, createLocalJWKSet, createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
+import type { Sql } from '../../db/client';
+import * as identity from '../../db/identity';
+import { sha256 } from '../../platform/secrets';
+import { unauthorized } from '../errors';
+import type { TokenKind } from './context';
+import { TokenCache } from './token-cache';
+import { isPrefixedToken, parseToken, verifySecret } from './tokens';
+
+/** What a bearer token proves, resolved to the service's ids; cached by token hash. */
+export interface VerifiedToken {
+  kind: TokenKind;
+  userId: string;
+  userExternalId: string;
+  /** Organizations the token may act for: external id → our id. */
+  orgs: Map<string, string>;
+  /** The organization active without X-Service-Org (ak_ keys and sessions carrying org_id). */
+  defaultOrg: string | null;
+  scopes: string[];
+  keyRowId: string | null;
+  expiresAt: number;
+}
+
+export interface IdpSettings {
+  jwks: Parameters<typeof jwtVerify>[1];
+  issuer: string;
+  audience: string;
+}
+
+export const SERVICE_ISSUER = 'urn:voice-crm:service';
+const SERVICE_AUDIENCE = 'voice-crm-api';
+
+export function idpFromJwksUrl(url: string, issuer: string, audience: string): IdpSettings {
+  return { jwks: createRemoteJWKSet(new URL(url)), issuer, audience };
+}
+
+export function idpFromPublicJwk(jwk: Parameters<typeof createLocalJWKSet>[0]['keys'][number], issuer: string, audience: string): IdpSettings {
+  return { jwks: createLocalJWKSet({ keys: [jwk] }), issuer, audience };
+}
+
+function scopesFromClaims(payload: JWTPayload): string[] {
+  if (Array.isArray(payload.permissions)) return payload.permissions.filter((s): s is string => typeof s === 'string');
+  if (typeof payload.scope === 'string') return payload.scope.split(' ').filter(Boolean);
+  return [];
+}
+
+const stringList = (value: unknown): string[] =>
+  Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string' && v.length > 0) : [];
+
+export class TokenVerifier {
+  private readonly cache: TokenCache<VerifiedToken>;
+  private readonly serviceKey: Uint8Array;
+  /** How many Argon2id verifications ran: the cost the cache exists to bound. */
+  readonly stats = { secretVerifications: 0 };
+
+  constructor(
+    private readonly sql: Sql,
+    private readonly idp: IdpSettings,
+    serviceKey: Buffer,
+    cacheTtlSeconds: number,
+    private readonly accessTokenTtlSeconds: number,
+  ) {
+    this.cache = new TokenCache(cacheTtlSeconds * 1000);
+    this.serviceKey = new Uint8Array(serviceKey);
+  }
+
+  async verify(token: string): Promise<VerifiedToken> {
+    const hash = sha256(token);
+    const cached = this.cache.get(hash);
+    if (cached) return cached;
+    const verified = isPrefixedToken(token) ? await this.verifyPrefixed(token) : await this.verifyJwt(token);
+    this.cache.set(hash, verified);
+    return verified;
+  }
+
+  /** Drops cached results of a key revoked by this process (others notice within the cache TTL). */
+  forget(keyRowId: string): void {
+    this.cache.evictKey(keyRowId);
+  }
+
+  /** The explicit exchange: a short-lived service JWT carrying the same organization(s) and scopes. */
+  async exchange(token: string): Promise<{ access_token: string; token_type: 'bearer'; expires_in: number }> {
+    if (!isPrefixedToken(token)) throw unauthorized('Invalid API key');
+    const verified = await this.verify(token);
+    const expiresAt = Math.min(verified.expiresAt, Date.now() + this.accessTokenTtlSeconds * 1000);
+    const expiresIn = Math.max(1, Math.floor((expiresAt - Date.now()) / 1000));
+    const accessToken = await new SignJWT({
+      kind: verified.kind,
+      org_ids: [...verified.orgs.keys()],
+      org_id: verified.defaultOrg,
+      permissions: verified.scopes,
+      key: verified.keyRowId,
+    })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(verified.userExternalId)
+      .setIssuer(SERVICE_ISSUER)
+      .setAudience(SERVICE_AUDIENCE)
+      .setIssuedAt()
+      .setExpirationTime(Math.floor(expiresAt / 1000))
+      .sign(this.serviceKey);
+    return { access_token: accessToken, token_type: 'bearer', expires_in: expiresIn };
+  }
+
+  private async verifyPrefixed(token: string): Promise<VerifiedToken> {
+    const parsed = parseToken(token);
+    if (!parsed) throw unauthorized('Invalid API key');
+    const row = await identity.findApiKeyByKeyId(this.sql, parsed.kind, parsed.keyId);
+    if (!row) throw unauthorized('Invalid API key');
+    this.stats.secretVerifications++;
+    if (!(await verifySecret(row.secret_hash, parsed.secret))) throw unauthorized('Invalid API key');
+    if (row.revoked_at) throw unauthorized('API key revoked');
+    if (row.expires_at && row.expires_at.getTime() <= Date.now()) throw unauthorized('API key expired');
+    await identity.touchApiKey(this.sql, row.id);
+    const orgs =
+      row.kind === 'organization'
+        ? new Map([[row.org_external_id!, row.org_id!]])
+        : new Map(await identity.membershipsOf(this.sql, row.user_id));
+    return {
+      kind: row.kind === 'organization' ? 'organization_key' : 'user_token',
+      userId: row.user_id,
+      userExternalId: row.user_external_id,
+      orgs,
+      defaultOrg: row.kind === 'organization' ? row.org_external_id : null,
+      scopes: row.scopes,
+      keyRowId: row.id,
+      expiresAt: row.expires_at?.getTime() ?? Number.MAX_SAFE_INTEGER,
+    };
+  }
+
+  private async verifyJwt(token: string): Promise<VerifiedToken> {
+    let header;
+    try {
+      header = decodeProtectedHeader(token);
+    } catch {
+      throw unauthorized('Invalid token');
+    }
+    const service = header.alg === 'HS256';
+    let payload: JWTPayload;
+    try {
+      ({ payload } = service
+        ? await jwtVerify(token, this.serviceKey, { issuer: SERVICE_ISSUER, audience: SERVICE_AUDIENCE, algorithms: ['HS256'] })
+        : await jwtVerify(token, this.idp.jwks as never, { issuer: this.idp.issuer, audience: this.idp.audience }));
+    } catch (error) {
+      throw unauthorized(error instanceof errors.JWTExpired ? 'Token expired' : 'Invalid token');
+    }
+    if (typeof payload.sub !== 'string' || !payload.sub) throw unauthorized('Invalid token');
+    const defaultOrg = typeof payload.org_id === 'string' && payload.org_id ? payload.org_id : null;
+    const orgExternalIds = [...new Set([...(defaultOrg ? [defaultOrg] : []), ...stringList(payload.org_ids)])];
+    const expiresAt = (payload.exp ?? 0) * 1000;
+
+    if (service) {
+      // An exchanged ak_/pat_ token stops working with its key, like the key itself.
+      const keyRowId = typeof payload.key === 'string' ? payload.key : null;
+      if (keyRowId) {
+        const status = await identity.findApiKeyStatus(this.sql, keyRowId);
+        if (!status || status.revoked_at) throw unauthorized('API key revoked');
+      }
+      const userId = await identity.upsertUser(this.sql, payload.sub);
+      const orgs = new Map<string, string>();
+      for (const ext of orgExternalIds) {
+        const org = await identity.findOrganizationByExternalId(this.sql, ext);
+        if (org) orgs.set(ext, org.id);
+      }
+      const kind = payload.kind === 'organization_key' ? 'organization_key' : 'user_token';
+      return { kind, userId, userExternalId: payload.sub, orgs, defaultOrg, scopes: scopesFromClaims(payload), keyRowId, expiresAt };
+    }
+
+    // A session: the organization and user are created on first sight, memberships follow the claims.
+    const userId = await identity.upsertUser(this.sql, payload.sub);
+    const orgs = new Map<string, string>();
+    for (const ext of orgExternalIds) {
+      const orgId = await identity.upsertOrganization(this.sql, ext);
+      await identity.ensureMembership(this.sql, orgId, userId);
+      orgs.set(ext, orgId);
+    }
+    return { kind: 'session', userId, userExternalId: payload.sub, orgs, defaultOrg, scopes: scopesFromClaims(payload), keyRowId: null, expiresAt };
+  }
+}

@@ -1,0 +1,45 @@
+import type { Client } from '@temporalio/client';
+import { createSql, type Sql } from '../db/client';
+import type { Config } from '../platform/config';
+import { DEV_IDP_AUDIENCE, DEV_IDP_ISSUER, loadDevIdp } from '../platform/dev-idp';
+import { createLogger, type Logger } from '../platform/logger';
+import { deriveKey, loadMasterKey } from '../platform/secrets';
+import { createStorage } from '../platform/storage';
+import { connectionOptions, createTemporalClient } from '../platform/temporal';
+import { TokenVerifier, idpFromJwksUrl, idpFromPublicJwk } from './auth/verifier';
+import type { AppDeps } from './deps';
+
+export function publicBaseUrl(config: Config): string {
+  return config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`;
+}
+
+/** Builds the API's dependencies from the config; tests pass their own sql/temporal/logger. */
+export async function buildDeps(
+  config: Config,
+  overrides: { sql?: Sql; temporal?: Client; logger?: Logger } = {},
+): Promise<AppDeps> {
+  const logger = overrides.logger ?? createLogger(config.LOG_LEVEL);
+  const sql = overrides.sql ?? createSql(requireDatabaseUrl(config), config.DATABASE_POOL_MAX);
+  const masterKey = loadMasterKey(config.ENCRYPTION_KEY, config.dataDir);
+  const devIdp = config.IDP_JWKS_URL ? null : await loadDevIdp(config.dataDir);
+  const idp = devIdp
+    ? idpFromPublicJwk(devIdp.publicJwk, DEV_IDP_ISSUER, DEV_IDP_AUDIENCE)
+    : idpFromJwksUrl(config.IDP_JWKS_URL!, config.IDP_ISSUER!, config.IDP_AUDIENCE!);
+  const verifier = new TokenVerifier(
+    sql,
+    idp,
+    deriveKey(masterKey, 'access-token'),
+    config.TOKEN_CACHE_TTL_SECONDS,
+    config.ACCESS_TOKEN_TTL_SECONDS,
+  );
+  const temporal =
+    overrides.temporal ??
+    createTemporalClient(config.TEMPORAL_ADDRESS ?? 'localhost:7233', config.TEMPORAL_NAMESPACE, connectionOptions(config, ''));
+  const storage = createStorage(config, { signingKey: deriveKey(masterKey, 'storage-url'), publicBaseUrl: publicBaseUrl(config) });
+  return { config, sql, temporal, storage, logger, verifier, devIdp };
+}
+
+export function requireDatabaseUrl(config: Config): string {
+  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required (npm start provides an embedded Postgres)');
+  return config.DATABASE_URL;
+}

@@ -1,0 +1,114 @@
+import type { z } from 'zod';
+
+/** An error that maps straight to an HTTP status and `{"detail": ...}` body. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+  }
+}
+
+export const badRequest = (detail: string) => new HttpError(400, detail);
+export const unauthorized = (detail = 'Not authenticated') =>
+  new HttpError(401, detail, { 'WWW-Authenticate': 'Bearer' });
+export const forbidden = (detail = 'Insufficient permissions') => new HttpError(403, detail);
+export const notFound = (detail = 'Not Found') => new HttpError(404, detail);
+export const conflict = (detail: string) => new HttpError(409, detail);
+export const badGateway = (detail: string) => new HttpError(502, detail);
+export const unavailable = (detail: string) => new HttpError(503, detail);
+
+/** One entry of a 422 body, in the FastAPI/pydantic shape the spec fixes. */
+export interface ValidationIssue {
+  type: string;
+  loc: (string | number)[];
+  msg: string;
+  input: unknown;
+  ctx: Record<string, unknown>;
+}
+
+export class ValidationError extends Error {
+  readonly status = 422;
+  constructor(readonly issues: ValidationIssue[]) {
+    super('Validation failed');
+  }
+}
+
+export type Location = 'body' | 'query' | 'path' | 'header';
+
+function valueAt(input: unknown, path: PropertyKey[]): unknown {
+  let value: unknown = input;
+  for (const key of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+const TYPE_NAMES: Record<string, string> = {
+  string: 'string_type',
+  number: 'float_type',
+  int: 'int_type',
+  boolean: 'bool_type',
+  object: 'dict_type',
+  array: 'list_type',
+};
+
+/** Maps one zod issue to the pydantic vocabulary (type, msg, ctx) that API clients already know. */
+function mapIssue(issue: z.core.$ZodIssue, location: Location, input: unknown): ValidationIssue[] {
+  const loc: (string | number)[] = [location, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))];
+  const at = valueAt(input, issue.path);
+  switch (issue.code) {
+    case 'invalid_type': {
+      if (at === undefined) return [{ type: 'missing', loc, msg: 'Field required', input: at ?? null, ctx: {} }];
+      const type = TYPE_NAMES[issue.expected] ?? `${issue.expected}_type`;
+      return [{ type, loc, msg: `Input should be a valid ${issue.expected}`, input: at, ctx: { expected: issue.expected } }];
+    }
+    case 'too_small': {
+      const bound = issue.minimum as number;
+      if (issue.origin === 'string')
+        return [{ type: 'string_too_short', loc, msg: `String should have at least ${bound} character${bound === 1 ? '' : 's'}`, input: at, ctx: { min_length: bound } }];
+      if (issue.origin === 'array')
+        return [{ type: 'too_short', loc, msg: `List should have at least ${bound} item${bound === 1 ? '' : 's'}`, input: at, ctx: { min_length: bound } }];
+      const type = issue.inclusive ? 'greater_than_equal' : 'greater_than';
+      const key = issue.inclusive ? 'ge' : 'gt';
+      return [{ type, loc, msg: `Input should be ${issue.inclusive ? 'greater than or equal to' : 'greater than'} ${bound}`, input: at, ctx: { [key]: bound } }];
+    }
+    case 'too_big': {
+      const bound = issue.maximum as number;
+      if (issue.origin === 'string')
+        return [{ type: 'string_too_long', loc, msg: `String should have at most ${bound} character${bound === 1 ? '' : 's'}`, input: at, ctx: { max_length: bound } }];
+      if (issue.origin === 'array')
+        return [{ type: 'too_long', loc, msg: `List should have at most ${bound} item${bound === 1 ? '' : 's'}`, input: at, ctx: { max_length: bound } }];
+      const type = issue.inclusive ? 'less_than_equal' : 'less_than';
+      const key = issue.inclusive ? 'le' : 'lt';
+      return [{ type, loc, msg: `Input should be ${issue.inclusive ? 'less than or equal to' : 'less than'} ${bound}`, input: at, ctx: { [key]: bound } }];
+    }
+    case 'invalid_value': {
+      const expected = issue.values.map((v) => `'${String(v)}'`).join(', ');
+      return [{ type: 'enum', loc, msg: `Input should be ${expected}`, input: at, ctx: { expected } }];
+    }
+    case 'invalid_format': {
+      const type = issue.format === 'uuid' ? 'uuid_parsing' : issue.format === 'url' ? 'url_parsing' : `${issue.format}_parsing`;
+      return [{ type, loc, msg: `Input should be a valid ${issue.format}`, input: at, ctx: { format: issue.format } }];
+    }
+    case 'unrecognized_keys':
+      return issue.keys.map((key) => ({
+        type: 'extra_forbidden',
+        loc: [...loc, key],
+        msg: 'Extra inputs are not permitted',
+        input: valueAt(at, [key]),
+        ctx: {},
+      }));
+    case 'invalid_union':
+      return [{ type: 'union_error', loc, msg: issue.message, input: at, ctx: {} }];
+    default:
+      return [{ type: 'value_error', loc, msg: issue.message, input: at ?? null, ctx: {} }];
+  }
+}
+
+export function fromZodError(error: z.ZodError, location: Location, input: unknown): ValidationError {
+  return new ValidationError(error.issues.flatMap((issue) => mapIssue(issue, location, input)));
+}

@@ -1,0 +1,77 @@
+import type Koa from 'koa';
+import { HttpError, ValidationError } from '../errors';
+import { StorageError } from '../../platform/storage/types';
+import { isTemporalUnavailable } from '../../platform/temporal';
+
+interface BodyParserError {
+  status?: number;
+  type?: string;
+  body?: string;
+  message?: string;
+}
+
+/** Every failure becomes the spec's error body; a stack only ever reaches the log. */
+export function errorHandler(): Koa.Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      const e = error as BodyParserError;
+      if (error instanceof HttpError) {
+        ctx.status = error.status;
+        ctx.set(error.headers);
+        ctx.body = { detail: error.detail };
+      } else if (error instanceof ValidationError) {
+        ctx.status = 422;
+        ctx.body = { detail: error.issues };
+      } else if (e.type === 'entity.too.large' || e.status === 413) {
+        ctx.status = 413;
+        ctx.body = { detail: 'Request body too large' };
+      } else if (e.type === 'entity.parse.failed' || (error instanceof SyntaxError && e.status === 400)) {
+        ctx.status = 422;
+        ctx.body = {
+          detail: [{ type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error', input: {}, ctx: { error: e.message ?? 'Invalid JSON' } }],
+        };
+      } else if (error instanceof StorageError) {
+        ctx.state.log.error({ err: error }, 'object storage failed');
+        ctx.status = 502;
+        ctx.body = { detail: 'Object storage unavailable' };
+      } else if (isTemporalUnavailable(error)) {
+        ctx.state.log.error({ err: error }, 'workflow engine unavailable');
+        ctx.status = 503;
+        ctx.body = { detail: 'Workflow engine unavailable, try again shortly' };
+      } else {
+        ctx.state.log.error({ err: error }, 'unhandled error');
+        ctx.status = 500;
+        ctx.body = { detail: 'Internal Server Error' };
+      }
+    }
+  };
+}
+
+/** A route that matched nothing leaves a bare 404; give it the spec's body. */
+export function notFound(): Koa.Middleware {
+  return async (ctx, next) => {
+    await next();
+    if (ctx.status === 404 && ctx.body == null) {
+      ctx.status = 404; // Koa would otherwise turn an implicit 404 into 200 once a body is set
+      ctx.body = { detail: 'Not Found' };
+    }
+  };
+}
+
+/**
+ * Bodies over the limit are refused before they are read, whatever their content type. Exempt paths
+ * (uploads) skip the limit and the JSON parser: they stream their bodies themselves.
+ */
+export function bodyLimit(limitBytes: number, exempt: (path: string) => boolean): Koa.Middleware {
+  return async (ctx, next) => {
+    if (exempt(ctx.path)) {
+      ctx.disableBodyParser = true;
+      return next();
+    }
+    const length = Number(ctx.get('Content-Length') || 0);
+    if (length > limitBytes) throw new HttpError(413, 'Request body too large');
+    await next();
+  };
+}

@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { StorageError, contentDisposition, verifyLocalSignature, type SignedRequest } from '../../platform/storage';
+import type { AppDeps } from '../deps';
+import { badGateway, forbidden, notFound } from '../errors';
+import { reply, type Routes } from '../route';
+import { ErrorBody } from '../schemas/common';
+
+// The local-disk driver's stand-in for S3 presigned URLs. Callers hold no token, only the URL the
+// service signed; the key arrives url-encoded as one path segment, slashes included.
+
+const KeyParams = z.object({ key: z.string().min(1) });
+// Repeated parameters are let through and treated as absent, so any bad URL is the same 403.
+const loose = z.union([z.string(), z.array(z.string())]).optional();
+const SignedQuery = z.object({ method: loose, expires: loose, signature: loose, content_type: loose, filename: loose });
+const single = (value: string | string[] | undefined) => (typeof value === 'string' ? value : undefined);
+
+const refused = () => forbidden('Invalid or expired signature');
+const denied = { 403: { description: 'Invalid or expired signature', schema: ErrorBody } } as const;
+
+/** The signed request the URL describes, or 403 when its signature does not hold. */
+function signedRequest(deps: AppDeps, method: 'GET' | 'PUT', key: string, query: z.output<typeof SignedQuery>): SignedRequest {
+  const request: SignedRequest = {
+    method,
+    key,
+    expires: single(query.expires),
+    signature: single(query.signature),
+    contentType: single(query.content_type),
+    filename: single(query.filename),
+  };
+  if (single(query.method) !== method || !verifyLocalSignature(deps.storage, request)) throw refused();
+  return request;
+}
+
+async function storageCall<T>(deps: AppDeps, action: () => Promise<T>): Promise<T> {
+  try {
+    return await action();
+  } catch (error) {
+    if (!(error instanceof StorageError)) throw error;
+    deps.logger.error({ err: error }, 'object storage failed');
+    throw badGateway('Object storage unavailable');
+  }
+}
+
+export function registerObjectRoutes(routes: Routes, deps: AppDeps): void {
+  if (deps.storage.driver !== 'local') return;
+
+  routes.add({
+    method: 'put',
+    path: '/storage/objects/{key}',
+    tag: 'CRM',
+    summary: 'Upload an object through a presigned URL (local storage only)',
+    auth: 'public',
+    params: KeyParams,
+    query: SignedQuery,
+    responses: { 200: { description: 'Stored', schema: z.object({}) }, ...denied },
+    handler: async ({ params, query, ctx }) => {
+      const signed = signedRequest(deps, 'PUT', params.key, query);
+      const sentType = ctx.get('Content-Type') || undefined;
+      // As with S3, a signed content type binds the upload's Content-Type header.
+      if (signed.contentType !== undefined && sentType !== signed.contentType) throw refused();
+      // The JSON body parser has already read a JSON upload; anything else is still on the socket.
+      const parsed = (ctx.request as { rawBody?: string }).rawBody;
+      const length = ctx.get('Content-Length');
+      await storageCall(deps, () =>
+        deps.storage.put(params.key, parsed ?? ctx.req, {
+          contentType: signed.contentType ?? sentType,
+          contentLength: parsed === undefined && length ? Number(length) : undefined,
+        }),
+      );
+      return reply(200, {});
+    },
+  });
+
+  routes.add({
+    method: 'get',
+    path: '/storage/objects/{key}',
+    tag: 'CRM',
+    summary: 'Download an object through a presigned URL (local storage only)',
+    auth: 'public',
+    params: KeyParams,
+    query: SignedQuery,
+    responses: {
+      200: { description: 'The object', contentType: 'application/octet-stream', schema: z.string() },
+      ...denied,
+      404: { description: 'No such object', schema: ErrorBody },
+    },
+    handler: async ({ params, query }) => {
+      const signed = signedRequest(deps, 'GET', params.key, query);
+      const object = await storageCall(deps, () => deps.storage.get(params.key));
+      if (!object) throw notFound();
+      // Content-Type as a plain header: Koa's ctx.type would append a charset the uploader never sent.
+      const headers: Record<string, string> = {
+        'Content-Type': object.contentType ?? 'application/octet-stream',
+        'Content-Length': String(object.size),
+      };
+      if (object.etag) headers.ETag = `"${object.etag}"`;
+      if (object.lastModified) headers['Last-Modified'] = object.lastModified.toUTCString();
+      if (signed.filename !== undefined) headers['Content-Disposition'] = contentDisposition(signed.filename);
+      return reply(200, object.body, headers);
+    },
+  });
+}

@@ -1,0 +1,28 @@
+import { z } from 'zod';
+
+export const Uuid = z.uuid();
+export const Timestamp = z.iso.datetime({ offset: true });
+export const ErrorBody = z.object({ detail: z.string() }).openapi('Error');
+export const ValidationErrorBody = z
+  .object({
+    detail: z.array(
+      z.object({
+        type: z.string(),
+        loc: z.array(z.union([z.string(), z.number()])),
+        msg: z.string(),
+        input: z.unknown(),
+        ctx: z.record(z.string(), z.unknown()),
+      }),
+    ),
+  })
+  .openapi('ValidationError');
+
+/** Error responses most authenticated routes share, for the OpenAPI document. */
+export const authErrors = {
+  401: { description: 'Missing, malformed, expired or revoked token', schema: ErrorBody },
+  403: { description: 'Token lacks the scope, or organization not permitted', schema: ErrorBody },
+} as const;
+export const validationError = { 422: { description: 'Validation failed', schema: ValidationErrorBody } } as const;
+export const notFoundError = { 404: { description: 'Not found in the organization', schema: ErrorBody } } as const;
+
+export const IdParams = z.object({ id: Uuid });

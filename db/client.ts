@@ -1,0 +1,12 @@
+import postgres from 'postgres';
+
+export type Sql = postgres.Sql;
+
+/** The one postgres.js pool of a process. Rows keep the database's snake_case names, as the API does. */
+export function createSql(url: string, max = 10): Sql {
+  return postgres(url, {
+    max,
+    onnotice: () => {},
+    connection: { application_name: 'voice-crm' },
+  });
+}

@@ -1,0 +1,100 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+// Every setting the service reads, validated once at start. A bad value stops the start with one line
+// naming the variable (see formatConfigError).
+const bool = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((v) => v === 'true' || v === '1');
+const port = z.coerce.number().int().min(1).max(65535);
+const optionalUrl = z.url().optional();
+
+const schema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  PORT: port.default(8000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATA_DIR: z.string().min(1).default('.data'),
+  PUBLIC_BASE_URL: optionalUrl,
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(1024 * 1024),
+
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+
+  TEMPORAL_ADDRESS: z.string().regex(/^[^\s:]+:\d+$/, 'must be host:port').optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().min(1).default('voice-crm-main'),
+  TEMPORAL_TLS_CERT_PATH: z.string().optional(),
+  TEMPORAL_TLS_KEY_PATH: z.string().optional(),
+  TEMPORAL_TLS_CA_PATH: z.string().optional(),
+  TEMPORAL_CLI_PATH: z.string().optional(),
+  TEMPORAL_UI_PORT: port.default(8233),
+
+  S3_ENDPOINT: optionalUrl,
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  S3_BUCKET: z.string().min(3).default('service-files'),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  S3_FORCE_PATH_STYLE: bool.default(true),
+
+  ENCRYPTION_KEY: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (32 bytes)')
+    .optional(),
+  IDP_JWKS_URL: optionalUrl,
+  IDP_ISSUER: z.string().min(1).optional(),
+  IDP_AUDIENCE: z.string().min(1).optional(),
+  TOKEN_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
+  ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86400).default(900),
+
+  LLM_BASE_URL: optionalUrl,
+  LLM_API_KEY: z.string().optional(),
+  LLM_MODEL: z.string().optional(),
+  EMBEDDINGS_BASE_URL: optionalUrl,
+  EMBEDDINGS_MODEL: z.string().optional(),
+  SIP_HOST: z.string().min(1).default('sip.localhost'),
+});
+
+export type Config = z.infer<typeof schema> & { dataDir: string };
+
+export class ConfigError extends Error {}
+
+export function formatConfigError(error: z.ZodError): string {
+  const issue = error.issues[0]!;
+  const name = issue.path.join('.') || 'environment';
+  return `Invalid configuration: ${name} ${issue.message}`;
+}
+
+/** Parses the given environment (process.env by default); throws ConfigError with one line on a bad value. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const blankAsUnset = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(blankAsUnset);
+  if (!parsed.success) throw new ConfigError(formatConfigError(parsed.error));
+  const config = parsed.data;
+  const idp = [config.IDP_JWKS_URL, config.IDP_ISSUER, config.IDP_AUDIENCE];
+  if (idp.some(Boolean) && !idp.every(Boolean)) {
+    throw new ConfigError('Invalid configuration: IDP_JWKS_URL, IDP_ISSUER and IDP_AUDIENCE must be set together');
+  }
+  if (config.NODE_ENV === 'production' && !config.IDP_JWKS_URL) {
+    throw new ConfigError(
+      'Invalid configuration: IDP_JWKS_URL is required when NODE_ENV=production (the development identity provider is refused)',
+    );
+  }
+  if (config.S3_ENDPOINT && !(config.S3_ACCESS_KEY_ID && config.S3_SECRET_ACCESS_KEY)) {
+    throw new ConfigError('Invalid configuration: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are required with S3_ENDPOINT');
+  }
+  return { ...config, dataDir: path.resolve(config.DATA_DIR) };
+}
+
+/** For process entry points: load the config or print the one line and exit. */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,46 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * The 32-byte master key: ENCRYPTION_KEY when set, else a development key generated once under
+ * DATA_DIR (production config refuses to start without the identity provider, and should set it).
+ */
+export function loadMasterKey(encryptionKeyHex: string | undefined, dataDir: string): Buffer {
+  if (encryptionKeyHex) return Buffer.from(encryptionKeyHex, 'hex');
+  const file = path.join(dataDir, 'keys', 'encryption.key');
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    try {
+      fs.writeFileSync(file, crypto.randomBytes(32).toString('hex'), { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  return Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'hex');
+}
+
+/** A purpose-bound subkey, so one master key never signs and encrypts with the same bytes. */
+export function deriveKey(master: Buffer, purpose: string): Buffer {
+  return Buffer.from(crypto.hkdfSync('sha256', master, Buffer.alloc(0), purpose, 32));
+}
+
+/** AES-256-GCM; the output packs iv, tag and ciphertext as base64. */
+export function encrypt(key: Buffer, plaintext: string): string {
+  const iv = crypto.randomBytes(12);
+  const cipher = crypto.createCipheriv('aes-256-gcm', key, iv);
+  const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), data]).toString('base64');
+}
+
+export function decrypt(key: Buffer, packed: string): string {
+  const raw = Buffer.from(packed, 'base64');
+  const decipher = crypto.createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+  decipher.setAuthTag(raw.subarray(12, 28));
+  return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+}
+
+export const sha256 = (value: string): string => crypto.createHash('sha256').update(value).digest('hex');
+
+/** URL-safe random text of the given byte length. */
+export const randomToken = (bytes: number): string => crypto.randomBytes(bytes).toString('base64url');

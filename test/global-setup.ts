@@ -1,0 +1,74 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import postgres from 'postgres';
+import type { TestProject } from 'vitest/node';
+import { migrate } from '../db/migrate';
+import { startEmbeddedPostgres } from '../platform/embedded-postgres';
+import { freePort } from '../platform/ports';
+import { startS3Server } from '../platform/s3-server';
+import { ORGANIZATION_ID } from '../platform/temporal';
+import { PROJECT_ROOT, findTemporalCli } from '../platform/tools';
+
+export const TEMPLATE_DATABASE = 'app_template';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    pgUrl: string;
+    pgTemplate: string;
+    temporalAddress: string;
+    s3: { endpoint: string; accessKeyId: string; secretAccessKey: string; region: string };
+    workflowBundlePath: string;
+    scratchDir: string;
+  }
+}
+
+/**
+ * One real Postgres, one Temporal dev server and one S3 server per run, plus the workflow bundle,
+ * built once. Each test file then makes its own database from a migrated template.
+ */
+export default async function setup(project: TestProject) {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'vcrm-test-'));
+  fs.chmodSync(scratch, 0o755); // the postgres system user must reach its data dir
+  const cli = findTemporalCli();
+  if (!cli) throw new Error('temporal CLI not found: run `npm run tools` (scripts/install-tools.sh) first');
+
+  const [pg, temporal, s3, bundle] = await Promise.all([
+    startEmbeddedPostgres({ dataDir: path.join(scratch, 'pg'), port: await freePort() }),
+    TestWorkflowEnvironment.createLocal({
+      server: {
+        executable: { type: 'existing-path', path: cli },
+        ip: '127.0.0.1',
+        searchAttributes: [ORGANIZATION_ID],
+        log: { format: 'json', level: 'error' },
+      },
+    }),
+    startS3Server(path.join(scratch, 's3')),
+    bundleWorkflowCode({ workflowsPath: path.join(PROJECT_ROOT, 'workflows', 'index.ts'), logger: quietLogger }),
+  ]);
+
+  const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`CREATE DATABASE ${TEMPLATE_DATABASE}`);
+  await admin.end();
+  await migrate(pg.urlFor(TEMPLATE_DATABASE));
+
+  const bundlePath = path.join(scratch, 'workflow-bundle.js');
+  fs.writeFileSync(bundlePath, bundle.code);
+
+  project.provide('pgUrl', pg.url);
+  project.provide('pgTemplate', TEMPLATE_DATABASE);
+  project.provide('temporalAddress', temporal.address);
+  project.provide('s3', { endpoint: s3.endpoint, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, region: s3.region });
+  project.provide('workflowBundlePath', bundlePath);
+  project.provide('scratchDir', scratch);
+
+  return async () => {
+    await Promise.allSettled([temporal.teardown(), s3.stop(), pg.stop()]);
+    fs.rmSync(scratch, { recursive: true, force: true });
+  };
+}
+
+const noop = () => {};
+const quietLogger = { trace: noop, debug: noop, info: noop, warn: noop, error: (m: string) => console.error(m), log: noop };

@@ -1,0 +1,219 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { AreaRoutes } from '../../api/app';
+import { createApp } from '../../api/app';
+import { healthProbe } from '../../workflows/health';
+import { createTestContext, type TestContext } from '../support/context';
+
+// Routes that exist only here, to drive the error paths every real route shares.
+const probeRoutes: AreaRoutes = (routes, deps) => {
+  routes.add({
+    method: 'post',
+    path: '/test/echo/{item_id}',
+    tag: 'Service Health',
+    summary: 'echo',
+    auth: 'public',
+    params: z.object({ item_id: z.uuid() }),
+    query: z.object({ limit: z.coerce.number().int().min(1).max(10).default(5) }),
+    headers: z.object({ 'x-probe': z.enum(['yes', 'no']).optional() }),
+    body: z.object({ name: z.string() }),
+    responses: { 200: { description: 'echo' } },
+    handler: async ({ params, query, body }) => ({ params, query, body }),
+  });
+  routes.add({
+    method: 'get',
+    path: '/test/boom',
+    tag: 'Service Health',
+    summary: 'throws',
+    auth: 'public',
+    responses: { 500: { description: 'boom' } },
+    handler: async () => {
+      throw new Error('secret internals: stack should only be logged');
+    },
+  });
+  routes.add({
+    method: 'post',
+    path: '/test/start-workflow',
+    tag: 'Service Health',
+    summary: 'starts a workflow',
+    auth: 'public',
+    responses: { 200: { description: 'started' } },
+    handler: async () => {
+      const handle = await deps.temporal.workflow.start(healthProbe, {
+        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+        workflowId: `health:${Date.now()}`,
+      });
+      return { workflow_id: handle.workflowId };
+    },
+  });
+};
+
+let ctx: TestContext;
+beforeAll(async () => {
+  ctx = await createTestContext({ worker: true, extraAreas: [probeRoutes], env: { BODY_LIMIT_BYTES: '2048' } });
+});
+afterAll(() => ctx?.close());
+
+const ID = '0190c0de-0000-7000-8000-000000000001';
+
+describe('request id', () => {
+  it('echoes a given X-Request-ID', async () => {
+    const res = await ctx.request('GET', '/health', { headers: { 'X-Request-ID': 'abc-123' } });
+    expect(res.headers.get('x-request-id')).toBe('abc-123');
+  });
+
+  it('generates one when absent or unusable', async () => {
+    const res = await ctx.request('GET', '/health');
+    expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const bad = await ctx.request('GET', '/health', { headers: { 'X-Request-ID': 'has spaces and \u00e9' } });
+    expect(bad.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('is written on the request log line', async () => {
+    await ctx.request('GET', '/health', { headers: { 'X-Request-ID': 'log-me-42' } });
+    expect(ctx.logs.some((l) => l.includes('"request_id":"log-me-42"'))).toBe(true);
+  });
+});
+
+describe('error format', () => {
+  it('answers an unknown route with 404 and a detail', async () => {
+    const res = await ctx.request('GET', '/no/such/route');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ detail: 'Not Found' });
+  });
+
+  it('answers a known path with the wrong method with 405', async () => {
+    const res = await ctx.request('DELETE', '/health');
+    expect(res.status).toBe(405);
+    expect(res.body).toEqual({ detail: 'Method Not Allowed' });
+  });
+
+  it('maps malformed JSON to 422 json_invalid', async () => {
+    const res = await ctx.request('POST', `/test/echo/${ID}`, { rawBody: '{"name": ', headers: { 'Content-Type': 'application/json' } });
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0]).toMatchObject({ type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error' });
+  });
+
+  it('refuses a body over the limit with 413', async () => {
+    const res = await ctx.request('POST', `/test/echo/${ID}`, { body: { name: 'x'.repeat(4096) } });
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({ detail: 'Request body too large' });
+  });
+
+  it('reports validation failures with loc in body, query, path and header', async () => {
+    const body = await ctx.request('POST', `/test/echo/${ID}`, { body: {} });
+    expect(body.status).toBe(422);
+    expect(body.body.detail).toEqual([{ type: 'missing', loc: ['body', 'name'], msg: 'Field required', input: null, ctx: {} }]);
+
+    const query = await ctx.request('POST', `/test/echo/${ID}?limit=50`, { body: { name: 'a' } });
+    expect(query.status).toBe(422);
+    expect(query.body.detail[0]).toMatchObject({ type: 'less_than_equal', loc: ['query', 'limit'], input: '50', ctx: { le: 10 } });
+
+    const path = await ctx.request('POST', '/test/echo/not-a-uuid', { body: { name: 'a' } });
+    expect(path.status).toBe(422);
+    expect(path.body.detail[0]).toMatchObject({ type: 'uuid_parsing', loc: ['path', 'item_id'], input: 'not-a-uuid' });
+
+    const header = await ctx.request('POST', `/test/echo/${ID}`, { body: { name: 'a' }, headers: { 'X-Probe': 'maybe' } });
+    expect(header.status).toBe(422);
+    expect(header.body.detail[0]).toMatchObject({ type: 'enum', loc: ['header', 'x-probe'], input: 'maybe' });
+  });
+
+  it('hands the handler parsed values', async () => {
+    const res = await ctx.request('POST', `/test/echo/${ID}?limit=3`, { body: { name: 'a' } });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ params: { item_id: ID }, query: { limit: 3 }, body: { name: 'a' } });
+  });
+
+  it('answers an unexpected error with 500 and keeps the stack in the log only', async () => {
+    const res = await ctx.request('GET', '/test/boom');
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ detail: 'Internal Server Error' });
+    expect(res.text).not.toContain('secret internals');
+    expect(ctx.logs.some((l) => l.includes('secret internals') && l.includes('"stack"'))).toBe(true);
+  });
+});
+
+describe('health and readiness', () => {
+  it('GET /health is live without auth', async () => {
+    const res = await ctx.request('GET', '/health');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok' });
+  });
+
+  it('GET /ready checks Postgres and Temporal', async () => {
+    const res = await ctx.request('GET', '/ready');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ready', checks: { postgres: true, temporal: true } });
+  });
+});
+
+describe('Temporal unreachable', () => {
+  let down: TestContext;
+  beforeAll(async () => {
+    down = await createTestContext({ extraAreas: [probeRoutes], env: { TEMPORAL_ADDRESS: '127.0.0.1:1' } });
+  });
+  afterAll(() => down?.close());
+
+  it('makes /ready answer 503 naming the failed check', async () => {
+    const res = await down.request('GET', '/ready');
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ status: 'unavailable', checks: { postgres: true, temporal: false } });
+  });
+
+  it('turns a workflow start into a clean 503', async () => {
+    const res = await down.request('POST', '/test/start-workflow');
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ detail: 'Workflow engine unavailable, try again shortly' });
+  });
+});
+
+describe('OpenAPI document', () => {
+  it('is a valid OpenAPI 3.1.0 document with version 0.0.1', async () => {
+    const res = await ctx.request('GET', '/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    expect(res.body.info.version).toBe('0.0.1');
+    const validator = new Validator();
+    const result = await validator.validate(res.body);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it('lists every registered route, with no version segment, a known tag and bearer security', async () => {
+    const { document, routes } = createApp(ctx.deps);
+    const tags = new Set(document.tags!.map((t) => t.name));
+    expect(document.components?.securitySchemes?.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(routes.length).toBeGreaterThan(5);
+    for (const { method, path } of routes) {
+      const operation = document.paths?.[path]?.[method];
+      expect(operation, `${method} ${path}`).toBeDefined();
+      expect(path).not.toMatch(/\/v\d+(\/|$)/);
+      expect(tags.has(operation!.tags![0]!)).toBe(true);
+    }
+    expect(document.paths?.['/organization-pats']?.post?.security).toEqual([{ bearerAuth: [] }]);
+    expect(document.paths?.['/pat/exchange']?.post?.security).toEqual([]);
+  });
+
+  it('serves an interactive page at /docs with its assets', async () => {
+    const page = await ctx.request('GET', '/docs');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.text).toContain('/openapi.json');
+    const asset = await ctx.request('GET', '/docs/assets/swagger-ui-bundle.js');
+    expect(asset.status).toBe(200);
+    expect((await ctx.request('GET', '/docs/assets/package.json')).status).toBe(404);
+  });
+});
+
+describe('Temporal plumbing', () => {
+  it('runs a workflow end to end on the dev server through a real worker', async () => {
+    const result = await ctx.deps.temporal.workflow.execute(healthProbe, {
+      taskQueue: ctx.config.TEMPORAL_TASK_QUEUE,
+      workflowId: `health-probe-${Date.now()}`,
+    });
+    expect(result.postgres).toBe(true);
+    expect(result.storage).toBe(true);
+    expect(Date.parse(result.checked_at)).not.toBeNaN();
+  });
+});

@@ -1,0 +1,24 @@
+import { Runtime } from '@temporalio/worker';
+import { createSql } from '../db/client';
+import { loadConfigOrExit } from '../platform/config';
+import { createLogger } from '../platform/logger';
+import { deriveKey, loadMasterKey } from '../platform/secrets';
+import { createStorage } from '../platform/storage';
+import { publicBaseUrl, requireDatabaseUrl } from '../api/build-deps';
+import { createWorker } from './create-worker';
+
+// The worker process. The Temporal runtime turns SIGINT/SIGTERM into a graceful shutdown: polling
+// stops, running activities get to finish, then run() resolves and the pools close.
+const config = loadConfigOrExit();
+const logger = createLogger(config.LOG_LEVEL);
+Runtime.install({ shutdownSignals: ['SIGINT', 'SIGTERM'] });
+const sql = createSql(requireDatabaseUrl(config), config.DATABASE_POOL_MAX);
+const masterKey = loadMasterKey(config.ENCRYPTION_KEY, config.dataDir);
+const storage = createStorage(config, { signingKey: deriveKey(masterKey, 'storage-url'), publicBaseUrl: publicBaseUrl(config) });
+await storage.ensureReady();
+const { worker, connection } = await createWorker({ config, sql, storage, logger });
+logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker polling');
+await worker.run();
+await connection.close();
+await sql.end({ timeout: 5 });
+logger.info('worker stopped');

@@ -1,0 +1,2 @@
+// Every workflow the worker registers; the bundler starts here.
+export * from './health';
