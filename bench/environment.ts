@@ -1,0 +1,62 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Server } from 'node:http';
+import postgres from 'postgres';
+import { createApp } from '../api/app';
+import { buildDeps } from '../api/build-deps';
+import type { AppDeps } from '../api/deps';
+import { createSql } from '../db/client';
+import { migrate } from '../db/migrate';
+import { loadConfig } from '../platform/config';
+import { startEmbeddedPostgres } from '../platform/embedded-postgres';
+import { createLogger } from '../platform/logger';
+import { freePort } from '../platform/ports';
+
+export interface BenchEnvironment {
+  deps: AppDeps;
+  baseUrl: string;
+  databaseUrl: string;
+  close(): Promise<void>;
+}
+
+/** A throwaway Postgres and the real app on a free port; Temporal is given by address when a bench needs it. */
+export async function startBenchEnvironment(env: Record<string, string> = {}): Promise<BenchEnvironment> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vcrm-bench-'));
+  fs.chmodSync(dir, 0o755);
+  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort() });
+  const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
+  await admin.unsafe('CREATE DATABASE bench');
+  await admin.end();
+  const databaseUrl = pg.urlFor('bench');
+  await migrate(databaseUrl);
+  const port = await freePort();
+  const config = loadConfig({
+    PORT: String(port),
+    DATA_DIR: dir,
+    DATABASE_URL: databaseUrl,
+    DATABASE_POOL_MAX: '20',
+    LOG_LEVEL: 'silent',
+    TEMPORAL_ADDRESS: '127.0.0.1:7233',
+    ...env,
+  });
+  const deps = await buildDeps(config, { sql: createSql(databaseUrl, 20), logger: createLogger('silent') });
+  await deps.storage.ensureReady();
+  const { app } = createApp(deps);
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(port, '127.0.0.1', () => resolve(s));
+  });
+  return {
+    deps,
+    baseUrl: `http://127.0.0.1:${port}`,
+    databaseUrl,
+    async close() {
+      server.closeAllConnections();
+      server.close();
+      await deps.sql.end({ timeout: 5 });
+      await deps.temporal.connection.close().catch(() => {});
+      await pg.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

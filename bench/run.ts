@@ -1,0 +1,27 @@
+import { startBenchEnvironment } from './environment';
+import { benchIdentity } from './identity';
+
+// `npm run bench [-- name ...] [-- --seconds N]`: runs the named benchmarks (all by default) and prints
+// their figures as JSON. Every run is bounded in time and sends traffic to loopback only.
+const args = process.argv.slice(2);
+const secondsFlag = args.indexOf('--seconds');
+const seconds = secondsFlag >= 0 ? Number(args[secondsFlag + 1]) : 10;
+const names = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--seconds');
+
+const BENCHES = {
+  identity: async () => {
+    const env = await startBenchEnvironment();
+    try {
+      return await benchIdentity(env, seconds);
+    } finally {
+      await env.close();
+    }
+  },
+};
+
+for (const [name, run] of Object.entries(BENCHES)) {
+  if (names.length && !names.includes(name)) continue;
+  const result = await run();
+  process.stdout.write(`${JSON.stringify({ bench: name, ...result }, null, 2)}\n`);
+}
+process.exit(0);
