@@ -1,3 +1,4 @@
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import type Koa from 'koa';
 import { HttpError, ValidationError } from '../errors';
 import { StorageError } from '../../platform/storage/types';
@@ -32,6 +33,12 @@ export function errorHandler(): Koa.Middleware {
         ctx.body = {
           detail: [{ type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error', input: {}, ctx: { error: e.message ?? 'Invalid JSON' } }],
         };
+      } else if (error instanceof WorkflowExecutionAlreadyStartedError) {
+        ctx.status = 409;
+        ctx.body = { detail: 'Already running' };
+      } else if (error instanceof WorkflowNotFoundError) {
+        ctx.status = 404;
+        ctx.body = { detail: 'Not Found' };
       } else if (error instanceof StorageError) {
         ctx.state.log.error({ err: error }, 'object storage failed');
         ctx.status = 502;
