@@ -1,17 +1,13 @@
 import type { Client } from '@temporalio/client';
 import { createSql, type Sql } from '../db/client';
-import type { Config } from '../platform/config';
+import { requireDatabaseUrl, type Config } from '../platform/config';
 import { DEV_IDP_AUDIENCE, DEV_IDP_ISSUER, loadDevIdp } from '../platform/dev-idp';
 import { createLogger, type Logger } from '../platform/logger';
 import { deriveKey, loadMasterKey } from '../platform/secrets';
-import { createStorage } from '../platform/storage';
+import { createConfiguredStorage } from '../platform/storage';
 import { connectionOptions, createTemporalClient } from '../platform/temporal';
 import { TokenVerifier, idpFromJwksUrl, idpFromPublicJwk } from './auth/verifier';
 import type { AppDeps } from './deps';
-
-export function publicBaseUrl(config: Config): string {
-  return config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`;
-}
 
 /** Builds the API's dependencies from the config; tests pass their own sql/temporal/logger. */
 export async function buildDeps(
@@ -35,11 +31,6 @@ export async function buildDeps(
   const temporal =
     overrides.temporal ??
     createTemporalClient(config.TEMPORAL_ADDRESS ?? 'localhost:7233', config.TEMPORAL_NAMESPACE, connectionOptions(config, ''));
-  const storage = createStorage(config, { signingKey: deriveKey(masterKey, 'storage-url'), publicBaseUrl: publicBaseUrl(config) });
+  const storage = createConfiguredStorage(config, masterKey);
   return { config, sql, temporal, storage, logger, verifier, devIdp };
-}
-
-export function requireDatabaseUrl(config: Config): string {
-  if (!config.DATABASE_URL) throw new Error('DATABASE_URL is required (npm start provides an embedded Postgres)');
-  return config.DATABASE_URL;
 }

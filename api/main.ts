@@ -1,8 +1,8 @@
 import { migrate } from '../db/migrate';
-import { loadConfigOrExit } from '../platform/config';
+import { loadConfigOrExit, publicBaseUrl, requireDatabaseUrl } from '../platform/config';
 import { createLogger } from '../platform/logger';
 import { createApp } from './app';
-import { buildDeps, publicBaseUrl, requireDatabaseUrl } from './build-deps';
+import { buildDeps } from './build-deps';
 
 // The API process: validates its config, applies migrations, ensures the object store, serves.
 const config = loadConfigOrExit();

@@ -53,6 +53,17 @@ const schema = z.object({
   EMBEDDINGS_BASE_URL: optionalUrl,
   EMBEDDINGS_MODEL: z.string().optional(),
   SIP_HOST: z.string().min(1).default('sip.localhost'),
+  // Campaigns: the dialer, its signed call-event callback and the per-organization dispatcher.
+  DIALER: z.enum(['simulated']).default('simulated'),
+  DIALER_SIMULATED_LATENCY_MS: z.coerce.number().int().min(0).max(3_600_000).default(3000),
+  DIALER_SIMULATED_OUTCOMES: z.string().regex(/^(completed|no_answer|busy|failed):\d+(\.\d+)?(,(completed|no_answer|busy|failed):\d+(\.\d+)?)*$/, 'must look like completed:0.8,no_answer:0.2').default('completed:0.8,no_answer:0.15,busy:0.05'),
+  DIALER_CALLBACK_SECRET: z.string().min(16).optional(),
+  CAMPAIGN_DEFAULT_CONCURRENCY: z.coerce.number().int().min(0).max(10000).default(10),
+  CAMPAIGN_DISPATCH_PAGE_SIZE: z.coerce.number().int().min(1).max(5000).default(500),
+  CAMPAIGN_SWEEP_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
+  CAMPAIGN_CALL_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(86400).default(3600),
+  CAMPAIGN_HISTORY_LIMIT: z.coerce.number().int().min(20).max(50_000).default(5000),
+  WEB_FETCH_ALLOW_PRIVATE: bool.default(false), // tests only: let scaffolding fetch 127.0.0.1 sites
 });
 
 export type Config = z.infer<typeof schema> & { dataDir: string };
@@ -84,6 +95,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('Invalid configuration: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are required with S3_ENDPOINT');
   }
   return { ...config, dataDir: path.resolve(config.DATA_DIR) };
+}
+
+/** The base of URLs the service hands out (local-storage upload and download links). */
+export function publicBaseUrl(config: Pick<Config, 'PUBLIC_BASE_URL' | 'PORT'>): string {
+  return config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`;
+}
+
+export function requireDatabaseUrl(config: Pick<Config, 'DATABASE_URL'>): string {
+  if (!config.DATABASE_URL) throw new ConfigError('Invalid configuration: DATABASE_URL is required (npm start provides an embedded Postgres)');
+  return config.DATABASE_URL;
 }
 
 /** For process entry points: load the config or print the one line and exit. */

@@ -1,10 +1,9 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { createSql } from '../db/client';
-import { loadConfigOrExit } from '../platform/config';
+import { loadConfigOrExit, requireDatabaseUrl } from '../platform/config';
 import { createLogger } from '../platform/logger';
-import { deriveKey, loadMasterKey } from '../platform/secrets';
-import { createStorage } from '../platform/storage';
-import { publicBaseUrl, requireDatabaseUrl } from '../api/build-deps';
+import { loadMasterKey } from '../platform/secrets';
+import { createConfiguredStorage } from '../platform/storage';
 import { createWorker } from './create-worker';
 
 // The worker process. The Temporal runtime turns SIGINT/SIGTERM into a graceful shutdown: polling
@@ -14,7 +13,7 @@ const logger = createLogger(config.LOG_LEVEL);
 Runtime.install({ shutdownSignals: ['SIGINT', 'SIGTERM'], logger: new DefaultLogger(config.LOG_LEVEL === 'debug' ? 'DEBUG' : 'WARN') });
 const sql = createSql(requireDatabaseUrl(config), config.DATABASE_POOL_MAX);
 const masterKey = loadMasterKey(config.ENCRYPTION_KEY, config.dataDir);
-const storage = createStorage(config, { signingKey: deriveKey(masterKey, 'storage-url'), publicBaseUrl: publicBaseUrl(config) });
+const storage = createConfiguredStorage(config, masterKey);
 await storage.ensureReady();
 const { worker, connection } = await createWorker({ config, sql, storage, logger });
 logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker polling');

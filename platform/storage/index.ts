@@ -1,5 +1,6 @@
 import path from 'node:path';
-import type { Config } from '../config';
+import { publicBaseUrl, type Config } from '../config';
+import { deriveKey } from '../secrets';
 import { LocalObjectStorage } from './local';
 import { S3ObjectStorage } from './s3';
 import type { ObjectStorage } from './types';
@@ -23,4 +24,9 @@ export function createStorage(config: Config, options: { signingKey: Buffer; pub
     });
   }
   return new LocalObjectStorage(path.join(config.dataDir, 'objects'), options.signingKey, options.publicBaseUrl);
+}
+
+/** The store of a process (API or worker): local URLs signed with a key derived from the master key. */
+export function createConfiguredStorage(config: Config, masterKey: Buffer): ObjectStorage {
+  return createStorage(config, { signingKey: deriveKey(masterKey, 'storage-url'), publicBaseUrl: publicBaseUrl(config) });
 }
