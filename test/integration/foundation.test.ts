@@ -5,6 +5,7 @@ import type { AreaRoutes } from '../../api/app';
 import { createApp } from '../../api/app';
 import { healthProbe } from '../../workflows/health';
 import { createTestContext, type TestContext } from '../support/context';
+import { keepHistory } from '../support/histories';
 
 // Routes that exist only here, to drive the error paths every real route shares.
 const probeRoutes: AreaRoutes = (routes, deps) => {
@@ -208,10 +209,9 @@ describe('OpenAPI document', () => {
 
 describe('Temporal plumbing', () => {
   it('runs a workflow end to end on the dev server through a real worker', async () => {
-    const result = await ctx.deps.temporal.workflow.execute(healthProbe, {
-      taskQueue: ctx.config.TEMPORAL_TASK_QUEUE,
-      workflowId: `health-probe-${Date.now()}`,
-    });
+    const workflowId = `health-probe-${Date.now()}`;
+    const result = await ctx.deps.temporal.workflow.execute(healthProbe, { taskQueue: ctx.config.TEMPORAL_TASK_QUEUE, workflowId });
+    keepHistory(ctx.config.TEMPORAL_ADDRESS!, workflowId, 'health-probe');
     expect(result.postgres).toBe(true);
     expect(result.storage).toBe(true);
     expect(Date.parse(result.checked_at)).not.toBeNaN();
