@@ -65,6 +65,9 @@ export async function startS3Server(dataDir: string, log: (line: string) => void
         '-s3',
         `-s3.port=${port}`,
         `-s3.config=${configFile}`,
+        // Iceberg and Lance listeners default to fixed ports, which clash between parallel runs.
+        '-s3.port.iceberg=0',
+        '-s3.port.lance=0',
         '-master.volumeSizeLimitMB=64',
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },

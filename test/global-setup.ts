@@ -35,7 +35,7 @@ export default async function setup(project: TestProject) {
   const cli = findTemporalCli();
   if (!cli) throw new Error('temporal CLI not found: run `npm run tools` (scripts/install-tools.sh) first');
 
-  const [pg, temporal, s3, bundle] = await Promise.all([
+  const started = await Promise.allSettled([
     startEmbeddedPostgres({ dataDir: path.join(scratch, 'pg'), port: await freePort() }),
     TestWorkflowEnvironment.createLocal({
       server: {
@@ -47,7 +47,26 @@ export default async function setup(project: TestProject) {
     }),
     startS3Server(path.join(scratch, 's3')),
     bundleWorkflowCode({ workflowsPath: path.join(PROJECT_ROOT, 'workflows', 'index.ts'), logger: quietLogger }),
-  ]);
+  ] as const);
+  const [pgResult, temporalResult, s3Result, bundleResult] = started;
+  const teardown = async () => {
+    await Promise.allSettled([
+      temporalResult.status === 'fulfilled' ? temporalResult.value.teardown() : undefined,
+      s3Result.status === 'fulfilled' ? s3Result.value.stop() : undefined,
+      pgResult.status === 'fulfilled' ? pgResult.value.stop() : undefined,
+    ]);
+    fs.rmSync(scratch, { recursive: true, force: true });
+  };
+  // A server that did start must not outlive a setup that failed half-way.
+  const failed = started.find((r) => r.status === 'rejected');
+  if (failed) {
+    await teardown();
+    throw failed.reason;
+  }
+  const pg = (pgResult as PromiseFulfilledResult<Awaited<ReturnType<typeof startEmbeddedPostgres>>>).value;
+  const temporal = (temporalResult as PromiseFulfilledResult<TestWorkflowEnvironment>).value;
+  const s3 = (s3Result as PromiseFulfilledResult<Awaited<ReturnType<typeof startS3Server>>>).value;
+  const bundle = (bundleResult as PromiseFulfilledResult<{ code: string }>).value;
 
   const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
   await admin.unsafe(`CREATE DATABASE ${TEMPLATE_DATABASE}`);
@@ -64,10 +83,7 @@ export default async function setup(project: TestProject) {
   project.provide('workflowBundlePath', bundlePath);
   project.provide('scratchDir', scratch);
 
-  return async () => {
-    await Promise.allSettled([temporal.teardown(), s3.stop(), pg.stop()]);
-    fs.rmSync(scratch, { recursive: true, force: true });
-  };
+  return teardown;
 }
 
 const noop = () => {};
