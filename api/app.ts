@@ -11,6 +11,14 @@ import { registerDocsRoutes } from './routes/docs';
 import { registerHealthRoutes } from './routes/health';
 import { registerIdentityRoutes } from './routes/identity';
 import { registerObjectRoutes } from './routes/objects';
+import { registerAgentsRoutes } from './routes/agents';
+import { registerAccountRoutes } from './routes/accounts';
+import { registerActivityRoutes } from './routes/activities';
+import { registerDealRoutes } from './routes/deals';
+import { registerContactRoutes } from './routes/contacts';
+import { registerTagRoutes } from './routes/tags';
+import { registerFileRoutes } from './routes/files';
+import { registerCampaignRoutes } from './routes/campaigns';
 
 /** Local-storage uploads stream their own bodies (any type, any size the store takes). */
 const isUpload = (path: string) => path.startsWith('/storage/objects/');
@@ -18,7 +26,7 @@ const isUpload = (path: string) => path.startsWith('/storage/objects/');
 export type AreaRoutes = (routes: Routes, deps: AppDeps) => void;
 
 /** Every area's routes, in the order of the spec's tags. */
-const AREAS: AreaRoutes[] = [registerIdentityRoutes, registerHealthRoutes, registerObjectRoutes];
+const AREAS: AreaRoutes[] = [registerIdentityRoutes, registerHealthRoutes, registerObjectRoutes, registerAccountRoutes, registerDealRoutes, registerActivityRoutes, registerContactRoutes, registerTagRoutes, registerFileRoutes, registerAgentsRoutes, registerCampaignRoutes];
 
 /** The Koa app with every area; tests may add areas of their own (`extraAreas`). */
 export function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []) {

@@ -1,2 +1,6 @@
 // Every workflow the worker registers; the bundler starts here.
 export * from './health';
+export * from './agents';
+export * from './accounts';
+export * from './campaigns';
+export * from './campaign-dispatch';

@@ -1,0 +1,321 @@
+import { z } from 'zod';
+import { CursorPagination } from '../pagination';
+import { AgentConfig, E164, InstructionBuilderInputs } from './agent-config';
+import { Timestamp, Uuid } from './common';
+
+const Bool = z.enum(['true', 'false']);
+const Limit = z.coerce.number().int().min(1).max(200).default(50);
+const Metadata = z.record(z.string(), z.unknown());
+const timeFilters = {
+  created_before: Timestamp.optional(),
+  created_after: Timestamp.optional(),
+  updated_before: Timestamp.optional(),
+  updated_after: Timestamp.optional(),
+};
+
+// Agents
+
+export const AgentCreateBody = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    description: z.string().max(5000).nullable().optional(),
+    active: z.boolean().optional(),
+    is_demo: z.boolean().optional(),
+    metadata: Metadata.optional(),
+  })
+  .strict()
+  .openapi('AgentCreate');
+
+export const AgentUpdateBody = z
+  .object({
+    name: z.string().trim().min(1).max(200).optional(),
+    description: z.string().max(5000).nullable().optional(),
+    active: z.boolean().optional(),
+    is_demo: z.boolean().optional(),
+    metadata: Metadata.optional(),
+  })
+  .strict()
+  .openapi('AgentUpdate');
+
+export const AgentListQuery = z.object({
+  limit: Limit,
+  cursor: z.string().optional(),
+  name: z.string().min(1).max(200).optional().openapi({ description: 'case-insensitive substring of the name' }),
+  active: Bool.optional(),
+  is_demo: Bool.optional(),
+  metadata: z.string().optional().openapi({ description: 'a JSON object; agents whose metadata contains it (@>)', example: '{"team":"sales"}' }),
+  ...timeFilters,
+});
+
+export const Agent = z
+  .object({
+    id: Uuid,
+    organization_id: Uuid,
+    name: z.string(),
+    description: z.string().nullable(),
+    active: z.boolean(),
+    is_demo: z.boolean(),
+    metadata: Metadata,
+    published_version: z.number().int().nullable().openapi({ description: 'the version its phone numbers and SIP endpoint serve' }),
+    created_at: z.string(),
+    updated_at: z.string(),
+    created_by: z.string().nullable(),
+    modified_by: z.string().nullable(),
+  })
+  .openapi('Agent');
+
+export const AgentList = z.object({ data: z.array(Agent), pagination: CursorPagination }).openapi('AgentList');
+
+export const InstructionsState = z
+  .object({
+    generating: z.boolean(),
+    dirty: z.boolean(),
+    manually_edited: z.boolean(),
+    stale: z.boolean().openapi({ description: 'dirty and not manually edited; blocks publishing' }),
+    generated_at: z.string().nullable(),
+    error: z.string().nullable(),
+  })
+  .openapi('InstructionsState');
+
+const VersionSummary = z.object({
+  version: z.number().int(),
+  published: z.boolean(),
+  published_at: z.string().nullable(),
+  instructions: InstructionsState,
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export const SipState = z
+  .object({ deployed: z.boolean(), sip_uri: z.string().nullable(), deployed_at: z.string().nullable() })
+  .openapi('AgentSipState');
+
+export const AgentPhoneNumber = z.object({
+  id: Uuid,
+  number: z.string(),
+  label: z.string().nullable(),
+  directions: z.array(z.enum(['inbound', 'outbound'])),
+});
+
+export const Widget = z.object({
+  id: Uuid,
+  name: z.string(),
+  config: z.record(z.string(), z.unknown()),
+  allowed_origins: z.array(z.string()),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export const Statistics = z
+  .object({
+    conversations_total: z.number().int(),
+    conversations_last_30_days: z.number().int(),
+    average_duration_seconds: z.number().nullable(),
+    last_conversation_at: z.string().nullable(),
+  })
+  .openapi('AgentStatistics');
+
+export const AgentDetail = Agent.extend({
+  versions: z.array(VersionSummary).openapi({ description: 'the newest 100 versions, highest first' }),
+  versions_total: z.number().int(),
+  phone_numbers: z.array(AgentPhoneNumber),
+  widgets: z.array(Widget),
+  sip: SipState,
+  statistics: Statistics,
+}).openapi('AgentDetail');
+
+// Versions
+
+export const VersionParams = z.object({
+  id: Uuid,
+  version: z
+    .string()
+    .regex(/^(latest|[1-9]\d{0,8})$/, 'must be a version number or latest')
+    .openapi({ description: 'a version number, or `latest` (the newest draft)', example: 'latest' }),
+});
+
+export const VersionCreateBody = z
+  .object({
+    config: AgentConfig.optional(),
+    base_version: z.number().int().min(1).optional(),
+    instruction_builder_inputs: InstructionBuilderInputs.optional(),
+  })
+  .strict()
+  .refine((b) => (b.config === undefined) !== (b.base_version === undefined), {
+    message: 'Send exactly one of config or base_version',
+    path: ['config'],
+  })
+  .openapi('AgentVersionCreate');
+
+export const VersionUpdateBody = z
+  .object({
+    config: AgentConfig.optional(),
+    instruction_builder_inputs: InstructionBuilderInputs.optional(),
+  })
+  .strict()
+  .openapi('AgentVersionUpdate');
+
+export const VersionListQuery = z.object({
+  limit: Limit,
+  cursor: z.string().optional(),
+  version: z.coerce.number().int().min(1).optional(),
+  published: Bool.optional(),
+  ...timeFilters,
+});
+
+export const AgentVersion = z
+  .object({
+    id: Uuid,
+    agent_id: Uuid,
+    version: z.number().int(),
+    config: AgentConfig,
+    instruction_builder_inputs: InstructionBuilderInputs.nullable(),
+    published: z.boolean(),
+    published_at: z.string().nullable(),
+    instructions: InstructionsState,
+    created_at: z.string(),
+    updated_at: z.string(),
+    created_by: z.string().nullable(),
+    modified_by: z.string().nullable(),
+  })
+  .openapi('AgentVersion');
+
+export const VersionList = z.object({ data: z.array(AgentVersion), pagination: CursorPagination }).openapi('AgentVersionList');
+
+export const CompareBody = z
+  .object({ from_version: z.number().int().min(1), to_version: z.number().int().min(1) })
+  .strict()
+  .openapi('AgentVersionCompare');
+
+export const GenerationStarted = z.object({ workflow_id: z.string() }).openapi('InstructionGenerationStarted');
+
+const NumberList = z.array(E164).max(100).nullable().default(null);
+
+export const PublishBody = z
+  .object({
+    phone_numbers: NumberList,
+    unassign_phone_numbers: NumberList,
+    direction: z.enum(['inbound', 'outbound', 'both']).default('inbound'),
+  })
+  .strict()
+  .refine((b) => !(b.phone_numbers ?? []).some((n) => (b.unassign_phone_numbers ?? []).includes(n)), {
+    message: 'A number cannot be both assigned and unassigned',
+    path: ['unassign_phone_numbers'],
+  })
+  .openapi('AgentPublish');
+
+export const AffectedNumber = z.object({
+  id: Uuid,
+  number: z.string(),
+  direction: z.enum(['inbound', 'outbound']),
+  action: z.enum(['assigned', 'unassigned', 'unchanged']),
+  agent_id: Uuid.nullable().openapi({ description: 'the agent serving the number in this direction now' }),
+  previous_agent_id: Uuid.nullable().openapi({ description: 'the agent that served it before; another agent means the number moved' }),
+});
+
+export const PublishResult = z
+  .object({
+    agent_id: Uuid,
+    version: z.number().int(),
+    published: z.literal(true),
+    published_at: z.string(),
+    direction: z.enum(['inbound', 'outbound', 'both']),
+    phone_numbers: z.array(AffectedNumber),
+  })
+  .openapi('AgentPublishResult');
+
+// SIP
+
+export const SipDeployment = z
+  .object({ agent_id: Uuid, sip_uri: z.string(), version: z.number().int(), deployed_at: z.string() })
+  .openapi('AgentSipDeployment');
+
+// Phone numbers
+
+export const PhoneNumberCreateBody = z
+  .object({ number: E164, label: z.string().trim().min(1).max(200).nullable().optional() })
+  .strict()
+  .openapi('PhoneNumberCreate');
+
+export const PhoneNumberListQuery = z.object({
+  limit: Limit,
+  cursor: z.string().optional(),
+  agent_id: Uuid.optional(),
+  available: Bool.optional().openapi({ description: 'true: numbers serving no agent in either direction' }),
+});
+
+export const PhoneNumber = z
+  .object({
+    id: Uuid,
+    organization_id: Uuid,
+    number: z.string(),
+    label: z.string().nullable(),
+    inbound_agent_id: Uuid.nullable(),
+    outbound_agent_id: Uuid.nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    created_by: z.string().nullable(),
+  })
+  .openapi('PhoneNumber');
+
+export const PhoneNumberList = z.object({ data: z.array(PhoneNumber), pagination: CursorPagination }).openapi('PhoneNumberList');
+
+// Scaffolding workflows
+
+export const CreateFromWebsiteBody = z
+  .object({
+    company_name: z.string().trim().min(1).max(200),
+    company_website: z.url({ protocol: /^https?$/ }),
+    company_overview: z.string().max(20_000).optional(),
+    is_demo: z.boolean().default(false),
+    skip_deployment: z.boolean().default(false),
+    voice_id: z.string().min(1).max(200).optional(),
+    avatar_url: z.url({ protocol: /^https?$/ }).optional(),
+    existing_agent_id: Uuid.optional(),
+    existing_collection_id: Uuid.optional(),
+    demo_type: z.string().min(1).max(100).optional(),
+  })
+  .strict()
+  .openapi('AgentCreateFromWebsite');
+
+export const CreateDemoBody = z
+  .object({
+    company_website: z.url({ protocol: /^https?$/ }),
+    instructions: z.string().min(1).max(50_000).optional(),
+    include_phone_number: z.boolean().default(false),
+  })
+  .strict()
+  .openapi('AgentCreateDemo');
+
+export const ScaffoldStarted = z
+  .object({ workflow_id: z.string(), agent_id: Uuid.openapi({ description: 'the agent the run creates or reuses' }) })
+  .openapi('AgentScaffoldStarted');
+
+export const WorkflowParams = z.object({ workflow_id: z.string().min(1).max(200) });
+
+export const ScaffoldStep = z.object({
+  name: z.enum(['fetch_website', 'prepare_agent', 'generate_instructions', 'publish', 'assign_phone_number']),
+  status: z.enum(['pending', 'running', 'completed', 'skipped', 'failed']),
+  detail: z.string().nullable(),
+});
+
+export const ScaffoldStatus = z
+  .object({
+    workflow_id: z.string(),
+    kind: z.enum(['create-from-website', 'create-demo']),
+    status: z.enum(['running', 'completed', 'failed', 'canceled', 'terminated', 'timed_out', 'continued_as_new', 'unknown']),
+    agent_id: Uuid,
+    steps: z.array(ScaffoldStep),
+    result: z
+      .object({
+        agent_id: Uuid,
+        version: z.number().int().nullable(),
+        published: z.boolean(),
+        phone_number: z.string().nullable(),
+      })
+      .nullable(),
+    error: z.string().nullable(),
+    started_at: z.string().nullable(),
+    closed_at: z.string().nullable(),
+  })
+  .openapi('AgentScaffoldStatus');

@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import { Uuid } from './common';
+
+/** The funnel's stages; a contact starts at `new`. */
+export const STAGES = ['new', 'contacted', 'responded', 'converted', 'disqualified'] as const;
+export type Stage = (typeof STAGES)[number];
+
+/**
+ * The funnel operations and the stages each may start from (docs/decisions.md has the table).
+ * `contacted` is entered by outreach when a first message goes out, not by these operations.
+ */
+export const FUNNEL_MOVES = {
+  respond: { to: 'responded', from: ['new', 'contacted', 'disqualified'] },
+  disqualify: { to: 'disqualified', from: ['new', 'contacted', 'responded'] },
+  convert: { to: 'converted', from: ['new', 'contacted', 'responded'] },
+} as const satisfies Record<string, { to: Stage; from: readonly Stage[] }>;
+export type FunnelMove = keyof typeof FUNNEL_MOVES;
+
+const text = (max: number) => z.string().max(max).nullable();
+
+/** The contact fields a caller writes, with their limits; null clears a field. */
+const ContactFields = z.strictObject({
+  account_id: Uuid.nullable(),
+  first_name: text(200),
+  last_name: text(200),
+  email: z.email().max(320).nullable(),
+  title: text(200),
+  department: text(200),
+  phone: text(50),
+  linkedin_url: text(500),
+  company: text(300),
+  company_domain: text(255),
+  source: text(100),
+  notes: text(10_000),
+  owner_id: text(200),
+});
+export type ContactField = keyof typeof ContactFields.shape;
+export const CONTACT_FIELDS = Object.keys(ContactFields.shape) as ContactField[];
+
+export const TagNames = z.array(z.string().trim().min(1).max(100)).max(50);
+
+/** One row of a CSV import, after its empty cells are dropped. */
+export const ImportRow = ContactFields.partial();
+
+/** Department is not accepted on create (422): it is set by PATCH or CSV import only. */
+export const CreateContactBody = ContactFields.omit({ department: true })
+  .extend({ tags: TagNames })
+  .partial()
+  .refine((b) => Boolean(b.first_name || b.last_name || b.email), {
+    message: 'A contact needs at least one of first_name, last_name or email',
+  })
+  .openapi('ContactCreate');
+
+/** Any subset of the fields; stage is not among them, so sending it is a 422 (extra field). */
+export const PatchContactBody = ContactFields.extend({ tags: TagNames.nullable() }).partial().openapi('ContactPatch');
+
+export const Contact = z
+  .object({
+    id: Uuid,
+    account_id: Uuid.nullable(),
+    first_name: z.string().nullable(),
+    last_name: z.string().nullable(),
+    email: z.string().nullable(),
+    title: z.string().nullable(),
+    department: z.string().nullable(),
+    phone: z.string().nullable(),
+    linkedin_url: z.string().nullable(),
+    company: z.string().nullable(),
+    company_domain: z.string().nullable(),
+    source: z.string().nullable(),
+    notes: z.string().nullable(),
+    owner_id: z.string().nullable(),
+    stage: z.enum(STAGES),
+    stage_changed_at: z.string().nullable(),
+    tags: z.array(z.string()),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi('Contact');
+
+export const ContactParams = z.object({ contact_id: Uuid });
+
+export const ContactListQuery = z.looseObject({
+  search: z.string().max(200).optional().openapi({ description: 'Case-insensitive substring of the name, email or company' }),
+  stage: z.string().optional().openapi({ description: `One of ${STAGES.join(', ')}` }),
+  account_id: Uuid.optional(),
+  tag: z.string().max(100).optional().openapi({ description: 'Contacts carrying this tag name' }),
+  owner_id: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).default(50).openapi({ description: 'Default 50, capped at 200' }),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+export const CONTACT_LIST_MAX = 200;
+
+export const ImportBody = z
+  .strictObject({
+    csv: z.string().min(1).openapi({ description: 'CSV text: a header row of contact field names (email required), then one contact per row' }),
+  })
+  .openapi('ContactImportRequest');
+
+export const ImportReport = z
+  .object({
+    created: z.number().int(),
+    updated: z.number().int(),
+    rejected: z.array(z.object({ row: z.number().int(), reason: z.string() })),
+  })
+  .openapi('ContactImportReport');

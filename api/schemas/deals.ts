@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { TagNames } from './accounts';
+import { Timestamp, Uuid } from './common';
+
+/** The pipeline, in order; the two closed_* stages are terminal and stamp closed_at. */
+export const DEAL_STAGES = ['prospecting', 'qualification', 'proposal', 'negotiation', 'closed_won', 'closed_lost'] as const;
+export const DealStage = z.enum(DEAL_STAGES).openapi('DealStage');
+
+export const DEAL_LIST_DEFAULT = 50;
+export const DEAL_LIST_MAX = 200;
+
+const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+
+export const Currency = z
+  .string()
+  .regex(/^[A-Z]{3}$/, 'must be an upper-case ISO 4217 code such as USD')
+  .refine((code) => CURRENCIES.has(code), 'unknown ISO 4217 currency code')
+  .openapi({ example: 'USD' });
+
+/** numeric(16, 2): non-negative, stored rounded to cents. */
+const Money = z.number().min(0).max(99_999_999_999_999);
+
+const dealFields = {
+  name: z.string().trim().min(1).max(300),
+  stage: DealStage,
+  value: Money.nullable(),
+  currency: Currency.nullable(),
+  owner_id: z.string().trim().min(1).max(200).nullable(),
+  account_id: Uuid.nullable(),
+  contact_id: Uuid.nullable(),
+  close_date: z.iso.date().nullable().describe('expected close date, YYYY-MM-DD'),
+  tags: TagNames,
+};
+
+export const CreateDealBody = z
+  .object({
+    name: dealFields.name,
+    stage: dealFields.stage.default('prospecting'),
+    value: dealFields.value.optional(),
+    currency: dealFields.currency.optional().describe('defaults to USD'),
+    owner_id: dealFields.owner_id.optional(),
+    account_id: dealFields.account_id.optional(),
+    contact_id: dealFields.contact_id.optional(),
+    close_date: dealFields.close_date.optional(),
+    tags: dealFields.tags.optional(),
+  })
+  .strict()
+  .openapi('DealCreate');
+
+/** Any subset; an explicit null clears a field (name, stage and tags cannot be null). */
+export const UpdateDealBody = z.object(dealFields).partial().strict().openapi('DealUpdate');
+
+export const Deal = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    stage: DealStage,
+    value: z.number().nullable(),
+    currency: z.string().nullable(),
+    owner_id: z.string().nullable(),
+    account_id: Uuid.nullable(),
+    contact_id: Uuid.nullable(),
+    close_date: z.string().nullable(),
+    tags: z.array(z.string()),
+    closed_at: Timestamp.nullable().describe('set when the deal moves into closed_won or closed_lost; null while open'),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .openapi('Deal');
+
+/** Loose, so unknown names reach the handler's 400 check (api/list-filters.ts). */
+export const DealListQuery = z.looseObject({
+  stage: z.string().optional().openapi({ description: `One of ${DEAL_STAGES.join(', ')}` }),
+  account_id: Uuid.optional(),
+  owner_id: z.string().min(1).max(200).optional(),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(DEAL_LIST_DEFAULT)
+    .openapi({ description: `Page size, default ${DEAL_LIST_DEFAULT}; values above ${DEAL_LIST_MAX} are served as ${DEAL_LIST_MAX}` }),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+
+export const DealParams = z.object({ deal_id: Uuid });

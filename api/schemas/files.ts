@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { Uuid } from './common';
+
+export const FILE_STATUSES = ['pending_upload', 'uploaded', 'archived'] as const;
+
+/** S3 takes at most 5 GiB in one PUT, which is what a presigned upload is. */
+export const MAX_UPLOAD_BYTES = 5 * 1024 ** 3;
+
+const ContentType = z
+  .string()
+  .max(255)
+  .regex(/^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(\s*;\s*[^;]+)*$/, 'must be a media type like text/csv')
+  .openapi({ example: 'application/pdf' });
+
+export const File = z
+  .object({
+    id: Uuid,
+    folder_id: Uuid.nullable(),
+    name: z.string(),
+    content_type: z.string(),
+    size_bytes: z.number().int().nullable().openapi({ description: 'Declared at initiate-upload; the stored size once uploaded' }),
+    status: z.enum(FILE_STATUSES),
+    created_by: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+    uploaded_at: z.string().nullable(),
+    archived_at: z.string().nullable(),
+  })
+  .openapi('File');
+
+export const InitiateUploadBody = z
+  .strictObject({
+    name: z.string().min(1).max(255),
+    content_type: ContentType,
+    size_bytes: z.number().int().min(0).max(MAX_UPLOAD_BYTES).optional(),
+    folder_id: Uuid.nullable().optional(),
+  })
+  .openapi('InitiateUploadRequest');
+
+export const InitiatedUpload = File.extend({
+  upload_url: z.string().openapi({ description: 'PUT the bytes here, with upload_headers, before upload_expires_at' }),
+  upload_method: z.literal('PUT'),
+  upload_headers: z.record(z.string(), z.string()),
+  upload_expires_at: z.string(),
+}).openapi('InitiatedUpload');
+
+export const FileParams = z.object({ file_id: Uuid });
+
+export const FileListQuery = z.looseObject({
+  folder_id: Uuid.optional().openapi({ description: 'Files directly in this folder' }),
+  status: z.string().optional().openapi({ description: `One of ${FILE_STATUSES.join(', ')}; archived files are listed only when asked for` }),
+  limit: z.coerce.number().int().min(1).default(50).openapi({ description: 'Default 50, capped at 200' }),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+export const FILE_LIST_MAX = 200;
+
+export const FileList = z
+  .object({ files: z.array(File), limit: z.number().int(), offset: z.number().int() })
+  .openapi('FileList');
+
+export const DownloadUrl = z.object({ url: z.string(), expires_at: z.string() }).openapi('DownloadUrl');
+
+const FolderName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(255)
+  .refine((name) => !name.includes('/'), 'must not contain /');
+
+export const Folder = z
+  .object({
+    id: Uuid,
+    parent_id: Uuid.nullable(),
+    name: z.string(),
+    created_by: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi('Folder');
+
+export const CreateFolderBody = z.strictObject({ name: FolderName, parent_id: Uuid.nullable().optional() }).openapi('FolderCreate');
+export const PatchFolderBody = z
+  .strictObject({ name: FolderName, parent_id: Uuid.nullable() })
+  .partial()
+  .openapi('FolderPatch');
+
+export const FolderParams = z.object({ folder_id: Uuid });
+
+export const FolderListQuery = z.looseObject({
+  parent_id: Uuid.optional().openapi({ description: 'Only the direct children of this folder; all folders when absent' }),
+  limit: z.coerce.number().int().min(1).default(200).openapi({ description: 'Default 200, capped at 500' }),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+export const FOLDER_LIST_MAX = 500;
+
+export const FolderList = z
+  .object({ folders: z.array(Folder), limit: z.number().int(), offset: z.number().int() })
+  .openapi('FolderList');
+
+export const DeleteFolderQuery = z.object({
+  cascade: z.enum(['true', 'false']).default('false').openapi({ description: 'true deletes a non-empty folder with its subfolders and files' }),
+});

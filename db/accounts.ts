@@ -1,0 +1,156 @@
+import { newId } from '../platform/ids';
+import type { Db, Sql } from './client';
+
+/** The pool or a transaction of it; every query here runs on either. */
+
+export interface AccountRow {
+  id: string;
+  org_id: string;
+  name: string;
+  domain: string | null;
+  industry: string | null;
+  website: string | null;
+  description: string | null;
+  owner_id: string | null;
+  employee_count: number | null;
+  health_score: number | null;
+  tags: string[];
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type AccountListRow = Pick<AccountRow, 'id' | 'name' | 'industry' | 'health_score' | 'domain'>;
+
+export type AccountFields = Pick<AccountRow, 'name' | 'domain' | 'industry' | 'website' | 'description' | 'owner_id' | 'employee_count' | 'tags'>;
+
+/** `%`, `_` and the escape character itself match literally inside a LIKE pattern. */
+export const escapeLike = (term: string) => term.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * The spec's search term: parentheses removed, each comma replaced by a space (so "Acme, Inc"
+ * searches for "acme  inc" with two spaces), nothing else touched.
+ */
+export const accountSearchTerm = (search: string) => search.replace(/[()]/g, '').replace(/,/g, ' ');
+
+/**
+ * One page of an organization's accounts by name (tie-break id). The search is a substring match on
+ * lower(name) or lower(domain), which the trigram GIN indexes of 0002 serve.
+ */
+export function listAccounts(sql: Db, orgId: string, page: { limit: number; offset: number; search?: string }) {
+  const pattern = page.search === undefined ? undefined : `%${escapeLike(accountSearchTerm(page.search))}%`;
+  return sql<AccountListRow[]>`
+    SELECT id, name, industry, health_score, domain FROM accounts
+    WHERE org_id = ${orgId}
+    ${pattern === undefined ? sql`` : sql`AND (lower(name) LIKE lower(${pattern}) OR lower(domain) LIKE lower(${pattern}))`}
+    ORDER BY name, id
+    LIMIT ${page.limit} OFFSET ${page.offset}`;
+}
+
+export async function insertAccount(sql: Db, orgId: string, fields: AccountFields): Promise<AccountRow> {
+  const [row] = await sql<AccountRow[]>`
+    INSERT INTO accounts (id, org_id, name, domain, industry, website, description, owner_id, employee_count, tags)
+    VALUES (${newId()}, ${orgId}, ${fields.name}, ${fields.domain}, ${fields.industry}, ${fields.website},
+            ${fields.description}, ${fields.owner_id}, ${fields.employee_count}, ${fields.tags})
+    RETURNING *`;
+  return row!;
+}
+
+export async function getAccount(sql: Db, orgId: string, id: string): Promise<AccountRow | undefined> {
+  const [row]: [AccountRow?] = await sql`SELECT * FROM accounts WHERE id = ${id} AND org_id = ${orgId}`;
+  return row;
+}
+
+/** Sets exactly the given columns (keys come from a strict schema, never from the caller's names). */
+export async function updateAccount(sql: Db, orgId: string, id: string, patch: Partial<AccountFields>): Promise<AccountRow | undefined> {
+  const [row]: [AccountRow?] = await sql`
+    UPDATE accounts SET ${sql(patch as Record<string, any>)}, updated_at = now()
+    WHERE id = ${id} AND org_id = ${orgId}
+    RETURNING *`;
+  return row;
+}
+
+/** Contacts, deals, activities and files keep living with account_id null (ON DELETE SET NULL). */
+export async function deleteAccount(sql: Db, orgId: string, id: string): Promise<boolean> {
+  const rows = await sql`DELETE FROM accounts WHERE id = ${id} AND org_id = ${orgId} RETURNING id`;
+  return rows.length > 0;
+}
+
+export async function accountExists(sql: Db, orgId: string, id: string): Promise<boolean> {
+  const [row] = await sql`SELECT 1 FROM accounts WHERE id = ${id} AND org_id = ${orgId}`;
+  return row !== undefined;
+}
+
+/**
+ * True when the account is in the organization; inside a transaction it also holds the row against a
+ * concurrent delete (FOR KEY SHARE) until the referencing insert or update commits.
+ */
+export async function lockAccountRef(sql: Db, orgId: string, id: string): Promise<boolean> {
+  const [row] = await sql`SELECT 1 FROM accounts WHERE id = ${id} AND org_id = ${orgId} FOR KEY SHARE`;
+  return row !== undefined;
+}
+
+// ---- health ----
+
+export interface HealthSignals {
+  /** The database's clock when the signals were read. */
+  measured_at: Date;
+  last_activity_at: Date | null;
+  open_deals: number;
+  contacts: number;
+  engaged_contacts: number;
+}
+
+export const CLOSED_DEAL_STAGES = ['closed_won', 'closed_lost'] as const;
+
+/**
+ * What the health score is computed from, read under a lock on the account row (so two refreshes of
+ * one account serialize); undefined when the account is gone.
+ */
+export async function loadHealthSignals(sql: Db, orgId: string, accountId: string): Promise<HealthSignals | undefined> {
+  const [account] = await sql`SELECT 1 FROM accounts WHERE id = ${accountId} AND org_id = ${orgId} FOR UPDATE`;
+  if (!account) return undefined;
+  const [row] = await sql<HealthSignals[]>`
+    SELECT
+      now() AS measured_at,
+      (SELECT max(effective_time) FROM activities
+        WHERE org_id = ${orgId} AND account_id = ${accountId} AND effective_time <= now()) AS last_activity_at,
+      (SELECT count(*)::int FROM deals
+        WHERE org_id = ${orgId} AND account_id = ${accountId} AND stage <> ALL(${CLOSED_DEAL_STAGES as unknown as string[]})) AS open_deals,
+      (SELECT count(*)::int FROM contacts WHERE org_id = ${orgId} AND account_id = ${accountId}) AS contacts,
+      (SELECT count(DISTINCT a.contact_id)::int FROM activities a JOIN contacts c ON c.id = a.contact_id
+        WHERE c.org_id = ${orgId} AND c.account_id = ${accountId} AND a.org_id = ${orgId}
+          AND a.effective_time > now() - interval '90 days' AND a.effective_time <= now()) AS engaged_contacts`;
+  return row!;
+}
+
+export interface HealthScoreRow {
+  id: string;
+  score: number;
+  factors: Record<string, unknown>;
+  computed_at: Date;
+}
+
+/** Appends to the history and sets the account's denormalized copy, in the caller's transaction. */
+export async function recordHealthScore(
+  sql: Db,
+  orgId: string,
+  accountId: string,
+  score: number,
+  factors: Record<string, unknown>,
+): Promise<HealthScoreRow> {
+  const [row] = await sql<HealthScoreRow[]>`
+    INSERT INTO account_health_scores (id, org_id, account_id, score, factors)
+    VALUES (${newId()}, ${orgId}, ${accountId}, ${score}, ${sql.json(factors as never)})
+    RETURNING id, score, factors, computed_at`;
+  await sql`UPDATE accounts SET health_score = ${score} WHERE id = ${accountId} AND org_id = ${orgId}`;
+  return row!;
+}
+
+/** An account's health history, newest first. */
+export function healthHistory(sql: Db, orgId: string, accountId: string, limit: number) {
+  return sql<HealthScoreRow[]>`
+    SELECT id, score, factors, computed_at FROM account_health_scores
+    WHERE org_id = ${orgId} AND account_id = ${accountId}
+    ORDER BY computed_at DESC, id DESC
+    LIMIT ${limit}`;
+}

@@ -1,0 +1,220 @@
+import type postgres from 'postgres';
+import { newId } from '../platform/ids';
+import type { Db, Sql } from './client';
+
+
+export interface ContactRow {
+  id: string;
+  org_id: string;
+  account_id: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+  title: string | null;
+  department: string | null;
+  phone: string | null;
+  linkedin_url: string | null;
+  company: string | null;
+  company_domain: string | null;
+  source: string | null;
+  notes: string | null;
+  owner_id: string | null;
+  stage: string;
+  stage_changed_at: Date | null;
+  tags: string[];
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The columns a caller may write (stage and timestamps are the service's own). */
+export type ContactValues = Partial<
+  Pick<
+    ContactRow,
+    | 'account_id'
+    | 'first_name'
+    | 'last_name'
+    | 'email'
+    | 'title'
+    | 'department'
+    | 'phone'
+    | 'linkedin_url'
+    | 'company'
+    | 'company_domain'
+    | 'source'
+    | 'notes'
+    | 'owner_id'
+    | 'tags'
+  >
+>;
+
+export interface ContactFilters {
+  search?: string;
+  stage?: string;
+  accountId?: string;
+  tag?: string;
+  ownerId?: string;
+}
+
+const UNIQUE_VIOLATION = '23505';
+const FOREIGN_KEY_VIOLATION = '23503';
+
+/** Thrown when another contact of the organization already has the email. */
+export class DuplicateEmailError extends Error {}
+/** Thrown when account_id names no account (e.g. removed between the check and the write). */
+export class MissingAccountError extends Error {}
+
+function translate(error: unknown): never {
+  const code = (error as { code?: string }).code;
+  if (code === UNIQUE_VIOLATION) throw new DuplicateEmailError('A contact with this email already exists');
+  if (code === FOREIGN_KEY_VIOLATION) throw new MissingAccountError('Account not found');
+  throw error;
+}
+
+/** Drops undefined entries: postgres.js helpers refuse them, and absent means "leave alone". */
+function defined<T extends object>(values: T): Record<string, string | string[] | null> {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
+}
+
+/** True when the account exists in the organization; `lock` keeps it from vanishing until commit. */
+export async function accountInOrg(sql: Db, orgId: string, accountId: string, lock = false): Promise<boolean> {
+  const rows = lock
+    ? await sql`SELECT 1 FROM accounts WHERE id = ${accountId} AND org_id = ${orgId} FOR KEY SHARE`
+    : await sql`SELECT 1 FROM accounts WHERE id = ${accountId} AND org_id = ${orgId}`;
+  return rows.length > 0;
+}
+
+/** The ids among `accountIds` that are accounts of the organization, locked until commit. */
+export async function accountsInOrg(sql: Db, orgId: string, accountIds: string[]): Promise<Set<string>> {
+  if (accountIds.length === 0) return new Set();
+  const rows = await sql<{ id: string }[]>`
+    SELECT id FROM accounts WHERE org_id = ${orgId} AND id = ANY(${accountIds}::uuid[]) FOR KEY SHARE`;
+  return new Set(rows.map((r) => r.id));
+}
+
+export async function insertContact(sql: Db, orgId: string, values: ContactValues): Promise<ContactRow> {
+  const row = { id: newId(), org_id: orgId, ...defined(values) };
+  try {
+    const [created] = await sql<ContactRow[]>`INSERT INTO contacts ${sql(row)} RETURNING *`;
+    return created!;
+  } catch (error) {
+    translate(error);
+  }
+}
+
+export async function getContact(sql: Db, orgId: string, id: string): Promise<ContactRow | undefined> {
+  const [row]: [ContactRow?] = await sql`SELECT * FROM contacts WHERE id = ${id} AND org_id = ${orgId}`;
+  return row;
+}
+
+/** Sets exactly the given columns; undefined when the organization has no such contact. */
+export async function updateContact(sql: Db, orgId: string, id: string, values: ContactValues): Promise<ContactRow | undefined> {
+  const set = defined(values);
+  try {
+    const [row]: [ContactRow?] = await sql`
+      UPDATE contacts SET ${sql(set)}, updated_at = now()
+      WHERE id = ${id} AND org_id = ${orgId} RETURNING *`;
+    return row;
+  } catch (error) {
+    translate(error);
+  }
+}
+
+export async function deleteContact(sql: Db, orgId: string, id: string): Promise<boolean> {
+  const rows = await sql`DELETE FROM contacts WHERE id = ${id} AND org_id = ${orgId}`;
+  return rows.count > 0;
+}
+
+/** `%term%` for ILIKE, with the term's own wildcards taken literally. */
+const containsPattern = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+function filterClause(sql: Db, orgId: string, f: ContactFilters) {
+  const conditions = [sql`org_id = ${orgId}`];
+  if (f.stage !== undefined) conditions.push(sql`stage = ${f.stage}`);
+  if (f.accountId !== undefined) conditions.push(sql`account_id = ${f.accountId}`);
+  if (f.ownerId !== undefined) conditions.push(sql`owner_id = ${f.ownerId}`);
+  if (f.tag !== undefined) conditions.push(sql`tags @> ARRAY[${f.tag}]::text[]`);
+  if (f.search !== undefined && f.search !== '') {
+    const pattern = containsPattern(f.search);
+    conditions.push(sql`(
+      concat_ws(' ', first_name, last_name) ILIKE ${pattern}
+      OR email ILIKE ${pattern}
+      OR company ILIKE ${pattern})`);
+  }
+  return conditions.reduce((all, next) => sql`${all} AND ${next}`);
+}
+
+/** One page, newest first, and the number of contacts matching the filters. */
+export async function listContacts(
+  sql: Db,
+  orgId: string,
+  filters: ContactFilters,
+  page: { limit: number; offset: number },
+): Promise<{ rows: ContactRow[]; total: number }> {
+  const where = filterClause(sql, orgId, filters);
+  const [rows, [count]] = await Promise.all([
+    sql<ContactRow[]>`
+      SELECT * FROM contacts WHERE ${where}
+      ORDER BY created_at DESC, id DESC LIMIT ${page.limit} OFFSET ${page.offset}`,
+    sql<{ total: number }[]>`SELECT count(*)::int AS total FROM contacts WHERE ${where}`,
+  ]);
+  return { rows, total: count!.total };
+}
+
+export type MoveResult = { row: ContactRow } | { current: string } | undefined;
+
+/**
+ * Moves the contact to `to` when its stage is one of `from`, in one statement so concurrent moves
+ * cannot both pass the check. Otherwise answers its current stage, or undefined when there is none.
+ */
+export async function moveStage(sql: Db, orgId: string, id: string, to: string, from: readonly string[]): Promise<MoveResult> {
+  const [row]: [ContactRow?] = await sql`
+    UPDATE contacts SET stage = ${to}, stage_changed_at = now(), updated_at = now()
+    WHERE id = ${id} AND org_id = ${orgId} AND stage = ANY(${from as string[]}::text[]) RETURNING *`;
+  if (row) return { row };
+  const [current]: [{ stage: string }?] = await sql`SELECT stage FROM contacts WHERE id = ${id} AND org_id = ${orgId}`;
+  return current && { current: current.stage };
+}
+
+/** One import row, ready to upsert: absent values are null and leave an existing contact's alone. */
+export interface ImportValues extends Required<Omit<ContactValues, 'tags' | 'email'>> {
+  email: string;
+  tags: string[] | null;
+}
+
+/**
+ * Upserts rows by email (case-insensitive) in one statement: a new email creates a contact at stage
+ * `new`; a known one gets each non-null value, keeping the rest (and its stage). Emails must be
+ * distinct within `rows`.
+ */
+export async function upsertContactsByEmail(sql: Db, orgId: string, rows: ImportValues[]): Promise<{ created: number; updated: number }> {
+  if (rows.length === 0) return { created: 0, updated: 0 };
+  const records = rows.map((r, ord) => ({ ...r, id: newId(), ord }));
+  const result = await sql<{ inserted: boolean }[]>`
+    INSERT INTO contacts (id, org_id, account_id, first_name, last_name, email, title, department, phone,
+                          linkedin_url, company, company_domain, source, notes, owner_id, tags)
+    SELECT r.id, ${orgId}, r.account_id, r.first_name, r.last_name, r.email, r.title, r.department, r.phone,
+           r.linkedin_url, r.company, r.company_domain, r.source, r.notes, r.owner_id, coalesce(r.tags, '{}')
+    FROM jsonb_to_recordset(${sql.json(records as unknown as postgres.JSONValue)}) AS r(
+      id uuid, ord int, account_id uuid, first_name text, last_name text, email text, title text, department text,
+      phone text, linkedin_url text, company text, company_domain text, source text, notes text, owner_id text, tags text[])
+    ORDER BY r.ord
+    ON CONFLICT (org_id, lower(email)) WHERE email IS NOT NULL DO UPDATE SET
+      account_id = coalesce(EXCLUDED.account_id, contacts.account_id),
+      first_name = coalesce(EXCLUDED.first_name, contacts.first_name),
+      last_name = coalesce(EXCLUDED.last_name, contacts.last_name),
+      title = coalesce(EXCLUDED.title, contacts.title),
+      department = coalesce(EXCLUDED.department, contacts.department),
+      phone = coalesce(EXCLUDED.phone, contacts.phone),
+      linkedin_url = coalesce(EXCLUDED.linkedin_url, contacts.linkedin_url),
+      company = coalesce(EXCLUDED.company, contacts.company),
+      company_domain = coalesce(EXCLUDED.company_domain, contacts.company_domain),
+      source = coalesce(EXCLUDED.source, contacts.source),
+      notes = coalesce(EXCLUDED.notes, contacts.notes),
+      owner_id = coalesce(EXCLUDED.owner_id, contacts.owner_id),
+      -- An empty tags cell arrives as '{}' and keeps the contact's tags.
+      tags = CASE WHEN cardinality(EXCLUDED.tags) > 0 THEN EXCLUDED.tags ELSE contacts.tags END,
+      updated_at = now()
+    RETURNING (xmax = 0) AS inserted`;
+  const created = result.filter((r) => r.inserted).length;
+  return { created, updated: result.length - created };
+}

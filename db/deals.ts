@@ -1,0 +1,110 @@
+import { newId } from '../platform/ids';
+import { CLOSED_DEAL_STAGES } from './accounts';
+import type { Db } from './client';
+
+export interface DealRow {
+  id: string;
+  org_id: string;
+  account_id: string | null;
+  contact_id: string | null;
+  name: string;
+  stage: string;
+  /** numeric(16, 2) arrives as a string. */
+  value: string | null;
+  currency: string | null;
+  owner_id: string | null;
+  /** Selected as text (YYYY-MM-DD), so no time zone shifts it. */
+  close_date: string | null;
+  tags: string[];
+  closed_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface DealFields {
+  name: string;
+  stage: string;
+  value: number | null;
+  currency: string | null;
+  owner_id: string | null;
+  account_id: string | null;
+  contact_id: string | null;
+  close_date: string | null;
+  tags: string[];
+}
+
+const CLOSED = CLOSED_DEAL_STAGES as unknown as string[];
+export const isClosedStage = (stage: string) => CLOSED.includes(stage);
+
+const COLUMNS = (sql: Db) => sql`
+  id, org_id, account_id, contact_id, name, stage, value, currency, owner_id, close_date::text AS close_date,
+  tags, closed_at, created_at, updated_at`;
+
+export async function insertDeal(sql: Db, orgId: string, f: DealFields): Promise<DealRow> {
+  const [row] = await sql<DealRow[]>`
+    INSERT INTO deals (id, org_id, account_id, contact_id, name, stage, value, currency, owner_id, close_date, tags, closed_at)
+    VALUES (${newId()}, ${orgId}, ${f.account_id}, ${f.contact_id}, ${f.name}, ${f.stage}, ${f.value}, ${f.currency},
+            ${f.owner_id}, ${f.close_date}, ${f.tags}, ${isClosedStage(f.stage) ? sql`now()` : null})
+    RETURNING ${COLUMNS(sql)}`;
+  return row!;
+}
+
+export async function getDeal(sql: Db, orgId: string, id: string): Promise<DealRow | undefined> {
+  const [row]: [DealRow?] = await sql`SELECT ${COLUMNS(sql)} FROM deals WHERE id = ${id} AND org_id = ${orgId}`;
+  return row;
+}
+
+/**
+ * Sets exactly the given columns. A stage change into closed_won/closed_lost stamps closed_at, a move
+ * back to an open stage clears it, and an unchanged stage leaves it alone.
+ */
+export async function updateDeal(sql: Db, orgId: string, id: string, patch: Partial<DealFields>): Promise<DealRow | undefined> {
+  const closedAt =
+    patch.stage === undefined
+      ? sql`closed_at`
+      : isClosedStage(patch.stage)
+        ? sql`CASE WHEN stage = ${patch.stage} THEN closed_at ELSE now() END`
+        : sql`NULL`;
+  const [row]: [DealRow?] = await sql`
+    UPDATE deals SET ${sql(patch as Record<string, any>)}, closed_at = ${closedAt}, updated_at = now()
+    WHERE id = ${id} AND org_id = ${orgId}
+    RETURNING ${COLUMNS(sql)}`;
+  return row;
+}
+
+export async function deleteDeal(sql: Db, orgId: string, id: string): Promise<boolean> {
+  const rows = await sql`DELETE FROM deals WHERE id = ${id} AND org_id = ${orgId} RETURNING id`;
+  return rows.length > 0;
+}
+
+/** Newest first (created_at desc, tie-break id desc), optionally filtered. */
+export function listDeals(
+  sql: Db,
+  orgId: string,
+  q: { stage?: string; account_id?: string; owner_id?: string; limit: number; offset: number },
+) {
+  return sql<DealRow[]>`
+    SELECT ${COLUMNS(sql)} FROM deals
+    WHERE org_id = ${orgId}
+    ${q.stage === undefined ? sql`` : sql`AND stage = ${q.stage}`}
+    ${q.account_id === undefined ? sql`` : sql`AND account_id = ${q.account_id}`}
+    ${q.owner_id === undefined ? sql`` : sql`AND owner_id = ${q.owner_id}`}
+    ORDER BY created_at DESC, id DESC
+    LIMIT ${q.limit} OFFSET ${q.offset}`;
+}
+
+/** The deal's id and account, holding the row against a concurrent delete inside a transaction. */
+export async function lockDealRef(sql: Db, orgId: string, id: string): Promise<{ id: string; account_id: string | null } | undefined> {
+  const [row]: [{ id: string; account_id: string | null }?] =
+    await sql`SELECT id, account_id FROM deals WHERE id = ${id} AND org_id = ${orgId} FOR KEY SHARE`;
+  return row;
+}
+
+/**
+ * True when the contact is in the organization; holds it like lockAccountRef. Contacts belong to the
+ * contacts area; this is only the reference check deals and activities make.
+ */
+export async function lockContactRef(sql: Db, orgId: string, id: string): Promise<boolean> {
+  const [row] = await sql`SELECT 1 FROM contacts WHERE id = ${id} AND org_id = ${orgId} FOR KEY SHARE`;
+  return row !== undefined;
+}
