@@ -1,5 +1,7 @@
 import { startBenchEnvironment } from './environment';
 import { benchIdentity } from './identity';
+import { benchAccounts } from './accounts';
+import { benchCampaigns } from './campaigns';
 
 // `npm run bench [-- name ...] [-- --seconds N]`: runs the named benchmarks (all by default) and prints
 // their figures as JSON. Every run is bounded in time and sends traffic to loopback only.
@@ -17,6 +19,16 @@ const BENCHES = {
       await env.close();
     }
   },
+  accounts: async () => {
+    const env = await startBenchEnvironment();
+    try {
+      return await benchAccounts(env, seconds);
+    } finally {
+      await env.close();
+    }
+  },
+  // Starts its own Temporal dev server, Postgres, API and worker.
+  campaigns: () => benchCampaigns(),
 };
 
 for (const [name, run] of Object.entries(BENCHES)) {

@@ -1,0 +1,22 @@
+import { NativeConnection } from '@temporalio/worker';
+import { createSql } from '../../db/client';
+import { loadConfig, requireDatabaseUrl } from '../../platform/config';
+import { createLogger } from '../../platform/logger';
+import { loadMasterKey } from '../../platform/secrets';
+import { createConfiguredStorage } from '../../platform/storage';
+import { createWorker } from '../../worker/create-worker';
+
+// A worker in a process of its own, for the durability test to kill with SIGKILL: configured by the
+// environment like worker/main.ts, but with the prebuilt workflow bundle (WORKFLOW_BUNDLE_PATH) so it
+// starts in a second or two. It prints `ready` once polling.
+const config = loadConfig();
+const sql = createSql(requireDatabaseUrl(config), 5);
+const storage = createConfiguredStorage(config, loadMasterKey(config.ENCRYPTION_KEY, config.dataDir));
+const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS! });
+const { worker } = await createWorker(
+  { config, sql, storage, logger: createLogger(config.LOG_LEVEL) },
+  { connection, workflowBundlePath: process.env.WORKFLOW_BUNDLE_PATH },
+);
+const running = worker.run();
+process.stdout.write('ready\n');
+await running;

@@ -1,0 +1,61 @@
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { CallEvent } from '../platform/dialer';
+
+// Names and shapes shared by the campaign workflows, their activities and the API.
+
+export type CampaignStatus = 'paused' | 'active' | 'completed' | 'canceled';
+export const FINAL_CAMPAIGN_STATUSES: readonly CampaignStatus[] = ['completed', 'canceled'];
+
+export type CampaignMove = 'resume' | 'pause' | 'cancel';
+
+/** The moves a caller may ask for; `active → completed` happens by itself once every contact is final. */
+export const CAMPAIGN_MOVES: Record<CampaignMove, { from: readonly CampaignStatus[]; to: CampaignStatus }> = {
+  resume: { from: ['paused'], to: 'active' },
+  pause: { from: ['active'], to: 'paused' },
+  cancel: { from: ['paused', 'active'], to: 'canceled' },
+};
+
+export const campaignWorkflowId = (campaignId: string) => `campaign:${campaignId}`;
+export const dispatcherWorkflowId = (orgId: string) => `campaign-dispatcher:${orgId}`;
+
+export interface CampaignWorkflowInput {
+  campaignId: string;
+  orgId: string;
+  /** Set when the workflow continues as new. */
+  status?: CampaignStatus;
+}
+
+export interface DispatcherSettings {
+  /** How often the dispatcher looks for lost or overdue call reports while calls are in flight. */
+  sweepIntervalMs: number;
+  /** History length past which the dispatcher continues as new. */
+  historyLimit: number;
+}
+
+export interface DispatcherInput {
+  orgId: string;
+  settings: DispatcherSettings;
+  /** Carried over continue-as-new: call events received but not yet recorded. */
+  pending?: CallEvent[];
+  lastSweepAt?: number;
+}
+
+export interface MoveArgs {
+  actor: string;
+}
+
+export const resumeCampaignUpdate = defineUpdate<CampaignStatus, [MoveArgs]>('resumeCampaign');
+export const pauseCampaignUpdate = defineUpdate<CampaignStatus, [MoveArgs]>('pauseCampaign');
+export const cancelCampaignUpdate = defineUpdate<CampaignStatus, [MoveArgs]>('cancelCampaign');
+export const MOVE_UPDATES = { resume: resumeCampaignUpdate, pause: pauseCampaignUpdate, cancel: cancelCampaignUpdate } as const;
+
+export const campaignStatusQuery = defineQuery<CampaignStatus>('campaignStatus');
+/** From the dispatcher: some contacts of the campaign became final; it may be complete. */
+export const contactsSettledSignal = defineSignal('contactsSettled');
+
+/** Progress and outcomes of calls, from the dialer or the signed callback. */
+export const callEventsSignal = defineSignal<[CallEvent[]]>('callEvents');
+/** Something changed (a campaign resumed, contacts added, the limit raised): look for calls to place. */
+export const wakeDispatcherSignal = defineSignal('wakeDispatcher');
+
+export const INVALID_MOVE = 'InvalidCampaignMove';
