@@ -82,6 +82,22 @@ describe('auth matrix: token kind × X-Service-Org × scope', () => {
     if (detail) expect(res.body).toEqual({ detail });
     else expect(res.body).toEqual({ org });
   });
+
+  // The same cells on real CRM endpoints: GET /tags (CRM read) and POST /tags (CRM manage).
+  it.each(cells)('GET/POST /tags: $kind, X-Service-Org $header, $scope scope, write=$write', async ({ kind, header, scope, write }) => {
+    const headers: Record<string, string> = {};
+    if (header === 'right') headers['X-Service-Org'] = org;
+    if (header === 'wrong') headers['X-Service-Org'] = otherOrg;
+    const res = await ctx.request(write ? 'POST' : 'GET', '/tags', {
+      token: tokens[`${kind}/${scope}`],
+      headers,
+      ...(write ? { body: { name: externalId('tag') } } : {}),
+    });
+    const [status, detail] = expected(kind, header, scope, write);
+    expect(res.status).toBe(status === 200 && write ? 201 : status);
+    if (detail) expect(res.body).toEqual({ detail });
+    else expect(res.body).toHaveProperty(write ? 'name' : 'tags');
+  });
 });
 
 describe('bearer tokens that are refused with 401', () => {
