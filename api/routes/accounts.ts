@@ -19,7 +19,7 @@ import {
   UpdateAccountBody,
   WorkflowStarted,
 } from '../schemas/accounts';
-import { ErrorBody, authErrors, notFoundError, validationError } from '../schemas/common';
+import { ErrorBody, authErrors, notFoundError, validationError, uniqueTags } from '../schemas/common';
 
 // Accounts: list, CRUD and health. The activity feed under /accounts/{account_id}/activities lives
 // with the other activity routes in activities.ts.
@@ -53,7 +53,6 @@ const healthEntry = (row: HealthScoreRow) => ({
   computed_at: row.computed_at.toISOString(),
 });
 
-const uniqueTags = (tags: string[]) => [...new Set(tags)];
 
 const accountNotFound = () => notFound('Account not found');
 

@@ -7,7 +7,7 @@ import type { AppDeps } from '../deps';
 import { badRequest, conflict, notFound } from '../errors';
 import { assertKnownFilters, cappedLimit, enumFilter } from '../list-filters';
 import { reply, type Routes } from '../route';
-import { ErrorBody, authErrors, notFoundError, validationError } from '../schemas/common';
+import { ErrorBody, authErrors, notFoundError, validationError, uniqueTags } from '../schemas/common';
 import {
   CONTACT_LIST_MAX,
   Contact,
@@ -46,8 +46,6 @@ export function contactView(row: ContactRow): z.output<typeof Contact> {
   };
 }
 
-/** Tag names once each, in the order given. */
-const uniqueTags = (tags: string[]) => [...new Set(tags)];
 
 /** The db layer's write errors as HTTP answers. */
 async function writing<T>(action: () => Promise<T>): Promise<T> {

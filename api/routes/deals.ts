@@ -8,7 +8,7 @@ import { orgOf } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { badRequest, notFound } from '../errors';
 import { reply, type Routes } from '../route';
-import { ErrorBody, authErrors, notFoundError, validationError } from '../schemas/common';
+import { ErrorBody, authErrors, notFoundError, validationError, uniqueTags } from '../schemas/common';
 import { CreateDealBody, DEAL_LIST_MAX, DEAL_STAGES, Deal, DealListQuery, DealParams, UpdateDealBody } from '../schemas/deals';
 
 // Deals: list and CRUD. The activity routes under /deals/{deal_id}/activities live in activities.ts.
@@ -125,7 +125,7 @@ export function registerDealRoutes(routes: Routes, deps: AppDeps): void {
     handler: async ({ params, body, auth }) => {
       if (Object.keys(body).length === 0) throw badRequest('No fields to update');
       const orgId = orgOf(auth);
-      const patch = body.tags ? { ...body, tags: [...new Set(body.tags)] } : body;
+      const patch = body.tags ? { ...body, tags: uniqueTags(body.tags) } : body;
       const row = await sql.begin(async (tx) => {
         // The deal first: another organization's deal is 404 whatever the references say.
         if (!(await deals.lockDealRef(tx, orgId, params.deal_id))) throw dealNotFound();

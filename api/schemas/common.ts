@@ -26,3 +26,6 @@ export const validationError = { 422: { description: 'Validation failed', schema
 export const notFoundError = { 404: { description: 'Not found in the organization', schema: ErrorBody } } as const;
 
 export const IdParams = z.object({ id: Uuid });
+
+/** Tag names once each, in the order given (contacts, deals and accounts keep tags as plain names). */
+export const uniqueTags = (tags: string[]): string[] => [...new Set(tags)];
