@@ -86,11 +86,12 @@ export async function recordCallEvents(sql: Sql, orgId: string, events: CallEven
   if (!latest.length) return [];
   return sql.begin(async (tx) => {
     const finished = await contacts.updateConversations(tx, orgId, latest.map(toUpdate));
+    const byKey = new Map(latest.map((e) => [e.idempotency_key, e]));
+    // A contact has one attempt in flight, so at most one of its calls turns final here.
     const ended = new Map<string, { attempt: number; status: CallOutcome }>();
     for (const key of finished) {
       const parsed = parseAttemptKey(key)!;
-      const event = latest.find((e) => e.idempotency_key === key)!;
-      ended.set(parsed.contactId, { attempt: parsed.attempt, status: event.status as CallOutcome });
+      ended.set(parsed.contactId, { attempt: parsed.attempt, status: byKey.get(key)!.status as CallOutcome });
     }
     const locked = await contacts.lockCallingContacts(tx, orgId, [...ended.keys()]);
     const now = new Date();

@@ -49,6 +49,9 @@ const TAG = 'Campaigns';
 const conflictError = { 409: { description: 'The campaign is not in a state that allows this', schema: ErrorBody } } as const;
 const unavailableError = { 503: { description: 'Workflow engine unavailable; nothing was written', schema: ErrorBody } } as const;
 
+/** How long a move waits for the campaign's workflow to apply it. */
+const MOVE_DEADLINE_MS = 30_000;
+
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
 function campaignView(row: CampaignRow): z.output<typeof Campaign> {
@@ -289,7 +292,10 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
         const row = await campaignOf(params.id, auth);
         if (!from.includes(row.status)) throw conflict(`Cannot ${move} a campaign that is ${row.status}`);
         try {
-          await temporal.workflow.getHandle(campaignWorkflowId(row.id)).executeUpdate(MOVE_UPDATES[move], { args: [{ actor: actor(auth) }] });
+          // Bounded: with no worker polling, the caller gets a 503 instead of waiting indefinitely.
+          await temporal.connection.withDeadline(Date.now() + MOVE_DEADLINE_MS, () =>
+            temporal.workflow.getHandle(campaignWorkflowId(row.id)).executeUpdate(MOVE_UPDATES[move], { args: [{ actor: actor(auth) }] }),
+          );
         } catch (error) {
           if (error instanceof WorkflowUpdateFailedError) throw conflict(error.cause?.message ?? `Cannot ${move} this campaign`);
           if (error instanceof WorkflowNotFoundError) throw conflict('The campaign workflow is no longer running');

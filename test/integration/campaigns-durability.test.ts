@@ -101,6 +101,7 @@ it('a worker killed mid-campaign is replaced and every contact is dialed exactly
 
   // The calls ringing when the worker died were reported through the new worker's reconciliation.
   const recovered = ctx.logs
+    .flatMap((chunk) => chunk.split('\n').filter(Boolean))
     .map((l) => JSON.parse(l) as { msg: string; recovered?: number })
     .filter((l) => l.msg === 'campaign calls without a report')
     .reduce((n, l) => n + (l.recovered ?? 0), 0);

@@ -591,6 +591,18 @@ describe('without Temporal, or without a callback secret', () => {
     expect(counts).toEqual({ campaigns: 0, contacts: 0 });
   });
 
+  it('a move answers 503 and changes nothing', async () => {
+    const tenant = await tenantWithAgent(down);
+    const [row] = await down.deps.sql<{ id: string }[]>`
+      INSERT INTO campaigns (id, org_id, name, calling_window, max_attempts, retry_backoff_seconds, created_by, modified_by)
+      VALUES (gen_random_uuid(), ${tenant.orgId}, 'Stored', '{"start":"09:00","end":"20:00","days":[1]}', 3, 600, 'user:x', 'user:x')
+      RETURNING id`;
+    const res = await move(down, tenant, row!.id, 'resume');
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ detail: 'Workflow engine unavailable, try again shortly' });
+    expect((await down.request('GET', `/campaign/campaigns/${row!.id}`, { token: tenant.session })).body.status).toBe('paused');
+  });
+
   it('call events answer 503 when no secret is configured', async () => {
     const res = await down.request('POST', '/campaign/call-events', { body: { idempotency_key: 'k', status: 'completed' } });
     expect(res.status).toBe(503);

@@ -12,6 +12,7 @@ import {
   retryDelaySeconds,
   stateAfterOutcome,
 } from '../../activities/campaign-schedule';
+import { ConfigError, loadConfig } from '../../platform/config';
 import { parseOutcomeWeights, signBody, verifySignature } from '../../platform/dialer';
 import { pickOutcome } from '../../platform/dialer-simulated';
 
@@ -113,6 +114,13 @@ describe('simulated dialer outcomes', () => {
     expect(counts.no_answer! / 10_000).toBeCloseTo(0.2, 1);
     expect(counts.busy! / 10_000).toBeCloseTo(0.1, 1);
     expect(pickOutcome(parseOutcomeWeights('no_answer:1'), 'x')).toBe('no_answer');
+  });
+
+  it('refuses an outcome list it cannot read, at start', () => {
+    expect(loadConfig({}).DIALER_SIMULATED_OUTCOMES).toBe('completed:0.8,no_answer:0.15,busy:0.05');
+    expect(() => loadConfig({ DIALER_SIMULATED_OUTCOMES: 'completed' })).toThrow(ConfigError);
+    expect(() => loadConfig({ DIALER_SIMULATED_OUTCOMES: 'answered:1' })).toThrow(/DIALER_SIMULATED_OUTCOMES/);
+    expect(() => loadConfig({ DIALER_CALLBACK_SECRET: 'short' })).toThrow(/DIALER_CALLBACK_SECRET/);
   });
 });
 
