@@ -91,6 +91,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'Invalid configuration: IDP_JWKS_URL is required when NODE_ENV=production (the development identity provider is refused)',
     );
   }
+  if (config.NODE_ENV === 'production' && config.WEB_FETCH_ALLOW_PRIVATE) {
+    throw new ConfigError('Invalid configuration: WEB_FETCH_ALLOW_PRIVATE must not be set when NODE_ENV=production');
+  }
   if (config.S3_ENDPOINT && !(config.S3_ACCESS_KEY_ID && config.S3_SECRET_ACCESS_KEY)) {
     throw new ConfigError('Invalid configuration: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are required with S3_ENDPOINT');
   }

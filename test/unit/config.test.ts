@@ -21,6 +21,10 @@ describe('configuration', () => {
     [{ S3_ENDPOINT: 'http://minio:9000' }, /S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are required/],
     [{ IDP_JWKS_URL: 'https://idp.example/jwks' }, /IDP_JWKS_URL, IDP_ISSUER and IDP_AUDIENCE must be set together/],
     [{ NODE_ENV: 'production' }, /IDP_JWKS_URL is required when NODE_ENV=production/],
+    [
+      { NODE_ENV: 'production', IDP_JWKS_URL: 'https://idp.example/jwks', IDP_ISSUER: 'i', IDP_AUDIENCE: 'a', WEB_FETCH_ALLOW_PRIVATE: 'true' },
+      /WEB_FETCH_ALLOW_PRIVATE must not be set when NODE_ENV=production/,
+    ],
   ])('refuses %o with one line naming the variable', (env, message) => {
     let error: unknown;
     try {
