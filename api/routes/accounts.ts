@@ -82,7 +82,7 @@ export function registerAccountRoutes(routes: Routes, deps: AppDeps): void {
     summary: 'Create an account',
     auth: { scope: 'crmManage' },
     body: CreateAccountBody,
-    responses: { 201: { description: 'The new account', schema: Account }, ...authErrors, ...validationError },
+    responses: { 200: { description: 'The new account', schema: Account }, ...authErrors, ...validationError },
     handler: async ({ body, auth }) => {
       const row = await accounts.insertAccount(sql, orgOf(auth), {
         name: body.name,
@@ -94,7 +94,7 @@ export function registerAccountRoutes(routes: Routes, deps: AppDeps): void {
         employee_count: body.employee_count ?? null,
         tags: uniqueTags(body.tags ?? []),
       });
-      return reply(201, accountView(row));
+      return reply(200, accountView(row));
     },
   });
 

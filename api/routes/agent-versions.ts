@@ -131,7 +131,7 @@ export function registerAgentVersionRoutes(routes: Routes, deps: AppDeps): void 
     auth: MANAGE,
     params: IdParams,
     body: VersionCreateBody,
-    responses: { 201: { description: 'The new draft', schema: AgentVersion }, ...authErrors, ...notFoundError, ...validationError },
+    responses: { 200: { description: 'The new draft', schema: AgentVersion }, ...authErrors, ...notFoundError, ...validationError },
     handler: async ({ params, body, auth }) => {
       const orgId = orgOf(auth);
       const row = await sql.begin(async (tx) => {
@@ -168,7 +168,7 @@ export function registerAgentVersionRoutes(routes: Routes, deps: AppDeps): void 
           actor(auth),
         );
       });
-      return reply(201, versionView(row));
+      return reply(200, versionView(row));
     },
   });
 

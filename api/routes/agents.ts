@@ -104,8 +104,8 @@ export function registerAgentsRoutes(routes: Routes, deps: AppDeps): void {
     summary: 'Create an agent',
     auth: MANAGE,
     body: AgentCreateBody,
-    responses: { 201: { description: 'Created', schema: Agent }, ...authErrors, ...validationError },
-    handler: async ({ body, auth }) => reply(201, agentView(await agents.insertAgent(sql, orgOf(auth), body, actor(auth)))),
+    responses: { 200: { description: 'Created', schema: Agent }, ...authErrors, ...validationError },
+    handler: async ({ body, auth }) => reply(200, agentView(await agents.insertAgent(sql, orgOf(auth), body, actor(auth)))),
   });
 
   routes.add({

@@ -125,7 +125,7 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
     auth: MANAGE,
     body: CreateCampaignBody,
     responses: {
-      201: { description: 'Created, paused', schema: Campaign },
+      200: { description: 'Created, paused', schema: Campaign },
       ...authErrors,
       404: { description: 'An agent is not in the organization', schema: ErrorBody },
       409: { description: 'external_id already used in the organization', schema: ErrorBody },
@@ -177,7 +177,7 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
         return inserted;
       });
       ctx.state.log.info({ campaignId: id, contacts: body.contacts.length }, 'campaign created');
-      return reply(201, campaignView(row));
+      return reply(200, campaignView(row));
     },
   });
 
@@ -245,7 +245,7 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
     params: CampaignIdParams,
     body: AddContactsBody,
     responses: {
-      201: { description: 'Added', schema: ContactsAdded },
+      200: { description: 'Added', schema: ContactsAdded },
       ...authErrors,
       404: { description: 'Campaign or agent not found', schema: ErrorBody },
       ...conflictError,
@@ -274,7 +274,7 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
         await contacts.insertContacts(tx, orgId, row.id, body.contacts);
         if (row.status === 'active') await signalDispatcher(temporal, config, orgId);
       });
-      return reply(201, { campaign_id: params.id, added: body.contacts.length, progress: await contacts.progressOf(sql, params.id) });
+      return reply(200, { campaign_id: params.id, added: body.contacts.length, progress: await contacts.progressOf(sql, params.id) });
     },
   });
 

@@ -108,7 +108,7 @@ export function registerContactRoutes(routes: Routes, deps: AppDeps): void {
     summary: 'Create a contact at stage new (department is set by PATCH or CSV import only)',
     auth: { scope: 'crmManage' },
     body: CreateContactBody,
-    responses: { 201: { description: 'Created', schema: Contact }, ...authErrors, ...notFoundError, ...conflictError, ...validationError },
+    responses: { 200: { description: 'Created', schema: Contact }, ...authErrors, ...notFoundError, ...conflictError, ...validationError },
     handler: async ({ body, auth }) => {
       const orgId = orgOf(auth);
       const { tags, ...fields } = body;
@@ -118,7 +118,7 @@ export function registerContactRoutes(routes: Routes, deps: AppDeps): void {
           return contacts.insertContact(tx, orgId, { ...fields, tags: uniqueTags(tags ?? []) });
         }),
       );
-      return reply(201, contactView(row));
+      return reply(200, contactView(row));
     },
   });
 

@@ -70,7 +70,7 @@ export function registerDealRoutes(routes: Routes, deps: AppDeps): void {
     summary: 'Create a deal',
     auth: { scope: 'crmManage' },
     body: CreateDealBody,
-    responses: { 201: { description: 'The new deal', schema: Deal }, ...authErrors, ...notFoundError, ...validationError },
+    responses: { 200: { description: 'The new deal', schema: Deal }, ...authErrors, ...notFoundError, ...validationError },
     handler: async ({ body, auth }) => {
       const orgId = orgOf(auth);
       const fields: DealFields = {
@@ -88,7 +88,7 @@ export function registerDealRoutes(routes: Routes, deps: AppDeps): void {
         await checkReferences(tx, orgId, fields);
         return deals.insertDeal(tx, orgId, fields);
       });
-      return reply(201, dealView(row));
+      return reply(200, dealView(row));
     },
   });
 

@@ -103,7 +103,7 @@ export function registerFileRoutes(routes: Routes, deps: AppDeps): void {
     auth: { scope: 'crmManage' },
     body: InitiateUploadBody,
     responses: {
-      201: { description: 'The file, pending upload, with its upload URL', schema: InitiatedUpload },
+      200: { description: 'The file, pending upload, with its upload URL', schema: InitiatedUpload },
       ...authErrors,
       404: { description: 'folder_id is not a folder of the organization', schema: ErrorBody },
       ...validationError,
@@ -132,7 +132,7 @@ export function registerFileRoutes(routes: Routes, deps: AppDeps): void {
           return { row, url };
         }),
       );
-      return reply(201, {
+      return reply(200, {
         ...fileView(row),
         upload_url: url,
         upload_method: 'PUT',
@@ -255,7 +255,7 @@ export function registerFileRoutes(routes: Routes, deps: AppDeps): void {
     auth: { scope: 'crmManage' },
     body: CreateFolderBody,
     responses: {
-      201: { description: 'Created', schema: Folder },
+      200: { description: 'Created', schema: Folder },
       ...authErrors,
       404: { description: 'parent_id is not a folder of the organization', schema: ErrorBody },
       ...folderConflict,
@@ -270,7 +270,7 @@ export function registerFileRoutes(routes: Routes, deps: AppDeps): void {
           return files.insertFolder(tx, { id: newId(), org_id: orgId, parent_id: parentId, name: body.name, created_by: actor(auth) });
         }),
       );
-      return reply(201, folderView(row));
+      return reply(200, folderView(row));
     },
   });
 

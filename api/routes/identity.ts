@@ -63,7 +63,7 @@ export function registerIdentityRoutes(routes: Routes, deps: AppDeps): void {
     summary: 'Create an organization API key (ak_), shown once',
     auth: { session: true },
     body: futureExpiry,
-    responses: { 201: { description: 'Created; pat_key is returned only here', schema: CreatedOrganizationKey }, ...authErrors, ...validationError },
+    responses: { 200: { description: 'Created; pat_key is returned only here', schema: CreatedOrganizationKey }, ...authErrors, ...validationError },
     handler: async ({ body, auth }) => {
       const scopes = grantedScopes(body, auth);
       const issued = await issueToken('organization');
@@ -77,7 +77,7 @@ export function registerIdentityRoutes(routes: Routes, deps: AppDeps): void {
         scopes,
         expires_at: expiry(body),
       });
-      return reply(201, { ...keyView(row, auth.userExternalId), pat_key: issued.token });
+      return reply(200, { ...keyView(row, auth.userExternalId), pat_key: issued.token });
     },
   });
 
@@ -118,7 +118,7 @@ export function registerIdentityRoutes(routes: Routes, deps: AppDeps): void {
     summary: 'Create a personal access token (pat_), shown once',
     auth: { session: true, org: 'optional' },
     body: futureExpiry,
-    responses: { 201: { description: 'Created; token is returned only here', schema: CreatedUserToken }, ...authErrors, ...validationError },
+    responses: { 200: { description: 'Created; token is returned only here', schema: CreatedUserToken }, ...authErrors, ...validationError },
     handler: async ({ body, auth }) => {
       const scopes = grantedScopes(body, auth);
       const issued = await issueToken('user');
@@ -132,7 +132,7 @@ export function registerIdentityRoutes(routes: Routes, deps: AppDeps): void {
         scopes,
         expires_at: expiry(body),
       });
-      return reply(201, { ...keyView(row, auth.userExternalId), token: issued.token });
+      return reply(200, { ...keyView(row, auth.userExternalId), token: issued.token });
     },
   });
 

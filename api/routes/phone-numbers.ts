@@ -24,14 +24,14 @@ export function registerPhoneNumberRoutes(routes: Routes, deps: AppDeps): void {
     auth: { scope: 'agentsManage' },
     body: PhoneNumberCreateBody,
     responses: {
-      201: { description: 'Registered', schema: PhoneNumber },
+      200: { description: 'Registered', schema: PhoneNumber },
       409: { description: 'Already in the inventory', schema: ErrorBody },
       ...authErrors,
       ...validationError,
     },
     handler: async ({ body, auth }) => {
       try {
-        return reply(201, phoneNumberView(await phoneNumbers.insertPhoneNumber(sql, orgOf(auth), body.number, body.label ?? null, actor(auth))));
+        return reply(200, phoneNumberView(await phoneNumbers.insertPhoneNumber(sql, orgOf(auth), body.number, body.label ?? null, actor(auth))));
       } catch (error) {
         if (error instanceof phoneNumbers.DuplicatePhoneNumber) throw conflict(`Phone number already registered: ${body.number}`);
         throw error;

@@ -42,10 +42,10 @@ export function registerTagRoutes(routes: Routes, deps: AppDeps): void {
     summary: 'Create a tag',
     auth: { scope: 'crmManage' },
     body: CreateTagBody,
-    responses: { 201: { description: 'Created', schema: Tag }, ...duplicateName, ...authErrors, ...validationError },
+    responses: { 200: { description: 'Created', schema: Tag }, ...duplicateName, ...authErrors, ...validationError },
     handler: async ({ body, auth }) => {
       const row = await writing(() => tags.insertTag(sql, orgOf(auth), { name: body.name, color: body.color ?? null }));
-      return reply(201, tagView(row));
+      return reply(200, tagView(row));
     },
   });
 

@@ -53,7 +53,7 @@ describe('POST /campaign/campaigns', () => {
       calling_window: ALWAYS,
     };
     const res = await ctx.request('POST', '/campaign/campaigns', { token: t.session, body });
-    expect(res.status).toBe(201);
+    expect(res.status).toBe(200);
     expect(res.body).toEqual({
       id: expect.any(String),
       external_id: 'crm-42',
@@ -89,7 +89,7 @@ describe('POST /campaign/campaigns', () => {
 
   it('fills defaults: priority 0, three attempts, ten-minute backoff, weekday 09:00-20:00 in UTC', async () => {
     const res = await ctx.request('POST', '/campaign/campaigns', { token: t.session, body: { name: 'Defaults', agent_id: t.agentId } });
-    expect(res.status).toBe(201);
+    expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       priority: 0,
       max_attempts: 3,
@@ -139,7 +139,7 @@ describe('POST /campaign/campaigns', () => {
       token: t.session,
       body: { name: 'Per contact', contacts: [contact({ agent_id: t.agentId, scheduled_at: FAR_FUTURE })] },
     });
-    expect(res.status).toBe(201);
+    expect(res.status).toBe(200);
     expect(res.body.agent_id).toBeNull();
   });
 
@@ -173,7 +173,7 @@ describe('POST /campaign/campaigns', () => {
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ detail: 'Active organization required' });
     const withOrg = await ctx.request('POST', '/campaign/campaigns', { token: pat, org: t.org, body: { name: 'With org', agent_id: t.agentId } });
-    expect(withOrg.status).toBe(201);
+    expect(withOrg.status).toBe(200);
   });
 });
 
@@ -384,7 +384,7 @@ describe('POST /campaign/campaigns/{id}/contacts', () => {
       token: t.session,
       body: { contacts: [idle(), contact({ external_id: 'c-2', scheduled_at: FAR_FUTURE, data: { tier: 'gold' } })] },
     });
-    expect(res.status).toBe(201);
+    expect(res.status).toBe(200);
     expect(res.body).toEqual({ campaign_id: id, added: 2, progress: { total: 3, pending: 3, calling: 0, completed: 0, failed: 0, canceled: 0 } });
     const list = await ctx.request('GET', `/campaign/campaigns/${id}/contacts?limit=2`, { token: t.session });
     expect(list.body.data).toHaveLength(2);
@@ -409,7 +409,7 @@ describe('POST /campaign/campaigns/{id}/contacts', () => {
     const { id } = await createCampaign(ctx, t, { contacts: [idle()] });
     await move(ctx, t, id, 'resume');
     const res = await ctx.request('POST', `/campaign/campaigns/${id}/contacts`, { token: t.session, body: { contacts: [contact()] } });
-    expect(res.status).toBe(201);
+    expect(res.status).toBe(200);
     await waitFor(async () => (await conversationsOf(ctx, id)).some((c) => c.status === 'completed'));
     expect((await ctx.request('GET', `/campaign/campaigns/${id}`, { token: t.session })).body.progress).toMatchObject({ completed: 1, pending: 1 });
   });

@@ -43,7 +43,7 @@ async function initiate(ctx: TestContext, t: CrmTenant, body: Record<string, unk
     token: t.session,
     body: { name: 'report.txt', content_type: 'text/plain', ...body },
   });
-  if (res.status !== 201) throw new Error(`initiate-upload failed: ${res.status} ${res.text}`);
+  if (res.status !== 200) throw new Error(`initiate-upload failed: ${res.status} ${res.text}`);
   return res.body as Record<string, any>;
 }
 
@@ -75,13 +75,13 @@ describe.each([
   });
   afterAll(() => ctx?.close());
 
-  it('initiate-upload answers 201 with the pending file and a presigned PUT URL with its expiry', async () => {
+  it('initiate-upload answers 200 with the pending file and a presigned PUT URL with its expiry', async () => {
     const before = Date.now();
     const res = await ctx.request('POST', '/files/initiate-upload', {
       token: t.session,
       body: { name: 'Q3 report.csv', content_type: 'text/csv', size_bytes: 999 },
     });
-    expect(res.status).toBe(201);
+    expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual([...FILE_KEYS, 'upload_expires_at', 'upload_headers', 'upload_method', 'upload_url'].sort());
     expect(res.body).toMatchObject({
       name: 'Q3 report.csv', content_type: 'text/csv', size_bytes: 999, status: 'pending_upload', folder_id: null,
@@ -171,7 +171,7 @@ describe('files and folders (local driver)', () => {
 
   const folder = async (t: CrmTenant, name: string, parent_id?: string) => {
     const res = await ctx.request('POST', '/folders', { token: t.session, body: { name, ...(parent_id ? { parent_id } : {}) } });
-    expect(res.status, res.text).toBe(201);
+    expect(res.status, res.text).toBe(200);
     return res.body as Record<string, any>;
   };
   const storageKeyOf = async (id: string) => (await ctx.deps.sql`SELECT storage_key FROM files WHERE id = ${id}`)[0]!.storage_key as string;

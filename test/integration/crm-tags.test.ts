@@ -26,7 +26,7 @@ const accountTags = async (id: string) => (await ctx.deps.sql`SELECT tags FROM a
 describe('GET /tags and POST /tags', () => {
   it('lists the organization’s tags by name ascending, with schema_version 1', async () => {
     const t = await crmTenant(ctx);
-    for (const name of ['prospect', 'cold', 'vip']) expect((await createTag(t, { name })).status).toBe(201);
+    for (const name of ['prospect', 'cold', 'vip']) expect((await createTag(t, { name })).status).toBe(200);
     await createTag(b, { name: 'another-orgs' });
     const res = await listTags(t);
     expect(res.status).toBe(200);
@@ -42,7 +42,7 @@ describe('GET /tags and POST /tags', () => {
 
   it('creates a tag {id, org_id, name, color}; color is null when never set', async () => {
     const res = await createTag(a, { name: '  Enterprise ', color: '#1A2b3c' });
-    expect(res.status).toBe(201);
+    expect(res.status).toBe(200);
     expect(res.body).toEqual({ id: expect.any(String), org_id: a.orgId, name: 'Enterprise', color: '#1A2b3c' });
     const plain = await createTag(a, { name: 'plain' });
     expect(plain.body.color).toBeNull();
@@ -50,11 +50,11 @@ describe('GET /tags and POST /tags', () => {
   });
 
   it('refuses a duplicate name in the organization (409); another organization may use it', async () => {
-    expect((await createTag(a, { name: 'dup' })).status).toBe(201);
+    expect((await createTag(a, { name: 'dup' })).status).toBe(200);
     const again = await createTag(a, { name: 'dup' });
     expect(again.status).toBe(409);
     expect(again.body).toEqual({ detail: 'A tag with this name already exists' });
-    expect((await createTag(b, { name: 'dup' })).status).toBe(201);
+    expect((await createTag(b, { name: 'dup' })).status).toBe(200);
   });
 
   it('validates name and color (422)', async () => {

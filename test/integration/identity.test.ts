@@ -94,7 +94,7 @@ describe('auth matrix: token kind × X-Service-Org × scope', () => {
       ...(write ? { body: { name: externalId('tag') } } : {}),
     });
     const [status, detail] = expected(kind, header, scope, write);
-    expect(res.status).toBe(status === 200 && write ? 201 : status);
+    expect(res.status).toBe(status);
     if (detail) expect(res.body).toEqual({ detail });
     else expect(res.body).toHaveProperty(write ? 'name' : 'tags');
   });
@@ -156,7 +156,7 @@ describe('POST /organization-pats', () => {
   it('returns the row and the ak_ key once, storing only an Argon2id hash', async () => {
     const tenant = await newTenant(ctx, ['api:read', 'api:manage']);
     const res = await ctx.request('POST', '/organization-pats', { token: tenant.session, body: { name: 'ci' } });
-    expect(res.status).toBe(201);
+    expect(res.status).toBe(200);
     expect(res.body.pat_key).toMatch(/^ak_[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{43}$/);
     expect(res.body).toMatchObject({ name: 'ci', kind: 'organization', scopes: ['api:read', 'api:manage'], created_by: `user:${tenant.user}`, last_used_at: null, expires_at: null });
     const secret = res.body.pat_key.split('.')[1];
@@ -168,7 +168,7 @@ describe('POST /organization-pats', () => {
   it('accepts narrower scopes and refuses wider ones with 403', async () => {
     const tenant = await newTenant(ctx, ['api:manage']);
     const narrower = await ctx.request('POST', '/organization-pats', { token: tenant.session, body: { name: 'r', scopes: ['api:read'] } });
-    expect(narrower.status).toBe(201);
+    expect(narrower.status).toBe(200);
     expect(narrower.body.scopes).toEqual(['api:read']);
     const wider = await ctx.request('POST', '/organization-pats', { token: tenant.session, body: { name: 'w', scopes: ['agents:manage'] } });
     expect(wider).toMatchObject({ status: 403, body: { detail: 'Requested scopes exceed those of the session' } });
@@ -275,7 +275,7 @@ describe('user tokens (pat_)', () => {
   it('creates pat_<secret>, lists and revokes the user own tokens', async () => {
     const tenant = await newTenant(ctx);
     const res = await ctx.request('POST', '/user-pats', { token: tenant.session, body: { name: 'laptop' } });
-    expect(res.status).toBe(201);
+    expect(res.status).toBe(200);
     expect(res.body.token).toMatch(/^pat_[A-Za-z0-9_-]{59}$/);
     expect(res.body).toMatchObject({ kind: 'user', organization_id: null, name: 'laptop' });
     const pat = res.body.token;

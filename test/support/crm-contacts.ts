@@ -28,7 +28,7 @@ export async function createContact(ctx: TestContext, tenant: Tenant, body: Reco
     token: tenant.session,
     body: { first_name: 'Ada', last_name: 'Lovelace', ...body },
   });
-  if (res.status !== 201) throw new Error(`contact create failed: ${res.status} ${res.text}`);
+  if (res.status !== 200) throw new Error(`contact create failed: ${res.status} ${res.text}`);
   return res.body as Record<string, any>;
 }
 
