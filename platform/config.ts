@@ -3,10 +3,16 @@ import { z } from 'zod';
 
 // Every setting the service reads, validated once at start. A bad value stops the start with one line
 // naming the variable (see formatConfigError).
+
+/** An integer setting; every way of getting it wrong gets the same one-line message. */
+const intIn = (min: number, max: number) => {
+  const error = `must be an integer between ${min} and ${max}`;
+  return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+};
 const bool = z
   .enum(['true', 'false', '1', '0'])
   .transform((v) => v === 'true' || v === '1');
-const port = z.coerce.number().int().min(1).max(65535);
+const port = intIn(1, 65535);
 const optionalUrl = z.url().optional();
 
 const schema = z.object({
@@ -16,10 +22,10 @@ const schema = z.object({
   DATA_DIR: z.string().min(1).default('.data'),
   PUBLIC_BASE_URL: optionalUrl,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(100 * 1024 * 1024).default(1024 * 1024),
+  BODY_LIMIT_BYTES: intIn(1024, 100 * 1024 * 1024).default(1024 * 1024),
 
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
-  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  DATABASE_POOL_MAX: intIn(1, 200).default(10),
 
   TEMPORAL_ADDRESS: z.string().regex(/^[^\s:]+:\d+$/, 'must be host:port').optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
@@ -44,8 +50,8 @@ const schema = z.object({
   IDP_JWKS_URL: optionalUrl,
   IDP_ISSUER: z.string().min(1).optional(),
   IDP_AUDIENCE: z.string().min(1).optional(),
-  TOKEN_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
-  ACCESS_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86400).default(900),
+  TOKEN_CACHE_TTL_SECONDS: intIn(0, 3600).default(30),
+  ACCESS_TOKEN_TTL_SECONDS: intIn(60, 86400).default(900),
 
   LLM_BASE_URL: optionalUrl,
   LLM_API_KEY: z.string().optional(),
@@ -55,14 +61,14 @@ const schema = z.object({
   SIP_HOST: z.string().min(1).default('sip.localhost'),
   // Campaigns: the dialer, its signed call-event callback and the per-organization dispatcher.
   DIALER: z.enum(['simulated']).default('simulated'),
-  DIALER_SIMULATED_LATENCY_MS: z.coerce.number().int().min(0).max(3_600_000).default(3000),
+  DIALER_SIMULATED_LATENCY_MS: intIn(0, 3_600_000).default(3000),
   DIALER_SIMULATED_OUTCOMES: z.string().regex(/^(completed|no_answer|busy|failed):\d+(\.\d+)?(,(completed|no_answer|busy|failed):\d+(\.\d+)?)*$/, 'must look like completed:0.8,no_answer:0.2').default('completed:0.8,no_answer:0.15,busy:0.05'),
   DIALER_CALLBACK_SECRET: z.string().min(16).optional(),
-  CAMPAIGN_DEFAULT_CONCURRENCY: z.coerce.number().int().min(0).max(10000).default(10),
-  CAMPAIGN_DISPATCH_PAGE_SIZE: z.coerce.number().int().min(1).max(5000).default(500),
-  CAMPAIGN_SWEEP_INTERVAL_SECONDS: z.coerce.number().int().min(1).max(3600).default(30),
-  CAMPAIGN_CALL_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(86400).default(3600),
-  CAMPAIGN_HISTORY_LIMIT: z.coerce.number().int().min(20).max(50_000).default(5000),
+  CAMPAIGN_DEFAULT_CONCURRENCY: intIn(0, 10000).default(10),
+  CAMPAIGN_DISPATCH_PAGE_SIZE: intIn(1, 5000).default(500),
+  CAMPAIGN_SWEEP_INTERVAL_SECONDS: intIn(1, 3600).default(30),
+  CAMPAIGN_CALL_TIMEOUT_SECONDS: intIn(5, 86400).default(3600),
+  CAMPAIGN_HISTORY_LIMIT: intIn(20, 50_000).default(5000),
   WEB_FETCH_ALLOW_PRIVATE: bool.default(false), // tests only: let scaffolding fetch 127.0.0.1 sites
 });
 

@@ -12,8 +12,9 @@ describe('configuration', () => {
   });
 
   it.each([
-    [{ PORT: 'eighty' }, /^Invalid configuration: PORT /],
-    [{ PORT: '70000' }, /^Invalid configuration: PORT /],
+    [{ PORT: 'eighty' }, /^Invalid configuration: PORT must be an integer between 1 and 65535$/],
+    [{ PORT: '70000' }, /^Invalid configuration: PORT must be an integer between 1 and 65535$/],
+    [{ DATABASE_POOL_MAX: '2.5' }, /^Invalid configuration: DATABASE_POOL_MAX must be an integer between 1 and 200$/],
     [{ DATABASE_URL: 'mysql://x' }, /^Invalid configuration: DATABASE_URL must be a postgres:\/\/ URL$/],
     [{ TEMPORAL_ADDRESS: 'no-port' }, /^Invalid configuration: TEMPORAL_ADDRESS must be host:port$/],
     [{ ENCRYPTION_KEY: 'short' }, /^Invalid configuration: ENCRYPTION_KEY must be 64 hex characters/],
