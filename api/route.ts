@@ -3,7 +3,7 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import Router from '@koa/router';
 import type Koa from 'koa';
 import { z } from 'zod';
-import { fromZodError, type Location } from './errors';
+import { badRequest, fromZodError, type Location } from './errors';
 import type { Tag } from './openapi-registry';
 import type { AuthRule, Authenticator, RequestAuth } from './auth/context';
 import { enforce } from './auth/guards';
@@ -65,6 +65,16 @@ function parse<S extends Schema | undefined>(schema: S, input: unknown, location
   return result.data as Infer<S>;
 }
 
+/**
+ * A query parameter the route does not declare is refused with 400 `Unknown filter: x`, as the spec's
+ * Errors table says, rather than silently ignored (a mistyped filter would return everything).
+ */
+function assertKnownQuery(query: Record<string, unknown>, schema: Schema): void {
+  const shape = (schema as z.ZodObject).shape ?? {};
+  const unknown = Object.keys(query).filter((key) => !(key in shape));
+  if (unknown.length > 0) throw badRequest(`Unknown filter: ${unknown.join(', ')}`);
+}
+
 /** Query strings arrive as string | string[]; single values are unwrapped so schemas see scalars. */
 function plainQuery(query: Record<string, string | string[] | undefined>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(query).map(([k, v]) => [k, Array.isArray(v) && v.length === 1 ? v[0] : v]));
@@ -97,6 +107,7 @@ export class Routes {
         enforce(spec.auth, auth);
       }
       if (spec.headers) parse(spec.headers, ctx.headers, 'header');
+      if (spec.query) assertKnownQuery(ctx.query, spec.query);
       const params = parse(spec.params, ctx.params, 'path') as Infer<P>;
       const query = parse(spec.query, plainQuery(ctx.query), 'query') as Infer<Q>;
       const rawBody = (ctx.request as { body?: unknown }).body;

@@ -33,8 +33,29 @@ export async function upsertUser(sql: Sql, externalId: string): Promise<string> 
   return row!.id;
 }
 
-export async function ensureMembership(sql: Sql, orgId: string, userId: string): Promise<void> {
-  await sql`INSERT INTO memberships (org_id, user_id) VALUES (${orgId}, ${userId}) ON CONFLICT DO NOTHING`;
+/**
+ * Brings a user's memberships in line with a session: every claimed organization is a membership, the
+ * active one records the session's scopes, and when the session lists all memberships (`org_ids`)
+ * the ones it no longer lists are removed.
+ */
+export async function syncSessionMemberships(
+  sql: Sql,
+  userId: string,
+  session: { orgIds: string[]; activeOrgId: string | null; scopes: string[]; complete: boolean },
+): Promise<void> {
+  await sql.begin(async (tx) => {
+    for (const orgId of session.orgIds) {
+      const scopes = orgId === session.activeOrgId ? session.scopes : null;
+      await tx`
+        INSERT INTO memberships (org_id, user_id, scopes) VALUES (${orgId}, ${userId}, ${scopes})
+        ON CONFLICT (org_id, user_id) DO UPDATE
+          SET scopes = coalesce(EXCLUDED.scopes, memberships.scopes),
+              updated_at = CASE WHEN EXCLUDED.scopes IS NULL THEN memberships.updated_at ELSE now() END`;
+    }
+    if (session.complete) {
+      await tx`DELETE FROM memberships WHERE user_id = ${userId} AND NOT (org_id = ANY(${session.orgIds}::uuid[]))`;
+    }
+  });
 }
 
 export async function findOrganizationByExternalId(sql: Sql, externalId: string): Promise<{ id: string } | undefined> {
@@ -42,12 +63,18 @@ export async function findOrganizationByExternalId(sql: Sql, externalId: string)
   return row;
 }
 
-/** The organizations a user belongs to, as [external id, our id] pairs. */
-export async function membershipsOf(sql: Sql, userId: string): Promise<[string, string][]> {
-  const rows = await sql<{ external_id: string; id: string }[]>`
-    SELECT o.external_id, o.id FROM memberships m JOIN organizations o ON o.id = m.org_id
+export interface Membership {
+  external_id: string;
+  id: string;
+  /** The user's scopes in the organization; null when no session was ever active there. */
+  scopes: string[] | null;
+}
+
+/** The organizations a user belongs to. */
+export async function membershipsOf(sql: Sql, userId: string): Promise<Membership[]> {
+  return sql<Membership[]>`
+    SELECT o.external_id, o.id, m.scopes FROM memberships m JOIN organizations o ON o.id = m.org_id
     WHERE m.user_id = ${userId} ORDER BY o.external_id`;
-  return rows.map((r) => [r.external_id, r.id]);
 }
 
 export async function insertApiKey(

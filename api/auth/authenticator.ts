@@ -1,9 +1,17 @@
 import type Koa from 'koa';
 import { badRequest, forbidden, unauthorized } from '../errors';
 import type { Authenticator, RequestAuth } from './context';
-import type { TokenVerifier } from './verifier';
+import { scopesWithin } from './scopes';
+import type { TokenVerifier, VerifiedToken } from './verifier';
 
 export const SERVICE_ORG_HEADER = 'X-Service-Org';
+
+/** The token's scopes, limited to what its user holds in the active organization where that applies. */
+function scopesIn(token: VerifiedToken, orgExternalId: string | null): string[] {
+  if (!orgExternalId || !token.orgCeilings) return token.scopes;
+  const ceiling = token.orgCeilings.get(orgExternalId) ?? [];
+  return token.scopes.filter((scope) => scopesWithin([scope], ceiling));
+}
 
 /** Bearer token → RequestAuth, applying the spec's X-Service-Org rules. */
 export function createAuthenticator(verifier: TokenVerifier): Authenticator {
@@ -29,7 +37,7 @@ export function createAuthenticator(verifier: TokenVerifier): Authenticator {
         userExternalId: token.userExternalId,
         orgId: orgExternalId ? (token.orgs.get(orgExternalId) ?? null) : null,
         orgExternalId,
-        scopes: token.scopes,
+        scopes: scopesIn(token, orgExternalId),
         keyId: token.keyRowId,
       };
     },

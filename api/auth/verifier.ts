@@ -17,6 +17,11 @@ export interface VerifiedToken {
   /** The organization active without X-Service-Org (ak_ keys and sessions carrying org_id). */
   defaultOrg: string | null;
   scopes: string[];
+  /**
+   * The most the token may do in each organization (external id → scopes): a pat_ token, or a session
+   * switching organization, is limited to what the user holds there. Absent: no limit beyond `scopes`.
+   */
+  orgCeilings: Map<string, string[]> | null;
   keyRowId: string | null;
   expiresAt: number;
 }
@@ -111,19 +116,21 @@ export class TokenVerifier {
     if (row.revoked_at) throw unauthorized('API key revoked');
     if (row.expires_at && row.expires_at.getTime() <= Date.now()) throw unauthorized('API key expired');
     await identity.touchApiKey(this.sql, row.id);
-    const orgs =
-      row.kind === 'organization'
-        ? new Map([[row.org_external_id!, row.org_id!]])
-        : new Map(await identity.membershipsOf(this.sql, row.user_id));
+    const common = { userId: row.user_id, userExternalId: row.user_external_id, scopes: row.scopes, keyRowId: row.id };
+    const expiresAt = row.expires_at?.getTime() ?? Number.MAX_SAFE_INTEGER;
+    if (row.kind === 'organization') {
+      const orgs = new Map([[row.org_external_id!, row.org_id!]]);
+      return { ...common, kind: 'organization_key', orgs, defaultOrg: row.org_external_id, orgCeilings: null, expiresAt };
+    }
+    return { ...common, kind: 'user_token', ...(await this.membershipView(row.user_id)), defaultOrg: null, expiresAt };
+  }
+
+  /** A user's organizations and, for each, the scopes its last session there carried (none if never). */
+  private async membershipView(userId: string, only?: Set<string>) {
+    const memberships = (await identity.membershipsOf(this.sql, userId)).filter((m) => !only || only.has(m.external_id));
     return {
-      kind: row.kind === 'organization' ? 'organization_key' : 'user_token',
-      userId: row.user_id,
-      userExternalId: row.user_external_id,
-      orgs,
-      defaultOrg: row.kind === 'organization' ? row.org_external_id : null,
-      scopes: row.scopes,
-      keyRowId: row.id,
-      expiresAt: row.expires_at?.getTime() ?? Number.MAX_SAFE_INTEGER,
+      orgs: new Map(memberships.map((m) => [m.external_id, m.id])),
+      orgCeilings: new Map(memberships.map((m) => [m.external_id, m.scopes ?? []])),
     };
   }
 
@@ -156,23 +163,32 @@ export class TokenVerifier {
         if (!status || status.revoked_at) throw unauthorized('API key revoked');
       }
       const userId = await identity.upsertUser(this.sql, payload.sub);
-      const orgs = new Map<string, string>();
-      for (const ext of orgExternalIds) {
-        const org = await identity.findOrganizationByExternalId(this.sql, ext);
-        if (org) orgs.set(ext, org.id);
+      const scopes = scopesFromClaims(payload);
+      if (payload.kind === 'organization_key') {
+        const org = defaultOrg ? await identity.findOrganizationByExternalId(this.sql, defaultOrg) : undefined;
+        if (!org) throw unauthorized('Invalid token');
+        const orgs = new Map([[defaultOrg!, org.id]]);
+        return { kind: 'organization_key', userId, userExternalId: payload.sub, orgs, defaultOrg, scopes, orgCeilings: null, keyRowId, expiresAt };
       }
-      const kind = payload.kind === 'organization_key' ? 'organization_key' : 'user_token';
-      return { kind, userId, userExternalId: payload.sub, orgs, defaultOrg, scopes: scopesFromClaims(payload), keyRowId, expiresAt };
+      // Memberships as they are now, within those the token was issued for.
+      const view = await this.membershipView(userId, new Set(orgExternalIds));
+      return { kind: 'user_token', userId, userExternalId: payload.sub, ...view, defaultOrg: null, scopes, keyRowId, expiresAt };
     }
 
     // A session: the organization and user are created on first sight, memberships follow the claims.
     const userId = await identity.upsertUser(this.sql, payload.sub);
+    const scopes = scopesFromClaims(payload);
     const orgs = new Map<string, string>();
-    for (const ext of orgExternalIds) {
-      const orgId = await identity.upsertOrganization(this.sql, ext);
-      await identity.ensureMembership(this.sql, orgId, userId);
-      orgs.set(ext, orgId);
-    }
-    return { kind: 'session', userId, userExternalId: payload.sub, orgs, defaultOrg, scopes: scopesFromClaims(payload), keyRowId: null, expiresAt };
+    for (const ext of orgExternalIds) orgs.set(ext, await identity.upsertOrganization(this.sql, ext));
+    await identity.syncSessionMemberships(this.sql, userId, {
+      orgIds: [...orgs.values()],
+      activeOrgId: defaultOrg ? orgs.get(defaultOrg)! : null,
+      scopes,
+      complete: Array.isArray(payload.org_ids),
+    });
+    // In its own organization a session has its scopes; switched to another, what the user holds there.
+    const orgCeilings = new Map((await this.membershipView(userId, new Set(orgExternalIds))).orgCeilings);
+    if (defaultOrg) orgCeilings.set(defaultOrg, scopes);
+    return { kind: 'session', userId, userExternalId: payload.sub, orgs, defaultOrg, scopes, orgCeilings, keyRowId: null, expiresAt };
   }
 }

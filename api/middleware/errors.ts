@@ -3,6 +3,7 @@ import type Koa from 'koa';
 import { HttpError, ValidationError } from '../errors';
 import { StorageError } from '../../platform/storage/types';
 import { isTemporalUnavailable } from '../../platform/temporal';
+import { invalidValueIssue, isDatabaseUnavailable } from './database-errors';
 
 interface BodyParserError {
   status?: number;
@@ -18,6 +19,7 @@ export function errorHandler(): Koa.Middleware {
       await next();
     } catch (error) {
       const e = error as BodyParserError;
+      const invalidValue = invalidValueIssue(error, ctx.method);
       if (error instanceof HttpError) {
         ctx.status = error.status;
         ctx.set(error.headers);
@@ -39,6 +41,13 @@ export function errorHandler(): Koa.Middleware {
       } else if (error instanceof WorkflowNotFoundError) {
         ctx.status = 404;
         ctx.body = { detail: 'Not Found' };
+      } else if (invalidValue) {
+        ctx.status = 422;
+        ctx.body = { detail: [invalidValue] };
+      } else if (isDatabaseUnavailable(error)) {
+        ctx.state.log.error({ err: error }, 'database unavailable');
+        ctx.status = 502;
+        ctx.body = { detail: 'Database unavailable' };
       } else if (error instanceof StorageError) {
         ctx.state.log.error({ err: error }, 'object storage failed');
         ctx.status = 502;

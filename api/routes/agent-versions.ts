@@ -1,4 +1,3 @@
-import { assertKnownFilters } from '../list-filters';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { getAgent, type Db } from '../../db/agents';
@@ -100,7 +99,6 @@ export function registerAgentVersionRoutes(routes: Routes, deps: AppDeps): void 
       ...validationError,
     },
     handler: async ({ params, query, auth, ctx }) => {
-      assertKnownFilters(ctx.query, VersionListQuery);
       const orgId = orgOf(auth);
       await requireAgent(sql, orgId, params.id);
       const after = decodeCursor(query.cursor, VersionCursor);

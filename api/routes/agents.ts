@@ -1,4 +1,3 @@
-import { assertKnownFilters } from '../list-filters';
 import { WorkflowFailedError, type WorkflowExecutionStatusName } from '@temporalio/client';
 import { z } from 'zod';
 import type { ScaffoldInput } from '../../activities/agents';
@@ -75,7 +74,6 @@ export function registerAgentsRoutes(routes: Routes, deps: AppDeps): void {
       ...validationError,
     },
     handler: async ({ query, auth, ctx }) => {
-      assertKnownFilters(ctx.query, AgentListQuery);
       const after = decodeCursor(query.cursor, CreatedCursor);
       const { rows, total } = await agents.listAgents(
         sql,

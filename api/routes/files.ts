@@ -5,7 +5,7 @@ import { newId } from '../../platform/ids';
 import { actor, orgOf } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { badRequest, conflict, notFound } from '../errors';
-import { assertKnownFilters, cappedLimit, enumFilter } from '../list-filters';
+import { cappedLimit, enumFilter } from '../list-filters';
 import { reply, type Routes } from '../route';
 import { ErrorBody, authErrors, notFoundError, validationError } from '../schemas/common';
 import {
@@ -156,7 +156,6 @@ export function registerFileRoutes(routes: Routes, deps: AppDeps): void {
       ...validationError,
     },
     handler: async ({ query, auth }) => {
-      assertKnownFilters(query, FileListQuery);
       const status = enumFilter('status', query.status, FILE_STATUSES);
       const limit = cappedLimit(query.limit, FILE_LIST_MAX);
       const rows = await files.listFiles(sql, orgOf(auth), { folderId: query.folder_id, status }, { limit, offset: query.offset });
@@ -288,7 +287,6 @@ export function registerFileRoutes(routes: Routes, deps: AppDeps): void {
       ...validationError,
     },
     handler: async ({ query, auth }) => {
-      assertKnownFilters(query, FolderListQuery);
       const limit = cappedLimit(query.limit, FOLDER_LIST_MAX);
       const rows = await files.listFolders(sql, orgOf(auth), { parentId: query.parent_id }, { limit, offset: query.offset });
       return { folders: rows.map(folderView), limit, offset: query.offset };

@@ -39,9 +39,13 @@ function expiry(body: CreateKey): Date | null {
   return new Date(body.expires_at);
 }
 
-/** Organization keys are managed by sessions of the organization or by tokens with Org admin. */
-function assertCanManageOrgKeys(auth: RequestAuth): void {
-  if (auth.kind !== 'session' && !hasScopeGroup(auth.scopes, 'orgAdmin')) throw forbidden('Insufficient permissions');
+/**
+ * An organization's keys are listed with a CRM read scope and revoked with a CRM manage scope (a
+ * read-only caller never revokes), or with Org admin, whatever the token kind.
+ */
+function assertCanManageOrgKeys(auth: RequestAuth, access: 'read' | 'manage'): void {
+  const group = access === 'read' ? 'crmRead' : 'crmManage';
+  if (!hasScopeGroup(auth.scopes, group) && !hasScopeGroup(auth.scopes, 'orgAdmin')) throw forbidden('Insufficient permissions');
 }
 
 /** User tokens are listed and revoked by their user, through a session or a pat_ token. */
@@ -89,7 +93,7 @@ export function registerIdentityRoutes(routes: Routes, deps: AppDeps): void {
     auth: {},
     responses: { 200: { description: 'Keys, newest first', schema: z.array(KeyView) }, ...authErrors },
     handler: async ({ auth }) => {
-      assertCanManageOrgKeys(auth);
+      assertCanManageOrgKeys(auth, 'read');
       const rows = await identity.listApiKeys(sql, { orgId: auth.orgId! });
       return rows.map((r) => keyView(r, r.user_external_id));
     },
@@ -104,7 +108,7 @@ export function registerIdentityRoutes(routes: Routes, deps: AppDeps): void {
     params: IdParams,
     responses: { 204: { description: 'Revoked' }, ...authErrors, ...notFoundError },
     handler: async ({ params, auth }) => {
-      assertCanManageOrgKeys(auth);
+      assertCanManageOrgKeys(auth, 'manage');
       if (!(await identity.revokeApiKey(sql, params.id, { orgId: auth.orgId! }))) throw notFound('API key not found');
       verifier.forget(params.id);
       return reply(204);

@@ -1,4 +1,3 @@
-import { assertKnownFilters } from '../list-filters';
 import { z } from 'zod';
 import * as phoneNumbers from '../../db/phone-numbers';
 import { actor, orgOf } from '../auth/context';
@@ -53,7 +52,6 @@ export function registerPhoneNumberRoutes(routes: Routes, deps: AppDeps): void {
       ...validationError,
     },
     handler: async ({ query, auth, ctx }) => {
-      assertKnownFilters(ctx.query, PhoneNumberListQuery);
       const after = decodeCursor(query.cursor, NumberCursor);
       const { rows, total } = await phoneNumbers.listPhoneNumbers(
         sql,

@@ -4,7 +4,12 @@ import { z } from 'zod';
 import type { AreaRoutes } from '../../api/app';
 import { createApp } from '../../api/app';
 import { healthProbe } from '../../workflows/health';
+import type { AddressInfo } from 'node:net';
+import { buildDeps } from '../../api/build-deps';
+import { createSql } from '../../db/client';
 import { createTestContext, type TestContext } from '../support/context';
+import { httpClient } from '../support/http';
+import { newTenant } from '../support/identity';
 import { keepHistory } from '../support/histories';
 
 // Routes that exist only here, to drive the error paths every real route shares.
@@ -146,6 +151,36 @@ describe('health and readiness', () => {
     const res = await ctx.request('GET', '/ready');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ready', checks: { postgres: true, temporal: true } });
+  });
+});
+
+describe('values Postgres cannot hold', () => {
+  it('answers a NUL character or an out-of-range integer with 422, not 500', async () => {
+    const tenant = await newTenant(ctx);
+    const nul = await ctx.request('POST', '/tags', { token: tenant.session, body: { name: 'a\u0000b' } });
+    expect(nul.status).toBe(422);
+    expect(nul.body.detail[0]).toMatchObject({ type: 'value_error', loc: ['body'] });
+    const search = await ctx.request('GET', '/accounts?search=%00', { token: tenant.session });
+    expect(search.status).toBe(422);
+    expect(search.body.detail[0]).toMatchObject({ type: 'value_error', loc: ['query'] });
+  });
+});
+
+describe('database unreachable', () => {
+  it('answers 502 Database unavailable', async () => {
+    const config = { ...ctx.config, DATABASE_URL: 'postgres://nobody:x@127.0.0.1:1/none' };
+    const deps = await buildDeps(config, { sql: createSql(config.DATABASE_URL, 1), logger: ctx.deps.logger, temporal: ctx.deps.temporal });
+    const server = createApp(deps).app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const tenant = await newTenant(ctx);
+      const res = await httpClient(`http://127.0.0.1:${port}`)('GET', '/me', { token: tenant.session });
+      expect(res).toMatchObject({ status: 502, body: { detail: 'Database unavailable' } });
+    } finally {
+      server.close();
+      await deps.sql.end({ timeout: 1 });
+    }
   });
 });
 

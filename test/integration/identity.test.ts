@@ -216,10 +216,22 @@ describe('POST /organization-pats', () => {
     expect((await ctx.request('GET', '/organization-pats', { token: a.session })).body).toEqual([]);
   });
 
+  it('lists keys with a read scope and revokes only with a manage scope, for sessions too', async () => {
+    const org = externalId('org');
+    const admin = await ctx.session({ sub: externalId('user'), org_id: org, org_ids: [org], permissions: ['api:manage'] });
+    const reader = await ctx.session({ sub: externalId('user'), org_id: org, org_ids: [org], permissions: ['api:read'] });
+    const outsider = await ctx.session({ sub: externalId('user'), org_id: org, org_ids: [org], permissions: ['agents:read'] });
+    await createOrgKey(ctx, admin);
+    const [{ id }] = (await ctx.request('GET', '/organization-pats', { token: reader })).body;
+    expect((await ctx.request('GET', '/organization-pats', { token: outsider })).status).toBe(403);
+    expect(await ctx.request('DELETE', `/organization-pats/${id}`, { token: reader })).toMatchObject({ status: 403, body: { detail: 'Insufficient permissions' } });
+    expect((await ctx.request('DELETE', `/organization-pats/${id}`, { token: admin })).status).toBe(204);
+  });
+
   it('lets an ak_ key with Org admin manage keys, but not one without', async () => {
     const tenant = await newTenant(ctx);
     const admin = await createOrgKey(ctx, tenant.session, { scopes: ['organizations:manage'] });
-    const plain = await createOrgKey(ctx, tenant.session, { scopes: ['api:manage'] });
+    const plain = await createOrgKey(ctx, tenant.session, { scopes: ['agents:manage'] });
     expect((await ctx.request('GET', '/organization-pats', { token: admin })).status).toBe(200);
     expect((await ctx.request('GET', '/organization-pats', { token: plain })).status).toBe(403);
   });
@@ -296,6 +308,36 @@ describe('user tokens (pat_)', () => {
     expect((await ctx.request('GET', '/me', { token: pat, org: o1 })).body.organization.external_id).toBe(o1);
     expect((await ctx.request('GET', '/me', { token: pat, org: o2 })).body.organization.external_id).toBe(o2);
     expect((await ctx.request('GET', '/me', { token: pat })).body.organization).toBeNull();
+  });
+
+  it('is limited in each organization to what its user holds there', async () => {
+    const user = externalId('user');
+    const [readOnlyOrg, managedOrg] = [externalId('org'), externalId('org')];
+    // The user reads in one organization and manages in the other; the token comes from the latter.
+    await ctx.request('GET', '/me', { token: await ctx.session({ sub: user, org_id: readOnlyOrg, org_ids: [readOnlyOrg, managedOrg], permissions: ['api:read'] }) });
+    const managing = await ctx.session({ sub: user, org_id: managedOrg, org_ids: [readOnlyOrg, managedOrg], permissions: ['api:read', 'api:manage'] });
+    const pat = await createUserToken(ctx, managing);
+    expect((await ctx.request('POST', '/tags', { token: pat, org: managedOrg, body: { name: 'ok' } })).status).toBe(200);
+    const denied = await ctx.request('POST', '/tags', { token: pat, org: readOnlyOrg, body: { name: 'no' } });
+    expect(denied).toMatchObject({ status: 403, body: { detail: 'Insufficient permissions' } });
+    expect((await ctx.request('GET', '/me', { token: pat, org: readOnlyOrg })).body.scopes).toEqual(['api:read']);
+  });
+
+  it('loses an organization the user has left', async () => {
+    const short = await createTestContext({ env: { TOKEN_CACHE_TTL_SECONDS: '0' } });
+    try {
+      const user = externalId('user');
+      const [kept, left] = [externalId('org'), externalId('org')];
+      const before = await short.session({ sub: user, org_id: kept, org_ids: [kept, left], permissions: ['api:read'] });
+      const pat = await createUserToken(short, before);
+      expect((await short.request('GET', '/me', { token: pat, org: left })).status).toBe(200);
+      // The provider's next session no longer lists the organization.
+      await short.request('GET', '/me', { token: await short.session({ sub: user, org_id: kept, org_ids: [kept], permissions: ['api:read'] }) });
+      expect((await short.request('GET', '/me', { token: pat, org: left })).status).toBe(403);
+      expect((await short.request('GET', '/me', { token: pat, org: kept })).status).toBe(200);
+    } finally {
+      await short.close();
+    }
   });
 
   it('is refused to an ak_ key', async () => {
