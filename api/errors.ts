@@ -91,6 +91,13 @@ function mapIssue(issue: z.core.$ZodIssue, location: Location, input: unknown): 
       return [{ type: 'enum', loc, msg: `Input should be ${expected}`, input: at, ctx: { expected } }];
     }
     case 'invalid_format': {
+      if (issue.format === 'regex') {
+        // zod reports the pattern as a regex literal (/.../flags); pydantic's ctx holds its source.
+        const pattern = ((issue as { pattern?: string }).pattern ?? '').replace(/^\/(.*)\/[a-z]*$/s, '$1');
+        const custom = !issue.message.startsWith('Invalid string');
+        const msg = custom ? issue.message : `String should match pattern '${pattern}'`;
+        return [{ type: 'string_pattern_mismatch', loc, msg, input: at, ctx: { pattern } }];
+      }
       const type = issue.format === 'uuid' ? 'uuid_parsing' : issue.format === 'url' ? 'url_parsing' : `${issue.format}_parsing`;
       return [{ type, loc, msg: `Input should be a valid ${issue.format}`, input: at, ctx: { format: issue.format } }];
     }

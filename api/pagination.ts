@@ -20,8 +20,14 @@ export function decodeCursor<T extends z.ZodType>(cursor: string | undefined, sh
   throw badRequest('Invalid cursor');
 }
 
-/** The common cursor of lists ordered by creation: the last row's created_at and id. */
-export const CreatedCursor = z.object({ t: z.string(), id: z.string() });
+/**
+ * The common cursor of lists ordered by creation: the last row's created_at (as Postgres prints it,
+ * microseconds kept) and id. Checked here so a forged cursor is a 400, never a failed cast in SQL.
+ */
+export const CreatedCursor = z.object({
+  t: z.string().regex(/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}(:?\d{2})?)$/),
+  id: z.uuid(),
+});
 
 /** `{data, pagination: {limit, next_cursor, total, offset}}`, the spec's cursor-based list shape. */
 export function cursorPage<T>(rows: T[], limit: number, total: number, nextKey: (last: T) => Record<string, string | number>) {

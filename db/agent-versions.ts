@@ -70,11 +70,13 @@ export async function getVersion(db: Db, orgId: string, agentId: string, version
 }
 
 /** The newest unpublished version, if any. */
+/**
+ * The version `latest` names: the newest version when it is a draft. An older draft below a newer
+ * published version is not it (its config is behind what is served).
+ */
 export async function newestDraft(db: Db, orgId: string, agentId: string): Promise<VersionRow | undefined> {
-  const [row]: [VersionRow?] = await db`
-    SELECT * FROM agent_versions WHERE org_id = ${orgId} AND agent_id = ${agentId} AND NOT published
-    ORDER BY version DESC LIMIT 1`;
-  return row;
+  const newest = await newestVersion(db, orgId, agentId);
+  return newest && !newest.published ? newest : undefined;
 }
 
 export async function newestVersion(db: Db, orgId: string, agentId: string): Promise<VersionRow | undefined> {

@@ -22,7 +22,7 @@ const schema = z.object({
   DATA_DIR: z.string().min(1).default('.data'),
   PUBLIC_BASE_URL: optionalUrl,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  BODY_LIMIT_BYTES: intIn(1024, 100 * 1024 * 1024).default(1024 * 1024),
+  BODY_LIMIT_BYTES: intIn(1024, 100 * 1024 * 1024).default(5 * 1024 * 1024),
 
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
   DATABASE_POOL_MAX: intIn(1, 200).default(10),

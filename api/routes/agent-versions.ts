@@ -32,7 +32,7 @@ import { toBool, versionView } from './agent-views';
 const READ = { scope: 'agentsRead' } as const;
 const MANAGE = { scope: 'agentsManage' } as const;
 const TAG = 'Agents' as const;
-const VersionCursor = z.object({ v: z.number().int() });
+const VersionCursor = z.object({ v: z.number().int().min(1).max(2_147_483_647) });
 
 const sameJson = (a: unknown, b: unknown) => diffJson(a ?? null, b ?? null).length === 0;
 
@@ -43,8 +43,8 @@ async function requireAgent(db: Db, orgId: string, agentId: string, forUpdate = 
 }
 
 /**
- * A version named in a path, on a route that changes it: a number, or `latest` for the newest draft
- * (404 when the agent has none; only GET creates one). Locked for the rest of the transaction.
+ * A version named in a path, on a route that changes it: a number, or `latest` for the newest version
+ * when it is a draft (404 otherwise; only GET creates one). Locked for the rest of the transaction.
  */
 async function lockVersion(db: Db, orgId: string, agentId: string, param: string): Promise<VersionRow> {
   await requireAgent(db, orgId, agentId);
@@ -58,7 +58,7 @@ export function registerAgentVersionRoutes(routes: Routes, deps: AppDeps): void 
   const { sql, temporal, config, logger } = deps;
   const writer = createLlmWriter(config);
 
-  /** The newest draft, created (from the newest version's config, or the default) when there is none. */
+  /** The newest version when it is a draft; otherwise a new draft from the newest version's config (or the default). */
   async function latestDraft(auth: RequestAuth, agentId: string): Promise<VersionRow> {
     const orgId = orgOf(auth);
     const existing = await versions.newestDraft(sql, orgId, agentId);

@@ -313,6 +313,16 @@ describe('versions', () => {
     expect(latest.body).toMatchObject({ version: 2, published: false, config: { instructions: 'Help callers.' } });
   });
 
+  it('GET latest skips an older draft below a newer published version and drafts from the published one', async () => {
+    const agent = await createAgent();
+    await createVersion(agent.id, { config: { first_message: 'v1' } });
+    await createVersion(agent.id, { config: { first_message: 'v2' } });
+    expect((await call('POST', `/core/agents/${agent.id}/versions/2/publish`, {})).status).toBe(200);
+    expect((await call('PUT', `/core/agents/${agent.id}/versions/latest`, { config: {} })).status).toBe(404);
+    const latest = await call('GET', `/core/agents/${agent.id}/versions/latest`);
+    expect(latest.body).toMatchObject({ version: 3, published: false, config: { first_message: 'v2' } });
+  });
+
   it('GET latest creates one draft when asked concurrently', async () => {
     const agent = await createAgent();
     const answers = await Promise.all([1, 2, 3, 4].map(() => call('GET', `/core/agents/${agent.id}/versions/latest`)));

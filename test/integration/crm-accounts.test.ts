@@ -78,7 +78,7 @@ describe('POST /accounts', () => {
     ['a blank name', { name: '  ' }, 'name', 'string_too_short'],
     ['a negative employee_count', { name: 'x', employee_count: -1 }, 'employee_count', 'greater_than_equal'],
     ['a health_score (computed, never set)', { name: 'x', health_score: 90 }, 'health_score', 'extra_forbidden'],
-    ['a domain with a scheme', { name: 'x', domain: 'https://acme.com' }, 'domain', 'regex_parsing'],
+    ['a domain with a scheme', { name: 'x', domain: 'https://acme.com' }, 'domain', 'string_pattern_mismatch'],
   ])('refuses %s with 422', async (_name, body, field, type) => {
     const res = await ctx.request('POST', '/accounts', { token: a.session, body });
     expect(res.status).toBe(422);

@@ -86,7 +86,7 @@ describe('POST /deals', () => {
 
   it.each([
     ['a negative value', { value: -1 }, 'value', 'greater_than_equal'],
-    ['a lower-case currency', { currency: 'usd' }, 'currency', 'regex_parsing'],
+    ['a lower-case currency', { currency: 'usd' }, 'currency', 'string_pattern_mismatch'],
     ['an unknown currency', { currency: 'XYZ' }, 'currency', 'value_error'],
     ['an unknown stage', { stage: 'won' }, 'stage', 'enum'],
     ['a missing name', { name: undefined }, 'name', 'missing'],

@@ -125,6 +125,11 @@ describe('error format', () => {
     expect(header.body.detail[0]).toMatchObject({ type: 'enum', loc: ['header', 'x-probe'], input: 'maybe' });
   });
 
+  it('refuses an undeclared query parameter with 400 Unknown filter', async () => {
+    const res = await ctx.request('POST', `/test/echo/${ID}?limit=3&colour=red`, { body: { name: 'a' } });
+    expect(res).toMatchObject({ status: 400, body: { detail: 'Unknown filter: colour' } });
+  });
+
   it('hands the handler parsed values', async () => {
     const res = await ctx.request('POST', `/test/echo/${ID}?limit=3`, { body: { name: 'a' } });
     expect(res.status).toBe(200);
