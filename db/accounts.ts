@@ -42,7 +42,7 @@ export function listAccounts(sql: Db, orgId: string, page: { limit: number; offs
     SELECT id, name, industry, health_score, domain FROM accounts
     WHERE org_id = ${orgId}
     ${pattern === undefined ? sql`` : sql`AND (lower(name) LIKE lower(${pattern}) OR lower(domain) LIKE lower(${pattern}))`}
-    ORDER BY name, id
+    ORDER BY name COLLATE "und-x-icu", id
     LIMIT ${page.limit} OFFSET ${page.offset}`;
 }
 

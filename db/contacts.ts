@@ -138,7 +138,8 @@ function filterClause(sql: Db, orgId: string, f: ContactFilters) {
     conditions.push(sql`(
       concat_ws(' ', first_name, last_name) ILIKE ${pattern}
       OR email ILIKE ${pattern}
-      OR company ILIKE ${pattern})`);
+      OR company ILIKE ${pattern}
+      OR company_domain ILIKE ${pattern})`);
   }
   return conditions.reduce((all, next) => sql`${all} AND ${next}`);
 }

@@ -23,7 +23,7 @@ function translate(error: unknown): never {
 }
 
 export async function listTags(sql: Db, orgId: string): Promise<TagRow[]> {
-  return sql<TagRow[]>`SELECT * FROM tags WHERE org_id = ${orgId} ORDER BY name, id`;
+  return sql<TagRow[]>`SELECT * FROM tags WHERE org_id = ${orgId} ORDER BY name COLLATE "und-x-icu", id`;
 }
 
 export async function insertTag(sql: Db, orgId: string, values: { name: string; color: string | null }): Promise<TagRow> {

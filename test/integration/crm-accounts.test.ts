@@ -216,9 +216,14 @@ describe('GET /accounts', () => {
   it('orders by name ascending, ties broken by id', async () => {
     const orgId = await orgUuid(t);
     const res = await ctx.request('GET', '/accounts', { token: key });
-    const [expected] = [await ctx.deps.sql`SELECT name FROM accounts WHERE org_id = ${orgId} ORDER BY name, id`];
+    const [expected] = [await ctx.deps.sql`SELECT name FROM accounts WHERE org_id = ${orgId} ORDER BY name COLLATE "und-x-icu", id`];
     expect(names(res.body)).toEqual(expected!.map((r) => r.name));
     expect(names(res.body)).not.toContain('Acme of B');
+
+    // As people read names, whatever the database's collation: case does not split the alphabet.
+    const mixed = await newTenant(ctx, ['api:read', 'api:manage']);
+    await bulkAccounts(await orgUuid(mixed), ['Zeta', 'beta', 'Alpha', 'acme']);
+    expect(names((await ctx.request('GET', '/accounts', { token: mixed.session })).body)).toEqual(['acme', 'Alpha', 'beta', 'Zeta']);
 
     const tie = await newTenant(ctx, ['api:read', 'api:manage']);
     const rows = await bulkAccounts(await orgUuid(tie), ['Same', 'Same', 'Same', 'Alpha']);

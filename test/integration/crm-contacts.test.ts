@@ -203,7 +203,7 @@ describe('GET /contacts', () => {
     ids.ada = (await createContact(ctx, l, { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@analytical.org', tags: ['math'], owner_id: 'rep_1' })).id;
     ids.grace = (await createContact(ctx, l, { first_name: 'Grace', last_name: 'Hopper', email: 'grace@navy.mil', company: 'US Navy', account_id: account })).id;
     ids.alan = (await createContact(ctx, l, { first_name: 'Alan', last_name: 'Turing', email: 'alan@bletchley.uk', tags: ['math', 'crypto'], owner_id: 'rep_2' })).id;
-    ids.percent = (await createContact(ctx, l, { first_name: 'Per', last_name: 'Cent', company: '100% Corp' })).id;
+    ids.percent = (await createContact(ctx, l, { first_name: 'Per', last_name: 'Cent', company: '100% Corp', company_domain: 'hundred-percent.example' })).id;
     await ctx.request('POST', `/contacts/${ids.alan}/respond`, { token: l.session });
   });
 
@@ -234,6 +234,7 @@ describe('GET /contacts', () => {
     expect(names((await list('?search=grace%20hop')).body)).toEqual(['Grace']);
     expect(names((await list('?search=bletchley')).body)).toEqual(['Alan']);
     expect(names((await list('?search=navy')).body)).toEqual(['Grace']);
+    expect(names((await list('?search=hundred-PERCENT')).body)).toEqual(['Per']);
     expect(names((await list('?search=100%25')).body)).toEqual(['Per']);
     expect((await list('?search=_')).body).toEqual([]);
   });

@@ -35,6 +35,12 @@ describe('GET /tags and POST /tags', () => {
     expect(Object.keys(res.body).sort()).toEqual(['schema_version', 'tags']);
   });
 
+  it('orders names as people read them, case aside', async () => {
+    const t = await crmTenant(ctx);
+    for (const name of ['Zeta', 'beta', 'Alpha', 'acme']) expect((await createTag(t, { name })).status).toBe(200);
+    expect((await listTags(t)).body.tags.map((tag: { name: string }) => tag.name)).toEqual(['acme', 'Alpha', 'beta', 'Zeta']);
+  });
+
   it('is an empty list for an organization without tags', async () => {
     const t = await crmTenant(ctx);
     expect((await listTags(t)).body).toEqual({ tags: [], schema_version: 1 });
