@@ -121,6 +121,7 @@ describe('POST /campaign/campaigns', () => {
     [{ contacts: [{}] }, ['body', 'contacts', 0, 'phone_numbers'], 'missing'],
     [{ contacts: [{ phone_numbers: [] }] }, ['body', 'contacts', 0, 'phone_numbers'], 'too_short'],
     [{ contacts: [{ phone_numbers: ['555-0100'] }] }, ['body', 'contacts', 0, 'phone_numbers', 0], 'string_pattern_mismatch'],
+    [{ agent_number: 'not-a-number' }, ['body', 'agent_number'], 'string_pattern_mismatch'],
     [{ contacts: [{ phone_numbers: ['+14155550100'], timezone: 'Nowhere' }] }, ['body', 'contacts', 0, 'timezone'], 'value_error'],
     [{ contacts: [{ phone_numbers: ['+14155550100'], scheduled_at: 'tomorrow' }] }, ['body', 'contacts', 0, 'scheduled_at'], 'datetime_parsing'],
     [{ agent_id: undefined, contacts: [{ phone_numbers: ['+14155550100'] }] }, ['body', 'contacts', 0, 'agent_id'], 'value_error'],
