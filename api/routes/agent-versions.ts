@@ -1,3 +1,4 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { getAgent, type Db } from '../../db/agents';
@@ -56,6 +57,16 @@ async function lockVersion(db: Db, orgId: string, agentId: string, param: string
 
 export function registerAgentVersionRoutes(routes: Routes, deps: AppDeps): void {
   const { sql, temporal, config, logger } = deps;
+
+  /** Whether a workflow with this id is running now. */
+  async function isRunning(workflowId: string): Promise<boolean> {
+    try {
+      return (await temporal.workflow.getHandle(workflowId).describe()).status.name === 'RUNNING';
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return false;
+      throw error;
+    }
+  }
   const writer = createLlmWriter(config);
 
   /** The newest version when it is a draft; otherwise a new draft from the newest version's config (or the default). */
@@ -305,10 +316,11 @@ export function registerAgentVersionRoutes(routes: Routes, deps: AppDeps): void 
         const v = await lockVersion(tx, orgId, params.id, params.version);
         if (v.published) throw conflict('Published versions are immutable: their instructions cannot be generated again');
         if (!v.instruction_builder_inputs) throw badRequest('instruction_builder_inputs are required to generate instructions');
-        if (v.instructions_generating) throw conflict('Instructions are already being generated');
+        const id = instructionsWorkflowId(params.id, v.version);
+        // A flag whose run is gone (terminated by an operator, say) must not block the version for good.
+        if (v.instructions_generating && (await isRunning(id))) throw conflict('Instructions are already being generated');
         await versions.markGenerating(tx, orgId, params.id, v.version, actor(auth));
         // Started before the flag commits; a failed start rolls the flag back (the error handler answers 503).
-        const id = instructionsWorkflowId(params.id, v.version);
         await temporal.workflow.start(generateAgentInstructions, {
           taskQueue: config.TEMPORAL_TASK_QUEUE,
           workflowId: id,

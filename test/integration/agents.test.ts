@@ -432,6 +432,13 @@ describe('instructions state', () => {
       expect((await call('PUT', `/core/agents/${agent.id}/versions/1`, { config: { instructions: 'x' } })).status).toBe(409);
       expect((await call('POST', `/core/agents/${agent.id}/versions/1/generate-instructions`)).status).toBe(409);
     });
+
+    it('lets generation start again once its run is gone (terminated by an operator)', async () => {
+      await ctx.deps.temporal.workflow.getHandle(started.body.workflow_id).terminate('operator');
+      const again = await call('POST', `/core/agents/${agent.id}/versions/1/generate-instructions`);
+      expect(again).toMatchObject({ status: 202, body: { workflow_id: started.body.workflow_id } });
+      expect((await ctx.deps.temporal.workflow.getHandle(started.body.workflow_id).describe()).status.name).toBe('RUNNING');
+    });
   });
 
   it('generation needs builder inputs (400), a draft (409 for a published version) and a version (404)', async () => {
