@@ -75,6 +75,22 @@ function assertKnownQuery(query: Record<string, unknown>, schema: Schema): void 
   if (unknown.length > 0) throw badRequest(`Unknown filter: ${unknown.join(', ')}`);
 }
 
+/**
+ * A filter outside its allowed values is the spec's 400 "invalid enum value", checked here for every
+ * list; any other query failure (a malformed number, a bound) stays a 422.
+ */
+function parseQuery<S extends Schema | undefined>(schema: S, input: Record<string, unknown>): Infer<S> {
+  if (!schema) return undefined as Infer<S>;
+  const result = schema.safeParse(input);
+  if (result.success) return result.data as Infer<S>;
+  const [issue] = result.error.issues;
+  if (result.error.issues.length === 1 && issue!.code === 'invalid_value') {
+    const name = String(issue!.path[0]);
+    throw badRequest(`Invalid ${name} '${String(input[name])}': expected one of ${issue!.values.map(String).join(', ')}`);
+  }
+  throw fromZodError(result.error, 'query', input);
+}
+
 /** Query strings arrive as string | string[]; single values are unwrapped so schemas see scalars. */
 function plainQuery(query: Record<string, string | string[] | undefined>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(query).map(([k, v]) => [k, Array.isArray(v) && v.length === 1 ? v[0] : v]));
@@ -109,7 +125,7 @@ export class Routes {
       if (spec.headers) parse(spec.headers, ctx.headers, 'header');
       if (spec.query) assertKnownQuery(ctx.query, spec.query);
       const params = parse(spec.params, ctx.params, 'path') as Infer<P>;
-      const query = parse(spec.query, plainQuery(ctx.query), 'query') as Infer<Q>;
+      const query = parseQuery(spec.query, plainQuery(ctx.query)) as Infer<Q>;
       const rawBody = (ctx.request as { body?: unknown }).body;
       const body = spec.body ? parse(spec.body, rawBody ?? {}, 'body') : (undefined as Infer<B>);
       const result = await spec.handler({ params, query, body, auth: auth as never, ctx });

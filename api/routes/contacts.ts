@@ -5,7 +5,7 @@ import { orgOf } from '../auth/context';
 import { parseContactsCsv } from '../contacts-csv';
 import type { AppDeps } from '../deps';
 import { badRequest, conflict, notFound } from '../errors';
-import { cappedLimit, enumFilter } from '../list-filters';
+import { cappedLimit } from '../list-filters';
 import { reply, type Routes } from '../route';
 import { ErrorBody, authErrors, notFoundError, validationError, uniqueTags } from '../schemas/common';
 import {
@@ -18,7 +18,6 @@ import {
   ImportBody,
   ImportReport,
   PatchContactBody,
-  STAGES,
   type FunnelMove,
 } from '../schemas/contacts';
 
@@ -89,7 +88,7 @@ export function registerContactRoutes(routes: Routes, deps: AppDeps): void {
       ...validationError,
     },
     handler: async ({ query, auth }) => {
-      const stage = enumFilter('stage', query.stage, STAGES);
+      const stage = query.stage;
       const { rows, total } = await contacts.listContacts(
         sql,
         orgOf(auth),

@@ -5,7 +5,7 @@ import { newId } from '../../platform/ids';
 import { actor, orgOf } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { badRequest, conflict, notFound } from '../errors';
-import { cappedLimit, enumFilter } from '../list-filters';
+import { cappedLimit } from '../list-filters';
 import { reply, type Routes } from '../route';
 import { ErrorBody, authErrors, notFoundError, validationError } from '../schemas/common';
 import {
@@ -13,7 +13,6 @@ import {
   DeleteFolderQuery,
   DownloadUrl,
   FILE_LIST_MAX,
-  FILE_STATUSES,
   FOLDER_LIST_MAX,
   File,
   FileList,
@@ -156,7 +155,7 @@ export function registerFileRoutes(routes: Routes, deps: AppDeps): void {
       ...validationError,
     },
     handler: async ({ query, auth }) => {
-      const status = enumFilter('status', query.status, FILE_STATUSES);
+      const status = query.status;
       const limit = cappedLimit(query.limit, FILE_LIST_MAX);
       const rows = await files.listFiles(sql, orgOf(auth), { folderId: query.folder_id, status }, { limit, offset: query.offset });
       return { files: rows.map(fileView), limit, offset: query.offset };

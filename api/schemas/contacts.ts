@@ -80,9 +80,9 @@ export const Contact = z
 
 export const ContactParams = z.object({ contact_id: Uuid });
 
-export const ContactListQuery = z.looseObject({
+export const ContactListQuery = z.object({
   search: z.string().max(200).optional().openapi({ description: 'Case-insensitive substring of the name, email or company' }),
-  stage: z.string().optional().openapi({ description: `One of ${STAGES.join(', ')}` }),
+  stage: z.enum(STAGES).optional(),
   account_id: Uuid.optional(),
   tag: z.string().max(100).optional().openapi({ description: 'Contacts carrying this tag name' }),
   owner_id: z.string().max(200).optional(),

@@ -68,9 +68,8 @@ export const Deal = z
   })
   .openapi('Deal');
 
-/** Loose, so unknown names reach the handler's 400 check (api/list-filters.ts). */
-export const DealListQuery = z.looseObject({
-  stage: z.string().optional().openapi({ description: `One of ${DEAL_STAGES.join(', ')}` }),
+export const DealListQuery = z.object({
+  stage: DealStage.optional(),
   account_id: Uuid.optional(),
   owner_id: z.string().min(1).max(200).optional(),
   limit: z.coerce

@@ -46,9 +46,9 @@ export const InitiatedUpload = File.extend({
 
 export const FileParams = z.object({ file_id: Uuid });
 
-export const FileListQuery = z.looseObject({
+export const FileListQuery = z.object({
   folder_id: Uuid.optional().openapi({ description: 'Files directly in this folder' }),
-  status: z.string().optional().openapi({ description: `One of ${FILE_STATUSES.join(', ')}; archived files are listed only when asked for` }),
+  status: z.enum(FILE_STATUSES).optional().openapi({ description: 'Archived files are listed only when asked for' }),
   limit: z.coerce.number().int().min(1).default(50).openapi({ description: 'Default 50, capped at 200' }),
   offset: z.coerce.number().int().min(0).default(0),
 });
@@ -86,7 +86,7 @@ export const PatchFolderBody = z
 
 export const FolderParams = z.object({ folder_id: Uuid });
 
-export const FolderListQuery = z.looseObject({
+export const FolderListQuery = z.object({
   parent_id: Uuid.optional().openapi({ description: 'Only the direct children of this folder; all folders when absent' }),
   limit: z.coerce.number().int().min(1).default(200).openapi({ description: 'Default 200, capped at 500' }),
   offset: z.coerce.number().int().min(0).default(0),

@@ -220,8 +220,12 @@ describe('GET /core/agents: filters and cursor pagination', () => {
     expect(await list('?metadata=%5B1%5D')).toMatchObject({ status: 400, body: { detail: 'Invalid metadata filter: must be a JSON object' } });
   });
 
-  it.each([['?limit=0'], ['?limit=201'], ['?active=yes'], ['?created_after=yesterday']])('refuses %s with 422', async (query) => {
+  it.each([['?limit=0'], ['?limit=201'], ['?created_after=yesterday']])('refuses %s with 422', async (query) => {
     expect((await list(query)).status).toBe(422);
+  });
+
+  it('refuses a filter value outside its allowed ones with 400', async () => {
+    expect(await list('?active=yes')).toMatchObject({ status: 400, body: { detail: "Invalid active 'yes': expected one of true, false" } });
   });
 
   it('refuses a forged cursor with 400', async () => {

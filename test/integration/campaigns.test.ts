@@ -275,7 +275,13 @@ describe('GET /campaign/campaigns', () => {
     expect(paused.body.data.map((c: { id: string }) => c.id)).toEqual([ids[4], ids[2], ids[0]]);
   });
 
-  it.each([['status=running'], ['limit=0'], ['limit=201'], ['limit=ten']])('answers 422 for ?%s', async (qs) => {
+  it('answers 400 for a status outside the allowed ones', async () => {
+    const res = await ctx.request('GET', '/campaign/campaigns?status=running', { token: lister.session });
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toMatch(/^Invalid status 'running': expected one of /);
+  });
+
+  it.each([['limit=0'], ['limit=201'], ['limit=ten']])('answers 422 for ?%s', async (qs) => {
     const res = await ctx.request('GET', `/campaign/campaigns?${qs}`, { token: lister.session });
     expect(res.status).toBe(422);
     expect(res.body.detail[0].loc[0]).toBe('query');

@@ -418,7 +418,7 @@ describe('files and folders (local driver)', () => {
           expect(res.body).toEqual({ detail: 'The folder is not empty; delete it with cascade=true' });
         }
       }
-      expect((await ctx.request('DELETE', `/folders/${withFile.id}?cascade=yes`, { token: a.session })).status).toBe(422);
+      expect((await ctx.request('DELETE', `/folders/${withFile.id}?cascade=yes`, { token: a.session })).status).toBe(400);
     });
 
     it('with cascade=true deletes the subtree, its files, and their objects in storage', async () => {

@@ -21,7 +21,7 @@ const probeRoutes: AreaRoutes = (routes, deps) => {
     summary: 'echo',
     auth: 'public',
     params: z.object({ item_id: z.uuid() }),
-    query: z.object({ limit: z.coerce.number().int().min(1).max(10).default(5) }),
+    query: z.object({ limit: z.coerce.number().int().min(1).max(10).default(5), kind: z.enum(['a', 'b']).optional() }),
     headers: z.object({ 'x-probe': z.enum(['yes', 'no']).optional() }),
     body: z.object({ name: z.string() }),
     responses: { 200: { description: 'echo' } },
@@ -123,6 +123,11 @@ describe('error format', () => {
     const header = await ctx.request('POST', `/test/echo/${ID}`, { body: { name: 'a' }, headers: { 'X-Probe': 'maybe' } });
     expect(header.status).toBe(422);
     expect(header.body.detail[0]).toMatchObject({ type: 'enum', loc: ['header', 'x-probe'], input: 'maybe' });
+  });
+
+  it('refuses a query value outside its enum with 400, naming the allowed values', async () => {
+    const res = await ctx.request('POST', `/test/echo/${ID}?kind=c`, { body: { name: 'a' } });
+    expect(res).toMatchObject({ status: 400, body: { detail: "Invalid kind 'c': expected one of a, b" } });
   });
 
   it('refuses an undeclared query parameter with 400 Unknown filter', async () => {
