@@ -103,7 +103,7 @@ function plainQuery(query: Record<string, string | string[] | undefined>): Recor
  */
 export class Routes {
   readonly router = new Router();
-  readonly declared: { method: Method; path: string }[] = [];
+  readonly declared: { method: Method; path: string; auth: AuthRule | 'public' }[] = [];
 
   constructor(
     private readonly registry: OpenAPIRegistry,
@@ -113,7 +113,7 @@ export class Routes {
   add<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined, A extends AuthRule | 'public'>(
     spec: RouteSpec<P, Q, B, A>,
   ): void {
-    this.declared.push({ method: spec.method, path: spec.path });
+    this.declared.push({ method: spec.method, path: spec.path, auth: spec.auth });
     this.registry.registerPath(this.openApiConfig(spec));
     const koaPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
     this.router[spec.method](koaPath, async (ctx) => {
