@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,7 +11,7 @@ import { startEmbeddedPostgres } from '../platform/embedded-postgres';
 import { freePort } from '../platform/ports';
 import { startS3Server } from '../platform/s3-server';
 import { ORGANIZATION_ID } from '../platform/temporal';
-import { PROJECT_ROOT, findTemporalCli } from '../platform/tools';
+import { PROJECT_ROOT, findS3Server, findTemporalCli } from '../platform/tools';
 
 export const TEMPLATE_DATABASE = 'app_template';
 
@@ -32,8 +33,12 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'vcrm-test-'));
   fs.chmodSync(scratch, 0o755); // the postgres system user must reach its data dir
+  // A fresh machine has neither tool: install them the way `npm run tools` does (idempotent, pinned).
+  if (!findTemporalCli() || !findS3Server()) {
+    spawnSync('bash', [path.join(PROJECT_ROOT, 'scripts', 'install-tools.sh'), 'all'], { stdio: 'inherit' });
+  }
   const cli = findTemporalCli();
-  if (!cli) throw new Error('temporal CLI not found: run `npm run tools` (scripts/install-tools.sh) first');
+  if (!cli) throw new Error('temporal CLI not found and could not be installed: see scripts/install-tools.sh');
 
   const started = await Promise.allSettled([
     startEmbeddedPostgres({ dataDir: path.join(scratch, 'pg'), port: await freePort() }),
