@@ -152,13 +152,16 @@ export async function listContacts(
   page: { limit: number; offset: number },
 ): Promise<{ rows: ContactRow[]; total: number }> {
   const where = filterClause(sql, orgId, filters);
-  const [rows, [count]] = await Promise.all([
-    sql<ContactRow[]>`
-      SELECT * FROM contacts WHERE ${where}
-      ORDER BY created_at DESC, id DESC LIMIT ${page.limit} OFFSET ${page.offset}`,
-    sql<{ total: number }[]>`SELECT count(*)::int AS total FROM contacts WHERE ${where}`,
-  ]);
-  return { rows, total: count!.total };
+  // One statement, so the page and its total come from the same snapshot.
+  const rows = await sql<(ContactRow & { total_matches: number })[]>`
+    SELECT *, (count(*) OVER ())::int AS total_matches FROM contacts WHERE ${where}
+    ORDER BY created_at DESC, id DESC LIMIT ${page.limit} OFFSET ${page.offset}`;
+  if (rows.length === 0 && page.offset > 0) {
+    // Past the end: the window had no row to carry the total.
+    const [count] = await sql<{ total: number }[]>`SELECT count(*)::int AS total FROM contacts WHERE ${where}`;
+    return { rows: [], total: count!.total };
+  }
+  return { rows: rows.map(({ total_matches: _, ...row }) => row as ContactRow), total: rows[0]?.total_matches ?? 0 };
 }
 
 export type MoveResult = { row: ContactRow } | { current: string } | undefined;
