@@ -4,7 +4,7 @@ import type { ContactRow, ContactValues } from '../../db/contacts';
 import { orgOf } from '../auth/context';
 import { parseContactsCsv } from '../contacts-csv';
 import type { AppDeps } from '../deps';
-import { badRequest, conflict, notFound } from '../errors';
+import { badRequest, conflict, notFound, ValidationError } from '../errors';
 import { cappedLimit } from '../list-filters';
 import { reply, type Routes } from '../route';
 import { ErrorBody, authErrors, notFoundError, validationError, uniqueTags } from '../schemas/common';
@@ -53,6 +53,11 @@ async function writing<T>(action: () => Promise<T>): Promise<T> {
   } catch (error) {
     if (error instanceof contacts.DuplicateEmailError) throw conflict(error.message);
     if (error instanceof contacts.MissingAccountError) throw notFound(error.message);
+    if ((error as { constraint_name?: string }).constraint_name === 'contacts_named') {
+      throw new ValidationError([
+        { type: 'value_error', loc: ['body'], msg: 'A contact needs at least one of first_name, last_name or email', input: null, ctx: {} },
+      ]);
+    }
     throw error;
   }
 }

@@ -101,6 +101,15 @@ describe('GET /contacts/{contact_id}', () => {
 });
 
 describe('PATCH /contacts/{contact_id}', () => {
+  it('refuses to clear all of first_name, last_name and email (422), changing nothing', async () => {
+    const created = await createContact(ctx, a, { first_name: 'Only', email: 'only@example.com' });
+    const res = await patch(a, created.id, { first_name: null, last_name: null, email: null });
+    expect(res.status).toBe(422);
+    expect(res.body.detail[0]).toMatchObject({ type: 'value_error', loc: ['body'], msg: 'A contact needs at least one of first_name, last_name or email' });
+    expect((await ctx.request('GET', `/contacts/${created.id}`, { token: a.session })).body).toMatchObject({ first_name: 'Only', email: 'only@example.com' });
+    expect((await patch(a, created.id, { first_name: null })).status).toBe(200);
+  });
+
   it('rule 1: changes only the fields present, and an explicit null clears one', async () => {
     const created = await createContact(ctx, a, { email: email(), title: 'CTO', phone: '123', notes: 'keep me' });
     const res = await patch(a, created.id, { title: 'CEO', phone: null, department: 'Engineering' });
