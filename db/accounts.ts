@@ -1,5 +1,5 @@
 import { newId } from '../platform/ids';
-import type { Db, Sql } from './client';
+import { containsPattern, type Db, type Sql } from './client';
 
 /** The pool or a transaction of it; every query here runs on either. */
 
@@ -23,8 +23,6 @@ export type AccountListRow = Pick<AccountRow, 'id' | 'name' | 'industry' | 'heal
 
 export type AccountFields = Pick<AccountRow, 'name' | 'domain' | 'industry' | 'website' | 'description' | 'owner_id' | 'employee_count' | 'tags'>;
 
-/** `%`, `_` and the escape character itself match literally inside a LIKE pattern. */
-export const escapeLike = (term: string) => term.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
  * The spec's search term: parentheses removed, each comma replaced by a space (so "Acme, Inc"
@@ -37,7 +35,7 @@ export const accountSearchTerm = (search: string) => search.replace(/[()]/g, '')
  * lower(name) or lower(domain), which the trigram GIN indexes of 0002 serve.
  */
 export function listAccounts(sql: Db, orgId: string, page: { limit: number; offset: number; search?: string }) {
-  const pattern = page.search === undefined ? undefined : `%${escapeLike(accountSearchTerm(page.search))}%`;
+  const pattern = page.search === undefined ? undefined : containsPattern(accountSearchTerm(page.search));
   return sql<AccountListRow[]>`
     SELECT id, name, industry, health_score, domain FROM accounts
     WHERE org_id = ${orgId}

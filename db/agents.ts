@@ -1,5 +1,6 @@
 import type postgres from 'postgres';
 import { newId } from '../platform/ids';
+import { containsPattern } from './client';
 
 /** A query runner: the pool or a transaction. */
 export type Db = postgres.ISql;
@@ -90,7 +91,7 @@ export async function listAgents(
   page: { limit: number; after?: { t: string; id: string } },
 ): Promise<{ rows: (AgentRow & { cursor_t: string })[]; total: number }> {
   const where = [db`org_id = ${orgId}`];
-  if (filters.name !== undefined) where.push(db`name ILIKE ${`%${filters.name.replace(/[\\%_]/g, '\\$&')}%`}`);
+  if (filters.name !== undefined) where.push(db`name ILIKE ${containsPattern(filters.name)}`);
   if (filters.active !== undefined) where.push(db`active = ${filters.active}`);
   if (filters.is_demo !== undefined) where.push(db`is_demo = ${filters.is_demo}`);
   if (filters.metadata !== undefined) where.push(db`metadata @> ${db.json(filters.metadata as Json)}`);

@@ -13,3 +13,6 @@ export function createSql(url: string, max = 10): Sql {
     connection: { application_name: 'voice-crm' },
   });
 }
+
+/** A LIKE/ILIKE pattern matching the term anywhere, with `%`, `_` and `\` in it taken literally. */
+export const containsPattern = (term: string): string => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

@@ -1,6 +1,6 @@
 import type postgres from 'postgres';
 import { newId } from '../platform/ids';
-import type { Db, Sql } from './client';
+import { containsPattern, type Db, type Sql } from './client';
 
 
 export interface ContactRow {
@@ -125,7 +125,6 @@ export async function deleteContact(sql: Db, orgId: string, id: string): Promise
 }
 
 /** `%term%` for ILIKE, with the term's own wildcards taken literally. */
-const containsPattern = (term: string) => `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 function filterClause(sql: Db, orgId: string, f: ContactFilters) {
   const conditions = [sql`org_id = ${orgId}`];
