@@ -1,5 +1,5 @@
 import { newId } from '../platform/ids';
-import { containsPattern, type Db, type Sql } from './client';
+import { containsPattern, type Db } from './client';
 
 /** The pool or a transaction of it; every query here runs on either. */
 

@@ -1,6 +1,6 @@
 import type postgres from 'postgres';
 import { newId } from '../platform/ids';
-import { containsPattern, type Db, type Sql } from './client';
+import { containsPattern, type Db } from './client';
 
 
 export interface ContactRow {

@@ -1,4 +1,4 @@
-import type Koa from 'koa';
+import { iso } from '../schemas/common';
 import type { z } from 'zod';
 import type { AgentRow } from '../../db/agents';
 import { isStale, type VersionRow } from '../../db/agent-versions';
@@ -8,7 +8,6 @@ import type { Agent, AgentVersion, InstructionsState, PhoneNumber } from '../sch
 
 // Rows of the Agents area as the API shows them, and the checks its list routes share.
 
-const iso = (d: Date | null) => d?.toISOString() ?? null;
 
 export function agentView(row: AgentRow): z.output<typeof Agent> {
   return {

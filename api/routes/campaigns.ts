@@ -22,7 +22,7 @@ import type { AppDeps } from '../deps';
 import { HttpError, ValidationError, conflict, notFound, unavailable } from '../errors';
 import { CreatedCursor, cursorPage, decodeCursor } from '../pagination';
 import { reply, type Routes } from '../route';
-import { ErrorBody, authErrors, notFoundError, validationError } from '../schemas/common';
+import { ErrorBody, authErrors, notFoundError, validationError, iso } from '../schemas/common';
 import {
   AddContactsBody,
   CallEventAccepted,
@@ -52,7 +52,6 @@ const unavailableError = { 503: { description: 'Workflow engine unavailable; not
 /** How long a move waits for the campaign's workflow to apply it. */
 const MOVE_DEADLINE_MS = 30_000;
 
-const iso = (d: Date | null) => d?.toISOString() ?? null;
 
 function campaignView(row: CampaignRow): z.output<typeof Campaign> {
   return {

@@ -7,7 +7,7 @@ import type { AppDeps } from '../deps';
 import { badRequest, conflict, notFound } from '../errors';
 import { cappedLimit } from '../list-filters';
 import { reply, type Routes } from '../route';
-import { ErrorBody, authErrors, notFoundError, validationError } from '../schemas/common';
+import { ErrorBody, authErrors, notFoundError, validationError, iso } from '../schemas/common';
 import {
   CreateFolderBody,
   DeleteFolderQuery,
@@ -32,7 +32,6 @@ const URL_TTL_SECONDS = 900;
 /** Object deletions after a cascading folder delete run this many at a time. */
 const DELETE_CONCURRENCY = 8;
 
-const iso = (d: Date | null) => d?.toISOString() ?? null;
 
 export const fileView = (row: FileRow): z.output<typeof File> => ({
   id: row.id,

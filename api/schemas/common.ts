@@ -29,3 +29,6 @@ export const IdParams = z.object({ id: Uuid });
 
 /** Tag names once each, in the order given (contacts, deals and accounts keep tags as plain names). */
 export const uniqueTags = (tags: string[]): string[] => [...new Set(tags)];
+
+/** A nullable timestamp as the API shows it. */
+export const iso = (d: Date | null): string | null => d?.toISOString() ?? null;
