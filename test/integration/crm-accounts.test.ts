@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../platform/ids';
 import { createTestContext, type TestContext } from '../support/context';
-import { createOrgKey, newTenant, type Tenant } from '../support/identity';
+import { createOrgKey, newTenant, orgUuid, type Tenant } from '../support/identity';
 
 let ctx: TestContext;
 // Tenant A does the work; B is "another organization"; readOnly is an ak_ key of A with api:read only.
@@ -16,8 +16,6 @@ beforeAll(async () => {
   readOnly = await createOrgKey(ctx, a.session, { scopes: ['api:read'] });
 });
 afterAll(() => ctx?.close());
-
-const orgUuid = async (t: Tenant): Promise<string> => (await ctx.request('GET', '/me', { token: t.session })).body.organization.id;
 
 async function createAccount(t: Tenant, body: Record<string, unknown>) {
   const res = await ctx.request('POST', '/accounts', { token: t.session, body });
@@ -150,7 +148,7 @@ describe('PATCH /accounts/{account_id}', () => {
 describe('DELETE /accounts/{account_id}', () => {
   it("answers 204 and sets account_id to null on the account's contacts and deals", async () => {
     const account = await createAccount(a, { name: 'Doomed' });
-    const orgId = await orgUuid(a);
+    const orgId = await orgUuid(ctx, a);
     const contactId = newId();
     await ctx.deps.sql`INSERT INTO contacts (id, org_id, account_id, first_name) VALUES (${contactId}, ${orgId}, ${account.id}, 'Cleo')`;
     const deal = await ctx.request('POST', '/deals', { token: a.session, body: { name: 'Doomed deal', account_id: account.id } });
@@ -214,7 +212,7 @@ describe('GET /accounts', () => {
   });
 
   it('orders by name ascending, ties broken by id', async () => {
-    const orgId = await orgUuid(t);
+    const orgId = await orgUuid(ctx, t);
     const res = await ctx.request('GET', '/accounts', { token: key });
     const [expected] = [await ctx.deps.sql`SELECT name FROM accounts WHERE org_id = ${orgId} ORDER BY name COLLATE "und-x-icu", id`];
     expect(names(res.body)).toEqual(expected!.map((r) => r.name));
@@ -222,11 +220,11 @@ describe('GET /accounts', () => {
 
     // As people read names, whatever the database's collation: case does not split the alphabet.
     const mixed = await newTenant(ctx, ['api:read', 'api:manage']);
-    await bulkAccounts(await orgUuid(mixed), ['Zeta', 'beta', 'Alpha', 'acme']);
+    await bulkAccounts(await orgUuid(ctx, mixed), ['Zeta', 'beta', 'Alpha', 'acme']);
     expect(names((await ctx.request('GET', '/accounts', { token: mixed.session })).body)).toEqual(['acme', 'Alpha', 'beta', 'Zeta']);
 
     const tie = await newTenant(ctx, ['api:read', 'api:manage']);
-    const rows = await bulkAccounts(await orgUuid(tie), ['Same', 'Same', 'Same', 'Alpha']);
+    const rows = await bulkAccounts(await orgUuid(ctx, tie), ['Same', 'Same', 'Same', 'Alpha']);
     const tied = await ctx.request('GET', '/accounts', { token: tie.session });
     const sameIds = rows.filter((r) => r.name === 'Same').map((r) => r.id).sort();
     expect(tied.body.map((r: { id: string }) => r.id)).toEqual([rows[3]!.id, ...sameIds]);
@@ -284,7 +282,7 @@ describe('GET /accounts', () => {
     let big: Tenant;
     beforeAll(async () => {
       big = await newTenant(ctx, ['api:read', 'api:manage']);
-      const orgId = await orgUuid(big);
+      const orgId = await orgUuid(ctx, big);
       await bulkAccounts(orgId, Array.from({ length: 510 }, (_, i) => `Bulk ${String(i).padStart(4, '0')}`));
     });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../platform/ids';
 import { createTestContext, type TestContext } from '../support/context';
-import { createOrgKey, newTenant, type Tenant } from '../support/identity';
+import { createOrgKey, newTenant, orgUuid, type Tenant } from '../support/identity';
 
 let ctx: TestContext;
 let a: Tenant;
@@ -15,8 +15,6 @@ beforeAll(async () => {
   readOnly = await createOrgKey(ctx, a.session, { scopes: ['api:read'] });
 });
 afterAll(() => ctx?.close());
-
-const orgUuid = async (t: Tenant): Promise<string> => (await ctx.request('GET', '/me', { token: t.session })).body.organization.id;
 
 async function newAccount(t: Tenant, name = 'Account'): Promise<string> {
   const res = await ctx.request('POST', '/accounts', { token: t.session, body: { name } });
@@ -117,7 +115,7 @@ describe('POST /accounts/{account_id}/activities', () => {
     const accountId = await newAccount(a);
     const mine = newId();
     const theirs = newId();
-    await ctx.deps.sql`INSERT INTO contacts (id, org_id, first_name) VALUES (${mine}, ${await orgUuid(a)}, 'Mine'), (${theirs}, ${await orgUuid(b)}, 'Theirs')`;
+    await ctx.deps.sql`INSERT INTO contacts (id, org_id, first_name) VALUES (${mine}, ${await orgUuid(ctx, a)}, 'Mine'), (${theirs}, ${await orgUuid(ctx, b)}, 'Theirs')`;
     const ok = await post(a, `/accounts/${accountId}/activities`, { type: 'email', contact_id: mine });
     expect(ok.status).toBe(200);
     const bad = await post(a, `/accounts/${accountId}/activities`, { type: 'email', contact_id: theirs });
@@ -229,7 +227,7 @@ describe('activity feeds', () => {
     beforeAll(async () => {
       accountId = await newAccount(a, 'Busy');
       dealId = await newDeal(a, { account_id: accountId });
-      const orgId = await orgUuid(a);
+      const orgId = await orgUuid(ctx, a);
       const base = Date.parse('2021-01-01T00:00:00Z');
       // 205 activities, every pair sharing one due_at so ties need the id.
       rows = Array.from({ length: 205 }, (_, i) => ({

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../platform/ids';
 import { createTestContext, type TestContext } from '../support/context';
-import { createOrgKey, newTenant, type Tenant } from '../support/identity';
+import { createOrgKey, newTenant, orgUuid, type Tenant } from '../support/identity';
 
 let ctx: TestContext;
 let a: Tenant;
@@ -20,8 +20,6 @@ beforeAll(async () => {
 });
 afterAll(() => ctx?.close());
 
-const orgUuid = async (t: Tenant): Promise<string> => (await ctx.request('GET', '/me', { token: t.session })).body.organization.id;
-
 async function createDeal(t: Tenant, body: Record<string, unknown>) {
   const res = await ctx.request('POST', '/deals', { token: t.session, body });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -30,7 +28,7 @@ async function createDeal(t: Tenant, body: Record<string, unknown>) {
 
 async function insertContact(t: Tenant): Promise<string> {
   const id = newId();
-  await ctx.deps.sql`INSERT INTO contacts (id, org_id, first_name) VALUES (${id}, ${await orgUuid(t)}, 'Dana')`;
+  await ctx.deps.sql`INSERT INTO contacts (id, org_id, first_name) VALUES (${id}, ${await orgUuid(ctx, t)}, 'Dana')`;
   return id;
 }
 
@@ -243,7 +241,7 @@ describe('GET /deals', () => {
 
   it('breaks created_at ties by id descending', async () => {
     const tie = await newTenant(ctx, ['api:read', 'api:manage']);
-    const orgId = await orgUuid(tie);
+    const orgId = await orgUuid(ctx, tie);
     const rows = [newId(), newId(), newId()].map((id) => ({ id, org_id: orgId, name: id, stage: 'prospecting', created_at: new Date('2030-01-01T00:00:00Z') }));
     await ctx.deps.sql`INSERT INTO deals ${ctx.deps.sql(rows)}`;
     const res = await ctx.request('GET', '/deals', { token: tie.session });
@@ -254,7 +252,7 @@ describe('GET /deals', () => {
     let big: Tenant;
     beforeAll(async () => {
       big = await newTenant(ctx, ['api:read', 'api:manage']);
-      const orgId = await orgUuid(big);
+      const orgId = await orgUuid(ctx, big);
       const base = Date.parse('2030-01-01T00:00:00Z');
       const rows = Array.from({ length: 210 }, (_, i) => ({
         id: newId(),

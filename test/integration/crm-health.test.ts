@@ -5,7 +5,7 @@ import { ORGANIZATION_ID } from '../../platform/temporal';
 import type { accountHealthRefresh } from '../../workflows/accounts';
 import { createTestContext, type TestContext } from '../support/context';
 import { keepHistory } from '../support/histories';
-import { createOrgKey, newTenant, type Tenant } from '../support/identity';
+import { createOrgKey, newTenant, orgUuid, type Tenant } from '../support/identity';
 
 let ctx: TestContext;
 let a: Tenant;
@@ -19,8 +19,6 @@ beforeAll(async () => {
   readOnly = await createOrgKey(ctx, a.session, { scopes: ['api:read'] });
 });
 afterAll(() => ctx?.close());
-
-const orgUuid = async (c: TestContext, t: Tenant): Promise<string> => (await c.request('GET', '/me', { token: t.session })).body.organization.id;
 
 async function newAccount(c: TestContext, t: Tenant, name: string): Promise<string> {
   const res = await c.request('POST', '/accounts', { token: t.session, body: { name } });

@@ -30,3 +30,8 @@ export async function createUserToken(ctx: TestContext, session: string, body: R
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.token;
 }
+
+/** Our UUID of a tenant's organization, as GET /me shows it. */
+export async function orgUuid(ctx: TestContext, tenant: { session: string }): Promise<string> {
+  return (await ctx.request('GET', '/me', { token: tenant.session })).body.organization.id;
+}
