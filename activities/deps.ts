@@ -1,3 +1,4 @@
+import type { Client } from '@temporalio/client';
 import type { Sql } from '../db/client';
 import type { Config } from '../platform/config';
 import type { Logger } from '../platform/logger';
@@ -9,4 +10,6 @@ export interface ActivityDeps {
   sql: Sql;
   storage: ObjectStorage;
   logger: Logger;
+  /** For activities that start or signal other workflows (relays, schedules). */
+  temporal: Client;
 }

@@ -4,6 +4,7 @@ import { loadConfigOrExit, requireDatabaseUrl } from '../platform/config';
 import { createLogger } from '../platform/logger';
 import { loadMasterKey } from '../platform/secrets';
 import { createConfiguredStorage } from '../platform/storage';
+import { createTemporalClient } from '../platform/temporal';
 import { createWorker } from './create-worker';
 
 // The worker process. The Temporal runtime turns SIGINT/SIGTERM into a graceful shutdown: polling
@@ -15,9 +16,11 @@ const sql = createSql(requireDatabaseUrl(config), config.DATABASE_POOL_MAX);
 const masterKey = loadMasterKey(config.ENCRYPTION_KEY, config.dataDir);
 const storage = createConfiguredStorage(config, masterKey);
 await storage.ensureReady();
-const { worker, connection } = await createWorker({ config, sql, storage, logger });
+const temporal = createTemporalClient(config.TEMPORAL_ADDRESS ?? 'localhost:7233', config.TEMPORAL_NAMESPACE);
+const { worker, connection } = await createWorker({ config, sql, storage, logger, temporal });
 logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker polling');
 await worker.run();
 await connection.close();
+await temporal.connection.close().catch(() => {});
 await sql.end({ timeout: 5 });
 logger.info('worker stopped');

@@ -1,5 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import type Koa from 'koa';
+import { DomainError, type FailureKind } from '../../domain/errors';
 import { HttpError, ValidationError } from '../errors';
 import { StorageError } from '../../platform/storage/types';
 import { isTemporalUnavailable } from '../../platform/temporal';
@@ -12,6 +13,20 @@ interface BodyParserError {
   message?: string;
 }
 
+/** The HTTP status of each domain failure: the one place domain outcomes meet HTTP. */
+export const STATUS_OF: Record<FailureKind, number> = {
+  invalid: 400,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  gone: 410,
+  too_large: 413,
+  unsupported_media: 415,
+  rate_limited: 429,
+  upstream: 502,
+  unavailable: 503,
+};
+
 /** Every failure becomes the spec's error body; a stack only ever reaches the log. */
 export function errorHandler(): Koa.Middleware {
   return async (ctx, next) => {
@@ -20,7 +35,12 @@ export function errorHandler(): Koa.Middleware {
     } catch (error) {
       const e = error as BodyParserError;
       const invalidValue = invalidValueIssue(error, ctx.method);
-      if (error instanceof HttpError) {
+      if (error instanceof DomainError) {
+        if (error.kind === 'upstream' || error.kind === 'unavailable') ctx.state.log.warn({ err: error }, 'dependency failed');
+        ctx.status = STATUS_OF[error.kind];
+        if (error.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(Math.ceil(error.retryAfterSeconds)));
+        ctx.body = { detail: error.detail };
+      } else if (error instanceof HttpError) {
         ctx.status = error.status;
         ctx.set(error.headers);
         ctx.body = { detail: error.detail };

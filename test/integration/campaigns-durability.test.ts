@@ -82,7 +82,7 @@ it('a worker killed mid-campaign is replaced and every contact is dialed exactly
 
   const connection = await NativeConnection.connect({ address: ctx.config.TEMPORAL_ADDRESS! });
   const { worker } = await createWorker(
-    { config: ctx.config, sql: ctx.deps.sql, storage: ctx.deps.storage, logger: ctx.deps.logger },
+    { config: ctx.config, sql: ctx.deps.sql, storage: ctx.deps.storage, logger: ctx.deps.logger, temporal: ctx.deps.temporal },
     { connection, workflowBundlePath: inject('workflowBundlePath') },
   );
   second = { worker, connection, running: worker.run() };

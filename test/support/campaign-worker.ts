@@ -4,6 +4,7 @@ import { loadConfig, requireDatabaseUrl } from '../../platform/config';
 import { createLogger } from '../../platform/logger';
 import { loadMasterKey } from '../../platform/secrets';
 import { createConfiguredStorage } from '../../platform/storage';
+import { createTemporalClient } from '../../platform/temporal';
 import { createWorker } from '../../worker/create-worker';
 
 // A worker in a process of its own, for the durability test to kill with SIGKILL: configured by the
@@ -14,7 +15,7 @@ const sql = createSql(requireDatabaseUrl(config), 5);
 const storage = createConfiguredStorage(config, loadMasterKey(config.ENCRYPTION_KEY, config.dataDir));
 const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS! });
 const { worker } = await createWorker(
-  { config, sql, storage, logger: createLogger(config.LOG_LEVEL) },
+  { config, sql, storage, logger: createLogger(config.LOG_LEVEL), temporal: createTemporalClient(config.TEMPORAL_ADDRESS!, config.TEMPORAL_NAMESPACE) },
   { connection, workflowBundlePath: process.env.WORKFLOW_BUNDLE_PATH },
 );
 const running = worker.run();

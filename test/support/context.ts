@@ -92,7 +92,7 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
   if (options.worker) {
     const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS! });
     const { worker } = await createWorker(
-      { config, sql, storage: deps.storage, logger },
+      { config, sql, storage: deps.storage, logger, temporal },
       { connection, workflowBundlePath: inject('workflowBundlePath') },
     );
     const running = worker.run();
