@@ -1,5 +1,5 @@
 import { loadHealthSignals, recordHealthScore } from '../db/accounts';
-import { scoreAccountHealth, type HealthFactors } from './account-health-score';
+import { scoreAccountHealth, type HealthFactors } from '../domain/accounts';
 import type { ActivityDeps } from './deps';
 
 export interface AccountHealthInput {

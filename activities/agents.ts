@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { AgentConfig, InstructionBuilderInputs } from '../api/schemas/agent-config';
+import { AgentConfig, InstructionBuilderInputs } from '../domain/agent-config';
 import { getAgent, insertAgent } from '../db/agents';
 import {
   abortGeneration,

@@ -3,9 +3,10 @@ import type { Client } from '@temporalio/client';
 import * as contacts from '../db/campaign-contacts';
 import * as campaigns from '../db/campaigns';
 import type { Sql } from '../db/client';
-import { signalDispatcher } from '../platform/campaign-dispatcher';
-import { CallRejected, createDialer, isFinalCallStatus, type CallEvent } from '../platform/dialer';
-import type { CampaignStatus } from '../workflows/campaign-messages';
+import { INVALID_MOVE, isFinalCallStatus, type CallEvent, type CampaignMove, type CampaignStatus } from '../domain/campaigns';
+import { isDomainError } from '../domain/errors';
+import { CallRejected, createDialer } from '../platform/dialer';
+import * as campaignService from '../services/campaigns';
 import {
   attemptKey,
   isInWindow,
@@ -16,7 +17,7 @@ import {
   stateAfterOutcome,
   type CallOutcome,
   type ContactState,
-} from './campaign-schedule';
+} from '../domain/campaign-schedule';
 import type { ActivityDeps } from './deps';
 
 export interface DispatchCycleInput {
@@ -109,9 +110,20 @@ export async function recordCallEvents(sql: Sql, orgId: string, events: CallEven
       });
       if (state !== 'pending') touched.add(c.campaign_id);
     }
-    await contacts.finishAttempts(tx, ends);
+    await contacts.finishAttempts(tx, orgId, ends);
     return [...touched];
   });
+}
+
+/** A refused move or a missing row cannot change on retry: fail the activity for good. */
+async function nonRetryableDomain<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (isDomainError(error, 'conflict')) throw ApplicationFailure.nonRetryable(error.detail, INVALID_MOVE);
+    if (isDomainError(error, 'not_found')) throw ApplicationFailure.nonRetryable(error.detail, 'CampaignMissing');
+    throw error;
+  }
 }
 
 export function createCampaignActivities(deps: ActivityDeps) {
@@ -125,7 +137,7 @@ export function createCampaignActivities(deps: ActivityDeps) {
     logger,
     sink: async (orgId, events) => {
       if (!client) throw new Error('no Temporal client yet');
-      await signalDispatcher(client, config, orgId, events);
+      await campaignService.signalDispatcher(client, config, orgId, events);
     },
   });
 
@@ -142,7 +154,7 @@ export function createCampaignActivities(deps: ActivityDeps) {
       for (const campaign of budget > 0 ? await campaigns.activeCampaigns(tx, orgId) : []) {
         while (budget > 0 && scanned < config.CAMPAIGN_DISPATCH_PAGE_SIZE * 4) {
           const requested = budget;
-          const due = await contacts.lockDueContacts(tx, campaign.id, requested);
+          const due = await contacts.lockDueContacts(tx, orgId, campaign.id, requested);
           scanned += due.length;
           const ready: contacts.ContactRow[] = [];
           const later: { id: string; at: Date }[] = [];
@@ -151,19 +163,19 @@ export function createCampaignActivities(deps: ActivityDeps) {
             if (isInWindow(now, zone, campaign.calling_window)) ready.push(c);
             else later.push({ id: c.id, at: nextWindowOpening(now, zone, campaign.calling_window) });
           }
-          await contacts.rescheduleContacts(tx, later);
-          const started = new Map((await contacts.startAttempts(tx, ready.map((c) => c.id))).map((s) => [s.id, s.attempts]));
+          await contacts.rescheduleContacts(tx, orgId, later);
+          const started = new Map((await contacts.startAttempts(tx, orgId, ready.map((c) => c.id))).map((s) => [s.id, s.attempts]));
           const agentIds = [...new Set(ready.map((c) => c.agent_id ?? campaign.agent_id).filter((a): a is string => !!a))];
           const missing = new Set(await campaigns.missingAgents(tx, orgId, agentIds));
           await contacts.insertConversations(
             tx,
+            orgId,
             ready
               .filter((c) => started.has(c.id))
               .map((c) => {
                 const attempt = started.get(c.id)!;
                 const agentId = c.agent_id ?? campaign.agent_id;
                 return {
-                  org_id: orgId,
                   agent_id: agentId && !missing.has(agentId) ? agentId : null,
                   agent_version: c.agent_version ?? campaign.version,
                   campaign_id: campaign.id,
@@ -239,44 +251,18 @@ export function createCampaignActivities(deps: ActivityDeps) {
   }
 
   return {
-    /**
-     * The campaign workflow's first step. It waits for the create transaction (which holds the
-     * campaign's advisory lock while it starts the workflow) and reports the stored status, or null
-     * when that transaction rolled back.
-     */
-    async openCampaign({ campaignId }: { campaignId: string }): Promise<CampaignStatus | null> {
-      return sql.begin(async (tx) => {
-        await campaigns.lockCampaign(tx, campaignId);
-        const [row]: [{ status: CampaignStatus }?] = await tx`SELECT status FROM campaigns WHERE id = ${campaignId}`;
-        return row?.status ?? null;
-      });
+    /** The campaign workflow's first step: the stored status once the create transaction ended, null when it rolled back. */
+    async openCampaign({ campaignId, orgId }: { campaignId: string; orgId: string }): Promise<CampaignStatus | null> {
+      return campaignService.openCampaign(deps, orgId, campaignId);
     },
 
-    /** Stores a move; resuming a campaign with no contact left completes it, and wakes the dispatcher otherwise. */
-    async moveCampaign(input: { campaignId: string; orgId: string; to: CampaignStatus; actor: string }): Promise<CampaignStatus> {
-      const status = await sql.begin(async (tx) => {
-        // Waits out a claim in progress: once a pause or cancel returns, no new call of this campaign starts.
-        await campaigns.lockDispatch(tx, input.orgId, 'shared');
-        const row = await campaigns.findCampaignForUpdate(tx, input.campaignId);
-        if (!row) throw ApplicationFailure.nonRetryable('Campaign row is gone', 'CampaignMissing');
-        let to = input.to;
-        if (to === 'active' && (await contacts.countNonFinal(tx, input.campaignId)) === 0) to = 'completed';
-        if (to === 'canceled') await contacts.cancelPendingContacts(tx, input.campaignId);
-        await campaigns.setCampaignStatus(tx, input.campaignId, to, input.actor);
-        return to;
-      });
-      if (status === 'active') await signalDispatcher(temporal(), config, input.orgId);
-      return status;
+    /** Stores a move the workflow accepted; a row elsewhere than the table allows refuses it for good. */
+    async moveCampaign(input: { campaignId: string; orgId: string; move: CampaignMove; actor: string }): Promise<CampaignStatus> {
+      return nonRetryableDomain(() => campaignService.applyMove({ ...deps, temporal: temporal() }, input.orgId, input.campaignId, input.move, input.actor));
     },
 
-    async completeCampaignIfSettled({ campaignId }: { campaignId: string }): Promise<CampaignStatus> {
-      return sql.begin(async (tx) => {
-        const row = await campaigns.findCampaignForUpdate(tx, campaignId);
-        if (!row) throw ApplicationFailure.nonRetryable('Campaign row is gone', 'CampaignMissing');
-        if (row.status !== 'active' || (await contacts.countNonFinal(tx, campaignId)) > 0) return row.status;
-        await campaigns.setCampaignStatus(tx, campaignId, 'completed', null);
-        return 'completed';
-      });
+    async completeCampaignIfSettled({ campaignId, orgId }: { campaignId: string; orgId: string }): Promise<CampaignStatus> {
+      return nonRetryableDomain(() => campaignService.completeIfSettled(deps, orgId, campaignId));
     },
 
     /** One turn of the organization's dispatcher: record, sweep, claim, dial. */
@@ -291,7 +277,7 @@ export function createCampaignActivities(deps: ActivityDeps) {
       const [inFlight, next, settled] = await Promise.all([
         contacts.inFlightCount(sql, orgId),
         contacts.nextDueAt(sql, orgId),
-        contacts.settledCampaigns(sql, [...touched]),
+        contacts.settledCampaigns(sql, orgId, [...touched]),
       ]);
       return {
         dispatched: dialed,

@@ -3,6 +3,12 @@ import { createHealthActivities } from './health';
 import { createAgentActivities } from './agents';
 import { createAccountActivities } from './accounts';
 import { createCampaignActivities } from './campaigns';
+import { createCredentialActivities } from './credentials';
+import { createMeetingActivities } from './meetings';
+import { createKnowledgeBaseActivities } from './knowledge-base';
+import { createNotificationActivities } from './notifications';
+import { createIntelligenceActivities } from './intelligence';
+import { createReadinessActivities } from './readiness';
 
 /** Every area's activities, registered on the worker as one object. */
 export function createActivities(deps: ActivityDeps) {
@@ -11,6 +17,12 @@ export function createActivities(deps: ActivityDeps) {
     ...createAgentActivities(deps),
     ...createAccountActivities(deps),
     ...createCampaignActivities(deps),
+    ...createCredentialActivities(deps),
+    ...createMeetingActivities(deps),
+    ...createKnowledgeBaseActivities(deps),
+    ...createNotificationActivities(deps),
+    ...createIntelligenceActivities(deps),
+    ...createReadinessActivities(deps),
   };
 }
 

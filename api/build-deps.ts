@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { createSql, type Sql } from '../db/client';
+import { createSql, databaseTimeouts, type Sql } from '../db/client';
 import { requireDatabaseUrl, type Config } from '../platform/config';
 import { DEV_IDP_AUDIENCE, DEV_IDP_ISSUER, loadDevIdp } from '../platform/dev-idp';
 import { createLogger, type Logger } from '../platform/logger';
@@ -15,7 +15,7 @@ export async function buildDeps(
   overrides: { sql?: Sql; temporal?: Client; logger?: Logger } = {},
 ): Promise<AppDeps> {
   const logger = overrides.logger ?? createLogger(config.LOG_LEVEL);
-  const sql = overrides.sql ?? createSql(requireDatabaseUrl(config), config.DATABASE_POOL_MAX);
+  const sql = overrides.sql ?? createSql(requireDatabaseUrl(config), config.DATABASE_POOL_MAX, databaseTimeouts(config));
   const masterKey = loadMasterKey(config.ENCRYPTION_KEY, config.dataDir);
   const devIdp = config.IDP_JWKS_URL ? null : await loadDevIdp(config.dataDir);
   const idp = devIdp
@@ -27,10 +27,22 @@ export async function buildDeps(
     deriveKey(masterKey, 'access-token'),
     config.TOKEN_CACHE_TTL_SECONDS,
     config.ACCESS_TOKEN_TTL_SECONDS,
+    {
+      failuresPerKey: config.AUTH_FAILURES_PER_KEY,
+      failuresPerAddress: config.AUTH_FAILURES_PER_ADDRESS,
+      failureWindowSeconds: config.AUTH_FAILURE_WINDOW_SECONDS,
+      negativeCacheSeconds: config.AUTH_NEGATIVE_CACHE_SECONDS,
+      hashConcurrency: config.AUTH_HASH_CONCURRENCY,
+    },
   );
   const temporal =
     overrides.temporal ??
-    createTemporalClient(config.TEMPORAL_ADDRESS ?? 'localhost:7233', config.TEMPORAL_NAMESPACE, connectionOptions(config, ''));
+    createTemporalClient(
+      config.TEMPORAL_ADDRESS ?? 'localhost:7233',
+      config.TEMPORAL_NAMESPACE,
+      connectionOptions(config, ''),
+      config.TEMPORAL_REQUEST_TIMEOUT_MS,
+    );
   const storage = createConfiguredStorage(config, masterKey);
   return { config, sql, temporal, storage, logger, verifier, devIdp };
 }

@@ -7,7 +7,7 @@ extendZodWithOpenApi(z);
 export const TAGS = [
   { name: 'Identity', description: 'API keys, user tokens, token exchange and the caller' },
   { name: 'CRM', description: 'Accounts, contacts, deals, activities, tags and files' },
-  { name: 'Notifications', description: 'Event emission and the subscribable event catalog' },
+  { name: 'Notifications', description: 'Event emission, the subscribable event catalog, the in-app feed and preferences' },
   { name: 'Agents', description: 'Conversational agents, versions, publishing, SIP and scaffolding' },
   { name: 'Campaigns', description: 'Outbound campaigns and per-organization concurrency' },
   { name: 'Knowledge Bases', description: 'Datasets of sources with semantic retrieval' },
@@ -15,7 +15,12 @@ export const TAGS = [
   { name: 'Custom Data', description: 'Custom data tables' },
   { name: 'Meetings', description: 'Meeting capture webhook' },
   { name: 'Outreach', description: 'Outreach unibox' },
-  { name: 'Card', description: 'Digital business card' },
+  { name: 'Card', description: 'Digital business cards and their email signature' },
+  { name: 'Card Events', description: 'Conversion attribution of cards: events and summaries' },
+  { name: 'Card Share Links', description: 'Share links of cards, and the unauthenticated endpoints reached through a link or QR code' },
+  { name: 'Public Media', description: 'Card images: authenticated upload, unauthenticated reads by allowlisted key' },
+  { name: 'Customer Intelligence', description: 'ICP profiles, company research runs and ICP-fit scoring runs' },
+  { name: 'Account Readiness', description: 'Readiness profiles of accounts (fit, engagement, timing) computed by a workflow' },
   { name: 'Service Health', description: 'Liveness and readiness' },
 ] as const;
 export type Tag = (typeof TAGS)[number]['name'];

@@ -4,6 +4,13 @@ import Router from '@koa/router';
 import type Koa from 'koa';
 import { z } from 'zod';
 import { badRequest, fromZodError, type Location } from './errors';
+import { ErrorBody, ValidationErrorBody, tooManyAttempts } from './schemas/common';
+
+const BODY_FAILURES: Record<number, string> = {
+  400: 'Body is not valid UTF-8, or nested deeper than JSON_MAX_DEPTH',
+  413: 'Body larger than BODY_LIMIT_BYTES',
+  415: 'Body in a charset other than UTF-8',
+};
 import type { Tag } from './openapi-registry';
 import type { AuthRule, Authenticator, RequestAuth } from './auth/context';
 import { enforce } from './auth/guards';
@@ -12,31 +19,55 @@ type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Schema = z.ZodType;
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
 
-export interface Reply {
+export interface Reply<S extends number = number, B = unknown> {
   readonly __reply: true;
-  status: number;
-  body?: unknown;
-  headers?: Record<string, string>;
-  contentType?: string;
+  readonly status: S;
+  readonly body?: B;
+  readonly headers?: Record<string, string>;
+  readonly contentType?: string;
 }
 
-/** A handler result with a status or headers other than 200 JSON. */
-export const reply = (status: number, body?: unknown, headers?: Record<string, string>, contentType?: string): Reply => ({
-  __reply: true,
-  status,
-  body,
-  headers,
-  contentType,
-});
+/** A handler result with a status or headers other than 200 JSON; its body is checked against the status's schema. */
+export function reply<S extends number>(status: S): Reply<S, undefined>;
+export function reply<S extends number, B>(status: S, body: B, headers?: Record<string, string>, contentType?: string): Reply<S, B>;
+export function reply(status: number, body?: unknown, headers?: Record<string, string>, contentType?: string): Reply {
+  return { __reply: true, status, body, headers, contentType };
+}
 
-interface ResponseSpec {
+export interface ResponseSpec {
   description: string;
   schema?: Schema;
-  contentType?: string;
+  /** The response's media type (default JSON); several when a parameter chooses among them. */
+  contentType?: string | string[];
   headers?: Record<string, { description: string; schema: { type: 'string' | 'integer' } }>;
 }
 
-export interface RouteSpec<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined, A extends AuthRule | 'public'> {
+type Responses = Record<number, ResponseSpec>;
+/** What a status's schema accepts (its input side: what a handler may hand over to be serialized). */
+type BodyOf<E> = E extends { contentType: 'application/json' }
+  ? JsonBodyOf<E>
+  : E extends { contentType: unknown }
+    ? unknown // text, images, streams: the wrapper passes them through unchecked
+    : JsonBodyOf<E>;
+type JsonBodyOf<E> = E extends { schema: infer S extends z.ZodType } ? z.input<S> : E extends { schema: unknown } ? unknown : undefined;
+/**
+ * What a handler may return, derived from the responses it declares: a `reply(status, body)` of a
+ * declared status with a body its schema accepts, or, when 200 is declared, the 200 body itself.
+ * A handler returning anything else does not compile.
+ */
+export type HandlerResult<R extends Responses> =
+  | { [K in keyof R & number]: Reply<K, BodyOf<R[K]>> }[keyof R & number]
+  // a status chosen at run time among declared ones (`reply(ok ? 200 : 503, body)`)
+  | Reply<keyof R & number, { [K in keyof R & number]: BodyOf<R[K]> }[keyof R & number]>
+  | (200 extends keyof R ? (R[200] extends { schema: z.ZodType } ? BodyOf<R[200]> : unknown) : never);
+
+export interface RouteSpec<
+  P extends Schema | undefined,
+  Q extends Schema | undefined,
+  B extends Schema | undefined,
+  A extends AuthRule | 'public',
+  R extends Responses = Responses,
+> {
   method: Method;
   /** OpenAPI form, e.g. /contacts/{contact_id}. */
   path: string;
@@ -48,14 +79,36 @@ export interface RouteSpec<P extends Schema | undefined, Q extends Schema | unde
   body?: B;
   /** Request headers to validate (names in lower case); the handler reads them from ctx. */
   headers?: z.ZodObject;
-  responses: Record<number, ResponseSpec>;
+  /**
+   * Documented in OpenAPI but left to the handler to read, after what must come first (a signed
+   * webhook verifies its raw bytes before anything is parsed).
+   */
+  documented?: { body?: Schema; headers?: z.ZodObject; /** Media types of the documented body (default JSON). */ bodyContentTypes?: string[] };
+  /**
+   * The statuses the route itself answers. The wrapper adds the standard ones it derives: 401 and 403
+   * from an auth rule, 400 (unknown query parameter, missing organization), and 422 from declared inputs.
+   */
+  responses: R;
   handler: (input: {
     params: Infer<P>;
     query: Infer<Q>;
     body: Infer<B>;
     auth: A extends 'public' ? undefined : RequestAuth;
     ctx: Koa.Context;
-  }) => Promise<unknown>;
+  }) => Promise<HandlerResult<R>>;
+}
+
+/** The standard answers of a route, from what it declares; a route's own description of a status wins. */
+export function standardResponses(spec: { auth: AuthRule | 'public'; params?: unknown; query?: unknown; body?: unknown; headers?: unknown }): Responses {
+  const standard: Responses = {
+    400: { description: 'Unknown query parameter, invalid filter value, or no active organization', schema: ErrorBody },
+  };
+  if (spec.auth !== 'public') {
+    standard[401] = { description: 'Missing, malformed, expired or revoked token', schema: ErrorBody };
+    standard[403] = { description: 'Token lacks the scope, or organization not permitted', schema: ErrorBody };
+  }
+  if (spec.params || spec.query || spec.body || spec.headers) standard[422] = { description: 'Validation failed', schema: ValidationErrorBody };
+  return standard;
 }
 
 function parse<S extends Schema | undefined>(schema: S, input: unknown, location: Location): Infer<S> {
@@ -69,7 +122,15 @@ function parse<S extends Schema | undefined>(schema: S, input: unknown, location
  * A query parameter the route does not declare is refused with 400 `Unknown filter: x`, as the spec's
  * Errors table says, rather than silently ignored (a mistyped filter would return everything).
  */
-function assertKnownQuery(query: Record<string, unknown>, schema: Schema): void {
+function assertKnownQuery(query: Record<string, unknown>, schema: Schema | undefined): void {
+  if (!schema) {
+    const unknown = Object.keys(query);
+    if (unknown.length > 0) throw badRequest(`Unknown filter: ${unknown.join(', ')}`);
+    return;
+  }
+  // A loose object (z.looseObject) declares that other parameters are ignored: public pages whose links
+  // get tracking parameters (fbclid, gclid) appended by the sites they are shared on.
+  if ((schema as z.ZodObject).def?.catchall?._zod.def.type === 'unknown') return;
   const shape = (schema as z.ZodObject).shape ?? {};
   const unknown = Object.keys(query).filter((key) => !(key in shape));
   if (unknown.length > 0) throw badRequest(`Unknown filter: ${unknown.join(', ')}`);
@@ -101,20 +162,30 @@ function plainQuery(query: Record<string, string | string[] | undefined>): Recor
  * same zod schemas, its auth rule is enforced, and its params, query and body are parsed before the
  * handler runs, so handlers never touch raw input.
  */
+export interface RoutesOptions {
+  /**
+   * Check every JSON answer against the schema declared for its status (tests turn it on): an answer
+   * that does not match becomes a 500 naming the route and the mismatch, so the test that made it fails.
+   */
+  checkResponses?: boolean;
+}
+
 export class Routes {
   readonly router = new Router();
-  readonly declared: { method: Method; path: string; auth: AuthRule | 'public' }[] = [];
+  readonly declared: { method: Method; path: string; auth: AuthRule | 'public'; statuses: number[] }[] = [];
 
   constructor(
     private readonly registry: OpenAPIRegistry,
     private readonly authenticator: Authenticator,
+    private readonly options: RoutesOptions = {},
   ) {}
 
-  add<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined, A extends AuthRule | 'public'>(
-    spec: RouteSpec<P, Q, B, A>,
+  add<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined, A extends AuthRule | 'public', R extends Responses>(
+    spec: RouteSpec<P, Q, B, A, R>,
   ): void {
-    this.declared.push({ method: spec.method, path: spec.path, auth: spec.auth });
-    this.registry.registerPath(this.openApiConfig(spec));
+    const responses: Responses = { ...standardResponses(spec), ...spec.responses };
+    this.declared.push({ method: spec.method, path: spec.path, auth: spec.auth, statuses: Object.keys(responses).map(Number) });
+    this.registry.registerPath(this.openApiConfig(spec, responses));
     const koaPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
     this.router[spec.method](koaPath, async (ctx) => {
       let auth: RequestAuth | undefined;
@@ -123,33 +194,43 @@ export class Routes {
         enforce(spec.auth, auth);
       }
       if (spec.headers) parse(spec.headers, ctx.headers, 'header');
-      if (spec.query) assertKnownQuery(ctx.query, spec.query);
+      assertKnownQuery(ctx.query, spec.query);
       const params = parse(spec.params, ctx.params, 'path') as Infer<P>;
       const query = parseQuery(spec.query, plainQuery(ctx.query)) as Infer<Q>;
       const rawBody = (ctx.request as { body?: unknown }).body;
       const body = spec.body ? parse(spec.body, rawBody ?? {}, 'body') : (undefined as Infer<B>);
-      const result = await spec.handler({ params, query, body, auth: auth as never, ctx });
-      if (result && typeof result === 'object' && '__reply' in result) {
-        const r = result as Reply;
-        ctx.status = r.status;
-        if (r.headers) ctx.set(r.headers);
-        if (r.contentType) ctx.type = r.contentType;
-        if (r.body !== undefined) ctx.body = r.body;
-      } else if (result !== undefined) {
-        ctx.status = 200;
-        ctx.body = result;
-      }
+      const result: unknown = await spec.handler({ params, query, body, auth: auth as never, ctx });
+      const r: Reply = result && typeof result === 'object' && '__reply' in result ? (result as Reply) : { __reply: true, status: 200, body: result };
+      if (this.options.checkResponses) checkResponse(spec, responses, r);
+      ctx.status = r.status;
+      if (r.headers) ctx.set(r.headers);
+      if (r.contentType) ctx.type = r.contentType;
+      if (r.body !== undefined) ctx.body = r.body;
     });
   }
 
-  private openApiConfig(spec: RouteSpec<Schema | undefined, Schema | undefined, Schema | undefined, AuthRule | 'public'>): RouteConfig {
+  private openApiConfig(
+    spec: Omit<RouteSpec<Schema | undefined, Schema | undefined, Schema | undefined, AuthRule | 'public', Responses>, 'handler' | 'responses'>,
+    all: Responses,
+  ): RouteConfig {
     const responses: RouteConfig['responses'] = {};
-    for (const [status, r] of Object.entries(spec.responses)) {
+    for (const [status, r] of Object.entries(all)) {
       responses[status] = {
         description: r.description,
         ...(r.headers ? { headers: r.headers } : {}),
-        ...(r.schema ? { content: { [r.contentType ?? 'application/json']: { schema: r.schema } } } : {}),
+        ...(r.schema ? { content: Object.fromEntries([r.contentType ?? 'application/json'].flat().map((type) => [type, { schema: r.schema! }])) } : {}),
       };
+    }
+    // The JSON body reader (api/middleware/json-body.ts) answers these for every route that takes a body.
+    if (spec.body) {
+      for (const [status, description] of Object.entries(BODY_FAILURES)) {
+        responses[status] ??= { description, content: { 'application/json': { schema: ErrorBody } } };
+      }
+    }
+    // Any bearer token may be an ak_/pat_ key whose failed attempts are limited.
+    if (spec.auth !== 'public') {
+      const { description, headers } = tooManyAttempts[429];
+      responses[429] ??= { description, headers, content: { 'application/json': { schema: ErrorBody } } };
     }
     return {
       method: spec.method,
@@ -160,10 +241,37 @@ export class Routes {
       request: {
         ...(spec.params ? { params: spec.params as z.ZodObject } : {}),
         ...(spec.query ? { query: spec.query as z.ZodObject } : {}),
-        ...(spec.headers ? { headers: spec.headers } : {}),
-        ...(spec.body ? { body: { content: { 'application/json': { schema: spec.body } }, required: true } } : {}),
+        ...((spec.headers ?? spec.documented?.headers) ? { headers: spec.headers ?? spec.documented!.headers! } : {}),
+        ...((spec.body ?? spec.documented?.body)
+          ? {
+              body: {
+                content: Object.fromEntries(
+                  (spec.body ? ['application/json'] : (spec.documented!.bodyContentTypes ?? ['application/json'])).map((type) => [
+                    type,
+                    { schema: (spec.body ?? spec.documented!.body)! },
+                  ]),
+                ),
+                required: true,
+              },
+            }
+          : {}),
       },
       responses,
     };
   }
+}
+
+/** Thrown (as a 500) when a route answers a status it does not declare, or a body its schema refuses. */
+export class ResponseContractError extends Error {}
+
+const isJson = (r: ResponseSpec) => r.contentType === undefined || [r.contentType].flat().includes('application/json');
+const isStream = (body: unknown) => Buffer.isBuffer(body) || typeof (body as { pipe?: unknown } | null)?.pipe === 'function';
+
+function checkResponse(spec: { method: string; path: string }, responses: Responses, r: Reply): void {
+  const declared = responses[r.status];
+  const where = `${spec.method.toUpperCase()} ${spec.path} answered ${r.status}`;
+  if (!declared) throw new ResponseContractError(`${where}, a status it does not declare`);
+  if (!declared.schema || !isJson(declared) || r.body === undefined || isStream(r.body)) return;
+  const parsed = declared.schema.safeParse(JSON.parse(JSON.stringify(r.body)));
+  if (!parsed.success) throw new ResponseContractError(`${where} with a body its schema refuses: ${z.prettifyError(parsed.error)}`);
 }

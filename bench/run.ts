@@ -2,6 +2,10 @@ import { startBenchEnvironment } from './environment';
 import { benchIdentity } from './identity';
 import { benchAccounts } from './accounts';
 import { benchCampaigns } from './campaigns';
+import { benchAuthFlood } from './auth-flood';
+import { benchCustomData } from './custom-data';
+import { benchNotifications } from './notifications';
+import { benchMixedLoad } from './load';
 
 // `npm run bench [-- name ...] [-- --seconds N]`: runs the named benchmarks (all by default) and prints
 // their figures as JSON. Every run is bounded in time and sends traffic to loopback only.
@@ -27,8 +31,29 @@ const BENCHES = {
       await env.close();
     }
   },
+  // Starts its own Postgres and API, twice (default limits, then limits off).
+  'auth-flood': () => benchAuthFlood(seconds),
   // Starts its own Temporal dev server, Postgres, API and worker.
   campaigns: () => benchCampaigns(),
+  'custom-data': async () => {
+    const env = await startBenchEnvironment();
+    try {
+      return await benchCustomData(env);
+    } finally {
+      await env.close();
+    }
+  },
+  // Starts its own Temporal dev server, Postgres, API and worker.
+  notifications: () => benchNotifications(),
+  // 60 s unless --seconds is given; the API runs as a process of its own.
+  load: async () => {
+    const env = await startBenchEnvironment();
+    try {
+      return await benchMixedLoad(env, secondsFlag >= 0 ? seconds : 60);
+    } finally {
+      await env.close();
+    }
+  },
 };
 
 for (const [name, run] of Object.entries(BENCHES)) {

@@ -1,3 +1,5 @@
+import type { HealthFactors } from '../domain/accounts';
+import { CLOSED_DEAL_STAGES } from '../domain/deals';
 import { newId } from '../platform/ids';
 import { containsPattern, type Db } from './client';
 
@@ -98,7 +100,6 @@ export interface HealthSignals {
   engaged_contacts: number;
 }
 
-export const CLOSED_DEAL_STAGES = ['closed_won', 'closed_lost'] as const;
 
 /**
  * What the health score is computed from, read under a lock on the account row (so two refreshes of
@@ -113,7 +114,7 @@ export async function loadHealthSignals(sql: Db, orgId: string, accountId: strin
       (SELECT max(effective_time) FROM activities
         WHERE org_id = ${orgId} AND account_id = ${accountId} AND effective_time <= now()) AS last_activity_at,
       (SELECT count(*)::int FROM deals
-        WHERE org_id = ${orgId} AND account_id = ${accountId} AND stage <> ALL(${CLOSED_DEAL_STAGES as unknown as string[]})) AS open_deals,
+        WHERE org_id = ${orgId} AND account_id = ${accountId} AND stage <> ALL(${CLOSED_DEAL_STAGES as string[]})) AS open_deals,
       (SELECT count(*)::int FROM contacts WHERE org_id = ${orgId} AND account_id = ${accountId}) AS contacts,
       (SELECT count(DISTINCT a.contact_id)::int FROM activities a JOIN contacts c ON c.id = a.contact_id
         WHERE c.org_id = ${orgId} AND c.account_id = ${accountId} AND a.org_id = ${orgId}
@@ -124,7 +125,7 @@ export async function loadHealthSignals(sql: Db, orgId: string, accountId: strin
 export interface HealthScoreRow {
   id: string;
   score: number;
-  factors: Record<string, unknown>;
+  factors: HealthFactors;
   computed_at: Date;
 }
 

@@ -1,6 +1,6 @@
-import type { ContactState } from '../activities/campaign-schedule';
+import { FINAL_CALL_STATUSES, isFinalCallStatus, type ContactState } from '../domain/campaigns';
 import { newId } from '../platform/ids';
-import type { Queryable, Sql } from './client';
+import type { Db } from './client';
 
 export interface NewContact {
   external_id?: string | null;
@@ -60,10 +60,10 @@ const isoOrNull = (d: Date | null) => d?.toISOString() ?? null;
 /** postgres.js keeps one statement under 65,535 parameters; 14 columns a row. */
 const INSERT_CHUNK = 2000;
 
-const json = (sql: Queryable, value: Record<string, unknown> | null | undefined) => (value == null ? null : sql.json(value as never));
+const json = (sql: Db, value: Record<string, unknown> | null | undefined) => (value == null ? null : sql.json(value as never));
 
 /** Stores contacts as pending, first due at their scheduled_at (or now). */
-export async function insertContacts(sql: Queryable, orgId: string, campaignId: string, contacts: NewContact[]): Promise<number> {
+export async function insertContacts(sql: Db, orgId: string, campaignId: string, contacts: NewContact[]): Promise<number> {
   const now = new Date();
   const rows = contacts.map((c) => {
     const scheduled = c.scheduled_at ? new Date(c.scheduled_at) : null;
@@ -91,29 +91,30 @@ export async function insertContacts(sql: Queryable, orgId: string, campaignId: 
 }
 
 export async function listContacts(
-  sql: Sql,
+  sql: Db,
+  orgId: string,
   campaignId: string,
   options: { status?: ContactState; limit: number; after?: { t: string; id: string } },
 ): Promise<(ContactRow & { cursor_t: string })[]> {
   const { status, limit, after } = options;
   return sql<(ContactRow & { cursor_t: string })[]>`
     SELECT *, created_at::text AS cursor_t FROM campaign_contacts
-    WHERE campaign_id = ${campaignId}
+    WHERE org_id = ${orgId} AND campaign_id = ${campaignId}
       ${status ? sql`AND status = ${status}` : sql``}
       ${after ? sql`AND (created_at, id) > (${after.t}::text::timestamptz, ${after.id}::uuid)` : sql``}
     ORDER BY created_at, id
     LIMIT ${limit + 1}`;
 }
 
-export async function countContacts(sql: Queryable, campaignId: string, status?: ContactState): Promise<number> {
+export async function countContacts(sql: Db, orgId: string, campaignId: string, status?: ContactState): Promise<number> {
   const [row] = await sql<{ n: number }[]>`
-    SELECT count(*)::int AS n FROM campaign_contacts WHERE campaign_id = ${campaignId} ${status ? sql`AND status = ${status}` : sql``}`;
+    SELECT count(*)::int AS n FROM campaign_contacts WHERE org_id = ${orgId} AND campaign_id = ${campaignId} ${status ? sql`AND status = ${status}` : sql``}`;
   return row!.n;
 }
 
-export async function progressOf(sql: Queryable, campaignId: string): Promise<Progress> {
+export async function progressOf(sql: Db, orgId: string, campaignId: string): Promise<Progress> {
   const rows = await sql<{ status: ContactState; n: number }[]>`
-    SELECT status, count(*)::int AS n FROM campaign_contacts WHERE campaign_id = ${campaignId} GROUP BY status`;
+    SELECT status, count(*)::int AS n FROM campaign_contacts WHERE org_id = ${orgId} AND campaign_id = ${campaignId} GROUP BY status`;
   const progress: Progress = { total: 0, pending: 0, calling: 0, completed: 0, failed: 0, canceled: 0 };
   for (const r of rows) {
     progress[r.status] = r.n;
@@ -123,53 +124,52 @@ export async function progressOf(sql: Queryable, campaignId: string): Promise<Pr
 }
 
 /** Calls in flight for the organization right now: the slots taken. */
-export async function inFlightCount(sql: Queryable, orgId: string): Promise<number> {
+export async function inFlightCount(sql: Db, orgId: string): Promise<number> {
   const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM campaign_contacts WHERE org_id = ${orgId} AND status = 'calling'`;
   return row!.n;
 }
 
-export async function countNonFinal(sql: Queryable, campaignId: string): Promise<number> {
+export async function countNonFinal(sql: Db, orgId: string, campaignId: string): Promise<number> {
   const [row] = await sql<{ n: number }[]>`
-    SELECT count(*)::int AS n FROM campaign_contacts WHERE campaign_id = ${campaignId} AND status IN ('pending', 'calling')`;
+    SELECT count(*)::int AS n FROM campaign_contacts WHERE org_id = ${orgId} AND campaign_id = ${campaignId} AND status IN ('pending', 'calling')`;
   return row!.n;
 }
 
-export async function cancelPendingContacts(sql: Queryable, campaignId: string): Promise<void> {
+export async function cancelPendingContacts(sql: Db, orgId: string, campaignId: string): Promise<void> {
   await sql`
     UPDATE campaign_contacts SET status = 'canceled', next_attempt_at = NULL, updated_at = now()
-    WHERE campaign_id = ${campaignId} AND status = 'pending'`;
+    WHERE org_id = ${orgId} AND campaign_id = ${campaignId} AND status = 'pending'`;
 }
 
 /** One page of a campaign's due contacts, earliest first, locked for this claim. */
-export async function lockDueContacts(sql: Queryable, campaignId: string, limit: number): Promise<ContactRow[]> {
+export async function lockDueContacts(sql: Db, orgId: string, campaignId: string, limit: number): Promise<ContactRow[]> {
   return sql<ContactRow[]>`
     SELECT * FROM campaign_contacts
-    WHERE campaign_id = ${campaignId} AND status = 'pending' AND next_attempt_at <= now()
+    WHERE org_id = ${orgId} AND campaign_id = ${campaignId} AND status = 'pending' AND next_attempt_at <= now()
     ORDER BY next_attempt_at, id
     LIMIT ${limit}
     FOR UPDATE SKIP LOCKED`;
 }
 
-export async function rescheduleContacts(sql: Queryable, moves: { id: string; at: Date }[]): Promise<void> {
+export async function rescheduleContacts(sql: Db, orgId: string, moves: { id: string; at: Date }[]): Promise<void> {
   if (!moves.length) return;
   await sql`
     UPDATE campaign_contacts c SET next_attempt_at = v.at, updated_at = now()
     FROM unnest(${moves.map((m) => m.id)}::uuid[], ${moves.map((m) => m.at.toISOString())}::timestamptz[]) AS v(id, at)
-    WHERE c.id = v.id`;
+    WHERE c.org_id = ${orgId} AND c.id = v.id`;
 }
 
 /** Starts the next attempt of each contact: `calling`, not yet handed to the dialer. */
-export async function startAttempts(sql: Queryable, ids: string[]): Promise<{ id: string; attempts: number }[]> {
+export async function startAttempts(sql: Db, orgId: string, ids: string[]): Promise<{ id: string; attempts: number }[]> {
   if (!ids.length) return [];
   return sql<{ id: string; attempts: number }[]>`
     UPDATE campaign_contacts
     SET status = 'calling', attempts = attempts + 1, next_attempt_at = NULL, dialed_at = NULL, updated_at = now()
-    WHERE id = ANY(${ids}::uuid[]) AND status = 'pending'
+    WHERE org_id = ${orgId} AND id = ANY(${ids}::uuid[]) AND status = 'pending'
     RETURNING id, attempts`;
 }
 
 export interface NewConversation {
-  org_id: string;
   agent_id: string | null;
   agent_version: number | null;
   campaign_id: string;
@@ -179,74 +179,74 @@ export interface NewConversation {
 }
 
 /** One conversation row per attempt, keyed by the attempt's idempotency key. */
-export async function insertConversations(sql: Queryable, rows: NewConversation[]): Promise<void> {
+export async function insertConversations(sql: Db, orgId: string, rows: NewConversation[]): Promise<void> {
   if (!rows.length) return;
-  const values = rows.map((r) => ({ id: newId(), ...r, direction: 'outbound', status: 'queued' }));
+  const values = rows.map((r) => ({ id: newId(), org_id: orgId, ...r, direction: 'outbound', status: 'queued' }));
   for (let i = 0; i < values.length; i += INSERT_CHUNK) {
     await sql`INSERT INTO conversations ${sql(values.slice(i, i + INSERT_CHUNK))} ON CONFLICT (idempotency_key) DO NOTHING`;
   }
 }
 
 /** Attempts claimed but not yet accepted by the dialer, including those a crashed cycle left behind. */
-export async function undialedAttempts(sql: Queryable, orgId: string): Promise<DialTarget[]> {
+export async function undialedAttempts(sql: Db, orgId: string): Promise<DialTarget[]> {
   return sql<DialTarget[]>`
     SELECT cc.id, cc.campaign_id, cc.attempts, cc.phone_numbers, cc.agent_config, cc.initial_context, cc.data,
            coalesce(cc.agent_id, c.agent_id) AS agent_id,
            coalesce(cc.agent_version, c.version) AS agent_version,
            coalesce(cc.agent_number, c.agent_number) AS agent_number
-    FROM campaign_contacts cc JOIN campaigns c ON c.id = cc.campaign_id
+    FROM campaign_contacts cc JOIN campaigns c ON c.id = cc.campaign_id AND c.org_id = cc.org_id
     WHERE cc.org_id = ${orgId} AND cc.status = 'calling' AND cc.dialed_at IS NULL
     ORDER BY c.priority DESC, cc.updated_at, cc.id`;
 }
 
-export async function markDialed(sql: Sql, orgId: string, dialed: { id: string; key: string }[]): Promise<void> {
+/** Marks attempts accepted by the dialer: the contacts dialed and their conversations ringing, in one statement. */
+export async function markDialed(sql: Db, orgId: string, dialed: { id: string; key: string }[]): Promise<void> {
   if (!dialed.length) return;
-  await sql.begin(async (tx) => {
-    await tx`
+  await sql`
+    WITH contacts AS (
       UPDATE campaign_contacts SET dialed_at = now(), updated_at = now()
-      WHERE id = ANY(${dialed.map((d) => d.id)}::uuid[]) AND status = 'calling' AND dialed_at IS NULL`;
-    await tx`
-      UPDATE conversations SET status = 'ringing', started_at = coalesce(started_at, now()), updated_at = now()
-      WHERE org_id = ${orgId} AND idempotency_key = ANY(${dialed.map((d) => d.key)}::text[]) AND status = 'queued'`;
-  });
+      WHERE org_id = ${orgId} AND id = ANY(${dialed.map((d) => d.id)}::uuid[]) AND status = 'calling' AND dialed_at IS NULL)
+    UPDATE conversations SET status = 'ringing', started_at = coalesce(started_at, now()), updated_at = now()
+    WHERE org_id = ${orgId} AND idempotency_key = ANY(${dialed.map((d) => d.key)}::text[]) AND status = 'queued'`;
 }
 
 /** Keys of the organization's calls handed to the dialer before `before`. */
-export async function callsDialedBefore(sql: Queryable, orgId: string, before: Date): Promise<{ id: string; campaign_id: string; attempts: number }[]> {
+export async function callsDialedBefore(sql: Db, orgId: string, before: Date): Promise<{ id: string; campaign_id: string; attempts: number }[]> {
   return sql<{ id: string; campaign_id: string; attempts: number }[]>`
     SELECT id, campaign_id, attempts FROM campaign_contacts
     WHERE org_id = ${orgId} AND status = 'calling' AND dialed_at < ${before}`;
 }
 
 /** The earliest next attempt among the organization's active campaigns, or null when none waits. */
-export async function nextDueAt(sql: Queryable, orgId: string): Promise<Date | null> {
+export async function nextDueAt(sql: Db, orgId: string): Promise<Date | null> {
   const [row] = await sql<{ at: Date | null }[]>`
     SELECT min(x.at) AS at
     FROM campaigns c,
          LATERAL (SELECT next_attempt_at AS at FROM campaign_contacts
-                  WHERE campaign_id = c.id AND status = 'pending' ORDER BY next_attempt_at LIMIT 1) x
+                  WHERE org_id = ${orgId} AND campaign_id = c.id AND status = 'pending' ORDER BY next_attempt_at LIMIT 1) x
     WHERE c.org_id = ${orgId} AND c.status = 'active'`;
   return row?.at ?? null;
 }
 
 /** Of the given campaigns, the active ones with no contact left to call. */
-export async function settledCampaigns(sql: Queryable, campaignIds: string[]): Promise<string[]> {
+export async function settledCampaigns(sql: Db, orgId: string, campaignIds: string[]): Promise<string[]> {
   if (!campaignIds.length) return [];
   const rows = await sql<{ id: string }[]>`
     SELECT c.id FROM campaigns c
-    WHERE c.id = ANY(${campaignIds}::uuid[]) AND c.status = 'active'
-      AND NOT EXISTS (SELECT 1 FROM campaign_contacts cc WHERE cc.campaign_id = c.id AND cc.status IN ('pending', 'calling'))`;
+    WHERE c.org_id = ${orgId} AND c.id = ANY(${campaignIds}::uuid[]) AND c.status = 'active'
+      AND NOT EXISTS (SELECT 1 FROM campaign_contacts cc WHERE cc.org_id = ${orgId} AND cc.campaign_id = c.id AND cc.status IN ('pending', 'calling'))`;
   return rows.map((r) => r.id);
 }
 
-/** The organization of a campaign call, by its idempotency key (for the unauthenticated callback). */
-export async function conversationOrg(sql: Queryable, idempotencyKey: string): Promise<string | undefined> {
+/**
+ * The organization of a campaign call, by its idempotency key. The one lookup across organizations:
+ * the signed provider callback names no organization, and the key (unique) is all it carries.
+ */
+export async function conversationOrg(sql: Db, idempotencyKey: string): Promise<string | undefined> {
   const [row]: [{ org_id: string }?] = await sql`
     SELECT org_id FROM conversations WHERE idempotency_key = ${idempotencyKey} AND campaign_id IS NOT NULL`;
   return row?.org_id;
 }
-
-const FINAL = new Set(['completed', 'no_answer', 'busy', 'failed', 'canceled']);
 
 export interface ConversationUpdate {
   key: string;
@@ -259,13 +259,13 @@ export interface ConversationUpdate {
 }
 
 /** Applies call events to conversations still in flight; returns the keys whose final status was applied. */
-export async function updateConversations(sql: Queryable, orgId: string, updates: ConversationUpdate[]): Promise<string[]> {
+export async function updateConversations(sql: Db, orgId: string, updates: ConversationUpdate[]): Promise<string[]> {
   if (!updates.length) return [];
   const rows = await sql<{ idempotency_key: string; status: string }[]>`
     UPDATE conversations c SET
       status = v.status,
       started_at = coalesce(c.started_at, v.started_at),
-      ended_at = CASE WHEN v.status IN ('completed', 'no_answer', 'busy', 'failed', 'canceled') THEN coalesce(v.ended_at, now()) ELSE c.ended_at END,
+      ended_at = CASE WHEN v.status = ANY(${FINAL_CALL_STATUSES as string[]}::text[]) THEN coalesce(v.ended_at, now()) ELSE c.ended_at END,
       duration_seconds = coalesce(v.duration_seconds, c.duration_seconds),
       outcome = CASE WHEN v.outcome IS NULL THEN c.outcome ELSE c.outcome || v.outcome::jsonb END,
       updated_at = now()
@@ -276,7 +276,7 @@ export async function updateConversations(sql: Queryable, orgId: string, updates
     ) AS v(key, status, started_at, ended_at, duration_seconds, outcome)
     WHERE c.idempotency_key = v.key AND c.org_id = ${orgId} AND c.status IN ('queued', 'ringing', 'in_progress')
     RETURNING c.idempotency_key, c.status`;
-  return rows.filter((r) => FINAL.has(r.status)).map((r) => r.idempotency_key);
+  return rows.filter((r) => isFinalCallStatus(r.status)).map((r) => r.idempotency_key);
 }
 
 export interface CallingContact {
@@ -288,22 +288,22 @@ export interface CallingContact {
   retry_backoff_seconds: number;
 }
 
-export async function lockCallingContacts(sql: Queryable, orgId: string, ids: string[]): Promise<CallingContact[]> {
+export async function lockCallingContacts(sql: Db, orgId: string, ids: string[]): Promise<CallingContact[]> {
   if (!ids.length) return [];
   return sql<CallingContact[]>`
     SELECT cc.id, cc.campaign_id, cc.attempts, c.status AS campaign_status, c.max_attempts, c.retry_backoff_seconds
-    FROM campaign_contacts cc JOIN campaigns c ON c.id = cc.campaign_id
+    FROM campaign_contacts cc JOIN campaigns c ON c.id = cc.campaign_id AND c.org_id = cc.org_id
     WHERE cc.org_id = ${orgId} AND cc.id = ANY(${ids}::uuid[]) AND cc.status = 'calling'
     ORDER BY cc.id
     FOR UPDATE OF cc`;
 }
 
 /** Ends the current attempt of each contact: final, or pending again until its retry time. */
-export async function finishAttempts(sql: Queryable, ends: { id: string; status: ContactState; next_attempt_at: Date | null; last_outcome: string }[]): Promise<void> {
+export async function finishAttempts(sql: Db, orgId: string, ends: { id: string; status: ContactState; next_attempt_at: Date | null; last_outcome: string }[]): Promise<void> {
   if (!ends.length) return;
   await sql`
     UPDATE campaign_contacts cc SET status = v.status, next_attempt_at = v.at, last_outcome = v.outcome, dialed_at = NULL, updated_at = now()
     FROM unnest(${ends.map((e) => e.id)}::uuid[], ${ends.map((e) => e.status)}::text[], ${ends.map((e) => isoOrNull(e.next_attempt_at))}::timestamptz[],
                 ${ends.map((e) => e.last_outcome)}::text[]) AS v(id, status, at, outcome)
-    WHERE cc.id = v.id`;
+    WHERE cc.org_id = ${orgId} AND cc.id = v.id`;
 }

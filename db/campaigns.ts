@@ -1,6 +1,6 @@
-import type { CallingWindow } from '../activities/campaign-schedule';
-import type { CampaignStatus } from '../workflows/campaign-messages';
-import type { Queryable, Sql } from './client';
+import type { CallingWindow } from '../domain/campaign-schedule';
+import { isFinalCampaignStatus, type CampaignStatus } from '../domain/campaigns';
+import type { Db } from './client';
 
 export interface CampaignRow {
   id: string;
@@ -38,41 +38,39 @@ export interface ConcurrencySettingsRow {
 // Advisory locks, transaction-scoped. A campaign's: held by the create transaction, so the
 // workflow's first activity waits for it to commit or roll back. An organization's dispatch lock:
 // taken exclusively by the dispatcher's claim, shared by writers that add contacts.
-export async function lockCampaign(sql: Queryable, campaignId: string): Promise<void> {
-  await sql`SELECT pg_advisory_xact_lock(hashtext('campaign'), hashtext(${campaignId}))`;
+export async function lockCampaign(sql: Db, orgId: string, campaignId: string): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(hashtext('campaign'), hashtext(${`${orgId}:${campaignId}`}))`;
 }
 
-export async function lockDispatch(sql: Queryable, orgId: string, mode: 'exclusive' | 'shared'): Promise<void> {
+export async function lockDispatch(sql: Db, orgId: string, mode: 'exclusive' | 'shared'): Promise<void> {
   if (mode === 'exclusive') await sql`SELECT pg_advisory_xact_lock(hashtext('campaign-dispatch'), hashtext(${orgId}))`;
   else await sql`SELECT pg_advisory_xact_lock_shared(hashtext('campaign-dispatch'), hashtext(${orgId}))`;
 }
 
-export async function insertCampaign(sql: Queryable, c: NewCampaign): Promise<CampaignRow> {
+export async function insertCampaign(sql: Db, orgId: string, c: Omit<NewCampaign, 'org_id'>): Promise<CampaignRow> {
   const [row] = await sql<CampaignRow[]>`
     INSERT INTO campaigns (id, org_id, external_id, name, configuration_id, agent_number, priority, agent_id, version,
                            timezone, calling_window, max_attempts, retry_backoff_seconds, created_by, modified_by)
-    VALUES (${c.id}, ${c.org_id}, ${c.external_id}, ${c.name}, ${c.configuration_id}, ${c.agent_number}, ${c.priority},
+    VALUES (${c.id}, ${orgId}, ${c.external_id}, ${c.name}, ${c.configuration_id}, ${c.agent_number}, ${c.priority},
             ${c.agent_id}, ${c.version}, ${c.timezone}, ${sql.json(c.calling_window as never)}, ${c.max_attempts},
             ${c.retry_backoff_seconds}, ${c.created_by}, ${c.created_by})
     RETURNING *`;
   return row!;
 }
 
-export async function findCampaign(sql: Queryable, id: string, orgId: string): Promise<CampaignRow | undefined> {
+export async function findCampaign(sql: Db, orgId: string, id: string): Promise<CampaignRow | undefined> {
   const [row]: [CampaignRow?] = await sql`SELECT * FROM campaigns WHERE id = ${id} AND org_id = ${orgId}`;
   return row;
 }
 
 /** The row, locked against concurrent moves and contact additions until the transaction ends. */
-export async function findCampaignForUpdate(sql: Queryable, id: string, orgId?: string): Promise<CampaignRow | undefined> {
-  const [row]: [CampaignRow?] = orgId
-    ? await sql`SELECT * FROM campaigns WHERE id = ${id} AND org_id = ${orgId} FOR UPDATE`
-    : await sql`SELECT * FROM campaigns WHERE id = ${id} FOR UPDATE`;
+export async function findCampaignForUpdate(sql: Db, orgId: string, id: string): Promise<CampaignRow | undefined> {
+  const [row]: [CampaignRow?] = await sql`SELECT * FROM campaigns WHERE id = ${id} AND org_id = ${orgId} FOR UPDATE`;
   return row;
 }
 
 export async function listCampaigns(
-  sql: Sql,
+  sql: Db,
   orgId: string,
   options: { status?: CampaignStatus; limit: number; after?: { t: string; id: string } },
 ): Promise<(CampaignRow & { cursor_t: string })[]> {
@@ -87,43 +85,53 @@ export async function listCampaigns(
     LIMIT ${limit + 1}`;
 }
 
-export async function countCampaigns(sql: Queryable, orgId: string, status?: CampaignStatus): Promise<number> {
+export async function countCampaigns(sql: Db, orgId: string, status?: CampaignStatus): Promise<number> {
   const [row] = await sql<{ n: number }[]>`
     SELECT count(*)::int AS n FROM campaigns WHERE org_id = ${orgId} ${status ? sql`AND status = ${status}` : sql``}`;
   return row!.n;
 }
 
 /** Active campaigns of an organization in dispatch order: higher priority first, then older first. */
-export async function activeCampaigns(sql: Queryable, orgId: string): Promise<CampaignRow[]> {
+export async function activeCampaigns(sql: Db, orgId: string): Promise<CampaignRow[]> {
   return sql<CampaignRow[]>`
     SELECT * FROM campaigns WHERE org_id = ${orgId} AND status = 'active' ORDER BY priority DESC, created_at, id`;
 }
 
-export async function setCampaignStatus(sql: Queryable, id: string, status: CampaignStatus, actor: string | null): Promise<CampaignRow> {
-  const closing = status === 'completed' || status === 'canceled';
-  const [row] = await sql<CampaignRow[]>`
+/**
+ * Moves a campaign to `status` only from one of the statuses the state table allows (`from`), so the
+ * row never takes a move the table forbids whoever writes it; undefined when the row is elsewhere.
+ */
+export async function setCampaignStatus(
+  sql: Db,
+  orgId: string,
+  id: string,
+  move: { from: readonly CampaignStatus[]; to: CampaignStatus },
+  actor: string | null,
+): Promise<CampaignRow | undefined> {
+  const closing = isFinalCampaignStatus(move.to);
+  const [row]: [CampaignRow?] = await sql`
     UPDATE campaigns
-    SET status = ${status}, updated_at = now(), closed_at = ${closing ? sql`now()` : sql`NULL`}
+    SET status = ${move.to}, updated_at = now(), closed_at = ${closing ? sql`now()` : sql`NULL`}
         ${actor ? sql`, modified_by = ${actor}` : sql``}
-    WHERE id = ${id}
+    WHERE id = ${id} AND org_id = ${orgId} AND status = ANY(${move.from as CampaignStatus[]}::text[])
     RETURNING *`;
-  return row!;
+  return row;
 }
 
 /** Those of the given campaigns agents that do not exist in the organization. */
-export async function missingAgents(sql: Queryable, orgId: string, agentIds: string[]): Promise<string[]> {
+export async function missingAgents(sql: Db, orgId: string, agentIds: string[]): Promise<string[]> {
   if (!agentIds.length) return [];
   const found = await sql<{ id: string }[]>`SELECT id FROM agents WHERE org_id = ${orgId} AND id = ANY(${agentIds}::uuid[])`;
   const known = new Set(found.map((r) => r.id));
   return agentIds.filter((id) => !known.has(id));
 }
 
-export async function findConcurrencySettings(sql: Queryable, orgId: string): Promise<ConcurrencySettingsRow | undefined> {
+export async function findConcurrencySettings(sql: Db, orgId: string): Promise<ConcurrencySettingsRow | undefined> {
   const [row]: [ConcurrencySettingsRow?] = await sql`SELECT * FROM campaign_concurrency_settings WHERE org_id = ${orgId}`;
   return row;
 }
 
-export async function upsertConcurrencySettings(sql: Queryable, orgId: string, limit: number, actor: string): Promise<ConcurrencySettingsRow> {
+export async function upsertConcurrencySettings(sql: Db, orgId: string, limit: number, actor: string): Promise<ConcurrencySettingsRow> {
   const [row] = await sql<ConcurrencySettingsRow[]>`
     INSERT INTO campaign_concurrency_settings (org_id, concurrency_limit, created_by, modified_by)
     VALUES (${orgId}, ${limit}, ${actor}, ${actor})

@@ -1,4 +1,7 @@
 import type postgres from 'postgres';
+import { NAMED_RULE, type Stage } from '../domain/contacts';
+import { conflict, notFound, unprocessable } from '../domain/errors';
+import { PG, isPgError } from './pg-errors';
 import { newId } from '../platform/ids';
 import { containsPattern, type Db } from './client';
 
@@ -19,7 +22,7 @@ export interface ContactRow {
   source: string | null;
   notes: string | null;
   owner_id: string | null;
-  stage: string;
+  stage: Stage;
   stage_changed_at: Date | null;
   tags: string[];
   created_at: Date;
@@ -49,24 +52,22 @@ export type ContactValues = Partial<
 
 export interface ContactFilters {
   search?: string;
-  stage?: string;
+  stage?: Stage;
   accountId?: string;
   tag?: string;
   ownerId?: string;
 }
 
-const UNIQUE_VIOLATION = '23505';
-const FOREIGN_KEY_VIOLATION = '23503';
-
-/** Thrown when another contact of the organization already has the email. */
-export class DuplicateEmailError extends Error {}
-/** Thrown when account_id names no account (e.g. removed between the check and the write). */
-export class MissingAccountError extends Error {}
-
+/**
+ * Write failures only SQL sees, as domain outcomes: another contact with the email (409), an account
+ * removed between the check and the write (404), a contact left without a name or email (422).
+ */
 function translate(error: unknown): never {
-  const code = (error as { code?: string }).code;
-  if (code === UNIQUE_VIOLATION) throw new DuplicateEmailError('A contact with this email already exists');
-  if (code === FOREIGN_KEY_VIOLATION) throw new MissingAccountError('Account not found');
+  if (isPgError(error, PG.UNIQUE_VIOLATION)) throw conflict('A contact with this email already exists');
+  if (isPgError(error, PG.FOREIGN_KEY_VIOLATION)) throw notFound('Account not found');
+  if (isPgError(error, PG.CHECK_VIOLATION) && (error as { constraint_name?: string }).constraint_name === 'contacts_named') {
+    throw unprocessable([{ loc: ['body'], msg: NAMED_RULE }]);
+  }
   throw error;
 }
 
@@ -220,4 +221,10 @@ export async function upsertContactsByEmail(sql: Db, orgId: string, rows: Import
     RETURNING (xmax = 0) AS inserted`;
   const created = result.filter((r) => r.inserted).length;
   return { created, updated: result.length - created };
+}
+
+/** True when the contact is in the organization; holds it against a concurrent delete inside a transaction. */
+export async function lockContactRef(sql: Db, orgId: string, id: string): Promise<boolean> {
+  const [row] = await sql`SELECT 1 FROM contacts WHERE id = ${id} AND org_id = ${orgId} FOR KEY SHARE`;
+  return row !== undefined;
 }

@@ -1,5 +1,5 @@
+import { isClosedStage, type DealStage } from '../domain/deals';
 import { newId } from '../platform/ids';
-import { CLOSED_DEAL_STAGES } from './accounts';
 import type { Db } from './client';
 
 export interface DealRow {
@@ -8,7 +8,7 @@ export interface DealRow {
   account_id: string | null;
   contact_id: string | null;
   name: string;
-  stage: string;
+  stage: DealStage;
   /** numeric(16, 2) arrives as a string. */
   value: string | null;
   currency: string | null;
@@ -23,7 +23,7 @@ export interface DealRow {
 
 export interface DealFields {
   name: string;
-  stage: string;
+  stage: DealStage;
   value: number | null;
   currency: string | null;
   owner_id: string | null;
@@ -32,9 +32,6 @@ export interface DealFields {
   close_date: string | null;
   tags: string[];
 }
-
-const CLOSED = CLOSED_DEAL_STAGES as unknown as string[];
-export const isClosedStage = (stage: string) => CLOSED.includes(stage);
 
 const COLUMNS = (sql: Db) => sql`
   id, org_id, account_id, contact_id, name, stage, value, currency, owner_id, close_date::text AS close_date,
@@ -81,7 +78,7 @@ export async function deleteDeal(sql: Db, orgId: string, id: string): Promise<bo
 export function listDeals(
   sql: Db,
   orgId: string,
-  q: { stage?: string; account_id?: string; owner_id?: string; limit: number; offset: number },
+  q: { stage?: DealStage; account_id?: string; owner_id?: string; limit: number; offset: number },
 ) {
   return sql<DealRow[]>`
     SELECT ${COLUMNS(sql)} FROM deals
@@ -98,13 +95,4 @@ export async function lockDealRef(sql: Db, orgId: string, id: string): Promise<{
   const [row]: [{ id: string; account_id: string | null }?] =
     await sql`SELECT id, account_id FROM deals WHERE id = ${id} AND org_id = ${orgId} FOR KEY SHARE`;
   return row;
-}
-
-/**
- * True when the contact is in the organization; holds it like lockAccountRef. Contacts belong to the
- * contacts area; this is only the reference check deals and activities make.
- */
-export async function lockContactRef(sql: Db, orgId: string, id: string): Promise<boolean> {
-  const [row] = await sql`SELECT 1 FROM contacts WHERE id = ${id} AND org_id = ${orgId} FOR KEY SHARE`;
-  return row !== undefined;
 }

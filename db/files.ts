@@ -1,4 +1,7 @@
-import type { Db, Sql } from './client';
+import { conflict, notFound } from '../domain/errors';
+import type { FileStatus } from '../domain/files';
+import type { Db } from './client';
+import { PG, isPgError } from './pg-errors';
 
 
 export interface FileRow {
@@ -10,7 +13,7 @@ export interface FileRow {
   /** bigint: postgres.js hands it over as a string. */
   size_bytes: string | null;
   storage_key: string;
-  status: 'pending_upload' | 'uploaded' | 'archived';
+  status: FileStatus;
   created_by: string | null;
   created_at: Date;
   updated_at: Date;
@@ -28,15 +31,10 @@ export interface FolderRow {
   updated_at: Date;
 }
 
-/** Thrown when a sibling folder already has the name. */
-export class DuplicateFolderError extends Error {}
-/** Thrown when the folder a write names is gone (deleted between the check and the write). */
-export class MissingFolderError extends Error {}
-
+/** A sibling with the name is a conflict; a folder deleted between the check and the write is gone. */
 function translate(error: unknown): never {
-  const code = (error as { code?: string }).code;
-  if (code === '23505') throw new DuplicateFolderError('A folder with this name already exists here');
-  if (code === '23503') throw new MissingFolderError('Folder not found');
+  if (isPgError(error, PG.UNIQUE_VIOLATION)) throw conflict('A folder with this name already exists here');
+  if (isPgError(error, PG.FOREIGN_KEY_VIOLATION)) throw notFound('Folder not found');
   throw error;
 }
 
@@ -50,12 +48,13 @@ export async function folderInOrg(sql: Db, orgId: string, folderId: string, lock
 
 export async function insertFile(
   sql: Db,
-  file: Pick<FileRow, 'id' | 'org_id' | 'folder_id' | 'name' | 'content_type' | 'storage_key' | 'created_by'> & { size_bytes: number | null },
+  orgId: string,
+  file: Pick<FileRow, 'id' | 'folder_id' | 'name' | 'content_type' | 'storage_key' | 'created_by'> & { size_bytes: number | null },
 ): Promise<FileRow> {
   try {
     const [row] = await sql<FileRow[]>`
       INSERT INTO files (id, org_id, folder_id, name, content_type, size_bytes, storage_key, created_by)
-      VALUES (${file.id}, ${file.org_id}, ${file.folder_id}, ${file.name}, ${file.content_type}, ${file.size_bytes},
+      VALUES (${file.id}, ${orgId}, ${file.folder_id}, ${file.name}, ${file.content_type}, ${file.size_bytes},
               ${file.storage_key}, ${file.created_by})
       RETURNING *`;
     return row!;
@@ -98,7 +97,7 @@ export async function archiveFile(sql: Db, orgId: string, id: string): Promise<F
 export async function listFiles(
   sql: Db,
   orgId: string,
-  filters: { folderId?: string; status?: FileRow['status'] },
+  filters: { folderId?: string; status?: FileStatus },
   page: { limit: number; offset: number },
 ): Promise<FileRow[]> {
   const folder = filters.folderId === undefined ? sql`` : sql`AND folder_id = ${filters.folderId}`;
@@ -108,11 +107,11 @@ export async function listFiles(
     ORDER BY created_at DESC, id DESC LIMIT ${page.limit} OFFSET ${page.offset}`;
 }
 
-export async function insertFolder(sql: Db, folder: Pick<FolderRow, 'id' | 'org_id' | 'parent_id' | 'name' | 'created_by'>): Promise<FolderRow> {
+export async function insertFolder(sql: Db, orgId: string, folder: Pick<FolderRow, 'id' | 'parent_id' | 'name' | 'created_by'>): Promise<FolderRow> {
   try {
     const [row] = await sql<FolderRow[]>`
       INSERT INTO folders (id, org_id, parent_id, name, created_by)
-      VALUES (${folder.id}, ${folder.org_id}, ${folder.parent_id}, ${folder.name}, ${folder.created_by})
+      VALUES (${folder.id}, ${orgId}, ${folder.parent_id}, ${folder.name}, ${folder.created_by})
       RETURNING *`;
     return row!;
   } catch (error) {
@@ -133,67 +132,61 @@ export async function listFolders(
 }
 
 /** Folder moves of one organization run one at a time, so two crossing moves cannot make a cycle. */
-const lockFolderTree = (tx: Db, orgId: string) => tx`SELECT pg_advisory_xact_lock(hashtextextended(${`folders:${orgId}`}, 0))`;
+export const lockFolderTree = async (tx: Db, orgId: string): Promise<void> => {
+  await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`folders:${orgId}`}, 0))`;
+};
 
-export type FolderUpdate = FolderRow | 'not_found' | 'parent_not_found' | 'cycle';
+/** The folder, locked for update until commit. */
+export async function lockFolder(tx: Db, orgId: string, id: string): Promise<FolderRow | undefined> {
+  const [row]: [FolderRow?] = await tx`SELECT * FROM folders WHERE id = ${id} AND org_id = ${orgId} FOR UPDATE`;
+  return row;
+}
 
-/** Renames and/or moves a folder (parent_id null: to the top level), refusing a move into its own subtree. */
-export async function updateFolder(
-  sql: Sql,
-  orgId: string,
-  id: string,
-  values: { name?: string; parent_id?: string | null },
-): Promise<FolderUpdate> {
+/** True when `folderId` is `candidateParentId` or one of its ancestors (a move there would make a cycle). */
+export async function isAncestorOrSelf(tx: Db, orgId: string, folderId: string, candidateParentId: string): Promise<boolean> {
+  const [inside] = await tx`
+    WITH RECURSIVE up AS (
+      SELECT id, parent_id FROM folders WHERE id = ${candidateParentId} AND org_id = ${orgId}
+      UNION SELECT f.id, f.parent_id FROM folders f JOIN up ON f.id = up.parent_id WHERE f.org_id = ${orgId})
+    SELECT 1 FROM up WHERE id = ${folderId}`;
+  return inside !== undefined;
+}
+
+/** Sets the given columns of a folder. */
+export async function updateFolder(tx: Db, orgId: string, id: string, values: { name?: string; parent_id?: string | null }): Promise<FolderRow | undefined> {
+  const set = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
   try {
-    return await sql.begin(async (tx): Promise<FolderUpdate> => {
-      if (values.parent_id !== undefined) await lockFolderTree(tx, orgId);
-      const [current]: [FolderRow?] = await tx`SELECT * FROM folders WHERE id = ${id} AND org_id = ${orgId} FOR UPDATE`;
-      if (!current) return 'not_found';
-      if (values.parent_id) {
-        if (!(await folderInOrg(tx, orgId, values.parent_id, true))) return 'parent_not_found';
-        const [inside] = await tx`
-          WITH RECURSIVE up AS (
-            SELECT id, parent_id FROM folders WHERE id = ${values.parent_id}
-            UNION SELECT f.id, f.parent_id FROM folders f JOIN up ON f.id = up.parent_id)
-          SELECT 1 FROM up WHERE id = ${id}`;
-        if (inside) return 'cycle';
-      }
-      const set = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
-      const [row] = await tx<FolderRow[]>`UPDATE folders SET ${tx(set)}, updated_at = now() WHERE id = ${id} RETURNING *`;
-      return row!;
-    });
+    const [row]: [FolderRow?] = await tx`UPDATE folders SET ${tx(set)}, updated_at = now() WHERE id = ${id} AND org_id = ${orgId} RETURNING *`;
+    return row;
   } catch (error) {
     translate(error);
   }
 }
 
-export type FolderDelete = { deleted: true; storageKeys: string[] } | { deleted: false; reason: 'not_found' | 'not_empty' };
+/** True when the folder holds a subfolder or a file of any status. */
+export async function folderHasContent(tx: Db, orgId: string, id: string): Promise<boolean> {
+  const [content] = await tx`
+    SELECT 1 WHERE EXISTS (SELECT 1 FROM folders WHERE org_id = ${orgId} AND parent_id = ${id})
+                OR EXISTS (SELECT 1 FROM files WHERE org_id = ${orgId} AND folder_id = ${id})`;
+  return content !== undefined;
+}
 
 /**
- * Deletes a folder. Without `cascade` only an empty one (no subfolders, no files of any status);
- * with it the whole subtree, whose files' storage keys are returned for the caller to remove.
+ * Locks the folder's whole subtree (keeping new files and subfolders out of it until commit) and
+ * returns the storage keys of the files in it.
  */
-export async function deleteFolder(sql: Sql, orgId: string, id: string, cascade: boolean): Promise<FolderDelete> {
-  return sql.begin(async (tx): Promise<FolderDelete> => {
-    const [folder] = await tx`SELECT 1 FROM folders WHERE id = ${id} AND org_id = ${orgId} FOR UPDATE`;
-    if (!folder) return { deleted: false, reason: 'not_found' };
-    if (!cascade) {
-      const [content] = await tx`
-        SELECT 1 WHERE EXISTS (SELECT 1 FROM folders WHERE parent_id = ${id})
-                    OR EXISTS (SELECT 1 FROM files WHERE folder_id = ${id})`;
-      if (content) return { deleted: false, reason: 'not_empty' };
-      await tx`DELETE FROM folders WHERE id = ${id}`;
-      return { deleted: true, storageKeys: [] };
-    }
-    // Locking the subtree keeps new files and subfolders out of it until the delete commits.
-    const subtree = await tx<{ id: string }[]>`
-      WITH RECURSIVE down AS (
-        SELECT id FROM folders WHERE id = ${id}
-        UNION SELECT f.id FROM folders f JOIN down ON f.parent_id = down.id)
-      SELECT id FROM folders WHERE id IN (SELECT id FROM down) FOR UPDATE`;
-    const files = await tx<{ storage_key: string }[]>`
-      SELECT storage_key FROM files WHERE org_id = ${orgId} AND folder_id = ANY(${subtree.map((f) => f.id)}::uuid[])`;
-    await tx`DELETE FROM folders WHERE id = ${id}`;
-    return { deleted: true, storageKeys: files.map((f) => f.storage_key) };
-  });
+export async function lockSubtreeStorageKeys(tx: Db, orgId: string, id: string): Promise<string[]> {
+  const subtree = await tx<{ id: string }[]>`
+    WITH RECURSIVE down AS (
+      SELECT id FROM folders WHERE id = ${id} AND org_id = ${orgId}
+      UNION SELECT f.id FROM folders f JOIN down ON f.parent_id = down.id WHERE f.org_id = ${orgId})
+    SELECT id FROM folders WHERE org_id = ${orgId} AND id IN (SELECT id FROM down) FOR UPDATE`;
+  const files = await tx<{ storage_key: string }[]>`
+    SELECT storage_key FROM files WHERE org_id = ${orgId} AND folder_id = ANY(${subtree.map((f) => f.id)}::uuid[])`;
+  return files.map((f) => f.storage_key);
+}
+
+/** Deletes a folder (subfolders and files go with it by cascade). */
+export async function deleteFolder(tx: Db, orgId: string, id: string): Promise<void> {
+  await tx`DELETE FROM folders WHERE id = ${id} AND org_id = ${orgId}`;
 }

@@ -1,5 +1,5 @@
 import { newId } from '../platform/ids';
-import type { Sql } from './client';
+import type { Db, Sql } from './client';
 
 export interface ApiKeyRow {
   id: string;
@@ -31,6 +31,11 @@ export async function upsertUser(sql: Sql, externalId: string): Promise<string> 
     ON CONFLICT (external_id) DO UPDATE SET external_id = EXCLUDED.external_id
     RETURNING id`;
   return row!.id;
+}
+
+/** Keeps the identity provider's `email` claim on the user (notifications mail it); users are global. */
+export async function setUserEmail(sql: Sql, userId: string, email: string): Promise<void> {
+  await sql`UPDATE users SET email = ${email} WHERE id = ${userId} AND email IS DISTINCT FROM ${email}`;
 }
 
 /**
@@ -113,29 +118,36 @@ export async function touchApiKey(sql: Sql, id: string): Promise<void> {
   await sql`UPDATE api_keys SET last_used_at = now() WHERE id = ${id}`;
 }
 
-/** Live (unrevoked) keys of an organization, or of a user, newest first. */
-export async function listApiKeys(sql: Sql, owner: { orgId: string } | { userId: string }): Promise<ApiKeyWithOwners[]> {
-  const filter =
-    'orgId' in owner
-      ? sql`k.kind = 'organization' AND k.org_id = ${owner.orgId}`
-      : sql`k.kind = 'user' AND k.user_id = ${owner.userId}`;
-  return sql<ApiKeyWithOwners[]>`
-    SELECT k.*, u.external_id AS user_external_id, o.external_id AS org_external_id
-    FROM api_keys k JOIN users u ON u.id = k.user_id LEFT JOIN organizations o ON o.id = k.org_id
-    WHERE ${filter} AND k.revoked_at IS NULL ORDER BY k.created_at DESC, k.id DESC`;
+const KEY_COLUMNS = (db: Db) => db`
+  k.*, u.external_id AS user_external_id, o.external_id AS org_external_id
+  FROM api_keys k JOIN users u ON u.id = k.user_id LEFT JOIN organizations o ON o.id = k.org_id`;
+
+/** Live (unrevoked) organization API keys of an organization, newest first. */
+export async function listOrganizationKeys(db: Db, orgId: string): Promise<ApiKeyWithOwners[]> {
+  return db<ApiKeyWithOwners[]>`
+    SELECT ${KEY_COLUMNS(db)}
+    WHERE k.kind = 'organization' AND k.org_id = ${orgId} AND k.revoked_at IS NULL ORDER BY k.created_at DESC, k.id DESC`;
 }
 
-/** Revokes one key of the owner; returns its key_id, or undefined when the owner has no such live key. */
-export async function revokeApiKey(
-  sql: Sql,
-  id: string,
-  owner: { orgId: string } | { userId: string },
-): Promise<string | undefined> {
-  const [row]: [{ key_id: string }?] =
-    'orgId' in owner
-      ? await sql`UPDATE api_keys SET revoked_at = now() WHERE id = ${id} AND kind = 'organization'
-          AND org_id = ${owner.orgId} AND revoked_at IS NULL RETURNING key_id`
-      : await sql`UPDATE api_keys SET revoked_at = now() WHERE id = ${id} AND kind = 'user'
-          AND user_id = ${owner.userId} AND revoked_at IS NULL RETURNING key_id`;
+/** Live (unrevoked) personal access tokens of a user, newest first; they belong to no organization. */
+export async function listUserTokens(db: Db, userId: string): Promise<ApiKeyWithOwners[]> {
+  return db<ApiKeyWithOwners[]>`
+    SELECT ${KEY_COLUMNS(db)}
+    WHERE k.kind = 'user' AND k.user_id = ${userId} AND k.revoked_at IS NULL ORDER BY k.created_at DESC, k.id DESC`;
+}
+
+/** Revokes one organization key; its key_id, or undefined when the organization has no such live key. */
+export async function revokeOrganizationKey(db: Db, orgId: string, id: string): Promise<string | undefined> {
+  const [row]: [{ key_id: string }?] = await db`
+    UPDATE api_keys SET revoked_at = now()
+    WHERE id = ${id} AND kind = 'organization' AND org_id = ${orgId} AND revoked_at IS NULL RETURNING key_id`;
+  return row?.key_id;
+}
+
+/** Revokes one token of the user; its key_id, or undefined when the user has no such live token. */
+export async function revokeUserToken(db: Db, userId: string, id: string): Promise<string | undefined> {
+  const [row]: [{ key_id: string }?] = await db`
+    UPDATE api_keys SET revoked_at = now()
+    WHERE id = ${id} AND kind = 'user' AND user_id = ${userId} AND revoked_at IS NULL RETURNING key_id`;
   return row?.key_id;
 }

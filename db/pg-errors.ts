@@ -9,7 +9,9 @@ export const PG = {
   DEADLOCK_DETECTED: '40P01',
   LOCK_NOT_AVAILABLE: '55P03',
   QUERY_CANCELED: '57014',
+  IDLE_IN_TRANSACTION_SESSION_TIMEOUT: '25P03',
   UNDEFINED_TABLE: '42P01',
+  UNTRANSLATABLE_CHARACTER: '22P05',
 } as const;
 
 export type PgCode = (typeof PG)[keyof typeof PG];

@@ -6,7 +6,9 @@
  */
 export type FailureKind =
   | 'invalid' // a rule of the request broke (400)
+  | 'unauthenticated' // a signature or credential of a request without a bearer token is missing or wrong (401)
   | 'forbidden' // the caller may not do this (403)
+  | 'unprocessable' // a field the schema accepted breaks a rule that needs stored state (422; `fields`)
   | 'not_found' // missing, or another organization's (404)
   | 'conflict' // uniqueness or state conflict (409)
   | 'gone' // existed, no longer usable (410)
@@ -16,11 +18,18 @@ export type FailureKind =
   | 'upstream' // an outside service or dependency failed (502)
   | 'unavailable'; // a feature or dependency is unavailable right now (503)
 
+/** One refused field of a request, located as the 422 body locates it (e.g. `['body', 'contacts', 3, 'agent_id']`). */
+export interface FieldIssue {
+  loc: (string | number)[];
+  msg: string;
+}
+
 export class DomainError extends Error {
   constructor(
     readonly kind: FailureKind,
     readonly detail: string,
     readonly retryAfterSeconds?: number,
+    readonly fields?: FieldIssue[],
   ) {
     super(detail);
     this.name = 'DomainError';
@@ -28,6 +37,9 @@ export class DomainError extends Error {
 }
 
 export const invalid = (detail: string) => new DomainError('invalid', detail);
+export const unprocessable = (fields: FieldIssue[]) =>
+  new DomainError('unprocessable', fields.map((f) => f.msg).join('; '), undefined, fields);
+export const unauthenticated = (detail: string) => new DomainError('unauthenticated', detail);
 export const forbiddenAction = (detail: string) => new DomainError('forbidden', detail);
 export const notFound = (detail = 'Not Found') => new DomainError('not_found', detail);
 export const conflict = (detail: string) => new DomainError('conflict', detail);

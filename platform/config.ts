@@ -23,9 +23,23 @@ const schema = z.object({
   PUBLIC_BASE_URL: optionalUrl,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   BODY_LIMIT_BYTES: intIn(1024, 100 * 1024 * 1024).default(5 * 1024 * 1024),
+  // Hostile input: JSON nesting, failed key attempts, uploads (see README's configuration table).
+  JSON_MAX_DEPTH: intIn(2, 1000).default(64),
+  AUTH_FAILURES_PER_KEY: intIn(1, 100_000).default(10),
+  AUTH_FAILURES_PER_ADDRESS: intIn(1, 100_000).default(30),
+  AUTH_FAILURE_WINDOW_SECONDS: intIn(1, 86_400).default(60),
+  AUTH_NEGATIVE_CACHE_SECONDS: intIn(0, 3600).default(10),
+  AUTH_HASH_CONCURRENCY: intIn(1, 64).default(2),
+  UPLOAD_MAX_BYTES: intIn(1, 5 * 1024 ** 3).default(100 * 1024 * 1024),
 
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
   DATABASE_POOL_MAX: intIn(1, 200).default(10),
+  // Bounded waits on Postgres: connection set-up, server-side limits, and a client-side watchdog for a
+  // server that stops answering altogether (frozen, partitioned), which no server-side limit catches.
+  DATABASE_CONNECT_TIMEOUT_MS: intIn(100, 120_000).default(5000),
+  DATABASE_STATEMENT_TIMEOUT_MS: intIn(100, 3_600_000).default(10_000),
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: intIn(100, 3_600_000).default(15_000),
+  DATABASE_RESPONSE_TIMEOUT_MS: intIn(200, 3_700_000).default(12_000),
 
   TEMPORAL_ADDRESS: z.string().regex(/^[^\s:]+:\d+$/, 'must be host:port').optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
@@ -35,6 +49,9 @@ const schema = z.object({
   TEMPORAL_TLS_CA_PATH: z.string().optional(),
   TEMPORAL_CLI_PATH: z.string().optional(),
   TEMPORAL_UI_PORT: port.default(8233),
+  // Every Temporal call made while serving a request shares this budget; other calls get it each.
+  TEMPORAL_REQUEST_TIMEOUT_MS: intIn(100, 600_000).default(5000),
+  READY_CHECK_TIMEOUT_MS: intIn(100, 60_000).default(2000),
 
   S3_ENDPOINT: optionalUrl,
   S3_REGION: z.string().min(1).default('us-east-1'),
@@ -42,6 +59,7 @@ const schema = z.object({
   S3_ACCESS_KEY_ID: z.string().optional(),
   S3_SECRET_ACCESS_KEY: z.string().optional(),
   S3_FORCE_PATH_STYLE: bool.default(true),
+  S3_SOCKET_TIMEOUT_MS: intIn(100, 600_000).default(10_000),
 
   ENCRYPTION_KEY: z
     .string()
@@ -58,6 +76,8 @@ const schema = z.object({
   LLM_MODEL: z.string().optional(),
   EMBEDDINGS_BASE_URL: optionalUrl,
   EMBEDDINGS_MODEL: z.string().optional(),
+  EMBEDDINGS_API_KEY: z.string().optional(),
+  EMBEDDINGS_BATCH_SIZE: z.coerce.number().int().min(1).max(2048).default(64),
   SIP_HOST: z.string().min(1).default('sip.localhost'),
   // Campaigns: the dialer, its signed call-event callback and the per-organization dispatcher.
   DIALER: z.enum(['simulated']).default('simulated'),
@@ -69,10 +89,54 @@ const schema = z.object({
   CAMPAIGN_SWEEP_INTERVAL_SECONDS: intIn(1, 3600).default(30),
   CAMPAIGN_CALL_TIMEOUT_SECONDS: intIn(5, 86400).default(3600),
   CAMPAIGN_HISTORY_LIMIT: intIn(20, 50_000).default(5000),
+  // Notifications: the mail transport (files under DATA_DIR/mail without SMTP_URL), digest windows,
+  // the outbox relay's sweep and the per-organization actor's history bound.
+  SMTP_URL: z.string().regex(/^smtps?:\/\/.+/, 'must be an smtp:// or smtps:// URL').optional(),
+  MAIL_FROM: z.string().min(3).max(320).default('Voice CRM <notifications@localhost>'),
+  NOTIFICATION_DIGEST_INTERVAL_SECONDS: intIn(1, 7 * 86_400).default(86_400),
+  NOTIFICATION_DIGEST_HOUR_UTC: intIn(0, 23).default(8),
+  NOTIFICATION_RELAY_INTERVAL_SECONDS: intIn(1, 3600).default(5),
+  NOTIFICATION_ACTOR_HISTORY_LIMIT: intIn(100, 50_000).default(2000),
   WEB_FETCH_ALLOW_PRIVATE: bool.default(false), // tests only: let scaffolding fetch 127.0.0.1 sites
+  // Workflow credentials: keys that sealed values before a rotation, and the refresher's HTTP deadline.
+  ENCRYPTION_KEYS_PREVIOUS: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}(,[0-9a-fA-F]{64})*$/, 'must be comma-separated 64-hex keys')
+    .optional(),
+  CREDENTIAL_REFRESH_TIMEOUT_MS: intIn(100, 120_000).default(15_000),
+  // Custom data: the replace route's own body limit and its row limit.
+  CUSTOM_DATA_REPLACE_BODY_LIMIT_BYTES: intIn(1024, 1024 * 1024 * 1024).default(64 * 1024 * 1024),
+  CUSTOM_DATA_REPLACE_MAX_ROWS: intIn(1, 1_000_000).default(100_000),
+  // Meeting capture: the bot vendor (simulated unless a base URL is set), the capture webhook's signing
+  // secrets (several during a rotation) and the bot workflow's time limits.
+  MEETING_VENDOR_BASE_URL: optionalUrl,
+  MEETING_VENDOR_API_KEY: z.string().min(1).optional(),
+  MEETING_WEBHOOK_SECRETS: z
+    .string()
+    .regex(/^\s*whsec_[A-Za-z0-9+/]+={0,2}(\s*[,\s]\s*whsec_[A-Za-z0-9+/]+={0,2})*\s*$/, 'must be whsec_<base64> secrets separated by commas')
+    .optional(),
+  MEETING_SIMULATED_STEP_MS: intIn(0, 600_000).default(1500),
+  MEETING_SIMULATED_CALL_MS: intIn(0, 86_400_000).default(20_000),
+  MEETING_JOIN_TIMEOUT_SECONDS: intIn(1, 86_400).default(1200),
+  MEETING_MAX_DURATION_SECONDS: intIn(1, 172_800).default(14_400),
+  MEETING_TRANSCRIPT_TIMEOUT_SECONDS: intIn(1, 86_400).default(3600),
+  // Cards: limits of the unauthenticated share-link endpoints (per client address and per link, in each
+  // window; lead submissions have their own, lower limits) and the largest card image.
+  CARD_RATE_WINDOW_SECONDS: intIn(1, 86_400).default(60),
+  CARD_READS_PER_ADDRESS: intIn(1, 1_000_000).default(120),
+  CARD_READS_PER_LINK: intIn(1, 1_000_000).default(1200),
+  CARD_LEADS_PER_ADDRESS: intIn(1, 1_000_000).default(5),
+  CARD_LEADS_PER_LINK: intIn(1, 1_000_000).default(60),
+  CARD_MEDIA_MAX_BYTES: intIn(1024, 50 * 1024 * 1024).default(2 * 1024 * 1024),
+  // Readiness: when each organization's nightly refresh runs (cron, UTC) and how old a profile must be to be recomputed.
+  READINESS_NIGHTLY_CRON: z.string().regex(/^\S+( \S+){4}$/, 'must be a five-field cron expression').default('0 3 * * *'),
+  READINESS_STALE_HOURS: intIn(1, 24 * 365).default(20),
 });
 
 export type Config = z.infer<typeof schema> & { dataDir: string };
+
+/** Every environment variable the service reads (the schema's keys), for tooling and the compose check. */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(schema.shape);
 
 export class ConfigError extends Error {}
 
@@ -99,6 +163,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (config.NODE_ENV === 'production' && config.WEB_FETCH_ALLOW_PRIVATE) {
     throw new ConfigError('Invalid configuration: WEB_FETCH_ALLOW_PRIVATE must not be set when NODE_ENV=production');
+  }
+  if (config.MEETING_VENDOR_BASE_URL && !config.MEETING_VENDOR_API_KEY) {
+    throw new ConfigError('Invalid configuration: MEETING_VENDOR_API_KEY is required with MEETING_VENDOR_BASE_URL');
+  }
+  if (config.DATABASE_RESPONSE_TIMEOUT_MS <= config.DATABASE_STATEMENT_TIMEOUT_MS) {
+    throw new ConfigError('Invalid configuration: DATABASE_RESPONSE_TIMEOUT_MS must exceed DATABASE_STATEMENT_TIMEOUT_MS');
+  }
+  if (config.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS <= config.TEMPORAL_REQUEST_TIMEOUT_MS) {
+    // A transaction may wait on Temporal (row and workflow start together); it must not be cut first.
+    throw new ConfigError('Invalid configuration: DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS must exceed TEMPORAL_REQUEST_TIMEOUT_MS');
   }
   if (config.S3_ENDPOINT && !(config.S3_ACCESS_KEY_ID && config.S3_SECRET_ACCESS_KEY)) {
     throw new ConfigError('Invalid configuration: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are required with S3_ENDPOINT');

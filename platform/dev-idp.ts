@@ -18,6 +18,8 @@ export interface SessionClaims {
   org_id?: string;
   org_ids?: string[];
   permissions?: string[];
+  /** The user's address; the service keeps it on the user for notification emails. */
+  email?: string;
 }
 
 async function readOrCreatePrivateJwk(dataDir: string): Promise<JWK> {

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { Sql } from '../db/client';
+import type { CallEvent, CallStatus } from '../domain/campaigns';
 import type { Config } from './config';
 import type { Logger } from './logger';
 import { createSimulatedDialer } from './dialer-simulated';
@@ -8,10 +9,7 @@ import { createSimulatedDialer } from './dialer-simulated';
 // accepts it at once and reports its progress and outcome later, through the signed callback
 // POST /campaign/call-events (or, for the built-in simulated dialer, straight to the dispatcher).
 
-export const CALL_STATUSES = ['ringing', 'in_progress', 'completed', 'no_answer', 'busy', 'failed', 'canceled'] as const;
-export type CallStatus = (typeof CALL_STATUSES)[number];
-export const FINAL_CALL_STATUSES: readonly CallStatus[] = ['completed', 'no_answer', 'busy', 'failed', 'canceled'];
-export const isFinalCallStatus = (status: string): boolean => (FINAL_CALL_STATUSES as readonly string[]).includes(status);
+export type { CallEvent, CallStatus } from '../domain/campaigns';
 
 export interface CallRequest {
   /** `<campaign_id>:<contact_id>:<attempt>`; a provider must never ring twice for one key. */
@@ -33,16 +31,6 @@ export interface PlacedCall {
   provider_call_id: string;
 }
 
-/** Progress or outcome of one call, as a provider reports it. */
-export interface CallEvent {
-  idempotency_key: string;
-  status: CallStatus;
-  provider_call_id?: string;
-  started_at?: string;
-  ended_at?: string;
-  duration_seconds?: number;
-  outcome?: Record<string, unknown>;
-}
 
 /** The provider refused this one call for good (e.g. an unroutable number): the attempt fails, unretried. */
 export class CallRejected extends Error {}

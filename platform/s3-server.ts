@@ -69,6 +69,9 @@ export async function startS3Server(dataDir: string, log: (line: string) => void
         '-s3.port.iceberg=0',
         '-s3.port.lance=0',
         '-master.volumeSizeLimitMB=64',
+        // Each bucket is a collection that grows volumes of its own; the default cap of 8 volumes runs
+        // out after a few test files' buckets (writes then fail with InternalError). 0: by free disk.
+        '-volume.max=0',
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );

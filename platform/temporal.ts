@@ -41,34 +41,90 @@ export function connectionOptions(
   return { address, tls };
 }
 
+/** The default of TEMPORAL_REQUEST_TIMEOUT_MS (platform/config.ts). */
+export const DEFAULT_TEMPORAL_TIMEOUT_MS = 5000;
+
+/**
+ * Calls that wait by design: long polls for a workflow's close event or an update's outcome, and
+ * updates that wait for their result. The SDK loops on them, so a per-call default would turn a long
+ * workflow into an error; they are bounded by the deadline of the request they serve, if any.
+ */
+const LONG_POLLS = new Set(['GetWorkflowExecutionHistory', 'PollWorkflowExecutionUpdate', 'UpdateWorkflowExecution', 'ExecuteMultiOperation']);
+
+type GrpcInterceptor = NonNullable<ConnectionOptions['interceptors']>[number];
+
+/** Gives every call that has no deadline one `timeoutMs` from now (long polls excepted). */
+export function deadlineInterceptor(timeoutMs: number): GrpcInterceptor {
+  // Handing the next call on unchanged is a valid interceptor; the declared type asks for a class instance.
+  type Call = ReturnType<GrpcInterceptor>;
+  return (options, nextCall) => {
+    if (options.deadline !== undefined) return nextCall(options) as Call;
+    const method = options.method_definition.path.slice(options.method_definition.path.lastIndexOf('/') + 1);
+    return nextCall(LONG_POLLS.has(method) ? options : { ...options, deadline: Date.now() + timeoutMs }) as Call;
+  };
+}
+
 /**
  * A client whose connection is made on first use, so the API starts (and answers 503) while Temporal
- * is down. Retries of unavailable calls are few and short: an API request should fail in seconds.
+ * is down. Retries of unavailable calls are few and short, and every call has a deadline (the outer
+ * interceptor sets one before the retry interceptor runs, so retries share it): a frozen server costs
+ * a call `timeoutMs`, never a hang.
  */
-export function createTemporalClient(address: string, namespace: string, options: Omit<ConnectionOptions, 'address'> = {}): Client {
+export function createTemporalClient(
+  address: string,
+  namespace: string,
+  options: Omit<ConnectionOptions, 'address'> = {},
+  timeoutMs = DEFAULT_TEMPORAL_TIMEOUT_MS,
+): Client {
   const retry = makeGrpcRetryInterceptor(defaultGrpcRetryOptions({ maxAttempts: 3, maxJitter: 0.1 }));
-  const connection = Connection.lazy({ ...options, address, connectTimeout: '3s', interceptors: [retry] });
+  const connection = Connection.lazy({
+    ...options,
+    address,
+    connectTimeout: Math.min(3000, timeoutMs),
+    interceptors: [deadlineInterceptor(timeoutMs), retry],
+  });
   return new Client({ connection, namespace });
+}
+
+/**
+ * Runs `fn` (the serving of one request) with one deadline shared by every Temporal call made inside
+ * it, loops and long polls included, unless a caller inside sets its own. Past it a call fails with
+ * DEADLINE_EXCEEDED, which the API answers with 503 after rolling back what the request wrote.
+ */
+export function withRequestDeadline<T>(client: Client, timeoutMs: number, fn: () => Promise<T>): Promise<T> {
+  return client.connection.withDeadline(Date.now() + timeoutMs, fn);
 }
 
 const UNAVAILABLE_CODES = new Set([4 /* DEADLINE_EXCEEDED */, 14 /* UNAVAILABLE */]);
 
-/** True for errors that mean "the workflow engine cannot be reached", which the API answers with 503. */
+/**
+ * True for errors that mean "the workflow engine cannot be reached in time", which the API answers
+ * with 503. The SDK wraps gRPC failures (ServiceError, WorkflowUpdateRPCTimeoutOrCancelledError), so
+ * the cause chain is searched.
+ */
 export function isTemporalUnavailable(error: unknown): boolean {
-  const cause = error instanceof ServiceError ? error.cause : error;
-  if (isGrpcServiceError(cause)) return UNAVAILABLE_CODES.has(cause.code);
-  const message = error instanceof Error ? error.message : '';
-  return /Failed to connect|connect ECONNREFUSED|TransportError|Connection refused/i.test(message);
+  for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (isGrpcServiceError(e)) return UNAVAILABLE_CODES.has(e.code);
+    const message = e instanceof Error ? e.message : '';
+    if (/Failed to connect|connect ECONNREFUSED|TransportError|Connection refused|Deadline exceeded/i.test(message)) return true;
+    if (!(e instanceof ServiceError) && e instanceof Error && e.name !== 'WorkflowUpdateRPCTimeoutOrCancelledError') return false;
+  }
+  return false;
 }
 
-/** Liveness of the Temporal frontend, bounded in time. */
+/** Liveness of the Temporal frontend, answered within `timeoutMs` whatever the server does. */
 export async function temporalReachable(client: Client, timeoutMs = 2000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  const check = client.connection.withDeadline(deadline, () => client.workflowService.getSystemInfo({}));
+  let timer: NodeJS.Timeout | undefined;
+  // The first call also connects, under its own connect timeout: the race keeps the bound.
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
   try {
-    await client.connection.withDeadline(Date.now() + timeoutMs, () =>
-      client.workflowService.getSystemInfo({}),
-    );
-    return true;
+    return await Promise.race([check.then(() => true), late]);
   } catch {
     return false;
+  } finally {
+    clearTimeout(timer);
+    check.catch(() => {});
   }
 }

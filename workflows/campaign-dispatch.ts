@@ -9,7 +9,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { CallEvent } from '../platform/dialer';
+import type { CallEvent } from '../domain/campaigns';
 import { callEventsSignal, campaignWorkflowId, contactsSettledSignal, wakeDispatcherSignal, type DispatcherInput } from './campaign-messages';
 
 const { runDispatchCycle } = proxyActivities<Activities>({

@@ -1,19 +1,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { CallEvent } from '../platform/dialer';
+import type { CallEvent, CampaignStatus } from '../domain/campaigns';
 
-// Names and shapes shared by the campaign workflows, their activities and the API.
-
-export type CampaignStatus = 'paused' | 'active' | 'completed' | 'canceled';
-export const FINAL_CAMPAIGN_STATUSES: readonly CampaignStatus[] = ['completed', 'canceled'];
-
-export type CampaignMove = 'resume' | 'pause' | 'cancel';
-
-/** The moves a caller may ask for; `active → completed` happens by itself once every contact is final. */
-export const CAMPAIGN_MOVES: Record<CampaignMove, { from: readonly CampaignStatus[]; to: CampaignStatus }> = {
-  resume: { from: ['paused'], to: 'active' },
-  pause: { from: ['active'], to: 'paused' },
-  cancel: { from: ['paused', 'active'], to: 'canceled' },
-};
+// Names and shapes of the messages of the campaign workflows, shared with their activities and services.
 
 export const campaignWorkflowId = (campaignId: string) => `campaign:${campaignId}`;
 export const dispatcherWorkflowId = (orgId: string) => `campaign-dispatcher:${orgId}`;
@@ -57,5 +45,3 @@ export const contactsSettledSignal = defineSignal('contactsSettled');
 export const callEventsSignal = defineSignal<[CallEvent[]]>('callEvents');
 /** Something changed (a campaign resumed, contacts added, the limit raised): look for calls to place. */
 export const wakeDispatcherSignal = defineSignal('wakeDispatcher');
-
-export const INVALID_MOVE = 'InvalidCampaignMove';

@@ -19,7 +19,7 @@ export function createAuthenticator(verifier: TokenVerifier): Authenticator {
     async authenticate(ctx: Koa.Context): Promise<RequestAuth> {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'));
       if (!match) throw unauthorized('Not authenticated');
-      const token = await verifier.verify(match[1]!);
+      const token = await verifier.verify(match[1]!, { address: ctx.ip });
       if (token.expiresAt <= Date.now()) throw unauthorized('Token expired');
 
       const requested = ctx.get(SERVICE_ORG_HEADER).trim();

@@ -34,6 +34,9 @@ export interface Authenticator {
 /** `user:<id>` with the identity provider's user id, as created_by/modified_by show it. */
 export const actor = (auth: RequestAuth): string => `user:${auth.userExternalId}`;
 
+/** The person behind a request, for "who did this" (e.g. not notifying them of their own change); an `ak_` key is nobody's. */
+export const actingUser = (auth: RequestAuth): string | null => (auth.kind === 'organization_key' ? null : auth.userId);
+
 /** The active organization of a route whose rule required one. */
 export function orgOf(auth: RequestAuth): string {
   if (!auth.orgId) throw new Error('route declared without an organization requirement');

@@ -2,7 +2,9 @@ import { SignJWT, createLocalJWKSet, createRemoteJWKSet, decodeProtectedHeader, 
 import type { Sql } from '../../db/client';
 import * as identity from '../../db/identity';
 import { sha256 } from '../../platform/secrets';
-import { unauthorized } from '../errors';
+import { rateLimited } from '../../domain/errors';
+import { HttpError, unauthorized } from '../errors';
+import { AttemptLimiter, Semaphore } from './attempt-limiter';
 import type { TokenKind } from './context';
 import { TokenCache } from './token-cache';
 import { isPrefixedToken, parseToken, verifySecret } from './tokens';
@@ -32,6 +34,33 @@ export interface IdpSettings {
   audience: string;
 }
 
+/** What a wrong ak_/pat_ secret may cost (see the README's configuration table). */
+export interface AttemptSettings {
+  failuresPerKey: number;
+  failuresPerAddress: number;
+  failureWindowSeconds: number;
+  negativeCacheSeconds: number;
+  hashConcurrency: number;
+}
+
+export const DEFAULT_ATTEMPT_SETTINGS: AttemptSettings = {
+  failuresPerKey: 10,
+  failuresPerAddress: 30,
+  failureWindowSeconds: 60,
+  negativeCacheSeconds: 10,
+  hashConcurrency: 2,
+};
+
+/** Who presents a token; its address is what failed attempts are also counted by. */
+export interface Presenter {
+  address?: string;
+}
+
+/** Argon2id checks allowed to queue behind the running ones before new ones are refused. */
+const MAX_QUEUED_HASHES = 256;
+/** Tokens whose secret was proven in this process, remembered by SHA-256 (bounded, oldest first). */
+const MAX_PROVEN = 10_000;
+
 export const SERVICE_ISSUER = 'urn:voice-crm:service';
 const SERVICE_AUDIENCE = 'voice-crm-api';
 
@@ -57,6 +86,15 @@ export class TokenVerifier {
   private readonly serviceKey: Uint8Array;
   /** How many Argon2id verifications ran: the cost the cache exists to bound. */
   readonly stats = { secretVerifications: 0 };
+  /** One verification in flight per token: concurrent requests with the same token share it. */
+  private readonly inFlight = new Map<string, Promise<VerifiedToken>>();
+  /** Recently refused tokens by hash, with the 401 detail they got. */
+  private readonly refused: TokenCache<{ keyRowId: null; expiresAt: number; detail: string }>;
+  /** Token hash → the secret hash it was proven against: after the cache TTL only the row is re-read. */
+  private readonly proven = new Map<string, string>();
+  private readonly perKey: AttemptLimiter;
+  private readonly perAddress: AttemptLimiter;
+  readonly hashing: Semaphore;
 
   constructor(
     private readonly sql: Sql,
@@ -64,18 +102,71 @@ export class TokenVerifier {
     serviceKey: Buffer,
     cacheTtlSeconds: number,
     private readonly accessTokenTtlSeconds: number,
+    attempts: AttemptSettings = DEFAULT_ATTEMPT_SETTINGS,
   ) {
     this.cache = new TokenCache(cacheTtlSeconds * 1000);
+    this.refused = new TokenCache(attempts.negativeCacheSeconds * 1000);
+    this.perKey = new AttemptLimiter(attempts.failuresPerKey, attempts.failureWindowSeconds * 1000);
+    this.perAddress = new AttemptLimiter(attempts.failuresPerAddress, attempts.failureWindowSeconds * 1000);
+    this.hashing = new Semaphore(attempts.hashConcurrency, MAX_QUEUED_HASHES);
     this.serviceKey = new Uint8Array(serviceKey);
   }
 
-  async verify(token: string): Promise<VerifiedToken> {
+  async verify(token: string, presenter: Presenter = {}): Promise<VerifiedToken> {
     const hash = sha256(token);
     const cached = this.cache.get(hash);
     if (cached) return cached;
-    const verified = isPrefixedToken(token) ? await this.verifyPrefixed(token) : await this.verifyJwt(token);
-    this.cache.set(hash, verified);
-    return verified;
+    const refused = this.refused.get(hash);
+    if (refused) throw unauthorized(refused.detail);
+    let pending = this.inFlight.get(hash);
+    if (!pending) {
+      pending = this.verifyUncached(token, hash, presenter).finally(() => this.inFlight.delete(hash));
+      this.inFlight.set(hash, pending);
+    }
+    return pending;
+  }
+
+  private async verifyUncached(token: string, hash: string, presenter: Presenter): Promise<VerifiedToken> {
+    try {
+      const verified = isPrefixedToken(token) ? await this.verifyPrefixed(token, hash, presenter) : await this.verifyJwt(token);
+      this.cache.set(hash, verified);
+      return verified;
+    } catch (error) {
+      // A refused ak_/pat_ token is answered from memory for a while: repeating it costs nothing.
+      if (error instanceof HttpError && error.status === 401 && isPrefixedToken(token)) {
+        this.refused.set(hash, { keyRowId: null, expiresAt: Number.MAX_SAFE_INTEGER, detail: error.detail });
+      }
+      throw error;
+    }
+  }
+
+  /** 429 when the key id or the presenter's address has used up its failed attempts. */
+  private assertMayTry(keyId: string, presenter: Presenter): void {
+    const wait = Math.max(
+      this.perKey.retryAfterSeconds(keyId),
+      presenter.address ? this.perAddress.retryAfterSeconds(presenter.address) : 0,
+    );
+    if (wait > 0) throw rateLimited('Too many failed attempts with API keys; retry later', wait);
+  }
+
+  private failed(keyId: string, presenter: Presenter, detail: string): HttpError {
+    this.perKey.fail(keyId);
+    if (presenter.address) this.perAddress.fail(presenter.address);
+    return unauthorized(detail);
+  }
+
+  /** Argon2id, bounded in concurrency; a proven token skips it as long as the stored hash is the same. */
+  private async secretMatches(hash: string, secretHash: string, secret: string): Promise<boolean> {
+    if (this.proven.get(hash) === secretHash) return true;
+    if (this.hashing.full) throw rateLimited('Too many API key verifications in progress; retry shortly', 1);
+    this.stats.secretVerifications++;
+    const ok = await this.hashing.run(() => verifySecret(secretHash, secret));
+    if (ok) {
+      this.proven.delete(hash);
+      if (this.proven.size >= MAX_PROVEN) this.proven.delete(this.proven.keys().next().value!);
+      this.proven.set(hash, secretHash);
+    }
+    return ok;
   }
 
   /** Drops cached results of a key revoked by this process (others notice within the cache TTL). */
@@ -84,9 +175,9 @@ export class TokenVerifier {
   }
 
   /** The explicit exchange: a short-lived service JWT carrying the same organization(s) and scopes. */
-  async exchange(token: string): Promise<{ access_token: string; token_type: 'bearer'; expires_in: number }> {
+  async exchange(token: string, presenter: Presenter = {}): Promise<{ access_token: string; token_type: 'bearer'; expires_in: number }> {
     if (!isPrefixedToken(token)) throw unauthorized('Invalid API key');
-    const verified = await this.verify(token);
+    const verified = await this.verify(token, presenter);
     const expiresAt = Math.min(verified.expiresAt, Date.now() + this.accessTokenTtlSeconds * 1000);
     const expiresIn = Math.max(1, Math.floor((expiresAt - Date.now()) / 1000));
     const accessToken = await new SignJWT({
@@ -106,13 +197,14 @@ export class TokenVerifier {
     return { access_token: accessToken, token_type: 'bearer', expires_in: expiresIn };
   }
 
-  private async verifyPrefixed(token: string): Promise<VerifiedToken> {
+  private async verifyPrefixed(token: string, hash: string, presenter: Presenter): Promise<VerifiedToken> {
     const parsed = parseToken(token);
     if (!parsed) throw unauthorized('Invalid API key');
+    // A token proven here before is never limited: a flood aimed at a key id does not lock its holder out.
+    if (!this.proven.has(hash)) this.assertMayTry(parsed.keyId, presenter);
     const row = await identity.findApiKeyByKeyId(this.sql, parsed.kind, parsed.keyId);
-    if (!row) throw unauthorized('Invalid API key');
-    this.stats.secretVerifications++;
-    if (!(await verifySecret(row.secret_hash, parsed.secret))) throw unauthorized('Invalid API key');
+    if (!row) throw this.failed(parsed.keyId, presenter, 'Invalid API key');
+    if (!(await this.secretMatches(hash, row.secret_hash, parsed.secret))) throw this.failed(parsed.keyId, presenter, 'Invalid API key');
     if (row.revoked_at) throw unauthorized('API key revoked');
     if (row.expires_at && row.expires_at.getTime() <= Date.now()) throw unauthorized('API key expired');
     await identity.touchApiKey(this.sql, row.id);
@@ -177,6 +269,10 @@ export class TokenVerifier {
 
     // A session: the organization and user are created on first sight, memberships follow the claims.
     const userId = await identity.upsertUser(this.sql, payload.sub);
+    // The provider's email claim is where notification emails go.
+    if (typeof payload.email === 'string' && /^[^\s@]+@[^\s@]+$/.test(payload.email) && payload.email.length <= 320) {
+      await identity.setUserEmail(this.sql, userId, payload.email);
+    }
     const scopes = scopesFromClaims(payload);
     const orgs = new Map<string, string>();
     for (const ext of orgExternalIds) orgs.set(ext, await identity.upsertOrganization(this.sql, ext));

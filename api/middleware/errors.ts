@@ -16,7 +16,9 @@ interface BodyParserError {
 /** The HTTP status of each domain failure: the one place domain outcomes meet HTTP. */
 export const STATUS_OF: Record<FailureKind, number> = {
   invalid: 400,
+  unauthenticated: 401,
   forbidden: 403,
+  unprocessable: 422,
   not_found: 404,
   conflict: 409,
   gone: 410,
@@ -39,14 +41,14 @@ export function errorHandler(): Koa.Middleware {
         if (error.kind === 'upstream' || error.kind === 'unavailable') ctx.state.log.warn({ err: error }, 'dependency failed');
         ctx.status = STATUS_OF[error.kind];
         if (error.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(Math.ceil(error.retryAfterSeconds)));
-        ctx.body = { detail: error.detail };
+        ctx.body = error.fields ? { detail: error.fields.map((f) => ({ type: 'value_error', ...f, input: null, ctx: {} })) } : { detail: error.detail };
       } else if (error instanceof HttpError) {
         ctx.status = error.status;
         ctx.set(error.headers);
         ctx.body = { detail: error.detail };
       } else if (error instanceof ValidationError) {
         ctx.status = 422;
-        ctx.body = { detail: error.issues };
+        ctx.body = { detail: error.issues.map((issue) => ({ ...issue, input: boundedEcho(issue.input) })) };
       } else if (e.type === 'entity.too.large' || e.status === 413) {
         ctx.status = 413;
         ctx.body = { detail: 'Request body too large' };
@@ -83,6 +85,21 @@ export function errorHandler(): Koa.Middleware {
       }
     }
   };
+}
+
+const ECHO = { depth: 8, items: 50, chars: 2048 };
+
+/**
+ * The `input` a 422 echoes, cut to a bounded size and depth: deeper values become null, long strings
+ * and collections are truncated, so an error answer never costs more than the request it answers.
+ */
+export function boundedEcho(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return value.length > ECHO.chars ? `${value.slice(0, ECHO.chars)}…` : value;
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= ECHO.depth) return null;
+  if (Array.isArray(value)) return value.slice(0, ECHO.items).map((v) => boundedEcho(v, depth + 1));
+  const entries = Object.entries(value).slice(0, ECHO.items);
+  return Object.fromEntries(entries.map(([k, v]) => [k, boundedEcho(v, depth + 1)]));
 }
 
 /** A route that matched nothing leaves a bare 404; give it the spec's body. */

@@ -14,7 +14,7 @@ import type { AppDeps } from '../deps';
 import { badGateway, badRequest, conflict, notFound } from '../errors';
 import { cursorPage, decodeCursor } from '../pagination';
 import { reply, type Routes } from '../route';
-import { defaultAgentConfig } from '../schemas/agent-config';
+import { defaultAgentConfig } from '../../domain/agent-config';
 import {
   AgentVersion,
   CompareBody,

@@ -12,7 +12,7 @@ import type { AppDeps } from '../deps';
 import { badRequest, conflict, notFound } from '../errors';
 import { CreatedCursor, cursorPage, decodeCursor } from '../pagination';
 import { reply, type Routes } from '../route';
-import { agentConfigJsonSchema } from '../schemas/agent-config';
+import { agentConfigJsonSchema } from '../../domain/agent-config';
 import {
   Agent,
   AgentCreateBody,

@@ -1,28 +1,9 @@
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { z } from 'zod';
-import * as contacts from '../../db/campaign-contacts';
-import * as campaigns from '../../db/campaigns';
-import type { CampaignRow } from '../../db/campaigns';
-import { signalDispatcher } from '../../platform/campaign-dispatcher';
-import { verifySignature } from '../../platform/dialer';
-import { newId } from '../../platform/ids';
-import { organizationAttribute } from '../../platform/temporal';
-import {
-  CAMPAIGN_MOVES,
-  MOVE_UPDATES,
-  campaignWorkflowId,
-  dispatcherWorkflowId,
-  wakeDispatcherSignal,
-  type CampaignMove,
-  type CampaignWorkflowInput,
-} from '../../workflows/campaign-messages';
-import type { campaignWorkflow } from '../../workflows/campaigns';
-import { actor, orgOf, type AuthRule, type RequestAuth } from '../auth/context';
+import { CAMPAIGN_MOVES, type CampaignMove } from '../../domain/campaigns';
+import * as campaigns from '../../services/campaigns';
+import { actor, orgOf, type AuthRule } from '../auth/context';
 import type { AppDeps } from '../deps';
-import { HttpError, ValidationError, conflict, notFound, unavailable } from '../errors';
-import { CreatedCursor, cursorPage, decodeCursor } from '../pagination';
 import { reply, type Routes } from '../route';
-import { ErrorBody, authErrors, notFoundError, validationError, iso } from '../schemas/common';
+import { ErrorBody, authErrors, notFoundError, validationError } from '../schemas/common';
 import {
   AddContactsBody,
   CallEventAccepted,
@@ -49,73 +30,7 @@ const TAG = 'Campaigns';
 const conflictError = { 409: { description: 'The campaign is not in a state that allows this', schema: ErrorBody } } as const;
 const unavailableError = { 503: { description: 'Workflow engine unavailable; nothing was written', schema: ErrorBody } } as const;
 
-/** How long a move waits for the campaign's workflow to apply it. */
-const MOVE_DEADLINE_MS = 30_000;
-
-
-function campaignView(row: CampaignRow): z.output<typeof Campaign> {
-  return {
-    id: row.id,
-    external_id: row.external_id,
-    organization_id: row.org_id,
-    name: row.name,
-    status: row.status,
-    configuration_id: row.configuration_id,
-    agent_number: row.agent_number,
-    priority: row.priority,
-    agent_id: row.agent_id,
-    version: row.version,
-    timezone: row.timezone,
-    calling_window: row.calling_window,
-    max_attempts: row.max_attempts,
-    retry_backoff_seconds: row.retry_backoff_seconds,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-    created_by: row.created_by,
-    modified_by: row.modified_by,
-    closed_at: iso(row.closed_at),
-  };
-}
-
-function contactView(row: contacts.ContactRow) {
-  return {
-    id: row.id,
-    campaign_id: row.campaign_id,
-    external_id: row.external_id,
-    phone_numbers: row.phone_numbers,
-    timezone: row.timezone,
-    scheduled_at: iso(row.scheduled_at),
-    agent_id: row.agent_id,
-    agent_number: row.agent_number,
-    agent_version: row.agent_version,
-    status: row.status,
-    attempts: row.attempts,
-    next_attempt_at: iso(row.next_attempt_at),
-    last_outcome: row.last_outcome,
-    data: row.data,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-  };
-}
-
-const isUniqueViolation = (error: unknown) => (error as { code?: string }).code === '23505';
-
 export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
-  const { sql, temporal, config } = deps;
-
-  async function campaignOf(id: string, auth: RequestAuth): Promise<CampaignRow> {
-    const row = await campaigns.findCampaign(sql, id, orgOf(auth));
-    if (!row) throw notFound('Campaign not found');
-    return row;
-  }
-
-  /** Every agent the calls would use must exist in the organization. */
-  async function assertAgents(orgId: string, ids: (string | undefined | null)[]): Promise<void> {
-    const wanted = [...new Set(ids.filter((id): id is string => !!id))];
-    const missing = await campaigns.missingAgents(sql, orgId, wanted);
-    if (missing.length) throw notFound(`Agent not found: ${missing[0]}`);
-  }
-
   routes.add({
     method: 'post',
     path: '/campaign/campaigns',
@@ -131,53 +46,7 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
       ...validationError,
       ...unavailableError,
     },
-    handler: async ({ body, auth, ctx }) => {
-      const orgId = orgOf(auth);
-      await assertAgents(orgId, [body.agent_id, ...body.contacts.map((c) => c.agent_id)]);
-      const id = newId();
-      // Row, contacts and workflow start in one transaction: a failed start rolls everything back.
-      // The campaign's advisory lock is taken first; the inserts and the start then overlap, since the
-      // workflow's first activity waits for this transaction to end (and ends quietly on a rollback).
-      const row = await sql.begin(async (tx) => {
-        await campaigns.lockCampaign(tx, id);
-        const store = async () => {
-          const inserted = await campaigns
-            .insertCampaign(tx, {
-              id,
-              org_id: orgId,
-              external_id: body.external_id ?? null,
-              name: body.name,
-              configuration_id: body.configuration_id ?? null,
-              agent_number: body.agent_number ?? null,
-              priority: body.priority,
-              agent_id: body.agent_id ?? null,
-              version: body.version ?? null,
-              timezone: body.timezone,
-              calling_window: body.calling_window,
-              max_attempts: body.max_attempts,
-              retry_backoff_seconds: body.retry_backoff_seconds,
-              created_by: actor(auth),
-            })
-            .catch((error: unknown) => {
-              throw isUniqueViolation(error) ? conflict('A campaign with this external_id already exists') : error;
-            });
-          await contacts.insertContacts(tx, orgId, id, body.contacts);
-          return inserted;
-        };
-        const [inserted] = await Promise.all([
-          store(),
-          temporal.workflow.start<typeof campaignWorkflow>('campaignWorkflow', {
-            workflowId: campaignWorkflowId(id),
-            taskQueue: config.TEMPORAL_TASK_QUEUE,
-            args: [{ campaignId: id, orgId } satisfies CampaignWorkflowInput],
-            typedSearchAttributes: organizationAttribute(orgId),
-          }),
-        ]);
-        return inserted;
-      });
-      ctx.state.log.info({ campaignId: id, contacts: body.contacts.length }, 'campaign created');
-      return reply(200, campaignView(row));
-    },
+    handler: async ({ body, auth }) => reply(200, await campaigns.createCampaign(deps, orgOf(auth), actor(auth), body)),
   });
 
   routes.add({
@@ -188,16 +57,7 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
     auth: READ,
     query: CampaignListQuery,
     responses: { 200: { description: 'One page', schema: CampaignList }, 400: { description: 'Invalid cursor', schema: ErrorBody }, ...authErrors, ...validationError },
-    handler: async ({ query, auth }) => {
-      const orgId = orgOf(auth);
-      const after = decodeCursor(query.cursor, CreatedCursor);
-      const [rows, total] = await Promise.all([
-        campaigns.listCampaigns(sql, orgId, { status: query.status, limit: query.limit, after }),
-        campaigns.countCampaigns(sql, orgId, query.status),
-      ]);
-      const page = cursorPage(rows, query.limit, total, (last) => ({ t: last.cursor_t, id: last.id }));
-      return { data: page.data.map(campaignView), pagination: page.pagination };
-    },
+    handler: async ({ query, auth }) => campaigns.listCampaigns(deps, orgOf(auth), query),
   });
 
   routes.add({
@@ -208,10 +68,7 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
     auth: READ,
     params: CampaignIdParams,
     responses: { 200: { description: 'The campaign', schema: CampaignDetail }, ...authErrors, ...notFoundError, ...validationError },
-    handler: async ({ params, auth }) => {
-      const row = await campaignOf(params.id, auth);
-      return { ...campaignView(row), progress: await contacts.progressOf(sql, row.id) };
-    },
+    handler: async ({ params, auth }) => campaigns.getCampaign(deps, orgOf(auth), params.id),
   });
 
   routes.add({
@@ -223,16 +80,7 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
     params: CampaignIdParams,
     query: ContactListQuery,
     responses: { 200: { description: 'One page', schema: ContactList }, 400: { description: 'Invalid cursor', schema: ErrorBody }, ...authErrors, ...notFoundError, ...validationError },
-    handler: async ({ params, query, auth }) => {
-      const row = await campaignOf(params.id, auth);
-      const after = decodeCursor(query.cursor, CreatedCursor);
-      const [rows, total] = await Promise.all([
-        contacts.listContacts(sql, row.id, { status: query.status, limit: query.limit, after }),
-        contacts.countContacts(sql, row.id, query.status),
-      ]);
-      const page = cursorPage(rows, query.limit, total, (last) => ({ t: last.cursor_t, id: last.id }));
-      return { data: page.data.map(contactView), pagination: page.pagination };
-    },
+    handler: async ({ params, query, auth }) => campaigns.listCampaignContacts(deps, orgOf(auth), params.id, query),
   });
 
   routes.add({
@@ -251,30 +99,7 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
       ...validationError,
       ...unavailableError,
     },
-    handler: async ({ params, body, auth }) => {
-      const orgId = orgOf(auth);
-      const current = await campaignOf(params.id, auth);
-      if (!current.agent_id) {
-        const issues = body.contacts.flatMap((c, i) =>
-          c.agent_id
-            ? []
-            : [{ type: 'value_error', loc: ['body', 'contacts', i, 'agent_id'], msg: 'agent_id is required on the contact when the campaign has none', input: null, ctx: {} }],
-        );
-        if (issues.length) throw new ValidationError(issues);
-      }
-      await assertAgents(orgId, body.contacts.map((c) => c.agent_id));
-      await sql.begin(async (tx) => {
-        // Shared dispatch lock: the dispatcher's next claim waits for these rows; the row lock
-        // orders this against a concurrent cancel.
-        await campaigns.lockDispatch(tx, orgId, 'shared');
-        const row = await campaigns.findCampaignForUpdate(tx, params.id, orgId);
-        if (!row) throw notFound('Campaign not found');
-        if (row.status === 'completed' || row.status === 'canceled') throw conflict(`Cannot add contacts to a campaign that is ${row.status}`);
-        await contacts.insertContacts(tx, orgId, row.id, body.contacts);
-        if (row.status === 'active') await signalDispatcher(temporal, config, orgId);
-      });
-      return reply(200, { campaign_id: params.id, added: body.contacts.length, progress: await contacts.progressOf(sql, params.id) });
-    },
+    handler: async ({ params, body, auth }) => reply(200, await campaigns.addContacts(deps, orgOf(auth), params.id, body)),
   });
 
   for (const move of Object.keys(CAMPAIGN_MOVES) as CampaignMove[]) {
@@ -287,35 +112,8 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
       auth: MANAGE,
       params: CampaignIdParams,
       responses: { 200: { description: 'The campaign after the move', schema: Campaign }, ...authErrors, ...notFoundError, ...conflictError, ...validationError, ...unavailableError },
-      handler: async ({ params, auth }) => {
-        const row = await campaignOf(params.id, auth);
-        if (!from.includes(row.status)) throw conflict(`Cannot ${move} a campaign that is ${row.status}`);
-        try {
-          // Bounded: with no worker polling, the caller gets a 503 instead of waiting indefinitely.
-          await temporal.connection.withDeadline(Date.now() + MOVE_DEADLINE_MS, () =>
-            temporal.workflow.getHandle(campaignWorkflowId(row.id)).executeUpdate(MOVE_UPDATES[move], { args: [{ actor: actor(auth) }] }),
-          );
-        } catch (error) {
-          if (error instanceof WorkflowUpdateFailedError) throw conflict(error.cause?.message ?? `Cannot ${move} this campaign`);
-          if (error instanceof WorkflowNotFoundError) throw conflict('The campaign workflow is no longer running');
-          throw error;
-        }
-        return campaignView(await campaignOf(params.id, auth));
-      },
+      handler: async ({ params, auth }) => campaigns.moveCampaign(deps, orgOf(auth), params.id, move, actor(auth)),
     });
-  }
-
-  async function settingsView(orgId: string) {
-    const [row, active] = await Promise.all([campaigns.findConcurrencySettings(sql, orgId), contacts.inFlightCount(sql, orgId)]);
-    return {
-      organization_id: orgId,
-      concurrency_limit: row?.concurrency_limit ?? config.CAMPAIGN_DEFAULT_CONCURRENCY,
-      active,
-      created_at: iso(row?.created_at ?? null),
-      updated_at: iso(row?.updated_at ?? null),
-      created_by: row?.created_by ?? null,
-      modified_by: row?.modified_by ?? null,
-    };
   }
 
   routes.add({
@@ -325,7 +123,7 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
     summary: "The organization's call concurrency limit and the calls in flight",
     auth: READ,
     responses: { 200: { description: 'Settings (the default when never set)', schema: ConcurrencySettings }, ...authErrors },
-    handler: async ({ auth }) => settingsView(orgOf(auth)),
+    handler: async ({ auth }) => campaigns.getConcurrencySettings(deps, orgOf(auth)),
   });
 
   routes.add({
@@ -336,16 +134,7 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
     auth: MANAGE,
     body: ConcurrencySettingsBody,
     responses: { 200: { description: 'Settings', schema: ConcurrencySettings }, ...authErrors, ...validationError },
-    handler: async ({ body, auth, ctx }) => {
-      const orgId = orgOf(auth);
-      await campaigns.upsertConcurrencySettings(sql, orgId, body.concurrency_limit, actor(auth));
-      // Best effort: a running dispatcher re-reads the limit on its next cycle anyway.
-      await temporal.workflow
-        .getHandle(dispatcherWorkflowId(orgId))
-        .signal(wakeDispatcherSignal)
-        .catch((err: unknown) => ctx.state.log.debug({ err }, 'no dispatcher to wake'));
-      return settingsView(orgId);
-    },
+    handler: async ({ body, auth }) => campaigns.putConcurrencySettings(deps, orgOf(auth), actor(auth), body),
   });
 
   routes.add({
@@ -364,14 +153,8 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
       503: { description: 'Callbacks not configured, or workflow engine unavailable', schema: ErrorBody },
     },
     handler: async ({ body, ctx }) => {
-      const secret = config.DIALER_CALLBACK_SECRET;
-      if (!secret) throw unavailable('Call events are not configured in this deployment');
       const rawBody = (ctx.request as unknown as { rawBody?: string }).rawBody ?? '';
-      if (!verifySignature(secret, rawBody, ctx.get('x-dialer-signature'))) throw new HttpError(401, 'Invalid signature');
-      const orgId = await contacts.conversationOrg(sql, body.idempotency_key);
-      if (!orgId) throw notFound('Call not found');
-      await signalDispatcher(temporal, config, orgId, [body]);
-      return reply(202, { status: 'accepted' });
+      return reply(202, await campaigns.acceptCallEvent(deps, body, { rawBody, signature: ctx.get('x-dialer-signature') }));
     },
   });
 }

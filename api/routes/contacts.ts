@@ -1,13 +1,11 @@
 import { z } from 'zod';
-import * as contacts from '../../db/contacts';
-import type { ContactRow, ContactValues } from '../../db/contacts';
+import * as contacts from '../../services/contacts';
 import { orgOf } from '../auth/context';
 import { parseContactsCsv } from '../contacts-csv';
 import type { AppDeps } from '../deps';
-import { badRequest, conflict, notFound, ValidationError } from '../errors';
 import { cappedLimit } from '../list-filters';
 import { reply, type Routes } from '../route';
-import { ErrorBody, authErrors, notFoundError, validationError, uniqueTags } from '../schemas/common';
+import { ErrorBody, authErrors, notFoundError, validationError } from '../schemas/common';
 import {
   CONTACT_LIST_MAX,
   Contact,
@@ -21,49 +19,6 @@ import {
   type FunnelMove,
 } from '../schemas/contacts';
 
-export function contactView(row: ContactRow): z.output<typeof Contact> {
-  return {
-    id: row.id,
-    account_id: row.account_id,
-    first_name: row.first_name,
-    last_name: row.last_name,
-    email: row.email,
-    title: row.title,
-    department: row.department,
-    phone: row.phone,
-    linkedin_url: row.linkedin_url,
-    company: row.company,
-    company_domain: row.company_domain,
-    source: row.source,
-    notes: row.notes,
-    owner_id: row.owner_id,
-    stage: row.stage as z.output<typeof Contact>['stage'],
-    stage_changed_at: row.stage_changed_at?.toISOString() ?? null,
-    tags: row.tags,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-  };
-}
-
-
-/** The db layer's write errors as HTTP answers. */
-async function writing<T>(action: () => Promise<T>): Promise<T> {
-  try {
-    return await action();
-  } catch (error) {
-    if (error instanceof contacts.DuplicateEmailError) throw conflict(error.message);
-    if (error instanceof contacts.MissingAccountError) throw notFound(error.message);
-    if ((error as { constraint_name?: string }).constraint_name === 'contacts_named') {
-      throw new ValidationError([
-        { type: 'value_error', loc: ['body'], msg: 'A contact needs at least one of first_name, last_name or email', input: null, ctx: {} },
-      ]);
-    }
-    throw error;
-  }
-}
-
-const accountNotFound = () => notFound('Account not found');
-const contactNotFound = () => notFound('Contact not found');
 const conflictError = { 409: { description: 'Another contact of the organization has this email', schema: ErrorBody } } as const;
 
 const FUNNEL_SUMMARIES: Record<FunnelMove, string> = {
@@ -73,8 +28,6 @@ const FUNNEL_SUMMARIES: Record<FunnelMove, string> = {
 };
 
 export function registerContactRoutes(routes: Routes, deps: AppDeps): void {
-  const { sql } = deps;
-
   routes.add({
     method: 'get',
     path: '/contacts',
@@ -93,14 +46,8 @@ export function registerContactRoutes(routes: Routes, deps: AppDeps): void {
       ...validationError,
     },
     handler: async ({ query, auth }) => {
-      const stage = query.stage;
-      const { rows, total } = await contacts.listContacts(
-        sql,
-        orgOf(auth),
-        { search: query.search, stage, accountId: query.account_id, tag: query.tag, ownerId: query.owner_id },
-        { limit: cappedLimit(query.limit, CONTACT_LIST_MAX), offset: query.offset },
-      );
-      return reply(200, rows.map(contactView), { 'X-Total-Count': String(total) });
+      const page = await contacts.listContacts(deps, orgOf(auth), query, { limit: cappedLimit(query.limit, CONTACT_LIST_MAX), offset: query.offset });
+      return reply(200, page.contacts, { 'X-Total-Count': String(page.total) });
     },
   });
 
@@ -112,17 +59,7 @@ export function registerContactRoutes(routes: Routes, deps: AppDeps): void {
     auth: { scope: 'crmManage' },
     body: CreateContactBody,
     responses: { 200: { description: 'Created', schema: Contact }, ...authErrors, ...notFoundError, ...conflictError, ...validationError },
-    handler: async ({ body, auth }) => {
-      const orgId = orgOf(auth);
-      const { tags, ...fields } = body;
-      const row = await writing(() =>
-        sql.begin(async (tx) => {
-          if (fields.account_id && !(await contacts.accountInOrg(tx, orgId, fields.account_id, true))) throw accountNotFound();
-          return contacts.insertContact(tx, orgId, { ...fields, tags: uniqueTags(tags ?? []) });
-        }),
-      );
-      return reply(200, contactView(row));
-    },
+    handler: async ({ body, auth }) => reply(200, await contacts.createContact(deps, orgOf(auth), body)),
   });
 
   routes.add({
@@ -139,23 +76,7 @@ export function registerContactRoutes(routes: Routes, deps: AppDeps): void {
       ...authErrors,
       ...validationError,
     },
-    handler: async ({ body, auth }) => {
-      const orgId = orgOf(auth);
-      const { rows, rejected } = parseContactsCsv(body.csv);
-      const counts = await sql.begin(async (tx) => {
-        const accountIds = [...new Set(rows.flatMap((r) => (r.values.account_id ? [r.values.account_id] : [])))];
-        const known = await contacts.accountsInOrg(tx, orgId, accountIds);
-        const good = rows.filter((r) => {
-          if (!r.values.account_id || known.has(r.values.account_id)) return true;
-          rejected.push({ row: r.row, reason: 'account_id: Account not found' });
-          return false;
-        });
-        return contacts.upsertContactsByEmail(tx, orgId, good.map((r) => r.values));
-      });
-      rejected.sort((a, b) => a.row - b.row);
-      deps.logger.info({ org_id: orgId, ...counts, rejected: rejected.length }, 'contacts imported');
-      return { ...counts, rejected };
-    },
+    handler: async ({ body, auth }) => contacts.importContacts(deps, orgOf(auth), parseContactsCsv(body.csv)),
   });
 
   routes.add({
@@ -166,11 +87,7 @@ export function registerContactRoutes(routes: Routes, deps: AppDeps): void {
     auth: { scope: 'crmRead' },
     params: ContactParams,
     responses: { 200: { description: 'The contact', schema: Contact }, ...authErrors, ...notFoundError, ...validationError },
-    handler: async ({ params, auth }) => {
-      const row = await contacts.getContact(sql, orgOf(auth), params.contact_id);
-      if (!row) throw contactNotFound();
-      return contactView(row);
-    },
+    handler: async ({ params, auth }) => contacts.getContact(deps, orgOf(auth), params.contact_id),
   });
 
   routes.add({
@@ -189,21 +106,7 @@ export function registerContactRoutes(routes: Routes, deps: AppDeps): void {
       ...authErrors,
       ...validationError,
     },
-    handler: async ({ params, body, auth }) => {
-      if (Object.keys(body).length === 0) throw badRequest('Empty patch body: send at least one field');
-      const orgId = orgOf(auth);
-      const { tags, ...fields } = body;
-      const values: ContactValues = { ...fields, ...(tags !== undefined ? { tags: uniqueTags(tags ?? []) } : {}) };
-      // The account is checked before the contact is looked for: a foreign account_id is a 404 even
-      // when the contact does not exist (rule 5 only ever answers {} for the contact itself).
-      const row = await writing(() =>
-        sql.begin(async (tx) => {
-          if (values.account_id && !(await contacts.accountInOrg(tx, orgId, values.account_id, true))) throw accountNotFound();
-          return contacts.updateContact(tx, orgId, params.contact_id, values);
-        }),
-      );
-      return row ? contactView(row) : {};
-    },
+    handler: async ({ params, body, auth }) => contacts.updateContact(deps, orgOf(auth), params.contact_id, body),
   });
 
   routes.add({
@@ -215,7 +118,7 @@ export function registerContactRoutes(routes: Routes, deps: AppDeps): void {
     params: ContactParams,
     responses: { 204: { description: 'Deleted' }, ...authErrors, ...notFoundError, ...validationError },
     handler: async ({ params, auth }) => {
-      if (!(await contacts.deleteContact(sql, orgOf(auth), params.contact_id))) throw contactNotFound();
+      await contacts.deleteContact(deps, orgOf(auth), params.contact_id);
       return reply(204);
     },
   });
@@ -235,14 +138,7 @@ export function registerContactRoutes(routes: Routes, deps: AppDeps): void {
         ...notFoundError,
         ...validationError,
       },
-      handler: async ({ params, auth }) => {
-        const result = await contacts.moveStage(sql, orgOf(auth), params.contact_id, move.to, move.from);
-        if (!result) throw contactNotFound();
-        if ('current' in result) {
-          throw conflict(`Cannot ${operation} a contact in stage ${result.current}; allowed from ${move.from.join(', ')}`);
-        }
-        return contactView(result.row);
-      },
+      handler: async ({ params, auth }) => contacts.moveFunnel(deps, orgOf(auth), params.contact_id, operation),
     });
   }
 }

@@ -1,31 +1,15 @@
 import { z } from 'zod';
-import * as identity from '../../db/identity';
-import type { ApiKeyRow } from '../../db/identity';
-import type { RequestAuth } from '../auth/context';
+import * as identity from '../../services/identity';
+import { orgOf, type RequestAuth } from '../auth/context';
 import { hasScopeGroup, scopesWithin } from '../auth/scopes';
 import { issueToken } from '../auth/tokens';
 import type { AppDeps } from '../deps';
-import { forbidden, notFound } from '../errors';
+import { forbidden } from '../errors';
 import { reply, type Routes } from '../route';
-import { ErrorBody, IdParams, authErrors, notFoundError, validationError } from '../schemas/common';
+import { ErrorBody, IdParams, authErrors, notFoundError, tooManyAttempts, validationError } from '../schemas/common';
 import { CreateKeyBody, CreatedOrganizationKey, CreatedUserToken, ExchangeBody, ExchangeResult, Jwks, KeyView, Me } from '../schemas/identity';
 
 type CreateKey = z.output<typeof CreateKeyBody>;
-
-function keyView(row: ApiKeyRow, creatorExternalId: string): z.output<typeof KeyView> {
-  return {
-    id: row.id,
-    name: row.name,
-    kind: row.kind,
-    key_id: row.key_id,
-    organization_id: row.org_id,
-    scopes: row.scopes,
-    expires_at: row.expires_at?.toISOString() ?? null,
-    last_used_at: row.last_used_at?.toISOString() ?? null,
-    created_at: row.created_at.toISOString(),
-    created_by: `user:${creatorExternalId}`,
-  };
-}
 
 /** Scopes default to the session's own and may never exceed them; an expiry must lie ahead. */
 function grantedScopes(body: CreateKey, auth: RequestAuth): string[] {
@@ -34,18 +18,21 @@ function grantedScopes(body: CreateKey, auth: RequestAuth): string[] {
   return scopes;
 }
 
-function expiry(body: CreateKey): Date | null {
-  if (!body.expires_at) return null;
-  return new Date(body.expires_at);
-}
+/** What a new key records: the name, the granted scopes, the expiry and its creator. */
+const keyRequest = (body: CreateKey, auth: RequestAuth): identity.KeyRequest => ({
+  name: body.name,
+  scopes: grantedScopes(body, auth),
+  expiresAt: body.expires_at ? new Date(body.expires_at) : null,
+  userId: auth.userId,
+  userExternalId: auth.userExternalId,
+});
 
 /**
- * An organization's keys are listed with a CRM read scope and revoked with a CRM manage scope (a
- * read-only caller never revokes), or with Org admin, whatever the token kind.
+ * An organization's keys are listed and revoked with a CRM manage scope or Org admin, whatever the
+ * token kind: a read-only caller never sees the key ids a wrong-secret flood could aim at.
  */
-function assertCanManageOrgKeys(auth: RequestAuth, access: 'read' | 'manage'): void {
-  const group = access === 'read' ? 'crmRead' : 'crmManage';
-  if (!hasScopeGroup(auth.scopes, group) && !hasScopeGroup(auth.scopes, 'orgAdmin')) throw forbidden('Insufficient permissions');
+function assertCanManageOrgKeys(auth: RequestAuth): void {
+  if (!hasScopeGroup(auth.scopes, 'crmManage') && !hasScopeGroup(auth.scopes, 'orgAdmin')) throw forbidden('Insufficient permissions');
 }
 
 /** User tokens are listed and revoked by their user, through a session or a pat_ token. */
@@ -54,7 +41,7 @@ function assertUser(auth: RequestAuth): void {
 }
 
 export function registerIdentityRoutes(routes: Routes, deps: AppDeps): void {
-  const { sql, verifier } = deps;
+  const { verifier } = deps;
   const futureExpiry = CreateKeyBody.refine((b) => !b.expires_at || new Date(b.expires_at).getTime() > Date.now(), {
     message: 'expires_at must be in the future',
     path: ['expires_at'],
@@ -68,21 +55,8 @@ export function registerIdentityRoutes(routes: Routes, deps: AppDeps): void {
     auth: { session: true },
     body: futureExpiry,
     responses: { 200: { description: 'Created; pat_key is returned only here', schema: CreatedOrganizationKey }, ...authErrors, ...validationError },
-    handler: async ({ body, auth }) => {
-      const scopes = grantedScopes(body, auth);
-      const issued = await issueToken('organization');
-      const row = await identity.insertApiKey(sql, {
-        kind: 'organization',
-        key_id: issued.keyId,
-        secret_hash: issued.secretHash,
-        org_id: auth.orgId,
-        user_id: auth.userId,
-        name: body.name,
-        scopes,
-        expires_at: expiry(body),
-      });
-      return reply(200, { ...keyView(row, auth.userExternalId), pat_key: issued.token });
-    },
+    handler: async ({ body, auth }) =>
+      reply(200, await identity.createOrganizationKey(deps, orgOf(auth), keyRequest(body, auth), await issueToken('organization'))),
   });
 
   routes.add({
@@ -93,9 +67,8 @@ export function registerIdentityRoutes(routes: Routes, deps: AppDeps): void {
     auth: {},
     responses: { 200: { description: 'Keys, newest first', schema: z.array(KeyView) }, ...authErrors },
     handler: async ({ auth }) => {
-      assertCanManageOrgKeys(auth, 'read');
-      const rows = await identity.listApiKeys(sql, { orgId: auth.orgId! });
-      return rows.map((r) => keyView(r, r.user_external_id));
+      assertCanManageOrgKeys(auth);
+      return identity.listOrganizationKeys(deps, orgOf(auth));
     },
   });
 
@@ -108,8 +81,8 @@ export function registerIdentityRoutes(routes: Routes, deps: AppDeps): void {
     params: IdParams,
     responses: { 204: { description: 'Revoked' }, ...authErrors, ...notFoundError },
     handler: async ({ params, auth }) => {
-      assertCanManageOrgKeys(auth, 'manage');
-      if (!(await identity.revokeApiKey(sql, params.id, { orgId: auth.orgId! }))) throw notFound('API key not found');
+      assertCanManageOrgKeys(auth);
+      await identity.revokeOrganizationKey(deps, orgOf(auth), params.id);
       verifier.forget(params.id);
       return reply(204);
     },
@@ -123,21 +96,7 @@ export function registerIdentityRoutes(routes: Routes, deps: AppDeps): void {
     auth: { session: true, org: 'optional' },
     body: futureExpiry,
     responses: { 200: { description: 'Created; token is returned only here', schema: CreatedUserToken }, ...authErrors, ...validationError },
-    handler: async ({ body, auth }) => {
-      const scopes = grantedScopes(body, auth);
-      const issued = await issueToken('user');
-      const row = await identity.insertApiKey(sql, {
-        kind: 'user',
-        key_id: issued.keyId,
-        secret_hash: issued.secretHash,
-        org_id: null,
-        user_id: auth.userId,
-        name: body.name,
-        scopes,
-        expires_at: expiry(body),
-      });
-      return reply(200, { ...keyView(row, auth.userExternalId), token: issued.token });
-    },
+    handler: async ({ body, auth }) => reply(200, await identity.createUserToken(deps, keyRequest(body, auth), await issueToken('user'))),
   });
 
   routes.add({
@@ -149,8 +108,7 @@ export function registerIdentityRoutes(routes: Routes, deps: AppDeps): void {
     responses: { 200: { description: 'Tokens, newest first', schema: z.array(KeyView) }, ...authErrors },
     handler: async ({ auth }) => {
       assertUser(auth);
-      const rows = await identity.listApiKeys(sql, { userId: auth.userId });
-      return rows.map((r) => keyView(r, r.user_external_id));
+      return identity.listUserTokens(deps, auth.userId);
     },
   });
 
@@ -164,7 +122,7 @@ export function registerIdentityRoutes(routes: Routes, deps: AppDeps): void {
     responses: { 204: { description: 'Revoked' }, ...authErrors, ...notFoundError },
     handler: async ({ params, auth }) => {
       assertUser(auth);
-      if (!(await identity.revokeApiKey(sql, params.id, { userId: auth.userId }))) throw notFound('Token not found');
+      await identity.revokeUserToken(deps, auth.userId, params.id);
       verifier.forget(params.id);
       return reply(204);
     },
@@ -177,8 +135,13 @@ export function registerIdentityRoutes(routes: Routes, deps: AppDeps): void {
     summary: 'Exchange an ak_ key or pat_ token for a short-lived access token',
     auth: 'public',
     body: ExchangeBody,
-    responses: { 200: { description: 'Access token', schema: ExchangeResult }, 401: { description: 'Invalid, expired or revoked', schema: ErrorBody }, ...validationError },
-    handler: async ({ body }) => verifier.exchange(body.token),
+    responses: {
+      200: { description: 'Access token', schema: ExchangeResult },
+      401: { description: 'Invalid, expired or revoked', schema: ErrorBody },
+      ...validationError,
+      ...tooManyAttempts,
+    },
+    handler: async ({ body, ctx }) => verifier.exchange(body.token, { address: ctx.ip }),
   });
 
   routes.add({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { StorageError, contentDisposition, verifyLocalSignature, type SignedRequest } from '../../platform/storage';
+import { LengthMismatchError, ObjectTooLargeError, StorageError, contentDisposition, verifyLocalSignature, type SignedRequest } from '../../platform/storage';
 import type { AppDeps } from '../deps';
-import { badGateway, forbidden, notFound } from '../errors';
+import { HttpError, badGateway, badRequest, forbidden, notFound } from '../errors';
 import { reply, type Routes } from '../route';
 import { ErrorBody } from '../schemas/common';
 
@@ -11,7 +11,7 @@ import { ErrorBody } from '../schemas/common';
 const KeyParams = z.object({ key: z.string().min(1) });
 // Repeated parameters are let through and treated as absent, so any bad URL is the same 403.
 const loose = z.union([z.string(), z.array(z.string())]).optional();
-const SignedQuery = z.object({ method: loose, expires: loose, signature: loose, content_type: loose, filename: loose });
+const SignedQuery = z.object({ method: loose, expires: loose, signature: loose, content_type: loose, filename: loose, content_length: loose, max_bytes: loose });
 const single = (value: string | string[] | undefined) => (typeof value === 'string' ? value : undefined);
 
 const refused = () => forbidden('Invalid or expired signature');
@@ -26,6 +26,8 @@ function signedRequest(deps: AppDeps, method: 'GET' | 'PUT', key: string, query:
     signature: single(query.signature),
     contentType: single(query.content_type),
     filename: single(query.filename),
+    contentLength: single(query.content_length),
+    maxBytes: single(query.max_bytes),
   };
   if (single(query.method) !== method || !verifyLocalSignature(deps.storage, request)) throw refused();
   return request;
@@ -35,6 +37,9 @@ async function storageCall<T>(deps: AppDeps, action: () => Promise<T>): Promise<
   try {
     return await action();
   } catch (error) {
+    // Nothing was stored in either case: the body broke what the URL allows.
+    if (error instanceof ObjectTooLargeError) throw new HttpError(413, 'Upload larger than this URL allows');
+    if (error instanceof LengthMismatchError) throw badRequest('Upload length differs from the length this URL was issued for');
     if (!(error instanceof StorageError)) throw error;
     deps.logger.error({ err: error }, 'object storage failed');
     throw badGateway('Object storage unavailable');
@@ -52,7 +57,12 @@ export function registerObjectRoutes(routes: Routes, deps: AppDeps): void {
     auth: 'public',
     params: KeyParams,
     query: SignedQuery,
-    responses: { 200: { description: 'Stored', schema: z.object({}) }, ...denied },
+    responses: {
+      200: { description: 'Stored', schema: z.object({}) },
+      400: { description: 'Content-Length or the body differs from the length the URL binds', schema: ErrorBody },
+      ...denied,
+      413: { description: 'Body larger than the URL allows (its declared length or the maximum file size)', schema: ErrorBody },
+    },
     handler: async ({ params, query, ctx }) => {
       const signed = signedRequest(deps, 'PUT', params.key, query);
       const sentType = ctx.get('Content-Type') || undefined;
@@ -60,11 +70,17 @@ export function registerObjectRoutes(routes: Routes, deps: AppDeps): void {
       if (signed.contentType !== undefined && sentType !== signed.contentType) throw refused();
       // The JSON body parser has already read a JSON upload; anything else is still on the socket.
       const parsed = (ctx.request as { rawBody?: string }).rawBody;
-      const length = ctx.get('Content-Length');
+      const length = ctx.get('Content-Length') ? Number(ctx.get('Content-Length')) : undefined;
+      const bound = signed.contentLength === undefined ? undefined : Number(signed.contentLength);
+      const maxBytes = signed.maxBytes === undefined ? undefined : Number(signed.maxBytes);
+      // A declared length over the bound is refused before a byte is read.
+      if (length !== undefined && length > Math.min(bound ?? Infinity, maxBytes ?? Infinity)) throw new HttpError(413, 'Upload larger than this URL allows');
+      if (length !== undefined && bound !== undefined && length !== bound) throw badRequest('Upload length differs from the length this URL was issued for');
       await storageCall(deps, () =>
         deps.storage.put(params.key, parsed ?? ctx.req, {
           contentType: signed.contentType ?? sentType,
-          contentLength: parsed === undefined && length ? Number(length) : undefined,
+          contentLength: bound ?? (parsed === undefined ? length : undefined),
+          maxBytes,
         }),
       );
       return reply(200, {});

@@ -1,30 +1,15 @@
-import type { z } from 'zod';
-import * as tags from '../../db/tags';
-import type { TagRow } from '../../db/tags';
+import * as tags from '../../services/tags';
 import { orgOf } from '../auth/context';
 import type { AppDeps } from '../deps';
-import { badRequest, conflict, notFound } from '../errors';
 import { reply, type Routes } from '../route';
 import { ErrorBody, authErrors, notFoundError, validationError } from '../schemas/common';
 import { CreateTagBody, PatchTagBody, Tag, TagList, TagParams } from '../schemas/tags';
 
-const tagView = (row: TagRow): z.output<typeof Tag> => ({ id: row.id, org_id: row.org_id, name: row.name, color: row.color });
+// Routes only declare: schemas, auth, the statuses they answer, and a one-line call into the service.
 
-const tagNotFound = () => notFound('Tag not found');
 const duplicateName = { 409: { description: 'The organization already has a tag of that name', schema: ErrorBody } } as const;
 
-async function writing<T>(action: () => Promise<T>): Promise<T> {
-  try {
-    return await action();
-  } catch (error) {
-    if (error instanceof tags.DuplicateTagError) throw conflict(error.message);
-    throw error;
-  }
-}
-
 export function registerTagRoutes(routes: Routes, deps: AppDeps): void {
-  const { sql } = deps;
-
   routes.add({
     method: 'get',
     path: '/tags',
@@ -32,7 +17,7 @@ export function registerTagRoutes(routes: Routes, deps: AppDeps): void {
     summary: "The organization's tags, by name",
     auth: { scope: 'crmRead' },
     responses: { 200: { description: 'Tags ordered by name ascending', schema: TagList }, ...authErrors },
-    handler: async ({ auth }) => ({ tags: (await tags.listTags(sql, orgOf(auth))).map(tagView), schema_version: 1 as const }),
+    handler: async ({ auth }) => tags.listTags(deps, orgOf(auth)),
   });
 
   routes.add({
@@ -43,10 +28,7 @@ export function registerTagRoutes(routes: Routes, deps: AppDeps): void {
     auth: { scope: 'crmManage' },
     body: CreateTagBody,
     responses: { 200: { description: 'Created', schema: Tag }, ...duplicateName, ...authErrors, ...validationError },
-    handler: async ({ body, auth }) => {
-      const row = await writing(() => tags.insertTag(sql, orgOf(auth), { name: body.name, color: body.color ?? null }));
-      return reply(200, tagView(row));
-    },
+    handler: async ({ body, auth }) => reply(200, await tags.createTag(deps, orgOf(auth), body)),
   });
 
   routes.add({
@@ -65,12 +47,7 @@ export function registerTagRoutes(routes: Routes, deps: AppDeps): void {
       ...notFoundError,
       ...validationError,
     },
-    handler: async ({ params, body, auth }) => {
-      if (Object.keys(body).length === 0) throw badRequest('Empty patch body: send name or color');
-      const row = await writing(() => tags.updateTag(sql, orgOf(auth), params.tag_id, body));
-      if (!row) throw tagNotFound();
-      return tagView(row);
-    },
+    handler: async ({ params, body, auth }) => tags.updateTag(deps, orgOf(auth), params.tag_id, body),
   });
 
   routes.add({
@@ -82,7 +59,7 @@ export function registerTagRoutes(routes: Routes, deps: AppDeps): void {
     params: TagParams,
     responses: { 204: { description: 'Deleted' }, ...authErrors, ...notFoundError, ...validationError },
     handler: async ({ params, auth }) => {
-      if (!(await tags.deleteTag(sql, orgOf(auth), params.tag_id))) throw tagNotFound();
+      await tags.deleteTag(deps, orgOf(auth), params.tag_id);
       return reply(204);
     },
   });

@@ -1,32 +1,8 @@
 import { z } from 'zod';
+import { ACCOUNT_INDUSTRIES } from '../../domain/accounts';
 import { Timestamp, Uuid } from './common';
 
 /** Industries an account can be filed under; snake_case, stable, with `other` as the catch-all. */
-export const ACCOUNT_INDUSTRIES = [
-  'agriculture',
-  'automotive',
-  'construction',
-  'consulting',
-  'consumer_goods',
-  'education',
-  'energy',
-  'financial_services',
-  'government',
-  'healthcare',
-  'hospitality',
-  'insurance',
-  'legal',
-  'logistics',
-  'manufacturing',
-  'media',
-  'non_profit',
-  'pharmaceuticals',
-  'real_estate',
-  'retail',
-  'software',
-  'telecommunications',
-  'other',
-] as const;
 export const AccountIndustry = z.enum(ACCOUNT_INDUSTRIES).openapi('AccountIndustry');
 
 export const ACCOUNT_LIST_DEFAULT = 200;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CursorPagination } from '../pagination';
-import { AgentConfig, E164, InstructionBuilderInputs } from './agent-config';
+import { AgentConfig, E164, InstructionBuilderInputs } from '../../domain/agent-config';
 import { Timestamp, Uuid } from './common';
 
 const Bool = z.enum(['true', 'false']);

@@ -1,11 +1,9 @@
 import { z } from 'zod';
-import { DEFAULT_CALLING_WINDOW, isValidTimeZone, minutesOf } from '../../activities/campaign-schedule';
-import { CALL_STATUSES } from '../../platform/dialer';
+import { DEFAULT_CALLING_WINDOW, isValidTimeZone, minutesOf } from '../../domain/campaign-schedule';
+import { CALL_STATUSES, CAMPAIGN_STATUSES, CONTACT_STATES } from '../../domain/campaigns';
 import { CursorPagination } from '../pagination';
 import { Timestamp, Uuid } from './common';
 
-export const CAMPAIGN_STATUSES = ['paused', 'active', 'completed', 'canceled'] as const;
-export const CONTACT_STATES = ['pending', 'calling', 'completed', 'failed', 'canceled'] as const;
 export const CampaignStatusEnum = z.enum(CAMPAIGN_STATUSES).openapi('CampaignStatus');
 export const ContactStateEnum = z.enum(CONTACT_STATES).openapi('CampaignContactStatus');
 

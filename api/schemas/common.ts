@@ -22,6 +22,14 @@ export const authErrors = {
   401: { description: 'Missing, malformed, expired or revoked token', schema: ErrorBody },
   403: { description: 'Token lacks the scope, or organization not permitted', schema: ErrorBody },
 } as const;
+/** Answered when failed key attempts used up their limit (api/auth/attempt-limiter.ts). */
+export const tooManyAttempts = {
+  429: {
+    description: 'Too many failed attempts with API keys from this address or for this key; retry after Retry-After seconds',
+    schema: ErrorBody,
+    headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' as const } } },
+  },
+} as const;
 export const validationError = { 422: { description: 'Validation failed', schema: ValidationErrorBody } } as const;
 export const notFoundError = { 404: { description: 'Not found in the organization', schema: ErrorBody } } as const;
 

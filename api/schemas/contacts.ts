@@ -1,20 +1,8 @@
 import { z } from 'zod';
+import { FUNNEL_MOVES, STAGES, type FunnelMove, type Stage } from '../../domain/contacts';
 import { Uuid } from './common';
 
-/** The funnel's stages; a contact starts at `new`. */
-export const STAGES = ['new', 'contacted', 'responded', 'converted', 'disqualified'] as const;
-export type Stage = (typeof STAGES)[number];
-
-/**
- * The funnel operations and the stages each may start from (docs/decisions.md has the table).
- * `contacted` is entered by outreach when a first message goes out, not by these operations.
- */
-export const FUNNEL_MOVES = {
-  respond: { to: 'responded', from: ['new', 'contacted', 'disqualified'] },
-  disqualify: { to: 'disqualified', from: ['new', 'contacted', 'responded'] },
-  convert: { to: 'converted', from: ['new', 'contacted', 'responded'] },
-} as const satisfies Record<string, { to: Stage; from: readonly Stage[] }>;
-export type FunnelMove = keyof typeof FUNNEL_MOVES;
+export { FUNNEL_MOVES, STAGES, type FunnelMove, type Stage };
 
 const text = (max: number) => z.string().max(max).nullable();
 

@@ -1,9 +1,8 @@
 import { z } from 'zod';
+import { DEAL_STAGES } from '../../domain/deals';
 import { TagNames } from './accounts';
 import { Timestamp, Uuid } from './common';
 
-/** The pipeline, in order; the two closed_* stages are terminal and stamp closed_at. */
-export const DEAL_STAGES = ['prospecting', 'qualification', 'proposal', 'negotiation', 'closed_won', 'closed_lost'] as const;
 export const DealStage = z.enum(DEAL_STAGES).openapi('DealStage');
 
 export const DEAL_LIST_DEFAULT = 50;

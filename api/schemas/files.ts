@@ -1,10 +1,7 @@
 import { z } from 'zod';
+import { FILE_STATUSES, MAX_UPLOAD_BYTES } from '../../domain/files';
 import { Uuid } from './common';
 
-export const FILE_STATUSES = ['pending_upload', 'uploaded', 'archived'] as const;
-
-/** S3 takes at most 5 GiB in one PUT, which is what a presigned upload is. */
-export const MAX_UPLOAD_BYTES = 5 * 1024 ** 3;
 
 const ContentType = z
   .string()

@@ -21,6 +21,7 @@ export function createStorage(config: Config, options: { signingKey: Buffer; pub
       accessKeyId: config.S3_ACCESS_KEY_ID,
       secretAccessKey: config.S3_SECRET_ACCESS_KEY,
       forcePathStyle: config.S3_FORCE_PATH_STYLE,
+      socketTimeoutMs: config.S3_SOCKET_TIMEOUT_MS,
     });
   }
   return new LocalObjectStorage(path.join(config.dataDir, 'objects'), options.signingKey, options.publicBaseUrl);

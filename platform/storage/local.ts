@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { StorageError, type ObjectHead, type ObjectStorage, type StoredObject } from './types';
+import { LengthMismatchError, ObjectTooLargeError, StorageError, type ObjectHead, type ObjectStorage, type PresignPutOptions, type PutOptions, type StoredObject } from './types';
 
 // The local-disk driver: one file per key under root, its content type and etag in a sidecar
 // `<file>.meta.json`. Presigned URLs point at the API's own /storage/objects route and carry an
@@ -42,6 +42,9 @@ export interface SignedRequest {
   signature?: string;
   contentType?: string;
   filename?: string;
+  /** PUT only: the exact length, or the most, the upload may have (decimal strings, as in the URL). */
+  contentLength?: string;
+  maxBytes?: string;
 }
 
 interface Meta {
@@ -67,14 +70,17 @@ export class LocalObjectStorage implements ObjectStorage {
     await this.wrap('create the storage directory', () => fs.promises.mkdir(this.root, { recursive: true }));
   }
 
-  async put(key: string, body: Buffer | Readable | string, options: { contentType?: string; contentLength?: number } = {}): Promise<void> {
+  async put(key: string, body: Buffer | Readable | string, options: PutOptions = {}): Promise<void> {
     const file = this.fileOf(key);
     const md5 = crypto.createHash('md5');
     let size = 0;
+    // The most bytes accepted: over it the write stops at once, before the rest is read.
+    const limit = Math.min(options.contentLength ?? Infinity, options.maxBytes ?? Infinity);
     const tap = new Transform({
       transform(chunk: Buffer, _encoding, done) {
-        md5.update(chunk);
         size += chunk.length;
+        if (size > limit) return done(new ObjectTooLargeError(`body is larger than ${limit} bytes`));
+        md5.update(chunk);
         done(null, chunk);
       },
     });
@@ -84,7 +90,7 @@ export class LocalObjectStorage implements ObjectStorage {
       await fs.promises.mkdir(path.dirname(file), { recursive: true });
       await pipeline(source, tap, fs.createWriteStream(tmp, { flags: 'wx' }));
       if (options.contentLength !== undefined && options.contentLength !== size) {
-        throw new StorageError(`body was ${size} bytes, expected ${options.contentLength}`);
+        throw new LengthMismatchError(`body was ${size} bytes, expected ${options.contentLength}`);
       }
       const meta: Meta = { contentType: options.contentType ?? DEFAULT_CONTENT_TYPE, etag: md5.digest('hex') };
       await fs.promises.writeFile(`${tmp}.meta`, JSON.stringify(meta), { flag: 'wx' });
@@ -93,7 +99,8 @@ export class LocalObjectStorage implements ObjectStorage {
       await fs.promises.rename(`${tmp}.meta`, file + META_SUFFIX);
     } catch (error) {
       await Promise.allSettled([fs.promises.rm(tmp, { force: true }), fs.promises.rm(`${tmp}.meta`, { force: true })]);
-      throw error instanceof StorageError ? error : new StorageError(`could not write object ${key}`, { cause: error });
+      if (error instanceof StorageError || error instanceof ObjectTooLargeError || error instanceof LengthMismatchError) throw error;
+      throw new StorageError(`could not write object ${key}`, { cause: error });
     }
   }
 
@@ -133,8 +140,23 @@ export class LocalObjectStorage implements ObjectStorage {
     );
   }
 
-  async presignPut(key: string, options: { expiresInSeconds?: number; contentType?: string } = {}): Promise<string> {
-    return this.presign({ method: 'PUT', key, contentType: options.contentType }, options.expiresInSeconds);
+  async presignPut(key: string, options: PresignPutOptions = {}): Promise<string> {
+    const request: SignedRequest = { method: 'PUT', key, contentType: options.contentType };
+    if (options.contentLength !== undefined) request.contentLength = String(options.contentLength);
+    if (options.maxBytes !== undefined) request.maxBytes = String(options.maxBytes);
+    return this.presign(request, options.expiresInSeconds);
+  }
+
+  async move(from: string, to: string, options: { ifEtag?: string } = {}): Promise<void> {
+    const source = this.fileOf(from);
+    const target = this.fileOf(to);
+    await this.wrap(`move object ${from}`, async () => {
+      if (options.ifEtag !== undefined && (await this.head(from))?.etag !== options.ifEtag) throw new Error('the object changed');
+      await fs.promises.mkdir(path.dirname(target), { recursive: true });
+      // Data then meta, as put does; each rename is atomic.
+      await fs.promises.rename(source, target);
+      await fs.promises.rename(source + META_SUFFIX, target + META_SUFFIX).catch((error) => (isMissing(error) ? undefined : Promise.reject(error)));
+    });
   }
 
   async presignGet(key: string, options: { expiresInSeconds?: number; filename?: string } = {}): Promise<string> {
@@ -158,13 +180,23 @@ export class LocalObjectStorage implements ObjectStorage {
     url.searchParams.set('expires', String(expires));
     if (request.contentType !== undefined) url.searchParams.set('content_type', request.contentType);
     if (request.filename !== undefined) url.searchParams.set('filename', request.filename);
+    if (request.contentLength !== undefined) url.searchParams.set('content_length', request.contentLength);
+    if (request.maxBytes !== undefined) url.searchParams.set('max_bytes', request.maxBytes);
     url.searchParams.set('signature', this.sign(request, expires));
     return url.toString();
   }
 
   private sign(request: SignedRequest, expires: number): string {
     // A JSON array is an unambiguous encoding: no value can shift into its neighbour.
-    const payload = JSON.stringify([request.method, request.key, expires, request.contentType ?? null, request.filename ?? null]);
+    const payload = JSON.stringify([
+      request.method,
+      request.key,
+      expires,
+      request.contentType ?? null,
+      request.filename ?? null,
+      request.contentLength ?? null,
+      request.maxBytes ?? null,
+    ]);
     return crypto.createHmac('sha256', this.signingKey).update(payload).digest('hex');
   }
 

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import {
+  CopyObjectCommand,
   CreateBucketCommand,
   DeleteObjectCommand,
   GetObjectCommand,
@@ -10,7 +11,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { DEFAULT_CONTENT_TYPE, assertValidKey, contentDisposition } from './local';
-import { StorageError, type ObjectHead, type ObjectStorage, type StoredObject } from './types';
+import { StorageError, type ObjectHead, type ObjectStorage, type PresignPutOptions, type PutOptions, type StoredObject } from './types';
 
 export interface S3Settings {
   endpoint?: string;
@@ -19,6 +20,8 @@ export interface S3Settings {
   accessKeyId?: string;
   secretAccessKey?: string;
   forcePathStyle: boolean;
+  /** An attempt whose connection stays silent this long fails (S3_SOCKET_TIMEOUT_MS); 3 attempts at most. */
+  socketTimeoutMs?: number;
 }
 
 const DEFAULT_EXPIRES_SECONDS = 900;
@@ -62,7 +65,8 @@ export class S3ObjectStorage implements ObjectStorage {
       // presigned URLs that browsers then cannot satisfy.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
-      requestHandler: { connectionTimeout: 5_000, requestTimeout: 60_000 },
+      // An idle bound, not a total one: a large transfer may take long, a silent store may not.
+      requestHandler: { connectionTimeout: 5_000, socketTimeout: settings.socketTimeoutMs ?? 10_000 },
       maxAttempts: 3,
     });
   }
@@ -86,7 +90,7 @@ export class S3ObjectStorage implements ObjectStorage {
     }
   }
 
-  async put(key: string, body: Buffer | Readable | string, options: { contentType?: string; contentLength?: number } = {}): Promise<void> {
+  async put(key: string, body: Buffer | Readable | string, options: PutOptions = {}): Promise<void> {
     assertValidKey(key);
     try {
       const payload = typeof body === 'string' || Buffer.isBuffer(body) || options.contentLength !== undefined ? body : await toBuffer(body);
@@ -142,12 +146,32 @@ export class S3ObjectStorage implements ObjectStorage {
     }
   }
 
-  async presignPut(key: string, options: { expiresInSeconds?: number; contentType?: string } = {}): Promise<string> {
+  async presignPut(key: string, options: PresignPutOptions = {}): Promise<string> {
     assertValidKey(key);
-    const command = new PutObjectCommand({ Bucket: this.bucket, Key: key, ContentType: options.contentType });
-    // Sign the header too, or the uploader could store any type it likes.
-    const signableHeaders = options.contentType === undefined ? undefined : new Set(['content-type']);
-    return this.presign(command, options.expiresInSeconds, signableHeaders);
+    const command = new PutObjectCommand({ Bucket: this.bucket, Key: key, ContentType: options.contentType, ContentLength: options.contentLength });
+    // Sign the headers too, or the uploader could store any type and any length it likes. maxBytes has
+    // no equivalent in a presigned PUT: the caller checks the stored size afterwards.
+    const signed = [...(options.contentType === undefined ? [] : ['content-type']), ...(options.contentLength === undefined ? [] : ['content-length'])];
+    return this.presign(command, options.expiresInSeconds, signed.length ? new Set(signed) : undefined);
+  }
+
+  async move(from: string, to: string, options: { ifEtag?: string } = {}): Promise<void> {
+    assertValidKey(from);
+    assertValidKey(to);
+    try {
+      await this.client.send(
+        new CopyObjectCommand({
+          Bucket: this.bucket,
+          Key: to,
+          CopySource: `${this.bucket}/${from.split('/').map(encodeURIComponent).join('/')}`,
+          CopySourceIfMatch: options.ifEtag === undefined ? undefined : `"${options.ifEtag}"`,
+          MetadataDirective: 'COPY',
+        }),
+      );
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: from }));
+    } catch (error) {
+      throw new StorageError(`could not move object ${from}`, { cause: error });
+    }
   }
 
   async presignGet(key: string, options: { expiresInSeconds?: number; filename?: string } = {}): Promise<string> {

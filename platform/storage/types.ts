@@ -18,15 +18,42 @@ export interface StoredObject extends ObjectHead {
  */
 export interface ObjectStorage {
   readonly driver: 'local' | 's3';
-  put(key: string, body: Buffer | Readable | string, options?: { contentType?: string; contentLength?: number }): Promise<void>;
+  put(key: string, body: Buffer | Readable | string, options?: PutOptions): Promise<void>;
   get(key: string): Promise<StoredObject | undefined>;
   head(key: string): Promise<ObjectHead | undefined>;
   delete(key: string): Promise<void>;
-  presignPut(key: string, options?: { expiresInSeconds?: number; contentType?: string }): Promise<string>;
+  /**
+   * A URL to PUT one object. `contentLength` binds the upload to exactly that many bytes (S3: a signed
+   * Content-Length header; local: checked while streaming); `maxBytes` bounds it where the driver can
+   * (local only: a presigned S3 PUT has no range, so callers re-check the stored size).
+   */
+  presignPut(key: string, options?: PresignPutOptions): Promise<string>;
+  /** Moves an object to another key (server-side); with `ifEtag`, only that version of it. */
+  move(from: string, to: string, options?: { ifEtag?: string }): Promise<void>;
   presignGet(key: string, options?: { expiresInSeconds?: number; filename?: string }): Promise<string>;
   /** Creates the bucket or directory when missing. */
   ensureReady(): Promise<void>;
 }
+
+export interface PutOptions {
+  contentType?: string;
+  /** The body must be exactly this long (LengthMismatchError otherwise). */
+  contentLength?: number;
+  /** The body may be at most this long; refused while streaming (ObjectTooLargeError). */
+  maxBytes?: number;
+}
+
+export interface PresignPutOptions {
+  expiresInSeconds?: number;
+  contentType?: string;
+  contentLength?: number;
+  maxBytes?: number;
+}
+
+/** A body longer than the upload allows: the uploader's mistake (413), nothing is stored. */
+export class ObjectTooLargeError extends Error {}
+/** A body whose length is not the one declared: the uploader's mistake (400), nothing is stored. */
+export class LengthMismatchError extends Error {}
 
 export class StorageError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {

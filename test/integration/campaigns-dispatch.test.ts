@@ -1,6 +1,6 @@
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isInWindow, nextWindowOpening } from '../../activities/campaign-schedule';
+import { isInWindow, nextWindowOpening } from '../../domain/campaign-schedule';
 import {
   contact,
   conversationsOf,
@@ -184,8 +184,11 @@ describe('dispatch', () => {
     await waitFor(async () => (await conversationsOf(ctx, id)).length >= 1);
     expect((await move(ctx, t, id, 'pause')).body.status).toBe('paused');
     const atPause = (await conversationsOf(ctx, id)).length;
-    await new Promise((r) => setTimeout(r, 1500));
-    expect((await conversationsOf(ctx, id)).length).toBe(atPause); // the call in flight ends, no new one starts
+    // The call in flight ends and, with nothing due in an active campaign, the dispatcher ends too:
+    // once it has, no call can start, so the count is final.
+    const dispatcher = ctx.deps.temporal.workflow.getHandle(`campaign-dispatcher:${t.orgId}`);
+    await waitFor(async () => (await dispatcher.describe()).status.name === 'COMPLETED', 30_000, 'the dispatcher to end');
+    expect((await conversationsOf(ctx, id)).length).toBe(atPause);
     expect((await conversationsOf(ctx, id)).every((c) => c.status === 'completed')).toBe(true);
     await move(ctx, t, id, 'resume');
     await waitForStatus(ctx, t, id, 'completed');

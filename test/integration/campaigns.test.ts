@@ -498,7 +498,10 @@ describe('concurrency settings', () => {
       return res.body.active === 3 ? res.body.active : undefined;
     });
     expect(active).toBe(3);
-    await new Promise((r) => setTimeout(r, 1500)); // a few dispatcher cycles and sweeps later, still 3
+    // A few dispatcher cycles and sweeps later (its history has grown by several cycles), still 3.
+    const dispatcher = ctx.deps.temporal.workflow.getHandle(`campaign-dispatcher:${busy.orgId}`);
+    const before = (await dispatcher.describe()).historyLength;
+    await waitFor(async () => (await dispatcher.describe()).historyLength >= before + 24, 30_000, 'three more dispatcher cycles');
     expect((await ctx.request('GET', '/campaign/concurrency-settings', { token: busy.session })).body.active).toBe(3);
     // Raising the limit lets the fourth call out.
     await ctx.request('PUT', '/campaign/concurrency-settings', { token: busy.session, body: { concurrency_limit: 10 } });

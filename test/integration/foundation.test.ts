@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { AreaRoutes } from '../../api/app';
 import { createApp } from '../../api/app';
+import { reply } from '../../api/route';
 import { healthProbe } from '../../workflows/health';
 import type { AddressInfo } from 'node:net';
 import { buildDeps } from '../../api/build-deps';
@@ -39,6 +40,17 @@ const probeRoutes: AreaRoutes = (routes, deps) => {
     },
   });
   routes.add({
+    method: 'get',
+    path: '/test/off-contract',
+    tag: 'Service Health',
+    summary: 'answers a body its schema refuses, or a status it does not declare',
+    auth: 'public',
+    query: z.object({ status: z.enum(['200', '418']).default('200') }),
+    responses: { 200: { description: 'a count', schema: z.object({ count: z.number().int() }) } },
+    // The casts get past the compile-time check on purpose: the run-time one must catch it.
+    handler: async ({ query }) => (query.status === '418' ? (reply(418, { count: 1 }) as never) : ({ count: 'many' } as never)),
+  });
+  routes.add({
     method: 'post',
     path: '/test/start-workflow',
     tag: 'Service Health',
@@ -62,6 +74,20 @@ beforeAll(async () => {
 afterAll(() => ctx?.close());
 
 const ID = '0190c0de-0000-7000-8000-000000000001';
+
+describe('response contract', () => {
+  it('turns a body its schema refuses into a 500 naming the route, so the test that made it fails', async () => {
+    const res = await ctx.request('GET', '/test/off-contract');
+    expect(res.status).toBe(500);
+    expect(ctx.logs.join('\n')).toContain('GET /test/off-contract answered 200 with a body its schema refuses');
+  });
+
+  it('and a status the route does not declare', async () => {
+    const res = await ctx.request('GET', '/test/off-contract?status=418');
+    expect(res.status).toBe(500);
+    expect(ctx.logs.join('\n')).toContain('GET /test/off-contract answered 418, a status it does not declare');
+  });
+});
 
 describe('request id', () => {
   it('echoes a given X-Request-ID', async () => {
@@ -157,10 +183,10 @@ describe('health and readiness', () => {
     expect(res.body).toEqual({ status: 'ok' });
   });
 
-  it('GET /ready checks Postgres and Temporal', async () => {
+  it('GET /ready checks Postgres, Temporal and object storage', async () => {
     const res = await ctx.request('GET', '/ready');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ready', checks: { postgres: true, temporal: true } });
+    expect(res.body).toEqual({ status: 'ready', checks: { postgres: true, temporal: true, storage: true } });
   });
 });
 
@@ -204,7 +230,7 @@ describe('Temporal unreachable', () => {
   it('makes /ready answer 503 naming the failed check', async () => {
     const res = await down.request('GET', '/ready');
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ status: 'unavailable', checks: { postgres: true, temporal: false } });
+    expect(res.body).toEqual({ status: 'unavailable', checks: { postgres: true, temporal: false, storage: true } });
   });
 
   it('turns a workflow start into a clean 503', async () => {
@@ -231,14 +257,47 @@ describe('OpenAPI document', () => {
     const tags = new Set(document.tags!.map((t) => t.name));
     expect(document.components?.securitySchemes?.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(routes.length).toBeGreaterThan(5);
-    for (const { method, path } of routes) {
+    const documented = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
+      (['get', 'post', 'put', 'patch', 'delete'] as const).filter((m) => item[m]).map((method) => ({ method, path })),
+    );
+    // Both directions against the served document: nothing registered is undocumented, nothing documented is missing.
+    expect(documented.map((r) => `${r.method} ${r.path}`).sort()).toEqual(routes.map((r) => `${r.method} ${r.path}`).sort());
+    for (const { method, path, auth, statuses } of routes) {
       const operation = document.paths?.[path]?.[method];
       expect(operation, `${method} ${path}`).toBeDefined();
       expect(path).not.toMatch(/\/v\d+(\/|$)/);
       expect(tags.has(operation!.tags![0]!)).toBe(true);
+      // The statuses the wrapper declared, derived ones included, are the document's.
+      expect(Object.keys(operation!.responses ?? {}).map(Number).sort(), `${method} ${path}`).toEqual(expect.arrayContaining(statuses));
+      if (auth !== 'public') expect(Object.keys(operation!.responses ?? {}), `${method} ${path}`).toEqual(expect.arrayContaining(['400', '401', '403']));
     }
     expect(document.paths?.['/organization-pats']?.post?.security).toEqual([{ bearerAuth: [] }]);
     expect(document.paths?.['/pat/exchange']?.post?.security).toEqual([]);
+  });
+
+  it('serves every documented operation: a protected one answers 401 without a token, none is an unknown route', async () => {
+    const document = (await ctx.request('GET', '/openapi.json')).body as {
+      paths: Record<string, Record<string, { security?: unknown[] }>>;
+    };
+    const sample = (path: string) => path.replace(/\{[^}]+\}/g, '01a1fca5-a371-745b-b7ee-e3c82b739e7d');
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
+        const res = await ctx.request(method.toUpperCase(), sample(path));
+        expect(res.status, `${method} ${path}`).not.toBe(405);
+        if (operation.security?.length) expect(res.status, `${method} ${path}`).toBe(401);
+        else expect(res.status === 404 && res.body?.detail === 'Not Found' && !path.includes('{'), `${method} ${path}`).toBe(false);
+      }
+    }
+  });
+
+  it('refuses a query parameter on a route that declares none (400), and documents that answer', async () => {
+    const t = await newTenant(ctx);
+    const res = await ctx.request('GET', '/me?verbose=1', { token: t.session });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ detail: 'Unknown filter: verbose' });
+    const document = (await ctx.request('GET', '/openapi.json')).body;
+    expect(Object.keys(document.paths['/me'].get.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403']));
   });
 
   it('serves an interactive page at /docs with its assets', async () => {

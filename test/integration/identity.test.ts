@@ -216,13 +216,14 @@ describe('POST /organization-pats', () => {
     expect((await ctx.request('GET', '/organization-pats', { token: a.session })).body).toEqual([]);
   });
 
-  it('lists keys with a read scope and revokes only with a manage scope, for sessions too', async () => {
+  it('lists and revokes keys only with a manage scope, never a read scope, for sessions too', async () => {
     const org = externalId('org');
     const admin = await ctx.session({ sub: externalId('user'), org_id: org, org_ids: [org], permissions: ['api:manage'] });
     const reader = await ctx.session({ sub: externalId('user'), org_id: org, org_ids: [org], permissions: ['api:read'] });
     const outsider = await ctx.session({ sub: externalId('user'), org_id: org, org_ids: [org], permissions: ['agents:read'] });
     await createOrgKey(ctx, admin);
-    const [{ id }] = (await ctx.request('GET', '/organization-pats', { token: reader })).body;
+    const [{ id }] = (await ctx.request('GET', '/organization-pats', { token: admin })).body;
+    expect(await ctx.request('GET', '/organization-pats', { token: reader })).toMatchObject({ status: 403, body: { detail: 'Insufficient permissions' } });
     expect((await ctx.request('GET', '/organization-pats', { token: outsider })).status).toBe(403);
     expect(await ctx.request('DELETE', `/organization-pats/${id}`, { token: reader })).toMatchObject({ status: 403, body: { detail: 'Insufficient permissions' } });
     expect((await ctx.request('DELETE', `/organization-pats/${id}`, { token: admin })).status).toBe(204);

@@ -78,9 +78,12 @@ describe.each(['local', 's3'] as const)('object storage: %s driver', (name) => {
     await driver?.close();
   });
 
-  it('ensureReady is idempotent', async () => {
+  it('ensureReady is idempotent: a second call succeeds and keeps what is stored', async () => {
+    const k = key('kept.txt');
     await storage.ensureReady();
-    await storage.ensureReady();
+    await storage.put(k, 'kept', { contentType: 'text/plain' });
+    await expect(storage.ensureReady()).resolves.toBeUndefined();
+    expect(await storage.head(k)).toMatchObject({ size: 4, etag: md5('kept') });
   });
 
   it('puts, heads, gets and deletes an object', async () => {
@@ -101,7 +104,8 @@ describe.each(['local', 's3'] as const)('object storage: %s driver', (name) => {
     const k = key('missing.bin');
     expect(await storage.head(k)).toBeUndefined();
     expect(await storage.get(k)).toBeUndefined();
-    await storage.delete(k);
+    await expect(storage.delete(k)).resolves.toBeUndefined();
+    expect(await storage.head(k)).toBeUndefined();
   });
 
   it('overwrites an object whole', async () => {

@@ -8,7 +8,7 @@ import { inject } from 'vitest';
 import { createApp, type AreaRoutes } from '../../api/app';
 import { buildDeps } from '../../api/build-deps';
 import type { AppDeps } from '../../api/deps';
-import { createSql } from '../../db/client';
+import { createSql, databaseTimeouts } from '../../db/client';
 import { loadConfig, type Config } from '../../platform/config';
 import type { SessionClaims } from '../../platform/dev-idp';
 import { createLogger } from '../../platform/logger';
@@ -79,8 +79,8 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
     },
   });
   const logger = createLogger(config.LOG_LEVEL, sink);
-  const sql = createSql(db.url, 5);
-  const temporal = createTemporalClient(config.TEMPORAL_ADDRESS!, config.TEMPORAL_NAMESPACE);
+  const sql = createSql(db.url, 5, databaseTimeouts(config));
+  const temporal = createTemporalClient(config.TEMPORAL_ADDRESS!, config.TEMPORAL_NAMESPACE, {}, config.TEMPORAL_REQUEST_TIMEOUT_MS);
   const deps = await buildDeps(config, { sql, temporal, logger });
   await deps.storage.ensureReady();
   const { app } = createApp(deps, options.extraAreas);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scoreAccountHealth, type HealthInputs } from '../../activities/account-health-score';
+import { scoreAccountHealth, type HealthInputs } from '../../domain/accounts';
 
 const NOW = '2025-06-01T00:00:00.000Z';
 const daysAgo = (d: number) => new Date(Date.parse(NOW) - d * 86_400_000).toISOString();

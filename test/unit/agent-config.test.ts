@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AgentConfig, InstructionBuilderInputs, agentConfigJsonSchema, defaultAgentConfig } from '../../api/schemas/agent-config';
+import { AgentConfig, InstructionBuilderInputs, agentConfigJsonSchema, defaultAgentConfig } from '../../domain/agent-config';
 import { describeChange, diffJson } from '../../platform/json-diff';
 
 describe('AgentConfig', () => {

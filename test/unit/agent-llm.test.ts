@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultAgentConfig } from '../../api/schemas/agent-config';
+import { defaultAgentConfig } from '../../domain/agent-config';
 import { BUILTIN_NOTICE, BuiltinWriter, OpenAiWriter, createLlmWriter, type CompareInput } from '../../platform/llm';
 import { startFakeLlmServer, type FakeLlm } from '../support/fake-llm-server';
 

@@ -11,7 +11,7 @@ import {
   retryAt,
   retryDelaySeconds,
   stateAfterOutcome,
-} from '../../activities/campaign-schedule';
+} from '../../domain/campaign-schedule';
 import { ConfigError, loadConfig } from '../../platform/config';
 import { parseOutcomeWeights, signBody, verifySignature } from '../../platform/dialer';
 import { pickOutcome } from '../../platform/dialer-simulated';

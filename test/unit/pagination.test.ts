@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CreatedCursor, decodeCursor, encodeCursor } from '../../api/pagination';
-import { HttpError } from '../../api/errors';
+import { CreatedCursor, decodeCursor, encodeCursor } from '../../services/pagination';
+import { DomainError } from '../../domain/errors';
 
 describe('cursors', () => {
   it('round-trip the last row of a page', () => {
@@ -19,7 +19,7 @@ describe('cursors', () => {
     } catch (e) {
       error = e;
     }
-    expect(error).toBeInstanceOf(HttpError);
-    expect(error).toMatchObject({ status: 400, detail: 'Invalid cursor' });
+    expect(error).toBeInstanceOf(DomainError);
+    expect(error).toMatchObject({ kind: 'invalid', detail: 'Invalid cursor' });
   });
 });

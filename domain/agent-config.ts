@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-// The configuration a voice agent runs with. Schemas here carry no `.openapi()` calls (only zod's own
+// The configuration a voice agent runs with: a domain rule shared by the API and the worker. Schemas here carry no `.openapi()` calls (only zod's own
 // `.meta`), because the worker imports them too, without the OpenAPI extension of zod.
 
 /** E.164: a plus, a country code not starting with 0, and at most 15 digits in all. */

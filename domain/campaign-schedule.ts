@@ -1,7 +1,8 @@
 import { DateTime, IANAZone } from 'luxon';
+import type { CallOutcome, ContactState } from './campaigns';
 
 // When a campaign contact may be called: pure functions of time, zone and settings, used by the
-// dispatch activities (never by workflow code, which stays free of time-zone data).
+// dispatch activities and the API's checks (never by workflow code, which stays free of time-zone data).
 
 /** Local wall-clock window: `HH:MM` start (inclusive) and end (exclusive, `24:00` allowed), ISO weekdays 1 (Mon) to 7 (Sun). */
 export interface CallingWindow {
@@ -15,8 +16,7 @@ export const DEFAULT_CALLING_WINDOW: CallingWindow = { start: '09:00', end: '20:
 /** Longest wait between two attempts, whatever the base. */
 export const MAX_BACKOFF_SECONDS = 86_400;
 
-export type CallOutcome = 'completed' | 'no_answer' | 'busy' | 'failed' | 'canceled';
-export type ContactState = 'pending' | 'calling' | 'completed' | 'failed' | 'canceled';
+export type { CallOutcome, ContactState };
 
 export const isValidTimeZone = (zone: string): boolean => IANAZone.isValidZone(zone);
 

@@ -60,3 +60,34 @@ export function scoreAccountHealth(inputs: HealthInputs): { score: number; facto
     },
   };
 }
+
+/** Workflow id of an account's health refresh: one run at a time per account. */
+export const accountHealthWorkflowId = (accountId: string) => `account-health:${accountId}`;
+
+/** The industries an account may name (snake_case); anything else is refused. */
+export const ACCOUNT_INDUSTRIES = [
+  'agriculture',
+  'automotive',
+  'construction',
+  'consulting',
+  'consumer_goods',
+  'education',
+  'energy',
+  'financial_services',
+  'government',
+  'healthcare',
+  'hospitality',
+  'insurance',
+  'legal',
+  'logistics',
+  'manufacturing',
+  'media',
+  'non_profit',
+  'pharmaceuticals',
+  'real_estate',
+  'retail',
+  'software',
+  'telecommunications',
+  'other',
+] as const;
+export type AccountIndustry = (typeof ACCOUNT_INDUSTRIES)[number];

@@ -1,0 +1,34 @@
+import type { NotificationEvent } from '../domain/notifications';
+import { createMailTransport, type MailTransport } from '../platform/mail';
+import * as notifications from '../services/notifications';
+import type { ActivityDeps } from './deps';
+
+/**
+ * The notification actor's side effects. Each is idempotent (keyed by event, user and digest window),
+ * so Temporal's retries after a worker dies redo nothing that was done.
+ */
+export function createNotificationActivities(deps: ActivityDeps, mail?: MailTransport) {
+  let transport = mail;
+  const mailer = () => (transport ??= createMailTransport(deps.config, deps.logger));
+  return {
+    /** In-app items, queued immediate emails and digest entries for a batch of events. */
+    async deliverNotificationEvents(input: { orgId: string; events: NotificationEvent[] }): Promise<notifications.DeliveryResult> {
+      return notifications.deliverEvents(deps, input.orgId, input.events);
+    },
+
+    /**
+     * Sends the organization's queued emails; one already sent is never sent again, so when some
+     * failed this attempt fails too and Temporal's retry sends only those.
+     */
+    async sendNotificationEmails(input: { orgId: string }): Promise<{ sent: number; failed: number }> {
+      const result = await notifications.sendQueuedEmails({ ...deps, mail: mailer() }, input.orgId);
+      if (result.failed > 0) throw new Error(`${result.failed} notification email(s) failed; ${result.sent} sent`);
+      return result;
+    },
+
+    /** Builds one digest email per recipient from the entries of the window ending at `until` (ISO 8601). */
+    async buildNotificationDigests(input: { orgId: string; until: string }): Promise<{ digests: number; pending: boolean }> {
+      return notifications.buildDigests(deps, input.orgId, new Date(input.until));
+    },
+  };
+}

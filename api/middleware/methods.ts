@@ -1,0 +1,46 @@
+import http from 'node:http';
+import type net from 'node:net';
+import type Router from '@koa/router';
+import type Koa from 'koa';
+import { HttpError } from '../errors';
+
+/**
+ * A path that exists answers any method it does not declare (OPTIONS, TRACE, CONNECT and unknown
+ * methods included) with 405, `{detail}` and an `Allow` header listing the methods it does declare
+ * (HEAD wherever GET is). Decided before routing, so no router error for an unimplemented method
+ * reaches the error handler as a 500. Unknown paths stay 404.
+ */
+export function methodNotAllowed(router: Router): Koa.Middleware {
+  return async (ctx, next) => {
+    const match = router.match(ctx.path, ctx.method);
+    if (match.route || match.path.length === 0) return next();
+    const allowed = new Set(match.path.flatMap((layer) => layer.methods));
+    if (allowed.size === 0) return next();
+    throw new HttpError(405, 'Method Not Allowed', { Allow: [...allowed].join(', ') });
+  };
+}
+
+/**
+ * Node hands CONNECT requests to a 'connect' listener with the bare socket instead of to the request
+ * handler (and drops the connection when there is none). Serve them through the app like any other
+ * method, so they get the same 404 or 405 answer, then close the socket: nothing is ever tunnelled.
+ */
+export function serveConnectThroughApp(app: Koa): void {
+  const listen = app.listen.bind(app) as (...args: unknown[]) => http.Server;
+  app.listen = ((...args: unknown[]) => {
+    const server = listen(...args);
+    const handle = app.callback();
+    server.on('connect', (req: http.IncomingMessage, socket: net.Socket) => {
+      const res = new http.ServerResponse(req);
+      res.shouldKeepAlive = false;
+      res.assignSocket(socket);
+      res.on('finish', () => {
+        res.detachSocket(socket);
+        socket.end();
+      });
+      socket.on('error', () => socket.destroy());
+      void handle(req, res);
+    });
+    return server;
+  }) as Koa['listen'];
+}

@@ -1,0 +1,125 @@
+import { z } from 'zod';
+import { CHUNKING_METHODS, CHUNK_SIZE_MAX, CHUNK_SIZE_MIN, RESULTS_COUNT_DEFAULT, RESULTS_COUNT_MAX, SOURCE_STATUSES, SOURCE_TYPES } from '../../domain/knowledge-base';
+import { Timestamp, Uuid } from './common';
+
+const Name = z.string().trim().min(1).max(200);
+const Description = z.string().max(2000);
+const SourceType = z.enum(SOURCE_TYPES);
+
+const ChunkingInput = z
+  .strictObject({
+    method: z.enum(CHUNKING_METHODS).nullable().optional().openapi({ description: 'fixed_size (windows with 15% overlap) or structure (headings, paragraphs, sentences); null: the default' }),
+    chunk_size: z.number().int().min(CHUNK_SIZE_MIN).max(CHUNK_SIZE_MAX).nullable().optional().openapi({ description: 'Characters per chunk at most' }),
+  })
+  .openapi('KnowledgeChunkingStrategyInput');
+
+export const Dataset = z
+  .object({
+    id: Uuid,
+    organization_id: Uuid,
+    name: z.string(),
+    description: z.string(),
+    chunking_strategy: z.object({ method: z.enum(CHUNKING_METHODS), chunk_size: z.number().int() }),
+    embedding_model: z.string().openapi({ description: 'The embedding space of the dataset, fixed at creation' }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    created_by: z.string(),
+    modified_by: z.string(),
+  })
+  .openapi('KnowledgeDataset');
+export const DatasetDetail = Dataset.extend({ source_ids: z.array(Uuid) }).openapi('KnowledgeDatasetDetail');
+export const DatasetList = z.object({ data: z.array(Dataset), count: z.number().int() }).openapi('KnowledgeDatasetList');
+
+export const CreateDatasetBody = z
+  .strictObject({ name: Name, description: Description.optional(), chunking_strategy: ChunkingInput.optional() })
+  .openapi('KnowledgeDatasetCreate');
+export const PatchDatasetBody = z
+  .strictObject({ name: Name, description: Description, chunking_strategy: ChunkingInput })
+  .partial()
+  .refine((b) => Object.keys(b).length > 0, 'at least one field')
+  .openapi('KnowledgeDatasetPatch');
+
+export const Source = z
+  .object({
+    id: Uuid,
+    organization_id: Uuid,
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    created_by: z.string(),
+    modified_by: z.string(),
+    type: SourceType,
+    name: z.string(),
+    description: z.string(),
+    url: z.string().nullable(),
+    domain: z.string().nullable(),
+    file_id: Uuid.nullable(),
+    file_upload_status: z.enum(SOURCE_STATUSES),
+    failure_reason: z.string().nullable(),
+    chunking_strategy: z.object({ method: z.enum(CHUNKING_METHODS).nullable(), chunk_size: z.number().int().nullable() }),
+    file_processor: z.string().nullable().openapi({ description: 'What extracted the text: text, markdown, html, pdf, docx or csv' }),
+    file_size: z.number().int().nullable(),
+    chunk_count: z.number().int(),
+    ingested_at: Timestamp.nullable(),
+  })
+  .openapi('KnowledgeSource');
+export const SourceList = z.object({ data: z.array(Source), count: z.number().int() }).openapi('KnowledgeSourceList');
+
+const HttpUrl = z
+  .url({ protocol: /^https?$/ })
+  .max(2000);
+export const CreateSourceBody = z
+  .discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('URL'), url: HttpUrl, name: Name.max(500).optional(), description: Description.optional(), chunking_strategy: ChunkingInput.optional() }),
+    z.strictObject({ type: z.literal('FILE'), file_id: Uuid, name: Name.max(500).optional(), description: Description.optional(), chunking_strategy: ChunkingInput.optional() }),
+  ])
+  .openapi('KnowledgeSourceCreate');
+
+export const DatasetParams = z.object({ dataset_id: Uuid });
+export const SourceParams = z.object({ source_id: Uuid });
+export const DatasetSourceParams = z.object({ dataset_id: Uuid, source_id: Uuid });
+
+export const Page = {
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+};
+export const DatasetListQuery = z.object(Page);
+export const PatternSearchQuery = z.object({
+  name_pattern: z.string().max(500).optional().openapi({ description: 'Name pattern, `%` the only wildcard, case-insensitive; omitted: every name' }),
+  type: SourceType.optional().openapi({ description: 'FILE or URL; omitted: both' }),
+  ...Page,
+});
+
+export const PatternBody = z
+  .strictObject({
+    pattern: z.string().min(1).max(500).openapi({ description: 'Name pattern, `%` the only wildcard (`_` matches itself), case-insensitive' }),
+    type: SourceType,
+  })
+  .openapi('KnowledgeSourcePattern');
+export const PatternResult = z
+  .object({
+    matched_count: z.number().int(),
+    attached_count: z.number().int(),
+    attached_source_ids: z.array(Uuid),
+    already_attached_source_ids: z.array(Uuid),
+  })
+  .openapi('KnowledgeSourcePatternResult');
+export const AttachResult = z.object({ attached: z.boolean(), source: Source }).openapi('KnowledgeSourceAttach');
+
+export const QueryBody = z
+  .strictObject({
+    query: z.string().trim().min(1).max(2000),
+    results_count: z.number().int().min(1).max(RESULTS_COUNT_MAX).default(RESULTS_COUNT_DEFAULT).openapi({ description: `Default ${RESULTS_COUNT_DEFAULT}, at most ${RESULTS_COUNT_MAX}` }),
+  })
+  .openapi('KnowledgeQuery');
+export const QueryResults = z
+  .object({
+    results: z.array(
+      z.object({
+        content: z.string(),
+        score: z.number().min(0).max(1).openapi({ description: 'Reciprocal rank fusion of full-text and vector ranks, normalized to (0, 1]; 1 is first in both' }),
+        source_id: Uuid,
+        dataset_id: Uuid,
+      }),
+    ),
+  })
+  .openapi('KnowledgeQueryResults');

@@ -1,0 +1,280 @@
+import type { ChunkingMethod, SourceStatus, SourceType } from '../domain/knowledge-base';
+import { likePattern } from '../domain/knowledge-base';
+import { newId } from '../platform/ids';
+import type { Db } from './client';
+
+// SQL only: every function takes (db, orgId, ...ids) and filters by org_id.
+
+export interface DatasetRow {
+  id: string;
+  org_id: string;
+  name: string;
+  description: string;
+  chunking_method: ChunkingMethod;
+  chunk_size: number;
+  embedding_model: string;
+  created_by: string;
+  modified_by: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface SourceRow {
+  id: string;
+  org_id: string;
+  type: SourceType;
+  name: string;
+  description: string;
+  url: string | null;
+  domain: string | null;
+  file_id: string | null;
+  file_upload_status: SourceStatus;
+  failure_reason: string | null;
+  file_processor: string | null;
+  /** bigint: postgres.js hands it over as a string. */
+  file_size: string | null;
+  chunking_method: ChunkingMethod | null;
+  chunk_size: number | null;
+  generation: number;
+  chunk_count: number;
+  embedding_model: string | null;
+  ingested_at: Date | null;
+  created_by: string;
+  modified_by: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+// ---- datasets ----
+
+export async function insertDataset(db: Db, orgId: string, d: Pick<DatasetRow, 'id' | 'name' | 'description' | 'chunking_method' | 'chunk_size' | 'embedding_model' | 'created_by'>): Promise<DatasetRow> {
+  const [row] = await db<DatasetRow[]>`
+    INSERT INTO kb_datasets (id, org_id, name, description, chunking_method, chunk_size, embedding_model, created_by, modified_by)
+    VALUES (${d.id}, ${orgId}, ${d.name}, ${d.description}, ${d.chunking_method}, ${d.chunk_size}, ${d.embedding_model}, ${d.created_by}, ${d.created_by})
+    RETURNING *`;
+  return row!;
+}
+
+export async function getDataset(db: Db, orgId: string, id: string): Promise<DatasetRow | undefined> {
+  const [row]: [DatasetRow?] = await db`SELECT * FROM kb_datasets WHERE id = ${id} AND org_id = ${orgId}`;
+  return row;
+}
+
+export async function listDatasets(db: Db, orgId: string, page: { limit: number; offset: number }): Promise<{ rows: DatasetRow[]; count: number }> {
+  const rows = await db<DatasetRow[]>`
+    SELECT * FROM kb_datasets WHERE org_id = ${orgId} ORDER BY created_at DESC, id DESC LIMIT ${page.limit} OFFSET ${page.offset}`;
+  const [{ count }] = (await db`SELECT count(*)::int AS count FROM kb_datasets WHERE org_id = ${orgId}`) as unknown as [{ count: number }];
+  return { rows, count };
+}
+
+export async function updateDataset(db: Db, orgId: string, id: string, values: Partial<Pick<DatasetRow, 'name' | 'description' | 'chunking_method' | 'chunk_size'>> & { modified_by: string }): Promise<DatasetRow | undefined> {
+  const set = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
+  const [row]: [DatasetRow?] = await db`UPDATE kb_datasets SET ${db(set)}, updated_at = now() WHERE id = ${id} AND org_id = ${orgId} RETURNING *`;
+  return row;
+}
+
+export async function deleteDataset(db: Db, orgId: string, id: string): Promise<boolean> {
+  const rows = await db`DELETE FROM kb_datasets WHERE id = ${id} AND org_id = ${orgId} RETURNING id`;
+  return rows.length > 0;
+}
+
+// ---- sources ----
+
+export async function insertSource(
+  db: Db,
+  orgId: string,
+  s: Pick<SourceRow, 'id' | 'type' | 'name' | 'description' | 'url' | 'domain' | 'file_id' | 'file_size' | 'chunking_method' | 'chunk_size' | 'created_by'>,
+): Promise<SourceRow> {
+  const [row] = await db<SourceRow[]>`
+    INSERT INTO kb_sources (id, org_id, type, name, description, url, domain, file_id, file_size, chunking_method, chunk_size, created_by, modified_by)
+    VALUES (${s.id}, ${orgId}, ${s.type}, ${s.name}, ${s.description}, ${s.url}, ${s.domain}, ${s.file_id}, ${s.file_size}, ${s.chunking_method}, ${s.chunk_size}, ${s.created_by}, ${s.created_by})
+    RETURNING *`;
+  return row!;
+}
+
+export async function getSource(db: Db, orgId: string, id: string, lock = false): Promise<SourceRow | undefined> {
+  const [row]: [SourceRow?] = lock
+    ? await db`SELECT * FROM kb_sources WHERE id = ${id} AND org_id = ${orgId} FOR UPDATE`
+    : await db`SELECT * FROM kb_sources WHERE id = ${id} AND org_id = ${orgId}`;
+  return row;
+}
+
+/** Sources by name pattern (`%` the only wildcard, case-insensitive) and type, by name then id. */
+export async function searchSources(
+  db: Db,
+  orgId: string,
+  filter: { pattern?: string; type?: SourceType },
+  page: { limit: number; offset: number },
+): Promise<{ rows: SourceRow[]; count: number }> {
+  const where = db`org_id = ${orgId}
+    ${filter.type ? db`AND type = ${filter.type}` : db``}
+    ${filter.pattern !== undefined ? db`AND name ILIKE ${likePattern(filter.pattern)}` : db``}`;
+  const rows = await db<SourceRow[]>`SELECT * FROM kb_sources WHERE ${where} ORDER BY lower(name), id LIMIT ${page.limit} OFFSET ${page.offset}`;
+  const [{ count }] = (await db`SELECT count(*)::int AS count FROM kb_sources WHERE ${where}`) as unknown as [{ count: number }];
+  return { rows, count };
+}
+
+export async function listDatasetSources(db: Db, orgId: string, datasetId: string): Promise<SourceRow[]> {
+  return db<SourceRow[]>`
+    SELECT s.* FROM kb_sources s JOIN kb_dataset_sources ds ON ds.source_id = s.id
+    WHERE ds.dataset_id = ${datasetId} AND ds.org_id = ${orgId} AND s.org_id = ${orgId}
+    ORDER BY ds.created_at, s.id`;
+}
+
+export async function deleteSource(db: Db, orgId: string, id: string): Promise<boolean> {
+  const rows = await db`DELETE FROM kb_sources WHERE id = ${id} AND org_id = ${orgId} RETURNING id`;
+  return rows.length > 0;
+}
+
+export async function setSourceStatus(
+  db: Db,
+  orgId: string,
+  id: string,
+  values: { status: SourceStatus; failure_reason?: string | null; modified_by?: string },
+): Promise<SourceRow | undefined> {
+  const [row]: [SourceRow?] = await db`
+    UPDATE kb_sources SET file_upload_status = ${values.status}, failure_reason = ${values.failure_reason ?? null},
+      modified_by = coalesce(${values.modified_by ?? null}, modified_by), updated_at = now()
+    WHERE id = ${id} AND org_id = ${orgId} RETURNING *`;
+  return row;
+}
+
+export async function recordExtraction(db: Db, orgId: string, id: string, values: { file_processor: string; file_size: number }): Promise<void> {
+  await db`UPDATE kb_sources SET file_processor = ${values.file_processor}, file_size = ${values.file_size}, updated_at = now() WHERE id = ${id} AND org_id = ${orgId}`;
+}
+
+// ---- dataset membership ----
+
+/** Attaches sources; answers the ids newly attached (the others were already). */
+export async function attachSources(db: Db, orgId: string, datasetId: string, sourceIds: string[]): Promise<string[]> {
+  if (sourceIds.length === 0) return [];
+  const rows = await db<{ source_id: string }[]>`
+    INSERT INTO kb_dataset_sources (org_id, dataset_id, source_id)
+    SELECT ${orgId}, ${datasetId}, unnest(${sourceIds}::uuid[])
+    ON CONFLICT DO NOTHING RETURNING source_id`;
+  return rows.map((r) => r.source_id);
+}
+
+export async function detachSource(db: Db, orgId: string, datasetId: string, sourceId: string): Promise<boolean> {
+  const rows = await db`DELETE FROM kb_dataset_sources WHERE org_id = ${orgId} AND dataset_id = ${datasetId} AND source_id = ${sourceId} RETURNING source_id`;
+  return rows.length > 0;
+}
+
+/** Every source of the organization whose name matches the pattern and type, by name then id. */
+export async function matchingSourceIds(db: Db, orgId: string, pattern: string, type: SourceType): Promise<{ id: string; name: string }[]> {
+  return db<{ id: string; name: string }[]>`
+    SELECT id, name FROM kb_sources WHERE org_id = ${orgId} AND type = ${type} AND name ILIKE ${likePattern(pattern)} ORDER BY lower(name), id`;
+}
+
+// ---- chunks ----
+
+/** The generation after the current one, where a new ingestion writes (and first clears leftovers of a crashed run). */
+export async function prepareGeneration(db: Db, orgId: string, sourceId: string): Promise<number | undefined> {
+  const source = await getSource(db, orgId, sourceId);
+  if (!source) return undefined;
+  const next = source.generation + 1;
+  await db`DELETE FROM kb_chunks WHERE org_id = ${orgId} AND source_id = ${sourceId} AND generation = ${next}`;
+  return next;
+}
+
+export async function insertChunks(db: Db, orgId: string, sourceId: string, generation: number, contents: string[], firstOrdinal = 0): Promise<void> {
+  const rows = contents.map((content, i) => ({ id: newId(), org_id: orgId, source_id: sourceId, generation, ordinal: firstOrdinal + i, content }));
+  for (let i = 0; i < rows.length; i += 500) await db`INSERT INTO kb_chunks ${db(rows.slice(i, i + 500))}`;
+}
+
+export async function chunksWithoutEmbedding(db: Db, orgId: string, sourceId: string, generation: number, limit: number): Promise<{ id: string; content: string }[]> {
+  return db<{ id: string; content: string }[]>`
+    SELECT id, content FROM kb_chunks WHERE org_id = ${orgId} AND source_id = ${sourceId} AND generation = ${generation} AND embedding IS NULL
+    ORDER BY ordinal LIMIT ${limit}`;
+}
+
+export const vectorLiteral = (v: number[]) => `[${v.map((x) => (Number.isFinite(x) ? x : 0)).join(',')}]`;
+
+export async function storeEmbeddings(db: Db, orgId: string, model: string, items: { id: string; embedding: number[] }[]): Promise<void> {
+  if (items.length === 0) return;
+  const ids = items.map((i) => i.id);
+  const vectors = items.map((i) => vectorLiteral(i.embedding));
+  await db`
+    UPDATE kb_chunks c SET embedding = v.e::vector, embedding_model = ${model}, dimension = vector_dims(v.e::vector)
+    FROM (SELECT unnest(${ids}::uuid[]) AS id, unnest(${vectors}::text[]) AS e) v
+    WHERE c.id = v.id AND c.org_id = ${orgId}`;
+}
+
+/** Makes the generation the visible one and drops every other: one statement pair in the caller's transaction. */
+export async function publishGeneration(db: Db, orgId: string, sourceId: string, generation: number, model: string): Promise<SourceRow | undefined> {
+  const [row]: [SourceRow?] = await db`
+    UPDATE kb_sources SET generation = ${generation}, file_upload_status = 'ready', failure_reason = NULL, embedding_model = ${model},
+      chunk_count = (SELECT count(*) FROM kb_chunks WHERE source_id = ${sourceId} AND generation = ${generation}), ingested_at = now(), updated_at = now()
+    WHERE id = ${sourceId} AND org_id = ${orgId} RETURNING *`;
+  if (row) await db`DELETE FROM kb_chunks WHERE org_id = ${orgId} AND source_id = ${sourceId} AND generation <> ${generation}`;
+  return row;
+}
+
+// ---- retrieval ----
+
+export interface RankedChunk {
+  chunk_id: string;
+  source_id: string;
+  ordinal: number;
+  content: string;
+  lexical_rank: number | null;
+  vector_rank: number | null;
+}
+
+/**
+ * Candidates of both rankings over the dataset's ready sources (their visible generation only):
+ * full text (ts_rank_cd of the query's words, any of them) and cosine distance on the dataset's
+ * embedding space, through the HNSW index of that dimension.
+ */
+export async function rankChunks(
+  db: Db,
+  orgId: string,
+  datasetId: string,
+  query: { text: string; embedding: number[] | null; model: string; candidates: number },
+): Promise<RankedChunk[]> {
+  // Run inside a transaction: the index settings are local to it.
+  const tx = db;
+  {
+    await tx`SELECT set_config('hnsw.ef_search', ${String(Math.max(40, query.candidates * 2))}, true)`;
+    await tx`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)`;
+    const dim = query.embedding?.length ?? 0;
+    const cast = tx.unsafe(`vector(${Number.isInteger(dim) && dim > 0 ? dim : 1})`);
+    const scope = tx`
+      SELECT s.id, s.generation FROM kb_sources s JOIN kb_dataset_sources ds ON ds.source_id = s.id
+      WHERE ds.dataset_id = ${datasetId} AND ds.org_id = ${orgId} AND s.org_id = ${orgId} AND s.file_upload_status = 'ready'`;
+    const vectorPart = query.embedding
+      ? tx`
+        SELECT c.id, row_number() OVER (ORDER BY d, c.id) AS r FROM (
+          SELECT c.id, c.embedding::${cast} <=> ${vectorLiteral(query.embedding)}::${cast} AS d
+          FROM kb_chunks c JOIN scope ON scope.id = c.source_id AND scope.generation = c.generation
+          WHERE c.org_id = ${orgId} AND c.embedding_model = ${query.model} AND c.dimension = ${dim}
+          ORDER BY d LIMIT ${query.candidates}) c`
+      : tx`SELECT NULL::uuid AS id, NULL::bigint AS r WHERE false`;
+    return tx<RankedChunk[]>`
+      WITH scope AS (${scope}),
+      q AS (SELECT nullif(replace(plainto_tsquery('english', ${query.text})::text, ' & ', ' | '), '')::tsquery AS q),
+      lexical AS (
+        SELECT id, row_number() OVER (ORDER BY rank DESC, id) AS r FROM (
+          SELECT c.id, ts_rank_cd(c.tsv, q.q) AS rank
+          FROM kb_chunks c JOIN scope ON scope.id = c.source_id AND scope.generation = c.generation, q
+          WHERE c.org_id = ${orgId} AND q.q IS NOT NULL AND c.tsv @@ q.q
+          ORDER BY rank DESC, c.id LIMIT ${query.candidates}) l),
+      semantic AS (${vectorPart}),
+      fused AS (
+        SELECT coalesce(l.id, s.id) AS id, l.r AS lexical_rank, s.r AS vector_rank
+        FROM lexical l FULL JOIN semantic s ON s.id = l.id)
+      SELECT c.id AS chunk_id, c.source_id, c.ordinal, c.content, f.lexical_rank::int, f.vector_rank::int
+      FROM fused f JOIN kb_chunks c ON c.id = f.id`;
+  }
+}
+
+/** Serializes a source's lifecycle steps: the creating transaction, the workflow's first step, publish. */
+export async function lockSourceId(db: Db, orgId: string, sourceId: string): Promise<void> {
+  await db`SELECT pg_advisory_xact_lock(hashtext('kb-source'), hashtext(${`${orgId}:${sourceId}`}))`;
+}
+
+export async function datasetsOfSource(db: Db, orgId: string, sourceId: string): Promise<DatasetRow[]> {
+  return db<DatasetRow[]>`
+    SELECT d.* FROM kb_datasets d JOIN kb_dataset_sources ds ON ds.dataset_id = d.id
+    WHERE ds.source_id = ${sourceId} AND ds.org_id = ${orgId} AND d.org_id = ${orgId} ORDER BY ds.created_at, d.id`;
+}

@@ -1,0 +1,159 @@
+// Knowledge bases: statuses, chunking rules and the fusion of the two rankings. Pure: no I/O.
+
+export const SOURCE_TYPES = ['FILE', 'URL'] as const;
+export type SourceType = (typeof SOURCE_TYPES)[number];
+
+/** pending (created, waiting for its workflow) → processing → ready | failed; re-ingest goes back to processing. */
+export const SOURCE_STATUSES = ['pending', 'processing', 'ready', 'failed'] as const;
+export type SourceStatus = (typeof SOURCE_STATUSES)[number];
+
+export const CHUNKING_METHODS = ['fixed_size', 'structure'] as const;
+export type ChunkingMethod = (typeof CHUNKING_METHODS)[number];
+
+export const CHUNK_SIZE_MIN = 100;
+export const CHUNK_SIZE_MAX = 8000;
+export const DEFAULT_CHUNKING = { method: 'structure' as ChunkingMethod, chunk_size: 1000 };
+/** Fixed-size chunks overlap their neighbour by this share of chunk_size. */
+export const OVERLAP_RATIO = 0.15;
+
+export const RESULTS_COUNT_DEFAULT = 5;
+export const RESULTS_COUNT_MAX = 50;
+/** Each ranking (full text, vector) contributes this many candidates to the fusion. */
+export const CANDIDATES_PER_RANKING = 60;
+/** Reciprocal rank fusion constant (Cormack et al.): score = Σ 1 / (k + rank). */
+export const RRF_K = 60;
+
+export interface ChunkingStrategy {
+  method: ChunkingMethod;
+  chunk_size: number;
+}
+
+/** The source's own strategy where set, the dataset's (or the service default) for what is null. */
+export function effectiveChunking(
+  source: { method: ChunkingMethod | null; chunk_size: number | null },
+  fallback: ChunkingStrategy = DEFAULT_CHUNKING,
+): ChunkingStrategy {
+  return { method: source.method ?? fallback.method, chunk_size: source.chunk_size ?? fallback.chunk_size };
+}
+
+const normalizeSpace = (text: string) =>
+  text
+    .replace(/\r\n?/g, '\n')
+    .replace(/[ \t\f\v]+/g, ' ')
+    .replace(/ *\n */g, '\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+
+/**
+ * Windows of at most `size` characters, each starting `size - overlap` after the previous one, cut
+ * at the last whitespace inside the window when there is one (words are never split).
+ */
+export function fixedSizeChunks(text: string, size: number, overlap = Math.floor(size * OVERLAP_RATIO)): string[] {
+  const clean = normalizeSpace(text);
+  if (!clean) return [];
+  const chunks: string[] = [];
+  let start = 0;
+  while (start < clean.length) {
+    let end = Math.min(start + size, clean.length);
+    if (end < clean.length) {
+      const cut = Math.max(clean.lastIndexOf(' ', end), clean.lastIndexOf('\n', end));
+      if (cut > start + size / 2) end = cut;
+    }
+    const piece = clean.slice(start, end).trim();
+    if (piece) chunks.push(piece);
+    if (end >= clean.length) break;
+    let next = end - overlap;
+    if (next <= start) next = end;
+    // start the overlap at a word boundary
+    const space = clean.indexOf(' ', next);
+    start = space >= next && space < end ? space + 1 : next;
+  }
+  return chunks;
+}
+
+/** Sentences of a paragraph, keeping their end punctuation. */
+function sentences(paragraph: string): string[] {
+  return paragraph.match(/[^.!?\n]+(?:[.!?]+|$)\s*/g)?.map((s) => s.trim()).filter(Boolean) ?? [paragraph];
+}
+
+/**
+ * Structure-aware: blocks are Markdown-style sections (a heading starts one) and paragraphs (blank
+ * lines); blocks are packed in order up to `size`, a heading is carried into every chunk of its
+ * section, and a block larger than `size` is split by sentences, then by fixed windows.
+ */
+export function structureChunks(text: string, size: number): string[] {
+  const clean = normalizeSpace(text);
+  if (!clean) return [];
+  const chunks: string[] = [];
+  let heading = '';
+  let current = '';
+  const flush = () => {
+    if (current.trim()) chunks.push(current.trim());
+    current = '';
+  };
+  const add = (piece: string) => {
+    const prefix = current ? '' : heading ? `${heading}\n` : '';
+    const joined = current ? `${current}\n${piece}` : `${prefix}${piece}`;
+    if (joined.length <= size) {
+      current = joined;
+      return;
+    }
+    flush();
+    const fresh = heading ? `${heading}\n${piece}` : piece;
+    if (fresh.length <= size) {
+      current = fresh;
+      return;
+    }
+    // Too long for one chunk: sentences, then fixed windows for a sentence that is still too long.
+    for (const sentence of sentences(piece)) {
+      if (sentence.length > size - heading.length - 1) {
+        flush();
+        for (const part of fixedSizeChunks(sentence, Math.max(size - heading.length - 1, CHUNK_SIZE_MIN / 2))) {
+          chunks.push(heading ? `${heading}\n${part}` : part);
+        }
+        continue;
+      }
+      const next = current ? `${current} ${sentence}` : heading ? `${heading}\n${sentence}` : sentence;
+      if (next.length > size) {
+        flush();
+        current = heading ? `${heading}\n${sentence}` : sentence;
+      } else current = next;
+    }
+  };
+  for (const block of clean.split(/\n\n+/)) {
+    const lines = block.split('\n');
+    let paragraph: string[] = [];
+    const emit = () => {
+      if (paragraph.length) add(paragraph.join('\n'));
+      paragraph = [];
+    };
+    for (const line of lines) {
+      if (/^#{1,6} /.test(line)) {
+        emit();
+        flush();
+        heading = line.replace(/^#+ /, '').trim();
+      } else paragraph.push(line);
+    }
+    emit();
+  }
+  flush();
+  return chunks;
+}
+
+export function chunkText(text: string, strategy: ChunkingStrategy): string[] {
+  return strategy.method === 'fixed_size' ? fixedSizeChunks(text, strategy.chunk_size) : structureChunks(text, strategy.chunk_size);
+}
+
+/** `%` is the only wildcard: `_` and `\` match themselves (escaped for LIKE with `\`). */
+export function likePattern(pattern: string): string {
+  return pattern.replace(/[\\_]/g, (c) => `\\${c}`);
+}
+
+/**
+ * Reciprocal rank fusion of two rankings (1-based ranks), normalized to (0, 1]: 1 is the first place
+ * in both. Ties keep a stable order from the caller's key.
+ */
+export function fusedScore(lexicalRank: number | null, vectorRank: number | null, k = RRF_K): number {
+  const part = (rank: number | null) => (rank === null ? 0 : 1 / (k + rank));
+  return (part(lexicalRank) + part(vectorRank)) / (2 / (k + 1));
+}

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, type TestContext } from '../support/context';
+import { crmTenant, type CrmTenant } from '../support/crm-contacts';
+
+let ctx: TestContext;
+let t: CrmTenant;
+beforeAll(async () => {
+  ctx = await createTestContext();
+  t = await crmTenant(ctx);
+});
+afterAll(() => ctx?.close());
+
+const nestedArrays = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+const nestedObjects = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+const post = (path: string, rawBody: string | Buffer, contentType = 'application/json') =>
+  ctx.request('POST', path, { token: t.session, rawBody, headers: { 'Content-Type': contentType } });
+const tagNames = async () => ((await ctx.request('GET', '/tags', { token: t.session })).body.tags as { name: string }[]).map((tag) => tag.name);
+
+describe('deeply nested JSON', () => {
+  it.each([65, 5_000, 100_000])('is 400 {detail} at depth %i, arrays or objects, before authentication and validation', async (depth) => {
+    for (const inner of [nestedArrays(depth), nestedObjects(depth)]) {
+      const res = await post('/tags', `{"name":${inner}}`);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ detail: 'JSON nested deeper than 64 levels' });
+      const anonymous = await ctx.request('POST', '/tags', { rawBody: inner, headers: { 'Content-Type': 'application/json' } });
+      expect(anonymous.status).toBe(400);
+    }
+  });
+
+  it('accepts the limit itself and answers 422 with an echo bounded in depth and size', async () => {
+    const res = await post('/tags', `{"name":${nestedArrays(63)}, "color": "${'x'.repeat(100_000)}"}`);
+    expect(res.status).toBe(422);
+    expect(res.text.length).toBeLessThan(8_000);
+    const name = res.body.detail.find((d: { loc: unknown[] }) => d.loc[1] === 'name');
+    expect(name.type).toBe('string_type');
+    expect(JSON.stringify(name.input)).toMatch(/^\[\[\[\[\[\[\[\[null\]\]\]\]\]\]\]\]$/);
+  });
+
+  it('leaves ordinary bodies, the empty body and malformed JSON as they were', async () => {
+    expect((await post('/tags', '{"name":"plain"}')).status).toBe(200);
+    const malformed = await post('/tags', '{"name":');
+    expect(malformed.status).toBe(422);
+    expect(malformed.body.detail[0]).toMatchObject({ type: 'json_invalid', loc: ['body', 0] });
+    expect((await post('/tags', '"a string"')).status).toBe(422);
+  });
+});
+
+describe('request text encoding', () => {
+  it('refuses invalid UTF-8 with 400 {detail} and stores nothing', async () => {
+    const body = Buffer.concat([Buffer.from('{"name":"bad'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+    const res = await post('/tags', body);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ detail: 'Request body is not valid UTF-8' });
+    const overlong = Buffer.concat([Buffer.from('{"name":"x'), Buffer.from([0xc0, 0xaf]), Buffer.from('"}')]);
+    expect((await post('/tags', overlong)).status).toBe(400);
+    expect((await tagNames()).filter((n) => n.startsWith('bad') || n.startsWith('x'))).toEqual([]);
+  });
+
+  it('refuses a charset other than UTF-8 with 415 and stores nothing; utf-8 in any spelling is accepted', async () => {
+    const latin1 = Buffer.from('{"name":"caf\xe9"}', 'latin1');
+    for (const charset of ['latin1', 'ISO-8859-1', 'utf-16']) {
+      const res = await post('/tags', latin1, `application/json; charset=${charset}`);
+      expect(res.status).toBe(415);
+      expect(res.body.detail).toMatch(/UTF-8/);
+    }
+    expect(await tagNames()).not.toContain('café');
+    expect((await post('/tags', '{"name":"café"}', 'application/json; charset=UTF-8')).status).toBe(200);
+    expect((await post('/tags', '{"name":"tea"}', 'application/json; charset=utf8')).status).toBe(200);
+    expect(await tagNames()).toEqual(expect.arrayContaining(['café', 'tea']));
+  });
+
+  it('documents 400, 413 and 415 on routes that take a body', async () => {
+    const doc = (await ctx.request('GET', '/openapi.json')).body;
+    expect(Object.keys(doc.paths['/tags'].post.responses)).toEqual(expect.arrayContaining(['400', '413', '415', '422']));
+  });
+});

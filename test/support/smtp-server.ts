@@ -1,0 +1,49 @@
+import { simpleParser, type ParsedMail } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
+import { freePort } from '../../platform/ports';
+import { waitFor } from './campaigns';
+
+/** A received message: the SMTP envelope's recipients and the parsed message. */
+export interface ReceivedMail {
+  rcptTo: string[];
+  mail: ParsedMail;
+}
+
+export interface TestSmtpServer {
+  url: string;
+  received: ReceivedMail[];
+  /** Messages to one address so far. */
+  to(address: string): ReceivedMail[];
+  /** Waits until `count` messages reached the address, and returns them. */
+  waitForMail(address: string, count?: number, timeoutMs?: number): Promise<ReceivedMail[]>;
+  close(): Promise<void>;
+}
+
+/** A real SMTP server on a free local port that keeps every message it accepts, parsed. */
+export async function startSmtpServer(): Promise<TestSmtpServer> {
+  const received: ReceivedMail[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, session, callback) {
+      simpleParser(stream)
+        .then((mail) => {
+          received.push({ rcptTo: session.envelope.rcptTo.map((r) => r.address), mail });
+          callback();
+        })
+        .catch(callback);
+    },
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const to = (address: string) => received.filter((r) => r.rcptTo.includes(address));
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    received,
+    to,
+    waitForMail: (address, count = 1, timeoutMs = 30_000) =>
+      waitFor(async () => to(address).length >= count && to(address), timeoutMs, `${count} email(s) to ${address}`),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
