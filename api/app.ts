@@ -65,7 +65,7 @@ export function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []) {
   const ordinaryBody = limited(deps.config.BODY_LIMIT_BYTES);
   const bulkBody = limited(deps.config.CUSTOM_DATA_REPLACE_BODY_LIMIT_BYTES);
   app.use((ctx, next) => (CUSTOM_DATA_BULK_PATH.test(ctx.path) ? bulkBody : ordinaryBody)(ctx, next));
-  app.use(temporalDeadline(deps.temporal, deps.config.TEMPORAL_REQUEST_TIMEOUT_MS));
+  app.use(temporalDeadline(deps.config.TEMPORAL_REQUEST_TIMEOUT_MS));
   app.use(routes.router.routes());
   serveConnectThroughApp(app);
   return { app, document, routes: routes.declared };

@@ -35,10 +35,12 @@ export function createRegistry(): OpenAPIRegistry {
   return registry;
 }
 
+/** The document; a tag is listed only once a registered route carries it (an area not built yet shows nothing). */
 export function generateDocument(registry: OpenAPIRegistry) {
+  const used = new Set(registry.definitions.flatMap((d) => (d.type === 'route' ? (d.route.tags ?? []) : [])));
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: { title: 'Customer Relationship, Outreach and Voice-Agent Service API', version: '0.0.1' },
-    tags: TAGS.map((t) => ({ ...t })),
+    tags: TAGS.filter((t) => used.has(t.name)).map((t) => ({ ...t })),
   });
 }

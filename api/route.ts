@@ -119,8 +119,8 @@ function parse<S extends Schema | undefined>(schema: S, input: unknown, location
 }
 
 /**
- * A query parameter the route does not declare is refused with 400 `Unknown filter: x`, as the spec's
- * Errors table says, rather than silently ignored (a mistyped filter would return everything).
+ * A query parameter the route does not declare is refused with 400 `Unknown filter: x`, on every
+ * route, rather than silently ignored (a mistyped filter would return everything).
  */
 function assertKnownQuery(query: Record<string, unknown>, schema: Schema | undefined): void {
   if (!schema) {
@@ -137,7 +137,7 @@ function assertKnownQuery(query: Record<string, unknown>, schema: Schema | undef
 }
 
 /**
- * A filter outside its allowed values is the spec's 400 "invalid enum value", checked here for every
+ * A filter outside its allowed values is the API's 400 "invalid enum value", checked here for every
  * list; any other query failure (a malformed number, a bound) stays a 422.
  */
 function parseQuery<S extends Schema | undefined>(schema: S, input: Record<string, unknown>): Infer<S> {

@@ -6,6 +6,7 @@ import { benchAuthFlood } from './auth-flood';
 import { benchCustomData } from './custom-data';
 import { benchNotifications } from './notifications';
 import { benchMixedLoad } from './load';
+import { benchKnowledgeBase } from './knowledge-base';
 
 // `npm run bench [-- name ...] [-- --seconds N]`: runs the named benchmarks (all by default) and prints
 // their figures as JSON. Every run is bounded in time and sends traffic to loopback only.
@@ -45,6 +46,15 @@ const BENCHES = {
   },
   // Starts its own Temporal dev server, Postgres, API and worker.
   notifications: () => benchNotifications(),
+  // Recall@10 / nDCG@10 (full text, vector, hybrid) and speed at 100k chunks; KB_BENCH_BEIR_DIR for a BEIR set.
+  'knowledge-base': async () => {
+    const env = await startBenchEnvironment();
+    try {
+      return await benchKnowledgeBase(env);
+    } finally {
+      await env.close();
+    }
+  },
   // 60 s unless --seconds is given; the API runs as a process of its own.
   load: async () => {
     const env = await startBenchEnvironment();

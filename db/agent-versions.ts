@@ -1,8 +1,9 @@
 import type postgres from 'postgres';
+import { publishRefusal, type Direction } from '../domain/agents';
 import { newId } from '../platform/ids';
 import { getAgent, setPublishedVersion, type Db } from './agents';
 import type { Sql } from './client';
-import { lockNumbers, setHolder, type Direction } from './phone-numbers';
+import { lockNumbers, setHolder } from './phone-numbers';
 
 type Json = postgres.JSONValue;
 
@@ -186,9 +187,6 @@ export async function markPublished(db: Db, orgId: string, agentId: string, vers
   return row!;
 }
 
-/** A version is stale when its instructions are dirty and were not edited by hand. */
-export const isStale = (v: Pick<VersionRow, 'instructions_dirty' | 'instructions_manually_edited'>) =>
-  v.instructions_dirty && !v.instructions_manually_edited;
 
 export interface AffectedNumber {
   id: string;
@@ -228,8 +226,8 @@ export async function publishVersion(sql: Sql, p: PublishRequest): Promise<Publi
     if (!agent) return { ok: false, reason: 'agent_not_found' };
     const version = await getVersion(tx, p.orgId, p.agentId, p.version, { forUpdate: true });
     if (!version) return { ok: false, reason: 'version_not_found' };
-    if (version.instructions_generating) return { ok: false, reason: 'generating' };
-    if (!version.published && isStale(version)) return { ok: false, reason: 'stale' };
+    const refusal = publishRefusal(version);
+    if (refusal) return { ok: false, reason: refusal };
     const rows = await lockNumbers(tx, p.orgId, [...p.assign, ...p.unassign]);
     const byNumber = new Map(rows.map((r) => [r.number, r]));
     const missing = [...p.assign, ...p.unassign].filter((n) => !byNumber.has(n));

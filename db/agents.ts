@@ -1,9 +1,8 @@
 import type postgres from 'postgres';
 import { newId } from '../platform/ids';
-import { containsPattern } from './client';
+import { containsPattern, type Db } from './client';
 
-/** A query runner: the pool or a transaction. */
-export type Db = postgres.ISql;
+export type { Db };
 type Json = postgres.JSONValue;
 
 export interface AgentRow {

@@ -309,11 +309,12 @@ export interface ScoringAccountRow {
   description: string | null;
   tags: string[];
   facts: Fact[] | null;
+  written: Record<string, string | number> | null;
 }
 
 export function scoringAccounts(db: Db, orgId: string, accountIds: string[]) {
   return db<ScoringAccountRow[]>`
-    SELECT a.id, a.name, a.industry, a.employee_count, a.description, a.tags, f.facts
+    SELECT a.id, a.name, a.industry, a.employee_count, a.description, a.tags, f.facts, f.written
     FROM accounts a LEFT JOIN account_facts f ON f.account_id = a.id AND f.org_id = a.org_id
     WHERE a.org_id = ${orgId} AND a.id = ANY(${accountIds}::uuid[])`;
 }

@@ -1,7 +1,10 @@
 import { newId } from '../platform/ids';
-import type { Db } from './agents';
+import type { Direction } from '../domain/agents';
+import { conflict } from '../domain/errors';
+import { PG, isPgError } from './pg-errors';
+import type { Db } from './client';
 
-export type Direction = 'inbound' | 'outbound';
+export type { Direction };
 
 export interface PhoneNumberRow {
   id: string;
@@ -15,8 +18,6 @@ export interface PhoneNumberRow {
   updated_at: Date;
 }
 
-export class DuplicatePhoneNumber extends Error {}
-
 export async function insertPhoneNumber(db: Db, orgId: string, number: string, label: string | null, actor: string): Promise<PhoneNumberRow> {
   try {
     const [row] = await db<PhoneNumberRow[]>`
@@ -24,7 +25,7 @@ export async function insertPhoneNumber(db: Db, orgId: string, number: string, l
       RETURNING *`;
     return row!;
   } catch (error) {
-    if ((error as { code?: string }).code === '23505') throw new DuplicatePhoneNumber(number);
+    if (isPgError(error, PG.UNIQUE_VIOLATION)) throw conflict(`Phone number already registered: ${number}`);
     throw error;
   }
 }

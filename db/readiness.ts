@@ -11,6 +11,7 @@ export interface ReadinessSignalsRow {
   description: string | null;
   tags: string[];
   facts: unknown[] | null;
+  written: Record<string, string | number> | null;
   last_research_at: Date | null;
   last_activity_at: Date | null;
   activities_30d: number;
@@ -42,7 +43,7 @@ export async function loadReadinessSignals(db: Db, orgId: string, accountId: str
       WHERE cardinality(phones.list) > 0 AND cc.org_id = ${orgId} AND cc.phone_numbers && phones.list
         AND cc.updated_at > now() - interval '90 days'
     )
-    SELECT now() AS now, a.name, a.industry, a.employee_count, a.description, a.tags, f.facts, f.updated_at AS last_research_at,
+    SELECT now() AS now, a.name, a.industry, a.employee_count, a.description, a.tags, f.facts, f.written, f.updated_at AS last_research_at,
       (SELECT max(effective_time) FROM activities WHERE org_id = ${orgId} AND account_id = ${accountId} AND effective_time <= now()) AS last_activity_at,
       (SELECT count(*)::int FROM acts WHERE effective_time > now() - interval '30 days' AND effective_time <= now()) AS activities_30d,
       (SELECT count(*)::int FROM acts WHERE type = ANY(${REPLY_TYPES}) AND effective_time <= now()) AS email_replies_90d,

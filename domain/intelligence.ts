@@ -277,17 +277,31 @@ export function scoreIcpFit(criteria: Criterion[], facts: Fact[]): FitScore {
   return { outcome: 'scored', fit_score: score, grade: gradeFor(score), breakdown, confidence: round2(share * meanConfidence), excluded };
 }
 
-/** The facts the scorer sees for an account: research facts, overridden by what the CRM row holds. */
+/**
+ * The facts the scorer sees for an account: research facts, overridden by what the CRM row holds. A
+ * column still holding the value research wrote into it (`written`) is research's fact, with its page
+ * as source; a value a person entered or changed is a `crm` fact with confidence 1.
+ */
 export function accountFacts(
   account: { name: string; industry: string | null; employee_count: number | null; description: string | null; tags: string[] },
   research: Fact[],
+  written: Record<string, string | number> | null = null,
 ): Fact[] {
   const crm = (field: FactField, value: string): Fact => ({ field, value, source: 'crm', confidence: 1 });
   const out: Fact[] = [crm('name', account.name)];
   const held = new Set<string>();
-  if (account.industry) (out.push(crm('industry', account.industry)), held.add('industry'));
-  if (account.employee_count !== null) (out.push(crm('employees', String(account.employee_count))), held.add('employees'));
-  if (account.description) (out.push(crm('description', account.description)), held.add('description'));
+  const own = (column: string, field: FactField, value: string | number | null) => {
+    if (value === null || value === '') return;
+    if (written?.[column] !== undefined && String(written[column]) === String(value)) {
+      const found = research.filter((f) => f.field === field && f.value === String(value));
+      if (found.length) return (out.push(...found), held.add(field));
+    }
+    out.push(crm(field, String(value)));
+    held.add(field);
+  };
+  own('industry', 'industry', account.industry);
+  own('employee_count', 'employees', account.employee_count);
+  own('description', 'description', account.description);
   for (const tag of account.tags) out.push(crm('tag', tag));
   for (const fact of research) if (!held.has(fact.field) && fact.field !== 'name') out.push(fact);
   return out;

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import {
   Client,
@@ -53,12 +54,34 @@ const LONG_POLLS = new Set(['GetWorkflowExecutionHistory', 'PollWorkflowExecutio
 
 type GrpcInterceptor = NonNullable<ConnectionOptions['interceptors']>[number];
 
-/** Gives every call that has no deadline one `timeoutMs` from now (long polls excepted). */
+/** The Temporal budget of the request being served, if any; its clock starts at its first call. */
+const requestBudget = new AsyncLocalStorage<{ timeoutMs: number; deadline?: number }>();
+
+/**
+ * Runs `fn` (the serving of one request) with one Temporal budget: every call made inside it without a
+ * deadline of its own shares one deadline, `timeoutMs` after the first of them, loops and long polls
+ * included. Counting from the first call rather than the request's start keeps slow database work
+ * before it from eating the budget. Past it a call fails with DEADLINE_EXCEEDED, which the API answers
+ * with 503 after rolling back what the request wrote.
+ */
+export function withRequestDeadline<T>(timeoutMs: number, fn: () => Promise<T>): Promise<T> {
+  return requestBudget.run({ timeoutMs }, fn);
+}
+
+/**
+ * Gives every call that has no deadline one: the request's shared deadline while a request is served,
+ * otherwise `timeoutMs` from now (long polls excepted, see LONG_POLLS).
+ */
 export function deadlineInterceptor(timeoutMs: number): GrpcInterceptor {
   // Handing the next call on unchanged is a valid interceptor; the declared type asks for a class instance.
   type Call = ReturnType<GrpcInterceptor>;
   return (options, nextCall) => {
     if (options.deadline !== undefined) return nextCall(options) as Call;
+    const budget = requestBudget.getStore();
+    if (budget) {
+      budget.deadline ??= Date.now() + budget.timeoutMs;
+      return nextCall({ ...options, deadline: budget.deadline }) as Call;
+    }
     const method = options.method_definition.path.slice(options.method_definition.path.lastIndexOf('/') + 1);
     return nextCall(LONG_POLLS.has(method) ? options : { ...options, deadline: Date.now() + timeoutMs }) as Call;
   };
@@ -84,15 +107,6 @@ export function createTemporalClient(
     interceptors: [deadlineInterceptor(timeoutMs), retry],
   });
   return new Client({ connection, namespace });
-}
-
-/**
- * Runs `fn` (the serving of one request) with one deadline shared by every Temporal call made inside
- * it, loops and long polls included, unless a caller inside sets its own. Past it a call fails with
- * DEADLINE_EXCEEDED, which the API answers with 503 after rolling back what the request wrote.
- */
-export function withRequestDeadline<T>(client: Client, timeoutMs: number, fn: () => Promise<T>): Promise<T> {
-  return client.connection.withDeadline(Date.now() + timeoutMs, fn);
 }
 
 const UNAVAILABLE_CODES = new Set([4 /* DEADLINE_EXCEEDED */, 14 /* UNAVAILABLE */]);

@@ -19,7 +19,7 @@ function firstExisting(candidates: (string | undefined)[]): string | undefined {
   return candidates.find((c): c is string => !!c && fs.existsSync(c));
 }
 
-/** The ladder of DESIGN.md: TEMPORAL_CLI_PATH, PATH, then what install-tools put under .tools/. */
+/** Where the Temporal CLI is looked for, in order: TEMPORAL_CLI_PATH, PATH, then what scripts/install-tools.sh put under .tools/. */
 export function findTemporalCli(env = process.env): string | undefined {
   return firstExisting([
     env.TEMPORAL_CLI_PATH,

@@ -435,7 +435,7 @@ export async function scoreIcpFitChunk(deps: Pick<ServiceDeps, 'sql'>, orgId: st
   const results = pending.map((p) => {
     const account = accounts.get(p.account_id);
     if (!account) return { position: p.position, outcome: 'not_found' as const, fit_score: null, grade: null, breakdown: [], confidence: null };
-    const score = scoreIcpFit(version.criteria, accountFacts(account, account.facts ?? []));
+    const score = scoreIcpFit(version.criteria, accountFacts(account, account.facts ?? [], account.written));
     return { position: p.position, outcome: score.outcome, fit_score: score.fit_score, grade: score.grade, breakdown: score.breakdown, confidence: score.confidence };
   });
   await deps.sql.begin((tx) => db.writeIcpFitResults(tx, orgId, runId, results));

@@ -29,7 +29,7 @@ export const CreatedCursor = z.object({
   id: z.uuid(),
 });
 
-/** `{data, pagination: {limit, next_cursor, total, offset}}`, the spec's cursor-based list shape. */
+/** `{data, pagination: {limit, next_cursor, total, offset}}`, the cursor-based list shape of every cursor list. */
 export function cursorPage<T>(rows: T[], limit: number, total: number, nextKey: (last: T) => Record<string, string | number>) {
   const hasMore = rows.length > limit;
   const data = hasMore ? rows.slice(0, limit) : rows;

@@ -44,7 +44,7 @@ export async function computeReadiness(sql: Db, orgId: string, accountId: string
   const s = await db.loadReadinessSignals(sql, orgId, accountId);
   if (!s) return null;
   const profile = await getDefaultProfile(sql, orgId);
-  const facts = accountFacts(s, (s.facts ?? []) as Fact[]);
+  const facts = accountFacts(s, (s.facts ?? []) as Fact[], s.written);
   const score = profile ? scoreIcpFit(profile.criteria, facts) : null;
   const fitScore = score?.fit_score ?? null;
   const fit: FitAxis = {

@@ -1,5 +1,5 @@
 /**
- * Failed attempts counted per subject (a key id, a client address) in fixed windows. A subject that
+ * Attempts counted per subject (a key id, a client address) in fixed windows. A subject that
  * reached its limit is refused until its window ends, without any work being done for it. Bounded:
  * past `maxSubjects` the oldest windows are dropped, so a flood of invented subjects costs memory once.
  */
@@ -21,6 +21,12 @@ export class AttemptLimiter {
       return 0;
     }
     return window.failures >= this.limit ? Math.max(1, Math.ceil((window.resetAt - now) / 1000)) : 0;
+  }
+
+  /** An attempt that turned out right is not held against its subject. */
+  forgive(subject: string): void {
+    const window = this.windows.get(subject);
+    if (window && window.failures > 0) window.failures--;
   }
 
   fail(subject: string, now = Date.now()): void {

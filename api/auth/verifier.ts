@@ -149,10 +149,17 @@ export class TokenVerifier {
     if (wait > 0) throw rateLimited('Too many failed attempts with API keys; retry later', wait);
   }
 
-  private failed(keyId: string, presenter: Presenter, detail: string): HttpError {
+  /**
+   * Every unproven attempt counts before any work is done for it, and is forgiven once its secret
+   * proves right: a burst of concurrent wrong secrets cannot all slip in before the first fails.
+   */
+  private countAttempt(keyId: string, presenter: Presenter): () => void {
     this.perKey.fail(keyId);
     if (presenter.address) this.perAddress.fail(presenter.address);
-    return unauthorized(detail);
+    return () => {
+      this.perKey.forgive(keyId);
+      if (presenter.address) this.perAddress.forgive(presenter.address);
+    };
   }
 
   /** Argon2id, bounded in concurrency; a proven token skips it as long as the stored hash is the same. */
@@ -201,10 +208,15 @@ export class TokenVerifier {
     const parsed = parseToken(token);
     if (!parsed) throw unauthorized('Invalid API key');
     // A token proven here before is never limited: a flood aimed at a key id does not lock its holder out.
-    if (!this.proven.has(hash)) this.assertMayTry(parsed.keyId, presenter);
+    let forgive = () => {};
+    if (!this.proven.has(hash)) {
+      this.assertMayTry(parsed.keyId, presenter);
+      forgive = this.countAttempt(parsed.keyId, presenter);
+    }
     const row = await identity.findApiKeyByKeyId(this.sql, parsed.kind, parsed.keyId);
-    if (!row) throw this.failed(parsed.keyId, presenter, 'Invalid API key');
-    if (!(await this.secretMatches(hash, row.secret_hash, parsed.secret))) throw this.failed(parsed.keyId, presenter, 'Invalid API key');
+    if (!row) throw unauthorized('Invalid API key');
+    if (!(await this.secretMatches(hash, row.secret_hash, parsed.secret))) throw unauthorized('Invalid API key');
+    forgive();
     if (row.revoked_at) throw unauthorized('API key revoked');
     if (row.expires_at && row.expires_at.getTime() <= Date.now()) throw unauthorized('API key expired');
     await identity.touchApiKey(this.sql, row.id);

@@ -1,20 +1,12 @@
-import { z } from 'zod';
-import * as phoneNumbers from '../../db/phone-numbers';
+import * as phoneNumbers from '../../services/phone-numbers';
 import { actor, orgOf } from '../auth/context';
 import type { AppDeps } from '../deps';
-import { conflict, notFound } from '../errors';
-import { cursorPage, decodeCursor } from '../pagination';
 import { reply, type Routes } from '../route';
 import { PhoneNumber, PhoneNumberCreateBody, PhoneNumberList, PhoneNumberListQuery } from '../schemas/agents';
 import { ErrorBody, IdParams, authErrors, notFoundError, validationError } from '../schemas/common';
-import { phoneNumberView, toBool } from './agent-views';
-
-const NumberCursor = z.object({ n: z.string() });
 
 /** The organization's phone-number inventory, which agents are published to. */
 export function registerPhoneNumberRoutes(routes: Routes, deps: AppDeps): void {
-  const { sql } = deps;
-
   routes.add({
     method: 'post',
     path: '/core/phone-numbers',
@@ -28,14 +20,7 @@ export function registerPhoneNumberRoutes(routes: Routes, deps: AppDeps): void {
       ...authErrors,
       ...validationError,
     },
-    handler: async ({ body, auth }) => {
-      try {
-        return reply(200, phoneNumberView(await phoneNumbers.insertPhoneNumber(sql, orgOf(auth), body.number, body.label ?? null, actor(auth))));
-      } catch (error) {
-        if (error instanceof phoneNumbers.DuplicatePhoneNumber) throw conflict(`Phone number already registered: ${body.number}`);
-        throw error;
-      }
-    },
+    handler: async ({ body, auth }) => reply(200, await phoneNumbers.registerNumber(deps, orgOf(auth), actor(auth), body)),
   });
 
   routes.add({
@@ -51,17 +36,7 @@ export function registerPhoneNumberRoutes(routes: Routes, deps: AppDeps): void {
       ...authErrors,
       ...validationError,
     },
-    handler: async ({ query, auth, ctx }) => {
-      const after = decodeCursor(query.cursor, NumberCursor);
-      const { rows, total } = await phoneNumbers.listPhoneNumbers(
-        sql,
-        orgOf(auth),
-        { agent_id: query.agent_id, available: toBool(query.available) },
-        { limit: query.limit, afterNumber: after?.n },
-      );
-      const page = cursorPage(rows, query.limit, total, (last) => ({ n: last.number }));
-      return { data: page.data.map(phoneNumberView), pagination: page.pagination };
-    },
+    handler: async ({ query, auth }) => phoneNumbers.listNumbers(deps, orgOf(auth), query),
   });
 
   routes.add({
@@ -73,7 +48,7 @@ export function registerPhoneNumberRoutes(routes: Routes, deps: AppDeps): void {
     params: IdParams,
     responses: { 204: { description: 'Released' }, ...authErrors, ...notFoundError, ...validationError },
     handler: async ({ params, auth }) => {
-      if (!(await phoneNumbers.deletePhoneNumber(sql, orgOf(auth), params.id))) throw notFound('Phone number not found');
+      await phoneNumbers.releaseNumber(deps, orgOf(auth), params.id);
       return reply(204);
     },
   });

@@ -8,8 +8,12 @@ const Signal = z
     value: z.union([z.string(), z.number(), z.null()]),
     points: z.number(),
     max: z.number(),
+    criterion: z.object({ values: z.array(z.string()), exclude: z.boolean() }).optional().describe('fit signals: the ICP criterion'),
+    evidence: z
+      .array(z.object({ value: z.string(), source: z.string(), confidence: z.number() }))
+      .optional()
+      .describe('fit signals: the facts the result rests on, each with its source'),
   })
-  .catchall(z.unknown())
   .openapi('ReadinessSignal');
 
 const Axis = z.object({ score: z.number().int().min(0).max(100), signals: z.array(Signal) });

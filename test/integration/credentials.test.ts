@@ -231,6 +231,11 @@ describe('refresh', () => {
     expect(row).toMatchObject({ last_refresh_status: 'failed', is_refreshing: false, refresh_locked_until: null, has_value: true });
     expect(row.last_refresh_error).toMatch(/400 \(invalid_grant/);
     expect(row.value_keys).toEqual(['client_secret', 'refresh_token']);
+    // The always-send notification is queued with the failure, once.
+    const events = await ctx.deps.sql`SELECT event_type, entity_type, payload FROM notification_outbox WHERE entity_id = ${id}`;
+    expect(events.map((e) => ({ ...e }))).toEqual([
+      { event_type: 'credential.refresh_failed', entity_type: 'credential', payload: expect.objectContaining({ credential_id: id, error: expect.stringContaining('invalid_grant') }) },
+    ]);
   });
 
   it('gives up on a token server that hangs after three bounded attempts, recording the timeout', async () => {

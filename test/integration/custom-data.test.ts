@@ -84,6 +84,10 @@ describe('table declarations', () => {
     const more = await declare(a, name, { ...ORDERS, properties: [...ORDERS.properties, { name: 'region', type: 'string' }] });
     expect(more.status).toBe(200);
     expect(more.body.live_rows).toBe(1);
+    const [table] = await ctx.deps.sql`SELECT id FROM custom_data_tables WHERE org_id = ${aOrg} AND name = ${name}`;
+    expect((await ctx.request('DELETE', `/core/custom-data/tables/${name}`, { token: a.session })).status).toBe(204);
+    const [left] = await ctx.deps.sql`SELECT count(*)::int AS n FROM custom_data_rows WHERE table_id = ${table!.id}`;
+    expect(left!.n).toBe(0);
   });
 });
 

@@ -271,6 +271,9 @@ describe('OpenAPI document', () => {
       expect(Object.keys(operation!.responses ?? {}).map(Number).sort(), `${method} ${path}`).toEqual(expect.arrayContaining(statuses));
       if (auth !== 'public') expect(Object.keys(operation!.responses ?? {}), `${method} ${path}`).toEqual(expect.arrayContaining(['400', '401', '403']));
     }
+    // A tag is listed exactly when a route carries it.
+    const carried = new Set(documented.map(({ method, path }) => document.paths![path]![method]!.tags![0]!));
+    expect([...tags].sort()).toEqual([...carried].sort());
     expect(document.paths?.['/organization-pats']?.post?.security).toEqual([{ bearerAuth: [] }]);
     expect(document.paths?.['/pat/exchange']?.post?.security).toEqual([]);
   });

@@ -160,13 +160,22 @@ describe('knowledge bases', () => {
     expect(after.body.results.filter((r: any) => r.content.includes('Springfield warehouse'))).toHaveLength(1);
   });
 
+  it('retries a failing embeddings call, then completes', async () => {
+    embeddings.failNext(2, 503);
+    const res = await create('/knowledge-base/sources', { type: 'URL', url: site.url('/returns'), name: 'Returns again' });
+    const done = await settled(res.body.id);
+    expect(done.file_upload_status).toBe('ready');
+  });
+
   it('marks a source failed with the reason when its URL cannot be fetched, and notifies', async () => {
     const res = await create('/knowledge-base/sources', { type: 'URL', url: site.url('/gone') });
     const failed = await settled(res.body.id);
     expect(failed.file_upload_status).toBe('failed');
     expect(failed.failure_reason).toMatch(/404/);
-    const [event] = await ctx.deps.sql`SELECT event_type FROM notification_outbox WHERE entity_id = ${res.body.id}`.catch(() => [undefined]);
-    if (event) expect(event.event_type).toBe('knowledge_source.ingestion_failed');
+    const events = await ctx.deps.sql`SELECT event_type, entity_type, payload FROM notification_outbox WHERE entity_id = ${res.body.id}`;
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ event_type: 'knowledge_source.ingestion_failed', entity_type: 'knowledge_source' });
+    expect(events[0]!.payload.reason).toMatch(/404/);
   });
 
   it('never shows another organization its datasets, sources or chunks', async () => {

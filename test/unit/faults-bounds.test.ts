@@ -3,7 +3,7 @@ import { ServiceError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@tempora
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../platform/config';
 import { DATABASE_RESPONSE_TIMEOUT, watchedSocket } from '../../platform/postgres-watchdog';
-import { deadlineInterceptor, isTemporalUnavailable } from '../../platform/temporal';
+import { deadlineInterceptor, isTemporalUnavailable, withRequestDeadline } from '../../platform/temporal';
 
 const grpcError = (code: number) => Object.assign(new Error(`${code} grpc`), { code, details: 'x', metadata: {} });
 
@@ -31,6 +31,24 @@ describe('Temporal bounds', () => {
     expect(seen[0]).toBeGreaterThanOrEqual(before + 5000);
     expect(seen[0]).toBeLessThan(before + 6000);
     expect(seen.slice(1)).toEqual([42, undefined, undefined]);
+  });
+
+  it('gives every call of one request, long polls included, the deadline set by its first call', async () => {
+    const interceptor = deadlineInterceptor(60_000);
+    const seen: number[] = [];
+    const next = ((options: { deadline: number }) => (seen.push(options.deadline), {})) as never;
+    const call = (method: string) =>
+      interceptor({ method_definition: { path: `/temporal.api.workflowservice.v1.WorkflowService/${method}` } } as never, next);
+    await withRequestDeadline(2000, async () => {
+      const before = Date.now();
+      call('StartWorkflowExecution');
+      await new Promise((r) => setImmediate(r));
+      call('PollWorkflowExecutionUpdate');
+      call('GetWorkflowExecutionHistory');
+      expect(seen[0]).toBeGreaterThanOrEqual(before + 2000);
+      expect(seen[0]).toBeLessThan(before + 3000);
+      expect(new Set(seen).size).toBe(1);
+    });
   });
 });
 

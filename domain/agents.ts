@@ -1,0 +1,26 @@
+// Rules of the Agents area: instruction state and what may be published.
+
+export type Direction = 'inbound' | 'outbound';
+
+export interface InstructionFlags {
+  instructions_generating: boolean;
+  instructions_dirty: boolean;
+  instructions_manually_edited: boolean;
+}
+
+/** A version is stale when its instructions are dirty and were not edited by hand. */
+export const isStale = (v: Pick<InstructionFlags, 'instructions_dirty' | 'instructions_manually_edited'>) =>
+  v.instructions_dirty && !v.instructions_manually_edited;
+
+/**
+ * Why a version may not be published, or null: never while its instructions are being generated, and
+ * not while they are stale (a published version may always be published again: a rollback).
+ */
+export function publishRefusal(v: InstructionFlags & { published: boolean }): 'generating' | 'stale' | null {
+  if (v.instructions_generating) return 'generating';
+  if (!v.published && isStale(v)) return 'stale';
+  return null;
+}
+
+/** The SIP address of an agent. */
+export const sipUri = (agentId: string, sipHost: string) => `sip:${agentId}@${sipHost}`;

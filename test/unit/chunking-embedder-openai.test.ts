@@ -1,0 +1,36 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EmbedderError, createEmbedder } from '../../platform/embedder';
+import { OpenAiEmbedder } from '../../platform/embedder-openai';
+import { fakeEmbedding, startFakeEmbeddingsServer, type FakeEmbeddingsServer } from '../support/fake-embeddings-server';
+
+// The OpenAI-compatible embedder against a local server speaking that protocol.
+
+let server: FakeEmbeddingsServer;
+beforeAll(async () => {
+  server = await startFakeEmbeddingsServer();
+});
+afterAll(async () => server.close());
+
+describe('OpenAI-compatible embedder', () => {
+  it('sends the model and inputs with the key and returns vectors in input order', async () => {
+    const embedder = new OpenAiEmbedder({ baseUrl: server.baseUrl, model: 'm1', apiKey: server.apiKey });
+    const vectors = await embedder.embed(['car', 'doctor']);
+    expect(vectors).toEqual([fakeEmbedding('car'), fakeEmbedding('doctor')]);
+    expect(embedder.dimension).toBe(32);
+    expect(server.requests.at(-1)).toEqual({ model: 'm1', input: ['car', 'doctor'] });
+  });
+  it('treats 5xx as retryable and 401 as not', async () => {
+    server.failNext(1, 503);
+    const embedder = new OpenAiEmbedder({ baseUrl: `${server.baseUrl}/v1`, model: 'm1', apiKey: server.apiKey });
+    await expect(embedder.embed(['x'])).rejects.toMatchObject({ retryable: true });
+    const wrongKey = new OpenAiEmbedder({ baseUrl: server.baseUrl, model: 'm1', apiKey: 'nope' });
+    const error = await wrongKey.embed(['x']).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(EmbedderError);
+    expect((error as EmbedderError).retryable).toBe(false);
+    expect(String(error)).not.toContain('nope');
+  });
+  it('is chosen by EMBEDDINGS_BASE_URL, else the built-in embedder', () => {
+    expect(createEmbedder({ EMBEDDINGS_BASE_URL: server.baseUrl, EMBEDDINGS_MODEL: 'm2', EMBEDDINGS_API_KEY: 'k' }).model).toBe('m2');
+    expect(createEmbedder({ EMBEDDINGS_BASE_URL: undefined, EMBEDDINGS_MODEL: undefined, EMBEDDINGS_API_KEY: undefined }).model).toBe('builtin-hashing-384');
+  });
+});
