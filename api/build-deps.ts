@@ -33,6 +33,7 @@ export async function buildDeps(
       failureWindowSeconds: config.AUTH_FAILURE_WINDOW_SECONDS,
       negativeCacheSeconds: config.AUTH_NEGATIVE_CACHE_SECONDS,
       hashConcurrency: config.AUTH_HASH_CONCURRENCY,
+      failureDelayMs: config.AUTH_FAILURE_DELAY_MS,
     },
   );
   const temporal =

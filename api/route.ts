@@ -106,6 +106,15 @@ export function standardResponses(spec: { auth: AuthRule | 'public'; params?: un
   if (spec.auth !== 'public') {
     standard[401] = { description: 'Missing, malformed, expired or revoked token', schema: ErrorBody };
     standard[403] = { description: 'Token lacks the scope, or organization not permitted', schema: ErrorBody };
+    // Any bearer token may be an ak_/pat_ key whose failed attempts are limited.
+    standard[429] = tooManyAttempts[429];
+  }
+  // The JSON body reader (api/middleware/json-body.ts) answers these for every route that takes a body.
+  if (spec.body) {
+    for (const [status, description] of Object.entries(BODY_FAILURES)) {
+      if (Number(status) === 400) standard[400] = { description: `${standard[400]!.description}; ${description}`, schema: ErrorBody };
+      else standard[Number(status)] = { description, schema: ErrorBody };
+    }
   }
   if (spec.params || spec.query || spec.body || spec.headers) standard[422] = { description: 'Validation failed', schema: ValidationErrorBody };
   return standard;
@@ -220,17 +229,6 @@ export class Routes {
         ...(r.headers ? { headers: r.headers } : {}),
         ...(r.schema ? { content: Object.fromEntries([r.contentType ?? 'application/json'].flat().map((type) => [type, { schema: r.schema! }])) } : {}),
       };
-    }
-    // The JSON body reader (api/middleware/json-body.ts) answers these for every route that takes a body.
-    if (spec.body) {
-      for (const [status, description] of Object.entries(BODY_FAILURES)) {
-        responses[status] ??= { description, content: { 'application/json': { schema: ErrorBody } } };
-      }
-    }
-    // Any bearer token may be an ak_/pat_ key whose failed attempts are limited.
-    if (spec.auth !== 'public') {
-      const { description, headers } = tooManyAttempts[429];
-      responses[429] ??= { description, headers, content: { 'application/json': { schema: ErrorBody } } };
     }
     return {
       method: spec.method,

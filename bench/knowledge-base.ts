@@ -1,11 +1,43 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import postgres from 'postgres';
+import { createSql, type Sql } from '../db/client';
 import * as kb from '../db/knowledge-base';
+import { migrate } from '../db/migrate';
+import { loadConfig, type Config } from '../platform/config';
+import { startEmbeddedPostgres } from '../platform/embedded-postgres';
+import { freePort } from '../platform/ports';
 import { chunkText, fusedScore } from '../domain/knowledge-base';
 import { createEmbedder } from '../platform/embedder';
 import { newId } from '../platform/ids';
 import * as kbService from '../services/knowledge-base';
-import type { BenchEnvironment } from './environment';
+
+/** What this bench needs: a throwaway Postgres (with pgvector) and the configuration; no API, no Temporal. */
+interface KbBenchEnvironment {
+  deps: { sql: Sql; config: Config };
+  close(): Promise<void>;
+}
+
+export async function startKbBenchEnvironment(): Promise<KbBenchEnvironment> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vcrm-bench-kb-'));
+  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort() });
+  const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
+  await admin.unsafe('CREATE DATABASE bench');
+  await admin.end();
+  const databaseUrl = pg.urlFor('bench');
+  await migrate(databaseUrl);
+  const config = loadConfig({ DATA_DIR: dir, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', TEMPORAL_ADDRESS: '127.0.0.1:7233' });
+  const sql = createSql(databaseUrl, 10);
+  return {
+    deps: { sql, config },
+    async close() {
+      await sql.end({ timeout: 5 });
+      await pg.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
 
 // Retrieval quality and speed of knowledge bases, on the service's own SQL and embedder.
 //
@@ -64,16 +96,18 @@ function metrics(ranked: string[], relevant: Map<string, number>) {
 
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
-async function ingest(env: BenchEnvironment, orgId: string, datasetId: string, docs: Doc[], chunkSize: number) {
+async function ingest(env: KbBenchEnvironment, orgId: string, datasetId: string, docs: Doc[], chunkSize: number) {
   const embedder = createEmbedder(env.deps.config);
   const sourceIds = new Map<string, string>();
   let chunks = 0;
   const started = performance.now();
   for (let i = 0; i < docs.length; i += 200) {
     const batch = docs.slice(i, i + 200);
+    const ids: string[] = [];
     await env.deps.sql.begin(async (tx) => {
       for (const doc of batch) {
         const id = newId();
+        ids.push(id);
         sourceIds.set(id, doc.id);
         await kb.insertSource(tx, orgId, { id, type: 'FILE', name: doc.id, description: '', url: null, domain: null, file_id: null, file_size: null, chunking_method: null, chunk_size: null, created_by: 'bench' });
         const pieces = chunkText(doc.text, { method: 'structure', chunk_size: chunkSize });
@@ -84,13 +118,13 @@ async function ingest(env: BenchEnvironment, orgId: string, datasetId: string, d
         await kb.storeEmbeddings(tx, orgId, embedder.model, rows.map((r, j) => ({ id: r.id, embedding: vectors[j]! })));
         await kb.publishGeneration(tx, orgId, id, 1, embedder.model);
       }
-      await kb.attachSources(tx, orgId, datasetId, batch.map((_, j) => [...sourceIds.keys()][i + j]!));
+      await kb.attachSources(tx, orgId, datasetId, ids);
     });
   }
   return { sourceIds, chunks, seconds: (performance.now() - started) / 1000 };
 }
 
-export async function benchKnowledgeBase(env: BenchEnvironment) {
+export async function benchKnowledgeBase(env: KbBenchEnvironment) {
   const sql = env.deps.sql;
   const orgId = newId();
   await sql`INSERT INTO organizations (id, external_id) VALUES (${orgId}, ${`bench-${orgId}`})`;

@@ -5,8 +5,9 @@ import { benchCampaigns } from './campaigns';
 import { benchAuthFlood } from './auth-flood';
 import { benchCustomData } from './custom-data';
 import { benchNotifications } from './notifications';
+import { benchIntelligence } from './intelligence';
 import { benchMixedLoad } from './load';
-import { benchKnowledgeBase } from './knowledge-base';
+import { benchKnowledgeBase, startKbBenchEnvironment } from './knowledge-base';
 
 // `npm run bench [-- name ...] [-- --seconds N]`: runs the named benchmarks (all by default) and prints
 // their figures as JSON. Every run is bounded in time and sends traffic to loopback only.
@@ -46,9 +47,11 @@ const BENCHES = {
   },
   // Starts its own Temporal dev server, Postgres, API and worker.
   notifications: () => benchNotifications(),
+  // Starts its own Temporal dev server, Postgres, API, worker and local company sites.
+  intelligence: () => benchIntelligence(seconds),
   // Recall@10 / nDCG@10 (full text, vector, hybrid) and speed at 100k chunks; KB_BENCH_BEIR_DIR for a BEIR set.
   'knowledge-base': async () => {
-    const env = await startBenchEnvironment();
+    const env = await startKbBenchEnvironment();
     try {
       return await benchKnowledgeBase(env);
     } finally {

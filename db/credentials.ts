@@ -1,5 +1,7 @@
 import type { RefreshPolicy, SecretEntry } from '../domain/credentials';
+import { conflict } from '../domain/errors';
 import { containsPattern, type Db } from './client';
+import { isPgError, PG } from './pg-errors';
 
 type Json = Parameters<Db['json']>[0];
 
@@ -75,23 +77,28 @@ export interface CredentialFields {
   temporal_schedule_id: string | null;
 }
 
+function translate(error: unknown): never {
+  if (isPgError(error, PG.UNIQUE_VIOLATION)) throw conflict('The organization already has a credential of that name');
+  throw error;
+}
+
 export async function insertCredential(db: Db, orgId: string, id: string, fields: CredentialFields, actor: string): Promise<CredentialRow> {
-  const [row]: [CredentialRow?] = await db`
+  const [row] = await db<CredentialRow[]>`
     INSERT INTO workflow_credentials (id, org_id, name, description, refresher_workflow_id, refresh_input, refresh_policy,
       temporal_schedule_id, created_by, modified_by)
     VALUES (${id}, ${orgId}, ${fields.name}, ${fields.description}, ${fields.refresher_workflow_id}, ${db.json(fields.refresh_input as Json)},
       ${db.json(fields.refresh_policy as unknown as Json)}, ${fields.temporal_schedule_id}, ${actor}, ${actor})
-    RETURNING ${columns(db)}`;
+    RETURNING ${columns(db)}`.catch(translate);
   return row!;
 }
 
 export async function updateCredential(db: Db, orgId: string, id: string, fields: CredentialFields, actor: string): Promise<CredentialRow> {
-  const [row]: [CredentialRow?] = await db`
+  const [row] = await db<CredentialRow[]>`
     UPDATE workflow_credentials SET name = ${fields.name}, description = ${fields.description},
       refresher_workflow_id = ${fields.refresher_workflow_id}, refresh_input = ${db.json(fields.refresh_input as Json)},
       refresh_policy = ${db.json(fields.refresh_policy as unknown as Json)}, temporal_schedule_id = ${fields.temporal_schedule_id},
       modified_by = ${actor}, updated_at = now()
-    WHERE org_id = ${orgId} AND id = ${id} RETURNING ${columns(db)}`;
+    WHERE org_id = ${orgId} AND id = ${id} RETURNING ${columns(db)}`.catch(translate);
   return row!;
 }
 

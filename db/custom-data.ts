@@ -1,5 +1,7 @@
 import { NAME_PATTERN, type PropertyDeclaration, type PropertyType } from '../domain/custom-data';
+import { invalid } from '../domain/errors';
 import type { Db } from './client';
+import { isPgError, PG } from './pg-errors';
 
 type Json = Parameters<Db['json']>[0];
 
@@ -206,7 +208,10 @@ export async function stageRows(db: Db, _orgId: string, rows: Iterable<[string, 
   await ended;
   if (failure) throw failure;
   // A COPY Postgres refused aborts the transaction; the next statement reports it, and nothing is kept.
-  await db`ANALYZE custom_data_stage`;
+  await db`ANALYZE custom_data_stage`.catch((error: unknown) => {
+    if (isPgError(error, PG.UNTRANSLATABLE_CHARACTER)) throw invalid('A value cannot be stored (e.g. the character \\u0000); nothing was written');
+    throw error;
+  });
 }
 
 export async function countLive(db: Db, orgId: string, tableId: string): Promise<number> {

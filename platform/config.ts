@@ -30,6 +30,7 @@ const schema = z.object({
   AUTH_FAILURES_PER_ADDRESS: intIn(1, 100_000).default(30),
   AUTH_FAILURE_WINDOW_SECONDS: intIn(1, 86_400).default(60),
   AUTH_NEGATIVE_CACHE_SECONDS: intIn(0, 3600).default(10),
+  AUTH_FAILURE_DELAY_MS: intIn(0, 10_000).default(500),
   AUTH_HASH_CONCURRENCY: intIn(1, 64).default(Math.max(1, Math.min(2, os.availableParallelism() - 1))),
   UPLOAD_MAX_BYTES: intIn(1, 5 * 1024 ** 3).default(100 * 1024 * 1024),
 

@@ -108,7 +108,7 @@ export function canTraverse(stat: { uid: number; gid: number; mode: number }, us
 }
 
 /** The folders from `/` down to dir's parent that `user` cannot traverse. */
-export function blockedAncestors(dir: string, user: UserIds, stat = (p: string) => fs.statSync(p)): string[] {
+export function blockedAncestors(dir: string, user: UserIds, stat: (p: string) => { uid: number; gid: number; mode: number } = (p) => fs.statSync(p)): string[] {
   const blocked: string[] = [];
   for (let current = path.dirname(path.resolve(dir)); ; current = path.dirname(current)) {
     if (!canTraverse(stat(current), user)) blocked.unshift(current);

@@ -2,7 +2,6 @@ import { ScheduleNotFoundError, ScheduleOverlapPolicy, isGrpcServiceError, type 
 import type { Db } from '../db/client';
 import * as credentials from '../db/credentials';
 import type { CredentialRow } from '../db/credentials';
-import { isPgError, PG } from '../db/pg-errors';
 import {
   REFRESH_LOCK_SECONDS,
   describeSecrets,
@@ -133,7 +132,6 @@ function checkRefreshFields(fields: credentials.CredentialFields): credentials.C
 }
 
 function translateWrite(error: unknown): never {
-  if (isPgError(error, PG.UNIQUE_VIOLATION)) throw conflict('The organization already has a credential of that name');
   // Temporal refuses a schedule it cannot parse (a cron expression, a time zone) as INVALID_ARGUMENT.
   if (isGrpcServiceError((error as { cause?: unknown }).cause ?? error) && ((error as { cause?: { code?: number } }).cause ?? (error as { code?: number })).code === 3)
     throw invalid(`refresh_policy: ${(error as Error).message}`);

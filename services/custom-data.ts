@@ -1,6 +1,5 @@
 import * as tables from '../db/custom-data';
 import type { TableRow } from '../db/custom-data';
-import { isPgError, PG } from '../db/pg-errors';
 import { conflict, invalid, notFound, tooLarge } from '../domain/errors';
 import {
   KEY_TYPES,
@@ -127,8 +126,7 @@ export async function writeRows(
 ): Promise<WriteReport> {
   const max = deps.config.CUSTOM_DATA_REPLACE_MAX_ROWS;
   if (rows.length > max) throw tooLarge(`At most ${max} rows per ${mode}; this one has ${rows.length}`);
-  try {
-    return await deps.sql.begin(async (tx) => {
+  return deps.sql.begin(async (tx) => {
       const table = await tables.getTable(tx, orgId, name, { lock: true });
       if (!table) throw tableNotFound();
       const prepared = prepareRows(rows, table.key_properties, table.properties);
@@ -151,11 +149,7 @@ export async function writeRows(
         undeclared_properties: prepared.undeclared,
         view: viewOf(table),
       };
-    });
-  } catch (error) {
-    if (isPgError(error, PG.UNTRANSLATABLE_CHARACTER)) throw nulRefused();
-    throw error;
-  }
+  });
 }
 
 // jsonb cannot hold the character U+0000; such a row is refused before anything is written.

@@ -1,8 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { SignJWT, createLocalJWKSet, createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
 import type { Sql } from '../../db/client';
 import * as identity from '../../db/identity';
 import { sha256 } from '../../platform/secrets';
-import { rateLimited } from '../../domain/errors';
+import { isDomainError, rateLimited } from '../../domain/errors';
 import { HttpError, unauthorized } from '../errors';
 import { AttemptLimiter, Semaphore } from './attempt-limiter';
 import type { TokenKind } from './context';
@@ -41,6 +42,8 @@ export interface AttemptSettings {
   failureWindowSeconds: number;
   negativeCacheSeconds: number;
   hashConcurrency: number;
+  /** How long a refused ak_/pat_ token or a limited attempt waits before it is answered. */
+  failureDelayMs: number;
 }
 
 export const DEFAULT_ATTEMPT_SETTINGS: AttemptSettings = {
@@ -49,6 +52,7 @@ export const DEFAULT_ATTEMPT_SETTINGS: AttemptSettings = {
   failureWindowSeconds: 60,
   negativeCacheSeconds: 10,
   hashConcurrency: 2,
+  failureDelayMs: 500,
 };
 
 /** Who presents a token; its address is what failed attempts are also counted by. */
@@ -95,6 +99,7 @@ export class TokenVerifier {
   private readonly perKey: AttemptLimiter;
   private readonly perAddress: AttemptLimiter;
   readonly hashing: Semaphore;
+  private readonly failureDelayMs: number;
 
   constructor(
     private readonly sql: Sql,
@@ -109,6 +114,7 @@ export class TokenVerifier {
     this.perKey = new AttemptLimiter(attempts.failuresPerKey, attempts.failureWindowSeconds * 1000);
     this.perAddress = new AttemptLimiter(attempts.failuresPerAddress, attempts.failureWindowSeconds * 1000);
     this.hashing = new Semaphore(attempts.hashConcurrency, MAX_QUEUED_HASHES);
+    this.failureDelayMs = attempts.failureDelayMs;
     this.serviceKey = new Uint8Array(serviceKey);
   }
 
@@ -116,14 +122,22 @@ export class TokenVerifier {
     const hash = sha256(token);
     const cached = this.cache.get(hash);
     if (cached) return cached;
-    const refused = this.refused.get(hash);
-    if (refused) throw unauthorized(refused.detail);
-    let pending = this.inFlight.get(hash);
-    if (!pending) {
-      pending = this.verifyUncached(token, hash, presenter).finally(() => this.inFlight.delete(hash));
-      this.inFlight.set(hash, pending);
+    try {
+      const refused = this.refused.get(hash);
+      if (refused) throw unauthorized(refused.detail);
+      let pending = this.inFlight.get(hash);
+      if (!pending) {
+        pending = this.verifyUncached(token, hash, presenter).finally(() => this.inFlight.delete(hash));
+        this.inFlight.set(hash, pending);
+      }
+      return await pending;
+    } catch (error) {
+      // A refused key or a limited attempt is answered late: a flood that waits for its answers (as
+      // clients on a fixed number of connections do) is slowed to a trickle, costing only a timer each.
+      const refusedKey = isPrefixedToken(token) && error instanceof HttpError && error.status === 401;
+      if (this.failureDelayMs > 0 && (refusedKey || isDomainError(error, 'rate_limited'))) await sleep(this.failureDelayMs);
+      throw error;
     }
-    return pending;
   }
 
   private async verifyUncached(token: string, hash: string, presenter: Presenter): Promise<VerifiedToken> {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { getAgent, type Db } from '../../db/agents';
 import * as versions from '../../db/agent-versions';
 import type { VersionRow } from '../../db/agent-versions';
-import type { Direction } from '../../db/phone-numbers';
+import type { Direction } from '../../domain/agents';
 import { diffJson } from '../../platform/json-diff';
 import { createLlmWriter } from '../../platform/llm';
 import { organizationAttribute } from '../../platform/temporal';
@@ -12,7 +12,7 @@ import { generateAgentInstructions, instructionsWorkflowId } from '../../workflo
 import { actor, orgOf, type RequestAuth } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { badGateway, badRequest, conflict, notFound } from '../errors';
-import { cursorPage, decodeCursor } from '../pagination';
+import { cursorPage, decodeCursor } from '../../services/pagination';
 import { reply, type Routes } from '../route';
 import { defaultAgentConfig } from '../../domain/agent-config';
 import {
@@ -28,7 +28,7 @@ import {
   VersionUpdateBody,
 } from '../schemas/agents';
 import { ErrorBody, IdParams, authErrors, notFoundError, validationError } from '../schemas/common';
-import { toBool, versionView } from './agent-views';
+import { toBool, versionView } from '../../services/agent-views';
 
 const READ = { scope: 'agentsRead' } as const;
 const MANAGE = { scope: 'agentsManage' } as const;

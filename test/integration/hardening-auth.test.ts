@@ -15,6 +15,7 @@ beforeAll(async () => {
       AUTH_FAILURE_WINDOW_SECONDS: '60',
       AUTH_NEGATIVE_CACHE_SECONDS: '60',
       AUTH_HASH_CONCURRENCY: '2',
+      AUTH_FAILURE_DELAY_MS: '0',
     },
   });
   tenant = await newTenant(ctx);
@@ -106,6 +107,31 @@ describe('wrong secrets', () => {
     const doc = (await ctx.request('GET', '/openapi.json')).body;
     for (const op of [doc.paths['/me'].get, doc.paths['/pat/exchange'].post, doc.paths['/tags'].get]) {
       expect(op.responses['429'].headers['Retry-After']).toBeDefined();
+    }
+  });
+});
+
+describe('the answer to a refused key', () => {
+  it('comes AUTH_FAILURE_DELAY_MS late (401 and 429 alike), while a valid key answers at once', async () => {
+    const slow = await createTestContext({ env: { AUTH_FAILURE_DELAY_MS: '400', AUTH_FAILURES_PER_KEY: '1' } });
+    try {
+      const t = await newTenant(slow);
+      const key = await createOrgKey(slow, t.session);
+      const timed = async (token: string) => {
+        const started = performance.now();
+        const res = await slow.request('GET', '/me', { token });
+        return { status: res.status, ms: performance.now() - started };
+      };
+      expect((await timed(key)).status).toBe(200);
+      const refused = await timed(wrongSecret(key, 1));
+      expect(refused.status).toBe(401);
+      expect(refused.ms).toBeGreaterThanOrEqual(390);
+      const limited = await timed(wrongSecret(key, 2));
+      expect(limited.status).toBe(429);
+      expect(limited.ms).toBeGreaterThanOrEqual(390);
+      expect((await timed(key)).ms).toBeLessThan(390);
+    } finally {
+      await slow.close();
     }
   });
 });

@@ -172,6 +172,7 @@ describe('knowledge bases', () => {
     const failed = await settled(res.body.id);
     expect(failed.file_upload_status).toBe('failed');
     expect(failed.failure_reason).toMatch(/404/);
+    keepHistory(inject('temporalAddress'), `kb-source:${res.body.id}`, 'kb-source-failed');
     const events = await ctx.deps.sql`SELECT event_type, entity_type, payload FROM notification_outbox WHERE entity_id = ${res.body.id}`;
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ event_type: 'knowledge_source.ingestion_failed', entity_type: 'knowledge_source' });

@@ -69,6 +69,13 @@ describe('ICP scorer', () => {
     expect(scoreIcpFit(CRITERIA.slice(0, 2), facts).fit_score).toBe(0);
   });
 
+  it('keeps the research source of a value research wrote into the row, until a person changes it', () => {
+    const research = [fact('employees', '120', 0.7, 'https://acme.example/about')];
+    const row = { name: 'Acme', industry: null, employee_count: 120, description: null, tags: [] };
+    expect(accountFacts(row, research, { employee_count: 120 }).find((f) => f.field === 'employees')!.source).toBe('https://acme.example/about');
+    expect(accountFacts({ ...row, employee_count: 99 }, research, { employee_count: 120 }).find((f) => f.field === 'employees')).toMatchObject({ value: '99', source: 'crm' });
+  });
+
   it('grades A ≥ 80, B ≥ 60, C ≥ 40, D below', () => {
     expect([100, 80, 79, 60, 59, 40, 39, 0].map(gradeFor)).toEqual(['A', 'A', 'B', 'B', 'C', 'C', 'D', 'D']);
   });
