@@ -349,3 +349,27 @@ describe('research with an OpenAI-compatible LLM (local fake server)', () => {
     expect(scored.results[0].breakdown).toHaveLength(4);
   });
 });
+
+describe('with the workflow engine unreachable', () => {
+  let down: TestContext;
+  beforeAll(async () => {
+    const { freePort } = await import('../../platform/ports');
+    down = await createTestContext({ env: { TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}`, TEMPORAL_REQUEST_TIMEOUT_MS: '1500' } });
+  });
+  afterAll(() => down?.close());
+
+  it('answers research and ICP-fit starts with 503 and writes no run', async () => {
+    const t = await newTenant(down, ['api:read', 'api:manage']);
+    const research = await down.request('POST', '/intelligence/research-runs', { token: t.session, body: { domain: 'acme.example' } });
+    expect(research.status, JSON.stringify(research.body)).toBe(503);
+    const profile = (await down.request('POST', '/intelligence/icp-profiles', { token: t.session, body: PROFILE })).body;
+    const fit = await down.request('POST', '/intelligence/icp-fit-runs', { token: t.session, body: { profile_id: profile.id, account_ids: [newId()] } });
+    expect(fit.status).toBe(503);
+    const orgId = await orgUuid(down, t);
+    const [counts] = await down.deps.sql<{ research: number; fit: number; results: number }[]>`
+      SELECT (SELECT count(*)::int FROM research_runs WHERE org_id = ${orgId}) AS research,
+             (SELECT count(*)::int FROM icp_fit_runs WHERE org_id = ${orgId}) AS fit,
+             (SELECT count(*)::int FROM icp_fit_results WHERE org_id = ${orgId}) AS results`;
+    expect(counts).toEqual({ research: 0, fit: 0, results: 0 });
+  });
+});

@@ -74,6 +74,14 @@ describe('readiness profiles on the real dev server', () => {
       expect((await ctx.request('POST', `/accounts/${accountId}/activities`, { token: a.session, body })).status).toBe(200);
     }
     expect((await ctx.request('POST', '/deals', { token: a.session, body: { name: 'Pilot', stage: 'negotiation', account_id: accountId } })).status).toBe(200);
+    // Campaign calls reach the account through its contacts' phone numbers: one answered, one not.
+    const campaign = newId();
+    await ctx.deps.sql`INSERT INTO campaigns (id, org_id, name, calling_window, max_attempts, retry_backoff_seconds, created_by, modified_by)
+      VALUES (${campaign}, ${orgId}, 'Bench', ${ctx.deps.sql.json({})}, 1, 60, 'test', 'test')`;
+    await ctx.deps.sql`INSERT INTO campaign_contacts (id, org_id, campaign_id, phone_numbers, status, last_outcome) VALUES
+      (${newId()}, ${orgId}, ${campaign}, ${['+14155550100']}, 'completed', 'completed'),
+      (${newId()}, ${orgId}, ${campaign}, ${['+14155550100']}, 'failed', 'no_answer'),
+      (${newId()}, ${orgId}, ${campaign}, ${['+14155550199']}, 'completed', 'completed')`;
   });
 
   it('answers 404 before the first profile, then computes fit, engagement and timing with their signals', async () => {
@@ -102,6 +110,8 @@ describe('readiness profiles on the real dev server', () => {
     // recency 40 + 3 activities in 30 days 15 + one reply 8 + a meeting 10 + a call 10
     expect(p.engagement.score).toBe(83);
     expect(p.engagement.signals.find((s: { name: string }) => s.name === 'email_replies_90d')).toMatchObject({ value: 1, points: 8 });
+    expect(p.engagement.signals.find((s: { name: string }) => s.name === 'connected_calls_90d')).toMatchObject({ value: 2, points: 10 });
+    expect(p.engagement.signals.find((s: { name: string }) => s.name === 'unanswered_calls_90d')).toMatchObject({ value: 1, points: 0 });
     // negotiation 35 + a deal changed today 25 + a task due in 3 days 20 + research today 20
     expect(p.timing).toMatchObject({ score: 100 });
     for (const axis of [p.fit, p.engagement, p.timing]) {
