@@ -60,6 +60,9 @@ const TYPE_NAMES: Record<string, string> = {
 function mapIssue(issue: z.core.$ZodIssue, location: Location, input: unknown): ValidationIssue[] {
   const loc: (string | number)[] = [location, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))];
   const at = valueAt(input, issue.path);
+  // A required field that is absent reads "Field required" whatever its schema (an enum, a union).
+  if (at === undefined && issue.path.length > 0 && (issue.code === 'invalid_value' || issue.code === 'invalid_union'))
+    return [{ type: 'missing', loc, msg: 'Field required', input: null, ctx: {} }];
   switch (issue.code) {
     case 'invalid_type': {
       if (at === undefined) return [{ type: 'missing', loc, msg: 'Field required', input: at ?? null, ctx: {} }];
@@ -111,11 +114,28 @@ function mapIssue(issue: z.core.$ZodIssue, location: Location, input: unknown): 
       }));
     case 'invalid_union':
       return [{ type: 'union_error', loc, msg: issue.message, input: at, ctx: {} }];
+    case 'not_multiple_of':
+      return [{ type: 'multiple_of', loc, msg: `Input should be a multiple of ${String(issue.divisor)}`, input: at, ctx: { multiple_of: issue.divisor } }];
+    case 'invalid_key':
+      return [{ type: 'invalid_key', loc, msg: issue.message, input: at, ctx: {} }];
+    case 'invalid_element':
+      return [{ type: 'value_error', loc: [...loc, issue.key as string | number], msg: issue.message, input: valueAt(at, [issue.key as PropertyKey]), ctx: {} }];
     default:
-      return [{ type: 'value_error', loc, msg: issue.message, input: at ?? null, ctx: {} }];
+      return [{ type: 'value_error', loc, msg: issue.message, input: at, ctx: {} }];
   }
 }
 
+/** Every item has all five keys: `input` is null (never dropped) when absent, `ctx` always an object, loc plain. */
+function total(item: ValidationIssue): ValidationIssue {
+  return {
+    type: item.type,
+    loc: item.loc.map((p) => (typeof p === 'number' ? p : String(p))),
+    msg: item.msg || 'Invalid input',
+    input: item.input === undefined ? null : item.input,
+    ctx: item.ctx && typeof item.ctx === 'object' ? JSON.parse(JSON.stringify(item.ctx, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))) : {},
+  };
+}
+
 export function fromZodError(error: z.ZodError, location: Location, input: unknown): ValidationError {
-  return new ValidationError(error.issues.flatMap((issue) => mapIssue(issue, location, input)));
+  return new ValidationError(error.issues.flatMap((issue) => mapIssue(issue, location, input)).map(total));
 }

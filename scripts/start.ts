@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import postgres from 'postgres';
@@ -17,7 +18,19 @@ const say = (line: string) => process.stdout.write(`[start] ${line}\n`);
 fs.mkdirSync(config.dataDir, { recursive: true });
 
 const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: config.dataDir };
+// The simulated meeting vendor signs its events like a real one: give it a development signing secret,
+// kept under DATA_DIR so webhooks signed before a restart still verify after it.
+if (!env.MEETING_WEBHOOK_SECRETS && !env.MEETING_VENDOR_BASE_URL) env.MEETING_WEBHOOK_SECRETS = developmentWebhookSecret(config.dataDir);
 const specs: ServiceSpec[] = [];
+
+function developmentWebhookSecret(dataDir: string): string {
+  const file = path.join(dataDir, 'keys', 'meeting-webhook.secret');
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(file, `whsec_${crypto.randomBytes(24).toString('base64')}`, { mode: 0o600 });
+  }
+  return fs.readFileSync(file, 'utf8').trim();
+}
 
 /** SIGINT is what each child handles as a graceful stop (the Temporal CLI ignores SIGTERM); SIGKILL after 15 s. */
 function spawned(command: string, args: string[], output: OutputTail): { running: Running; ended: () => boolean } {

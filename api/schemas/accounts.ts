@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ACCOUNT_INDUSTRIES } from '../../domain/accounts';
-import { Timestamp, Uuid } from './common';
+import { Timestamp, Uuid, cappedLimit } from './common';
 
 /** Industries an account can be filed under; snake_case, stable, with `other` as the catch-all. */
 export const AccountIndustry = z.enum(ACCOUNT_INDUSTRIES).openapi('AccountIndustry');
@@ -77,12 +77,7 @@ export const Account = z
   .openapi('Account');
 
 export const AccountListQuery = z.object({
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(ACCOUNT_LIST_DEFAULT)
-    .openapi({ description: `Page size, default ${ACCOUNT_LIST_DEFAULT}; values above ${ACCOUNT_LIST_MAX} are served as ${ACCOUNT_LIST_MAX}` }),
+  limit: cappedLimit(ACCOUNT_LIST_DEFAULT, ACCOUNT_LIST_MAX),
   offset: z.coerce.number().int().min(0).default(0),
   search: z
     .string()
@@ -119,7 +114,7 @@ export const AccountHealth = z
   .openapi('AccountHealth');
 
 export const HealthQuery = z.object({
-  limit: z.coerce.number().int().min(1).default(50).openapi({ description: 'History entries, default 50; above 200 served as 200' }),
+  limit: cappedLimit(50, 200, 'History entries, default 50; above 200 served as 200'),
 });
 
 export const WorkflowStarted = z.object({ workflow_id: z.string() }).openapi('WorkflowStarted');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { HttpUrl } from './accounts';
-import { Timestamp, Uuid } from './common';
+import { Timestamp, Uuid, cappedLimit } from './common';
 
 export const ACTIVITY_FEED_DEFAULT = 50;
 export const ACTIVITY_FEED_MAX = 200;
@@ -57,12 +57,7 @@ export const ActivityFeedQuery = z.object({
     .enum(['true', 'false'])
     .default('false')
     .openapi({ description: 'true drops activities whose effective_time is in the future' }),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(ACTIVITY_FEED_DEFAULT)
-    .openapi({ description: `Page size, default ${ACTIVITY_FEED_DEFAULT}; values above ${ACTIVITY_FEED_MAX} are served as ${ACTIVITY_FEED_MAX}` }),
+  limit: cappedLimit(ACTIVITY_FEED_DEFAULT, ACTIVITY_FEED_MAX),
   offset: z.coerce.number().int().min(0).default(0),
 });
 

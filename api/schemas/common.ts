@@ -35,6 +35,19 @@ export const notFoundError = { 404: { description: 'Not found in the organizatio
 
 export const IdParams = z.object({ id: Uuid });
 
+/**
+ * A page size: any integer from 1 up, one above `max` served as `max` however large it is (an integer
+ * past 2^53 too: the spec caps "regardless of input" rather than refusing).
+ */
+export const cappedLimit = (fallback: number, max: number, description = `Page size, default ${fallback}; values above ${max} are served as ${max}`) =>
+  z.coerce
+    .number()
+    .min(1)
+    .refine(Number.isInteger, 'Input should be a valid integer')
+    .default(fallback)
+    .transform((n) => Math.min(n, max))
+    .openapi({ type: 'integer', minimum: 1, default: fallback, description });
+
 /** Tag names once each, in the order given (contacts, deals and accounts keep tags as plain names). */
 export const uniqueTags = (tags: string[]): string[] => [...new Set(tags)];
 

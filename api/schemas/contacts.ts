@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FUNNEL_MOVES, STAGES, type FunnelMove, type Stage } from '../../domain/contacts';
-import { Uuid } from './common';
+import { Uuid, cappedLimit } from './common';
 
 export { FUNNEL_MOVES, STAGES, type FunnelMove, type Stage };
 
@@ -74,7 +74,7 @@ export const ContactListQuery = z.object({
   account_id: Uuid.optional(),
   tag: z.string().max(100).optional().openapi({ description: 'Contacts carrying this tag name' }),
   owner_id: z.string().max(200).optional(),
-  limit: z.coerce.number().int().min(1).default(50).openapi({ description: 'Default 50, capped at 200' }),
+  limit: cappedLimit(50, 200, 'Default 50; values above 200 are served as 200'),
   offset: z.coerce.number().int().min(0).default(0),
 });
 export const CONTACT_LIST_MAX = 200;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DEAL_STAGES } from '../../domain/deals';
 import { TagNames } from './accounts';
-import { Timestamp, Uuid } from './common';
+import { Timestamp, Uuid, cappedLimit } from './common';
 
 export const DealStage = z.enum(DEAL_STAGES).openapi('DealStage');
 
@@ -71,12 +71,7 @@ export const DealListQuery = z.object({
   stage: DealStage.optional(),
   account_id: Uuid.optional(),
   owner_id: z.string().min(1).max(200).optional(),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .default(DEAL_LIST_DEFAULT)
-    .openapi({ description: `Page size, default ${DEAL_LIST_DEFAULT}; values above ${DEAL_LIST_MAX} are served as ${DEAL_LIST_MAX}` }),
+  limit: cappedLimit(DEAL_LIST_DEFAULT, DEAL_LIST_MAX),
   offset: z.coerce.number().int().min(0).default(0),
 });
 

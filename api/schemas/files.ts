@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FILE_STATUSES, MAX_UPLOAD_BYTES } from '../../domain/files';
-import { Uuid } from './common';
+import { Uuid, cappedLimit } from './common';
 
 
 const ContentType = z
@@ -46,7 +46,7 @@ export const FileParams = z.object({ file_id: Uuid });
 export const FileListQuery = z.object({
   folder_id: Uuid.optional().openapi({ description: 'Files directly in this folder' }),
   status: z.enum(FILE_STATUSES).optional().openapi({ description: 'Archived files are listed only when asked for' }),
-  limit: z.coerce.number().int().min(1).default(50).openapi({ description: 'Default 50, capped at 200' }),
+  limit: cappedLimit(50, 200, 'Default 50; values above 200 are served as 200'),
   offset: z.coerce.number().int().min(0).default(0),
 });
 export const FILE_LIST_MAX = 200;
@@ -85,7 +85,7 @@ export const FolderParams = z.object({ folder_id: Uuid });
 
 export const FolderListQuery = z.object({
   parent_id: Uuid.optional().openapi({ description: 'Only the direct children of this folder; all folders when absent' }),
-  limit: z.coerce.number().int().min(1).default(200).openapi({ description: 'Default 200, capped at 500' }),
+  limit: cappedLimit(200, 500, 'Default 200; values above 500 are served as 500'),
   offset: z.coerce.number().int().min(0).default(0),
 });
 export const FOLDER_LIST_MAX = 500;
