@@ -159,7 +159,7 @@ export function createAgentActivities({ sql, config }: ActivityDeps) {
     },
 
     async publishScaffoldVersion(input: VersionRef & { actor: string }): Promise<void> {
-      const outcome = await publishVersion(sql, { ...input, assign: [], unassign: [], directions: ['inbound'] });
+      const outcome = await sql.begin((tx) => publishVersion(tx, { ...input, assign: [], unassign: [], directions: ['inbound'] }));
       if (!outcome.ok) throw ApplicationFailure.nonRetryable(`Cannot publish: ${outcome.reason}`, 'PublishRefused');
     },
 

@@ -3,6 +3,7 @@ import { loadConfigOrExit, publicBaseUrl, requireDatabaseUrl } from '../platform
 import { createLogger } from '../platform/logger';
 import { createApp } from './app';
 import { buildDeps } from './build-deps';
+import { listen } from './server';
 
 // The API process: validates its config, applies migrations, ensures the object store, serves.
 const config = loadConfigOrExit();
@@ -11,9 +12,8 @@ await migrate(requireDatabaseUrl(config), (line) => logger.debug(line));
 const deps = await buildDeps(config, { logger });
 await deps.storage.ensureReady();
 const { app } = createApp(deps);
-const server = app.listen(config.PORT, config.HOST, () => {
-  logger.info({ url: publicBaseUrl(config), docs: `${publicBaseUrl(config)}/docs` }, 'api listening');
-});
+const server = await listen(app, config.PORT, config.HOST);
+logger.info({ url: publicBaseUrl(config), docs: `${publicBaseUrl(config)}/docs` }, 'api listening');
 
 async function shutdown(signal: string) {
   logger.info({ signal }, 'api stopping');

@@ -38,9 +38,109 @@ export function createRegistry(): OpenAPIRegistry {
 /** The document; a tag is listed only once a registered route carries it (an area not built yet shows nothing). */
 export function generateDocument(registry: OpenAPIRegistry) {
   const used = new Set(registry.definitions.flatMap((d) => (d.type === 'route' ? (d.route.tags ?? []) : [])));
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
-    info: { title: 'Customer Relationship, Outreach and Voice-Agent Service API', version: '0.0.1' },
+    info: {
+      title: 'Customer Relationship, Outreach and Voice-Agent Service API',
+      version: '0.0.1',
+      description:
+        'Multi-tenant CRM (accounts, contacts, deals, activities, tags, files), conversational voice agents and outbound ' +
+        'campaigns, with knowledge bases, credentials, custom data, meetings, cards, notifications and customer ' +
+        'intelligence. Every request but the public ones carries a bearer token: a session, an `ak_` organization key ' +
+        'or a `pat_` user token. Errors are `{"detail": "..."}`; validation errors (422) list items with `type`, ' +
+        '`loc`, `msg`, `input` and `ctx`. Timestamps are ISO 8601; one taken without an offset is UTC.',
+      contact: { name: 'Voice CRM service', url: 'https://localhost/docs' },
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    },
+    servers: [{ url: '/', description: 'This service (the address the document was read from)' }],
     tags: TAGS.filter((t) => used.has(t.name)).map((t) => ({ ...t })),
   });
+  finishDocument(document as unknown as Json);
+  return document;
+}
+
+type Json = Record<string, unknown>;
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+/**
+ * What the generator does not state by itself: a stable operationId per operation, the integer range
+ * the server reads (JSON numbers past 2^53 are refused), PATCH bodies that need a field, and a request
+ * body marked required only when an absent body would be refused.
+ */
+function finishDocument(document: Json): void {
+  const paths = (document.paths ?? {}) as Record<string, Record<string, Json>>;
+  const components = ((document.components as Json | undefined)?.schemas ?? {}) as Record<string, Json>;
+  const resolve = (schema: Json | undefined): Json | undefined =>
+    schema && typeof schema.$ref === 'string' ? components[schema.$ref.replace('#/components/schemas/', '')] : schema;
+  const taken = new Map<string, number>();
+  for (const [path, item] of Object.entries(paths)) {
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (!operation) continue;
+      if (!operation.operationId) {
+        const id = operationIdOf(method, path);
+        const seen = taken.get(id) ?? 0;
+        taken.set(id, seen + 1);
+        operation.operationId = seen === 0 ? id : `${id}${seen + 1}`;
+      }
+      const body = operation.requestBody as { required?: boolean; content?: Record<string, { schema?: Json }> } | undefined;
+      const schema = resolve(body?.content?.['application/json']?.schema);
+      if (body && schema && schema.type === 'object') {
+        const required = Array.isArray(schema.required) && schema.required.length > 0;
+        if (method === 'patch' && schema.minProperties === undefined) schema.minProperties = 1;
+        body.required = required || method === 'patch' || typeof schema.minProperties === 'number';
+      }
+    }
+  }
+  boundIntegers(document);
+}
+
+const singular = (word: string) => (word.endsWith('ies') ? `${word.slice(0, -3)}y` : word.endsWith('ses') ? word.slice(0, -2) : word.endsWith('s') && !word.endsWith('ss') ? word.slice(0, -1) : word);
+const camel = (words: string[]) => words.map((w, i) => (i === 0 ? w : w[0]!.toUpperCase() + w.slice(1))).join('');
+
+/**
+ * A name from the method and the path's literal segments: GET /accounts is listAccounts, GET
+ * /accounts/{account_id} getAccount, POST /core/agents/{id}/versions/{version}/publish
+ * publishAgentVersion. Stable as long as the path is.
+ */
+export function operationIdOf(method: string, path: string): string {
+  const segments = path.split('/').filter(Boolean).filter((s) => s !== 'core');
+  const words: string[] = [];
+  let action: string | undefined;
+  segments.forEach((segment, i) => {
+    if (segment.startsWith('{') || segment.startsWith('.')) return;
+    const followedByParam = segments[i + 1]?.startsWith('{') ?? false;
+    const last = i === segments.length - 1;
+    const parts = segment.split(/[-_.]/).filter(Boolean);
+    // A literal after an id that names no collection is an action on that resource (publish, cancel).
+    if (last && method === 'post' && i > 0 && segments[i - 1]!.startsWith('{') && !segment.endsWith('s')) {
+      action = camel(parts);
+      return;
+    }
+    const named = followedByParam || (last && method !== 'get' && method !== 'post') ? [...parts.slice(0, -1), singular(parts.at(-1)!)] : parts;
+    words.push(...named);
+  });
+  const endsWithParam = segments.at(-1)?.startsWith('{') ?? false;
+  const verb =
+    action ??
+    ({ get: endsWithParam ? 'get' : 'list', post: 'create', put: 'update', patch: 'patch', delete: 'delete' } as Record<string, string>)[method] ??
+    method;
+  // "list" a singleton (/me, /health) reads better as "get".
+  const resolvedVerb = verb === 'list' && !words.at(-1)?.endsWith('s') ? 'get' : verb;
+  if (!action && method === 'post' && !endsWithParam && words.length > 0) words[words.length - 1] = singular(words.at(-1)!);
+  return camel([resolvedVerb, ...words.flatMap((w) => w.split(/(?=[A-Z])/)).map((w) => w.toLowerCase())]);
+}
+
+/** Integers the server takes are safe integers (zod's int): the document says so wherever it says nothing narrower. */
+function boundIntegers(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(boundIntegers);
+  if (!node || typeof node !== 'object') return;
+  const schema = node as Json;
+  const type = schema.type;
+  if ((type === 'integer' || (Array.isArray(type) && type.includes('integer'))) && !schema['x-capped']) {
+    if (schema.maximum === undefined && schema.exclusiveMaximum === undefined) schema.maximum = Number.MAX_SAFE_INTEGER;
+    if (schema.minimum === undefined && schema.exclusiveMinimum === undefined) schema.minimum = Number.MIN_SAFE_INTEGER;
+  }
+  if (schema['x-capped']) delete schema['x-capped'];
+  for (const value of Object.values(schema)) boundIntegers(value);
 }

@@ -2,7 +2,6 @@ import type postgres from 'postgres';
 import { publishRefusal, type Direction } from '../domain/agents';
 import { newId } from '../platform/ids';
 import { getAgent, setPublishedVersion, type Db } from './agents';
-import type { Sql } from './client';
 import { lockNumbers, setHolder } from './phone-numbers';
 
 type Json = postgres.JSONValue;
@@ -215,47 +214,45 @@ export interface PublishRequest {
 }
 
 /**
- * Publishes a version and moves phone numbers, all in one transaction: the agent, the version and the
- * numbers are locked in that order, every rule is checked, and nothing is written unless all pass.
- * Publishing an already published version writes nothing to it and makes it the agent's served version
- * again (a rollback), moving the numbers as asked.
+ * Publishes a version and moves phone numbers, inside the caller's transaction: the agent, the version
+ * and the numbers are locked in that order, every rule is checked, and nothing is written unless all
+ * pass. Publishing an already published version writes nothing to it and makes it the agent's served
+ * version again (a rollback), moving the numbers as asked.
  */
-export async function publishVersion(sql: Sql, p: PublishRequest): Promise<PublishOutcome> {
-  return sql.begin(async (tx): Promise<PublishOutcome> => {
-    const agent = await getAgent(tx, p.orgId, p.agentId, { forUpdate: true });
-    if (!agent) return { ok: false, reason: 'agent_not_found' };
-    const version = await getVersion(tx, p.orgId, p.agentId, p.version, { forUpdate: true });
-    if (!version) return { ok: false, reason: 'version_not_found' };
-    const refusal = publishRefusal(version);
-    if (refusal) return { ok: false, reason: refusal };
-    const rows = await lockNumbers(tx, p.orgId, [...p.assign, ...p.unassign]);
-    const byNumber = new Map(rows.map((r) => [r.number, r]));
-    const missing = [...p.assign, ...p.unassign].filter((n) => !byNumber.has(n));
-    if (missing.length) return { ok: false, reason: 'unknown_numbers', numbers: [...new Set(missing)] };
+export async function publishVersion(tx: Db, p: PublishRequest): Promise<PublishOutcome> {
+  const agent = await getAgent(tx, p.orgId, p.agentId, { forUpdate: true });
+  if (!agent) return { ok: false, reason: 'agent_not_found' };
+  const version = await getVersion(tx, p.orgId, p.agentId, p.version, { forUpdate: true });
+  if (!version) return { ok: false, reason: 'version_not_found' };
+  const refusal = publishRefusal(version);
+  if (refusal) return { ok: false, reason: refusal };
+  const rows = await lockNumbers(tx, p.orgId, [...p.assign, ...p.unassign]);
+  const byNumber = new Map(rows.map((r) => [r.number, r]));
+  const missing = [...p.assign, ...p.unassign].filter((n) => !byNumber.has(n));
+  if (missing.length) return { ok: false, reason: 'unknown_numbers', numbers: [...new Set(missing)] };
 
-    const published = await markPublished(tx, p.orgId, p.agentId, p.version, p.actor);
-    await setPublishedVersion(tx, p.orgId, p.agentId, p.version, p.actor);
-    const affected: AffectedNumber[] = [];
-    for (const [numbers, assign] of [[p.assign, true], [p.unassign, false]] as const) {
-      for (const number of numbers) {
-        const row = byNumber.get(number)!;
-        for (const direction of p.directions) {
-          const holder = direction === 'inbound' ? row.inbound_agent_id : row.outbound_agent_id;
-          const base = { id: row.id, number, direction, previous_agent_id: holder };
-          if (assign && holder !== p.agentId) {
-            await setHolder(tx, row.id, direction, p.agentId);
-            affected.push({ ...base, action: 'assigned', agent_id: p.agentId });
-          } else if (!assign && holder === p.agentId) {
-            await setHolder(tx, row.id, direction, null);
-            affected.push({ ...base, action: 'unassigned', agent_id: null });
-          } else {
-            affected.push({ ...base, action: 'unchanged', agent_id: holder });
-          }
+  const published = await markPublished(tx, p.orgId, p.agentId, p.version, p.actor);
+  await setPublishedVersion(tx, p.orgId, p.agentId, p.version, p.actor);
+  const affected: AffectedNumber[] = [];
+  for (const [numbers, assign] of [[p.assign, true], [p.unassign, false]] as const) {
+    for (const number of numbers) {
+      const row = byNumber.get(number)!;
+      for (const direction of p.directions) {
+        const holder = direction === 'inbound' ? row.inbound_agent_id : row.outbound_agent_id;
+        const base = { id: row.id, number, direction, previous_agent_id: holder };
+        if (assign && holder !== p.agentId) {
+          await setHolder(tx, row.id, direction, p.agentId);
+          affected.push({ ...base, action: 'assigned', agent_id: p.agentId });
+        } else if (!assign && holder === p.agentId) {
+          await setHolder(tx, row.id, direction, null);
+          affected.push({ ...base, action: 'unassigned', agent_id: null });
+        } else {
+          affected.push({ ...base, action: 'unchanged', agent_id: holder });
         }
       }
     }
-    return { ok: true, version: published, affected };
-  });
+  }
+  return { ok: true, version: published, affected };
 }
 
 export async function countVersions(db: Db, orgId: string, agentId: string): Promise<number> {

@@ -2,6 +2,12 @@
 
 export type Direction = 'inbound' | 'outbound';
 
+/** What a publish names: one direction, or both. */
+export type PublishDirection = Direction | 'both';
+
+/** The directions a publish moves numbers in. */
+export const publishDirections = (d: PublishDirection): Direction[] => (d === 'both' ? ['inbound', 'outbound'] : [d]);
+
 export interface InstructionFlags {
   instructions_generating: boolean;
   instructions_dirty: boolean;

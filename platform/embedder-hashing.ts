@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Embedder } from './embedder';
+import type { Embedder } from './embedder-types';
 
 const DIMENSION = 384;
 const STOPWORDS = new Set(

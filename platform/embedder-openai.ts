@@ -1,4 +1,4 @@
-import { EmbedderError, type Embedder } from './embedder';
+import { EmbedderError, type Embedder } from './embedder-types';
 
 const TIMEOUT_MS = 30_000;
 

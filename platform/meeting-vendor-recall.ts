@@ -1,5 +1,5 @@
 import type { TranscriptSegment } from '../domain/meetings';
-import { VendorRejected, type MeetingVendor, type VendorRecording } from './meeting-vendor';
+import { VendorRejected, type MeetingVendor, type VendorRecording } from './meeting-vendor-types';
 
 // Recall.ai's REST API (v1): `Authorization: Token <key>`, bots under /api/v1/bot/, recordings and
 // their async transcripts under /api/v1/recording/ and /api/v1/transcript/. Any service speaking the

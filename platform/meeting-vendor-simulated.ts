@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import { publicBaseUrl, type Config } from './config';
 import type { Logger } from './logger';
-import { VendorRejected, signWebhook, webhookSecrets, type CreateBotRequest, type MeetingVendor } from './meeting-vendor';
+import { VendorRejected, type CreateBotRequest, type MeetingVendor } from './meeting-vendor-types';
+import { signWebhook, webhookSecrets } from './meeting-webhooks';
 
 // The built-in `simulated` meeting vendor: it joins no meeting. After a bot is created it posts the
 // event stream a Recall.ai bot produces (joining → waiting room → in call → recording → call ended →

@@ -133,7 +133,7 @@ try {
   ];
   say(`st ${args.join(' ')}`);
   const run = spawn(st, args, {
-    cwd: PROJECT_ROOT,
+    cwd: dataDir, // its cache of found failures stays out of the work tree
     env: { ...process.env, FUZZ_API_KEY: apiKey, FUZZ_SESSION_TOKEN: sessionToken, NO_COLOR: '1' },
     stdio: 'inherit',
   });

@@ -3,6 +3,7 @@ import * as contacts from '../db/campaign-contacts';
 import * as campaigns from '../db/campaigns';
 import type { CampaignRow } from '../db/campaigns';
 import type { Db } from '../db/client';
+import { membersByExternalIds } from '../db/notifications';
 import { PG, isPgError } from '../db/pg-errors';
 import type { CallingWindow } from '../domain/campaign-schedule';
 import {
@@ -32,6 +33,7 @@ import {
 } from '../workflows/campaign-messages';
 import type { campaignWorkflow } from '../workflows/campaigns';
 import type { ServiceDeps } from './deps';
+import { emitEvent } from './notifications';
 import { CreatedCursor, cursorPage, decodeCursor } from './pagination';
 import { iso } from './views';
 
@@ -304,10 +306,27 @@ export async function applyMove(
     if (target.to === 'canceled') await contacts.cancelPendingContacts(tx, orgId, campaignId);
     const moved = await campaigns.setCampaignStatus(tx, orgId, campaignId, target, actor);
     if (!moved) throw new DomainError('conflict', `Cannot ${move} a campaign that is ${row.status}`);
+    if (moved.status === 'completed') await emitCompleted(tx, orgId, moved);
     return moved.status;
   });
   if (status === 'active') await signalDispatcher(deps.temporal, config, orgId);
   return status;
+}
+
+/**
+ * `campaign.completed` into the outbox, in the transaction that stored the status. The member who
+ * created the campaign (an actor `user:<identity-provider id>`) is its recipient besides subscribers.
+ */
+async function emitCompleted(tx: Db, orgId: string, row: CampaignRow): Promise<void> {
+  const creator = row.created_by.startsWith('user:') ? row.created_by.slice('user:'.length) : null;
+  const members = creator ? await membersByExternalIds(tx, orgId, [creator]) : [];
+  await emitEvent(tx, orgId, {
+    event_type: 'campaign.completed',
+    entity_type: 'campaign',
+    entity_id: row.id,
+    payload: { campaign_id: row.id, name: row.name },
+    recipient_user_ids: members.map((m) => m.user_id),
+  });
 }
 
 /** Completes an active campaign once none of its contacts is left to call; returns the stored status. */
@@ -317,6 +336,7 @@ export async function completeIfSettled(deps: Pick<ServiceDeps, 'sql'>, orgId: s
     if (!row) throw new DomainError('not_found', 'Campaign row is gone');
     if (!COMPLETION.from.includes(row.status) || (await contacts.countNonFinal(tx, orgId, campaignId)) > 0) return row.status;
     const moved = await campaigns.setCampaignStatus(tx, orgId, campaignId, COMPLETION, null);
+    if (moved!.status === 'completed') await emitCompleted(tx, orgId, moved!);
     return moved!.status;
   });
 }

@@ -1,9 +1,12 @@
 import * as contacts from '../db/contacts';
 import type { ContactRow, ContactValues, ImportValues } from '../db/contacts';
+import type { Db } from '../db/client';
+import { membersByExternalIds } from '../db/notifications';
 import { FUNNEL_MOVES, funnelRefusal, type FunnelMove, type Stage } from '../domain/contacts';
 import { conflict, invalid, notFound } from '../domain/errors';
 import { uniqueTags } from '../domain/tags';
 import type { ServiceDeps } from './deps';
+import { emitEvent } from './notifications';
 import { iso } from './views';
 
 export function contactView(row: ContactRow) {
@@ -35,6 +38,25 @@ const contactNotFound = () => notFound('Contact not found');
 
 type ContactInput = Omit<ContactValues, 'tags'> & { tags?: string[] | null };
 
+/**
+ * `contact.assigned` into the outbox, in the caller's transaction, when the contact now has an owner it
+ * did not have before. The owner is an identity-provider user id (as a deal's); when it is a member of
+ * the organization, that member is the recipient.
+ */
+async function emitAssigned(tx: Db, orgId: string, previousOwner: string | null, contact: ContactRow, actorUserId: string | null) {
+  if (contact.owner_id === null || contact.owner_id === previousOwner) return;
+  const owners = await membersByExternalIds(tx, orgId, [contact.owner_id]);
+  const name = [contact.first_name, contact.last_name].filter(Boolean).join(' ') || contact.email;
+  await emitEvent(tx, orgId, {
+    event_type: 'contact.assigned',
+    entity_type: 'contact',
+    entity_id: contact.id,
+    payload: { contact_id: contact.id, name, owner_id: contact.owner_id, previous_owner_id: previousOwner },
+    actor_user_id: actorUserId,
+    recipient_user_ids: owners.map((o) => o.user_id),
+  });
+}
+
 export async function listContacts(
   deps: Pick<ServiceDeps, 'sql'>,
   orgId: string,
@@ -50,11 +72,13 @@ export async function listContacts(
   return { contacts: rows.map(contactView), total };
 }
 
-export async function createContact(deps: Pick<ServiceDeps, 'sql'>, orgId: string, input: ContactInput) {
+export async function createContact(deps: Pick<ServiceDeps, 'sql'>, orgId: string, input: ContactInput, actorUserId: string | null = null) {
   const { tags, ...fields } = input;
   const row = await deps.sql.begin(async (tx) => {
     if (fields.account_id && !(await contacts.accountInOrg(tx, orgId, fields.account_id, true))) throw accountNotFound();
-    return contacts.insertContact(tx, orgId, { ...fields, tags: uniqueTags(tags ?? []) });
+    const created = await contacts.insertContact(tx, orgId, { ...fields, tags: uniqueTags(tags ?? []) });
+    await emitAssigned(tx, orgId, null, created, actorUserId);
+    return created;
   });
   return contactView(row);
 }
@@ -89,7 +113,13 @@ export async function getContact(deps: Pick<ServiceDeps, 'sql'>, orgId: string, 
 }
 
 /** Changes the given fields; `{}` when the organization has no such contact. */
-export async function updateContact(deps: Pick<ServiceDeps, 'sql'>, orgId: string, contactId: string, patch: Partial<ContactInput>) {
+export async function updateContact(
+  deps: Pick<ServiceDeps, 'sql'>,
+  orgId: string,
+  contactId: string,
+  patch: Partial<ContactInput>,
+  actorUserId: string | null = null,
+) {
   if (Object.keys(patch).length === 0) throw invalid('Empty patch body: send at least one field');
   const { tags, ...fields } = patch;
   const values: ContactValues = { ...fields, ...(tags !== undefined ? { tags: uniqueTags(tags ?? []) } : {}) };
@@ -97,7 +127,11 @@ export async function updateContact(deps: Pick<ServiceDeps, 'sql'>, orgId: strin
   // the contact does not exist (only the contact itself ever answers {}).
   const row = await deps.sql.begin(async (tx) => {
     if (values.account_id && !(await contacts.accountInOrg(tx, orgId, values.account_id, true))) throw accountNotFound();
-    return contacts.updateContact(tx, orgId, contactId, values);
+    const before = values.owner_id !== undefined ? await contacts.getContact(tx, orgId, contactId) : undefined;
+    const updated = await contacts.updateContact(tx, orgId, contactId, values);
+    // A new owner is announced with the change (outbox).
+    if (before && updated) await emitAssigned(tx, orgId, before.owner_id, updated, actorUserId);
+    return updated;
   });
   return row ? contactView(row) : {};
 }

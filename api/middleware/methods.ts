@@ -13,6 +13,12 @@ import { HttpError } from '../errors';
 export function methodNotAllowed(router: Router): Koa.Middleware {
   return async (ctx, next) => {
     const match = router.match(ctx.path, ctx.method);
+    // A literal path (/contacts/import) is its own resource: a parametric sibling (/contacts/{contact_id})
+    // neither serves its undeclared methods nor adds to its Allow.
+    const literal = match.path.filter((layer) => layer.paramNames.length === 0 && layer.methods.length > 0);
+    if (literal.length > 0 && !literal.some((layer) => layer.methods.includes(ctx.method))) {
+      throw new HttpError(405, 'Method Not Allowed', { Allow: [...new Set(literal.flatMap((layer) => layer.methods))].join(', ') });
+    }
     if (match.route || match.path.length === 0) return next();
     const allowed = new Set(match.path.flatMap((layer) => layer.methods));
     if (allowed.size === 0) return next();

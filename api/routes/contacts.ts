@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import * as contacts from '../../services/contacts';
-import { orgOf } from '../auth/context';
+import { actingUser, orgOf } from '../auth/context';
 import { parseContactsCsv } from '../contacts-csv';
 import type { AppDeps } from '../deps';
 import { cappedLimit } from '../list-filters';
@@ -59,7 +59,7 @@ export function registerContactRoutes(routes: Routes, deps: AppDeps): void {
     auth: { scope: 'crmManage' },
     body: CreateContactBody,
     responses: { 200: { description: 'Created', schema: Contact }, ...authErrors, ...notFoundError, ...conflictError, ...validationError },
-    handler: async ({ body, auth }) => reply(200, await contacts.createContact(deps, orgOf(auth), body)),
+    handler: async ({ body, auth }) => reply(200, await contacts.createContact(deps, orgOf(auth), body, actingUser(auth))),
   });
 
   routes.add({
@@ -106,7 +106,7 @@ export function registerContactRoutes(routes: Routes, deps: AppDeps): void {
       ...authErrors,
       ...validationError,
     },
-    handler: async ({ params, body, auth }) => contacts.updateContact(deps, orgOf(auth), params.contact_id, body),
+    handler: async ({ params, body, auth }) => contacts.updateContact(deps, orgOf(auth), params.contact_id, body, actingUser(auth)),
   });
 
   routes.add({

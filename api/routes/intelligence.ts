@@ -121,7 +121,7 @@ export function registerIntelligenceRoutes(routes: Routes, deps: AppDeps): void 
     body: CreateResearchRunBody,
     responses: {
       202: { description: 'Queued', schema: RunStarted },
-      400: { description: 'Not exactly one of account_id, domain, website; or an account without website or domain', schema: ErrorBody },
+      400: { description: 'The account has neither a website nor a domain', schema: ErrorBody },
       404: { description: 'Account not found in the organization', schema: ErrorBody },
       ...authErrors,
       ...validationError,

@@ -1,16 +1,16 @@
 import { z } from 'zod';
 import { CursorPagination } from '../pagination';
 import { AgentConfig, E164, InstructionBuilderInputs } from '../../domain/agent-config';
-import { Timestamp, Uuid } from './common';
+import { Uuid, TimestampInput } from './common';
 
 const Bool = z.enum(['true', 'false']);
 const Limit = z.coerce.number().int().min(1).max(200).default(50);
 const Metadata = z.record(z.string(), z.unknown());
 const timeFilters = {
-  created_before: Timestamp.optional(),
-  created_after: Timestamp.optional(),
-  updated_before: Timestamp.optional(),
-  updated_after: Timestamp.optional(),
+  created_before: TimestampInput.optional(),
+  created_after: TimestampInput.optional(),
+  updated_before: TimestampInput.optional(),
+  updated_after: TimestampInput.optional(),
 };
 
 // Agents

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_CALLING_WINDOW, isValidTimeZone, minutesOf } from '../../domain/campaign-schedule';
 import { CALL_STATUSES, CAMPAIGN_STATUSES, CONTACT_STATES } from '../../domain/campaigns';
 import { CursorPagination } from '../pagination';
-import { Timestamp, Uuid } from './common';
+import { Timestamp, Uuid, TimestampInput } from './common';
 
 export const CampaignStatusEnum = z.enum(CAMPAIGN_STATUSES).openapi('CampaignStatus');
 export const ContactStateEnum = z.enum(CONTACT_STATES).openapi('CampaignContactStatus');
@@ -32,7 +32,7 @@ export const CampaignContactInput = z
     external_id: z.string().trim().min(1).max(200).optional(),
     phone_numbers: z.array(PhoneNumber).min(1).max(10).openapi({ description: 'Attempts rotate through them, first number first' }),
     timezone: TimeZone.optional().openapi({ description: "IANA zone of the contact; default the campaign's" }),
-    scheduled_at: Timestamp.optional().openapi({ description: 'Not called before this instant' }),
+    scheduled_at: TimestampInput.optional().openapi({ description: 'Not called before this instant' }),
     agent_id: Uuid.optional(),
     agent_config: JsonObject.optional(),
     agent_number: PhoneNumber.optional().openapi({ description: 'The number the call comes from (E.164)' }),

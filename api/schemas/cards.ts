@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { SIGNATURE_LAYOUTS } from '../../domain/card-signature';
 import { CARD_EVENT_TYPES, CARD_LINKS_MAX, UTM_FIELDS } from '../../domain/cards';
 import { HttpUrl } from './accounts';
-import { Timestamp, Uuid } from './common';
+import { Timestamp, Uuid, TimestampInput } from './common';
 
 // Cards, their share links (managed and public), attribution events and public media.
 
@@ -109,7 +109,7 @@ export const SignatureQuery = z.object({
 export const CreateShareLinkBody = z
   .object({
     source: text(100).nullable().optional().describe('campaign or source label kept with every event of the link, e.g. "websummit-booth"'),
-    expires_at: Timestamp.nullable().optional().describe('in the future; after it the link answers 404 like an unknown one'),
+    expires_at: TimestampInput.nullable().optional().describe('in the future; after it the link answers 404 like an unknown one'),
   })
   .strict()
   .openapi('ShareLinkCreate');

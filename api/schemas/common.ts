@@ -2,6 +2,35 @@ import { z } from 'zod';
 
 export const Uuid = z.uuid();
 export const Timestamp = z.iso.datetime({ offset: true });
+
+const ISO_8601 =
+  /^(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(?:T([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:\.\d{1,9})?)?(Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?)?$/;
+/**
+ * A timestamp the API takes: ISO 8601 with or without an offset, or a date alone; without an offset
+ * it is UTC (`2030-01-01T10:00:00` and `2030-01-01` are 10:00 and midnight UTC). Handed on normalized
+ * (`2030-01-01T10:00:00.000Z`).
+ */
+export const TimestampInput = z
+  .string()
+  .regex(ISO_8601, 'Input should be an ISO 8601 date or date-time')
+  .refine((value) => {
+    const match = ISO_8601.exec(value);
+    if (!match) return true; // the pattern already failed
+    const [, y, m, d] = match;
+    const date = new Date(0);
+    date.setUTCFullYear(Number(y), Number(m) - 1, Number(d));
+    return date.getUTCMonth() === Number(m) - 1 && date.getUTCDate() === Number(d);
+  }, 'Input should be a valid date')
+  .transform((value) => {
+    const utc = value.length === 10 ? `${value}T00:00:00Z` : /(Z|[+-]\d{2}:?\d{2})$/.test(value) ? value : `${value}Z`;
+    return new Date(utc.replace(/([+-]\d{2})(\d{2})$/, '$1:$2')).toISOString();
+  })
+  .openapi({
+    type: 'string',
+    pattern: ISO_8601.source,
+    description: 'ISO 8601 date-time or date; without an offset it is UTC',
+    example: '2030-01-01T10:00:00Z',
+  });
 export const ErrorBody = z.object({ detail: z.string() }).openapi('Error');
 export const ValidationErrorBody = z
   .object({
@@ -46,7 +75,7 @@ export const cappedLimit = (fallback: number, max: number, description = `Page s
     .refine(Number.isInteger, 'Input should be a valid integer')
     .default(fallback)
     .transform((n) => Math.min(n, max))
-    .openapi({ type: 'integer', minimum: 1, default: fallback, description });
+    .openapi({ type: 'integer', minimum: 1, default: fallback, description, 'x-capped': true });
 
 /** Tag names once each, in the order given (contacts, deals and accounts keep tags as plain names). */
 export const uniqueTags = (tags: string[]): string[] => [...new Set(tags)];

@@ -2,7 +2,7 @@ import { IANAZone } from 'luxon';
 import { z } from 'zod';
 import { MIN_INTERVAL_SECONDS } from '../../domain/credentials';
 import { CursorPagination } from '../pagination';
-import { Timestamp, Uuid } from './common';
+import { Timestamp, Uuid, TimestampInput } from './common';
 
 const Paused = z.boolean().optional().openapi({ description: 'Pause the schedule (it stays, visible in the Temporal UI)' });
 
@@ -102,7 +102,7 @@ export const CreateCredentialBody = z
     refresh_input: RefreshInput.optional(),
     refresh_policy: RefreshPolicy.optional(),
     value: CredentialValue.optional().openapi({ description: 'Initial material, e.g. a refresher\'s client_secret or refresh_token; write-only' }),
-    expires_at: Timestamp.nullable().optional(),
+    expires_at: TimestampInput.nullable().optional(),
   })
   .openapi('WorkflowCredentialCreate');
 
@@ -118,7 +118,7 @@ export const PatchCredentialBody = z
   .openapi('WorkflowCredentialPatch', { minProperties: 1 });
 
 export const PutValueBody = z
-  .strictObject({ value: CredentialValue, expires_at: Timestamp.nullable().optional() })
+  .strictObject({ value: CredentialValue, expires_at: TimestampInput.nullable().optional() })
   .openapi('WorkflowCredentialValue');
 
 export const CredentialParams = z.object({ credential_id: Uuid });

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { Timestamp } from './common';
+import { TimestampInput } from './common';
 
 export const CreateKeyBody = z
   .object({
     name: z.string().trim().min(1).max(200),
     scopes: z.array(z.string().regex(/^[a-z_]+:[a-z_]+$/, 'must look like area:action')).min(1).max(50).optional(),
-    expires_at: Timestamp.optional().nullable(),
+    expires_at: TimestampInput.optional().nullable(),
   })
   .strict()
   .openapi('CreateKeyRequest');

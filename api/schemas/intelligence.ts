@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { CRITERION_TYPES, FACT_FIELDS, ICP_FIT_MAX_ACCOUNTS, RANGE_PATTERN, RUN_STATUSES } from '../../domain/intelligence';
 import { Timestamp, Uuid } from './common';
 
-const Value = z.string().trim().min(1).max(200);
+/** Postgres text and jsonb cannot hold NUL characters: refused here (422) and said so in the document. */
+const NO_NUL = /^[^\u0000]*$/;
+const Value = z.string().trim().min(1).max(200).regex(NO_NUL, 'must not contain NUL characters');
 const Weight = z.number().min(0).max(100).describe('relative weight of the criterion (0-100)');
 const Exclude = z.boolean().optional().describe('a match disqualifies the account (fit_score 0) instead of adding weight');
 
@@ -24,8 +26,8 @@ const RangeCriterion = z.strictObject({
 });
 export const Criterion = z.union([TextCriterion, RangeCriterion]).openapi('IcpCriterion');
 
-const ProfileName = z.string().trim().min(1).max(200);
-const Description = z.string().max(2000).nullable();
+const ProfileName = z.string().trim().min(1).max(200).regex(NO_NUL, 'must not contain NUL characters');
+const Description = z.string().max(2000).regex(NO_NUL, 'must not contain NUL characters').nullable();
 const Criteria = z.array(Criterion).min(1).max(50);
 
 export const CreateProfileBody = z
@@ -35,7 +37,7 @@ export const CreateProfileBody = z
 export const PatchProfileBody = z
   .strictObject({ name: ProfileName, description: Description, criteria: Criteria, is_default: z.literal(true) })
   .partial()
-  .openapi('IcpProfilePatch');
+  .openapi('IcpProfilePatch', { minProperties: 1 });
 
 export const IcpProfile = z
   .object({
@@ -76,16 +78,12 @@ const Hostname = z
   .regex(/^(?=.{1,253}$)([a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+[a-zA-Z]{2,63}$/, 'must be a domain name like example.com');
 
 export const CreateResearchRunBody = z
-  .strictObject({
-    account_id: Uuid.optional().describe("research the account's website (or domain); its fields are filled"),
-    domain: Hostname.optional().describe('research https://<domain>'),
-    website: z
-      .url({ protocol: /^https?$/ })
-      .max(2000)
-      .optional()
-      .describe('research this site (its origin)'),
-  })
-  .describe('exactly one of account_id, domain or website (400 otherwise)')
+  .union([
+    z.strictObject({ account_id: Uuid.describe("research the account's website (or domain); its fields are filled") }),
+    z.strictObject({ domain: Hostname.describe('research https://<domain>') }),
+    z.strictObject({ website: z.url({ protocol: /^https?$/ }).max(2000).describe('research this site (its origin)') }),
+  ])
+  .describe('exactly one of account_id, domain or website')
   .openapi('ResearchRunCreate');
 
 export const ResearchRunQuery = Page.extend({ account_id: Uuid.optional(), status: Status.optional() });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { BOT_STATUSES, MEETING_PLATFORMS, meetingPlatform } from '../../domain/meetings';
 import { CursorPagination } from '../pagination';
-import { Timestamp, Uuid } from './common';
+import { Timestamp, Uuid, TimestampInput } from './common';
 
 export const BOT_LIST_DEFAULT = 50;
 export const BOT_LIST_MAX = 200;
@@ -18,7 +18,7 @@ const MeetingUrl = z
 export const CreateBotBody = z
   .object({
     meeting_url: MeetingUrl,
-    join_at: Timestamp.nullable().optional().openapi({ description: 'When the bot joins; now when absent or past' }),
+    join_at: TimestampInput.nullable().optional().openapi({ description: 'When the bot joins; now when absent or past' }),
     bot_name: z.string().trim().min(1).max(100).nullable().optional().openapi({ description: 'Name the bot shows in the meeting; default "Meeting Notetaker"' }),
     account_id: Uuid.nullable().optional().openapi({ description: 'Account the meeting activity goes on (404 outside the organization)' }),
     deal_id: Uuid.nullable().optional().openapi({ description: "Deal the meeting activity goes on; the deal's account when account_id is absent" }),

@@ -597,6 +597,32 @@ describe('publishing', () => {
   });
 });
 
+describe('notification: agent_version.published', () => {
+  const outbox = (entityId: string) =>
+    ctx.deps.sql<{ event_type: string; entity_type: string; payload: any; actor_user_id: string | null }[]>`
+      SELECT event_type, entity_type, payload, actor_user_id FROM notification_outbox
+      WHERE org_id = ${orgId} AND entity_id = ${entityId} ORDER BY created_at, id`;
+
+  it('is written with the publish, and not when the publish is refused', async () => {
+    const agent = await createAgent({ name: 'Night desk' });
+    const v1 = await createVersion(agent.id, { config: { instructions: 'Go.' } });
+    const stale = await createVersion(agent.id, { config: {}, instruction_builder_inputs: { company_name: 'Acme' } });
+    expect((await call('POST', `/core/agents/${agent.id}/versions/${stale.version}/publish`, {})).status).toBe(409);
+    expect(await outbox(stale.id)).toEqual([]);
+
+    expect((await call('POST', `/core/agents/${agent.id}/versions/1/publish`, { direction: 'both' })).status).toBe(200);
+    const [user] = await ctx.deps.sql<{ id: string }[]>`SELECT id FROM users WHERE external_id = ${tenant.user}`;
+    expect(await outbox(v1.id)).toEqual([
+      {
+        event_type: 'agent_version.published',
+        entity_type: 'agent_version',
+        actor_user_id: user!.id,
+        payload: { agent_id: agent.id, name: 'Night desk', version: 1, direction: 'both' },
+      },
+    ]);
+  });
+});
+
 describe('SIP', () => {
   it('is 409 before any version is published', async () => {
     const agent = await createAgent();

@@ -384,6 +384,33 @@ describe('status moves', () => {
   });
 });
 
+describe('notification: campaign.completed', () => {
+  const outbox = (campaignId: string) =>
+    ctx.deps.sql<{ event_type: string; entity_type: string; payload: any; recipient_user_ids: string[] }[]>`
+      SELECT event_type, entity_type, payload, recipient_user_ids FROM notification_outbox
+      WHERE org_id = ${t.orgId} AND entity_id = ${campaignId} ORDER BY created_at, id`;
+  const creatorId = async () => (await ctx.deps.sql<{ id: string }[]>`SELECT id FROM users WHERE external_id = ${t.user}`)[0]!.id;
+
+  it('is written once, to the creator, when the last contact is final', async () => {
+    const { id } = await createCampaign(ctx, t, { name: 'Spring calls', contacts: [contact()] });
+    expect((await move(ctx, t, id, 'resume')).status).toBe(200);
+    await waitForStatus(ctx, t, id, 'completed');
+    expect(await outbox(id)).toEqual([
+      { event_type: 'campaign.completed', entity_type: 'campaign', payload: { campaign_id: id, name: 'Spring calls' }, recipient_user_ids: [await creatorId()] },
+    ]);
+  });
+
+  it('is written when resuming completes a campaign with no contact left, and not for other moves', async () => {
+    const empty = await createCampaign(ctx, t);
+    expect((await move(ctx, t, empty.id, 'resume')).body.status).toBe('completed');
+    expect((await outbox(empty.id)).map((r) => r.event_type)).toEqual(['campaign.completed']);
+    const canceled = await createCampaign(ctx, t, { contacts: [idle()] });
+    expect((await move(ctx, t, canceled.id, 'resume')).body.status).toBe('active');
+    expect((await move(ctx, t, canceled.id, 'cancel')).body.status).toBe('canceled');
+    expect(await outbox(canceled.id)).toEqual([]);
+  });
+});
+
 describe('POST /campaign/campaigns/{id}/contacts', () => {
   it('adds contacts to a paused campaign and lists them in order with their state', async () => {
     const { id } = await createCampaign(ctx, t, { contacts: [idle()] });

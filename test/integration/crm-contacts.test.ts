@@ -381,3 +381,49 @@ describe('scopes', () => {
     expect(res.body).toMatchObject({ stage: 'new', title: null });
   });
 });
+
+describe('notification: contact.assigned', () => {
+  const outbox = (orgId: string, contactId: string) =>
+    ctx.deps.sql<{ event_type: string; entity_type: string; payload: any; actor_user_id: string | null; recipient_user_ids: string[] }[]>`
+      SELECT event_type, entity_type, payload, actor_user_id, recipient_user_ids FROM notification_outbox
+      WHERE org_id = ${orgId} AND entity_id = ${contactId} ORDER BY created_at, id`;
+  const userId = async (ext: string) => (await ctx.deps.sql<{ id: string }[]>`SELECT id FROM users WHERE external_id = ${ext}`)[0]!.id;
+
+  it('is written with the change when an owner is set or changed, to the new owner when a member', async () => {
+    // A colleague in the same organization, known to the service once it has signed in.
+    const colleague = `user-${unique()}`;
+    const session = await ctx.session({ sub: colleague, org_id: a.org, org_ids: [a.org], permissions: ['api:read', 'api:manage'] });
+    expect((await ctx.request('GET', '/me', { token: session })).status).toBe(200);
+    const [colleagueId, actorId] = await Promise.all([userId(colleague), userId(a.user)]);
+
+    const unowned = await createContact(ctx, a, { email: email() });
+    expect(await outbox(a.orgId, unowned.id)).toEqual([]);
+
+    const contact = await createContact(ctx, a, { email: email(), owner_id: colleague });
+    expect(await outbox(a.orgId, contact.id)).toEqual([
+      {
+        event_type: 'contact.assigned', entity_type: 'contact', actor_user_id: actorId, recipient_user_ids: [colleagueId],
+        payload: { contact_id: contact.id, name: 'Ada Lovelace', owner_id: colleague, previous_owner_id: null },
+      },
+    ]);
+
+    // The same owner again, other fields, or no owner: nothing new.
+    expect((await patch(a, contact.id, { owner_id: colleague, title: 'CTO' })).status).toBe(200);
+    expect((await patch(a, unowned.id, { owner_id: null })).status).toBe(200);
+    expect(await outbox(a.orgId, contact.id)).toHaveLength(1);
+    expect(await outbox(a.orgId, unowned.id)).toEqual([]);
+
+    // Handed to someone who is not a member: the event, with no named recipient.
+    expect((await patch(a, contact.id, { owner_id: 'rep_outside' })).status).toBe(200);
+    const rows = await outbox(a.orgId, contact.id);
+    expect(rows).toHaveLength(2);
+    expect(rows[1]).toMatchObject({ event_type: 'contact.assigned', recipient_user_ids: [], payload: { owner_id: 'rep_outside', previous_owner_id: colleague } });
+  });
+
+  it('is not written when the change is refused', async () => {
+    const contact = await createContact(ctx, a, { email: email() });
+    const res = await patch(a, contact.id, { owner_id: 'rep_9', account_id: await insertAccount(ctx, b.orgId) });
+    expect(res.status).toBe(404);
+    expect(await outbox(a.orgId, contact.id)).toEqual([]);
+  });
+});

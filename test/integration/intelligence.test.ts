@@ -220,8 +220,8 @@ describe('research runs on the real dev server', () => {
   });
 
   it('validates the target: exactly one of account_id, domain, website; accounts of the organization only', async () => {
-    expect((await ctx.request('POST', '/intelligence/research-runs', { token: a.session, body: {} })).status).toBe(400);
-    expect((await ctx.request('POST', '/intelligence/research-runs', { token: a.session, body: { domain: 'a.example', website: 'https://a.example' } })).status).toBe(400);
+    expect((await ctx.request('POST', '/intelligence/research-runs', { token: a.session, body: {} })).status).toBe(422);
+    expect((await ctx.request('POST', '/intelligence/research-runs', { token: a.session, body: { domain: 'a.example', website: 'https://a.example' } })).status).toBe(422);
     expect((await ctx.request('POST', '/intelligence/research-runs', { token: a.session, body: { domain: 'not a domain' } })).status).toBe(422);
     expect((await ctx.request('POST', '/intelligence/research-runs', { token: a.session, body: { website: 'ftp://a.example' } })).status).toBe(422);
     const foreign = await newAccount(ctx, b, { name: 'Foreign', domain: 'foreign.example' });
@@ -371,5 +371,16 @@ describe('with the workflow engine unreachable', () => {
              (SELECT count(*)::int FROM icp_fit_runs WHERE org_id = ${orgId}) AS fit,
              (SELECT count(*)::int FROM icp_fit_results WHERE org_id = ${orgId}) AS results`;
     expect(counts).toEqual({ research: 0, fit: 0, results: 0 });
+  });
+});
+
+describe('ICP profile text', () => {
+  it('refuses NUL characters with 422, as the document says', async () => {
+    const res = await ctx.request('POST', '/intelligence/icp-profiles', {
+      token: a.session,
+      body: { name: 'Nul\u0000name', criteria: [{ type: 'keyword', values: ['a\u0000b'], weight: 1 }] },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.detail.map((d: { loc: unknown[] }) => d.loc.slice(0, 2))).toContainEqual(['body', 'name']);
   });
 });

@@ -7,6 +7,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { inject } from 'vitest';
 import { createApp, type AreaRoutes } from '../../api/app';
 import { buildDeps } from '../../api/build-deps';
+import { listen } from '../../api/server';
 import type { AppDeps } from '../../api/deps';
 import { createSql, databaseTimeouts } from '../../db/client';
 import { loadConfig, type Config } from '../../platform/config';
@@ -84,9 +85,7 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
   const deps = await buildDeps(config, { sql, temporal, logger });
   await deps.storage.ensureReady();
   const { app } = createApp(deps, options.extraAreas);
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(port, '127.0.0.1', () => resolve(s));
-  });
+  const server: Server = await listen(app, port, '127.0.0.1');
 
   let stopWorker: (() => Promise<void>) | undefined;
   if (options.worker) {

@@ -1,0 +1,23 @@
+// The embedder contract, apart from the factory so each implementation imports it without a circle.
+
+/**
+ * Turns texts into vectors of one space. `model` names the space (it is stored with every chunk and
+ * on every dataset, so vectors of two embedders are never compared); `dimension` is its length.
+ */
+export interface Embedder {
+  readonly model: string;
+  readonly dimension: number;
+  /** One vector per text, in order, each of length `dimension`. */
+  embed(texts: string[]): Promise<number[][]>;
+}
+
+/** A failure of the embedding service worth retrying later (network, 429, 5xx) or not (4xx, bad shape). */
+export class EmbedderError extends Error {
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+    this.name = 'EmbedderError';
+  }
+}

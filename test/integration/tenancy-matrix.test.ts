@@ -1,0 +1,163 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../api/app';
+import { createTestContext, type TestContext } from '../support/context';
+import { newTenant, type Tenant } from '../support/identity';
+
+// Every route with an id in its path, walked from the app's own route list: organization A sends
+// organization B's real ids (one of each resource, created first) and gets 404 every time. A new route
+// is covered by being declared; one whose path parameter has no fixture here fails until it gets one.
+
+/** Path parameters that are no organization's resource id, with the reason they are left out. */
+const NOT_IDS: Record<string, string> = {
+  key: 'storage object keys are signed capabilities (public route), not organization ids',
+  token: 'share tokens are public capabilities, answered 404 when unknown by their own tests',
+  file: 'public media file names are read through an allowlisted key, not an organization id',
+  index: 'a link position inside a public share page',
+  event_type: 'a notification event type name, the same catalog in every organization',
+  workflow_id: 'a workflow id is `<kind>:<id>`: covered through the ids it embeds (built below)',
+};
+
+let ctx: TestContext;
+let a: Tenant;
+let b: Tenant;
+const ids: Record<string, string> = {};
+const fixtureErrors: string[] = [];
+
+async function create(path: string, body: unknown, token = b.session, method = 'POST'): Promise<Record<string, unknown> | undefined> {
+  const res = await ctx.request(method, path, { token, body });
+  if (res.status !== 200 && res.status !== 201 && res.status !== 202) {
+    fixtureErrors.push(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    return undefined;
+  }
+  return res.body as Record<string, unknown>;
+}
+const idOf = (body: Record<string, unknown> | undefined) => (body?.id ?? body?.dataset_id ?? body?.source_id) as string | undefined;
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  const scopes = ['api:read', 'api:manage', 'agents:manage', 'organizations:manage', 'data:access', 'outreach:provision'];
+  [a, b] = await Promise.all([newTenant(ctx, scopes), newTenant(ctx, scopes)]);
+
+  const account = idOf(await create('/accounts', { name: 'Other Org Inc' }))!;
+  ids.account_id = account;
+  const contact = idOf(await create('/contacts', { first_name: 'Bea', account_id: account }));
+  if (contact) ids.contact_id = contact;
+  const deal = idOf(await create('/deals', { name: 'Big deal', account_id: account }));
+  if (deal) ids.deal_id = deal;
+  const activity = idOf(await create(`/accounts/${account}/activities`, { type: 'note', subject: 'hello' }));
+  if (activity) ids.activity_id = activity;
+  const tag = idOf(await create('/tags', { name: 'vip' }));
+  if (tag) ids.tag_id = tag;
+  const folder = idOf(await create('/folders', { name: 'Docs' }));
+  if (folder) ids.folder_id = folder;
+  const file = await create('/files/initiate-upload', { name: 'a.txt', content_type: 'text/plain' });
+  const fileId = (file?.file_id ?? file?.id) as string | undefined;
+  if (fileId) ids.file_id = fileId;
+  const agent = idOf(await create('/core/agents', { name: 'Caller' }));
+  if (agent) {
+    ids.id = agent;
+    const campaign = idOf(await create('/campaign/campaigns', { name: 'Spring', agent_id: agent, calling_window: { start: '00:00', end: '24:00', days: [1, 2, 3, 4, 5, 6, 7] } }));
+    if (campaign) ids.campaign_id = campaign;
+  }
+  const phone = idOf(await create('/core/phone-numbers', { number: '+14155550199' }));
+  if (phone) ids.phone_id = phone;
+  const profile = idOf(await create('/intelligence/icp-profiles', { name: 'ICP', criteria: [{ field: 'industry', operator: 'eq', value: 'software', weight: 1 }] }));
+  if (profile) ids.profile_id = profile;
+  const card = idOf(await create('/cards', { full_name: 'Bea Other' }));
+  if (card) {
+    ids.card_id = card;
+    const link = idOf(await create(`/cards/${card}/share-links`, {}));
+    if (link) ids.link_id = link;
+  }
+  const dataset = idOf(await create('/knowledge-base/datasets', { name: 'Docs' }));
+  if (dataset) ids.dataset_id = dataset;
+  const credential = idOf(await create('/workflow/credentials', { name: 'crm-token' }));
+  if (credential) ids.credential_id = credential;
+  const bot = idOf(await create('/meetings/bots', { meeting_url: 'https://zoom.us/j/1234567890' }));
+  if (bot) ids.bot_id = bot;
+  const run = idOf(await create('/intelligence/research-runs', { domain: 'example.com' }));
+  if (run) ids.run_id = run;
+  const source = idOf(await create('/knowledge-base/sources', { type: 'URL', url: 'https://example.com/docs' }));
+  if (source) ids.source_id = source;
+  const table = await create('/core/custom-data/tables/orders', { key: ['order_id'], properties: [{ name: 'order_id', type: 'string' }] }, b.session, 'PUT');
+  if (table) ids.name = 'orders';
+  const key = idOf(await create('/organization-pats', { name: 'b key' }));
+  const userToken = idOf(await create('/user-pats', { name: 'b token' }));
+  if (key) ids.organization_key = key;
+  if (userToken) ids.user_token = userToken;
+}, 120_000);
+afterAll(() => ctx?.close());
+
+/** The real id for a path parameter, or undefined when no fixture gives one. */
+function idFor(path: string, param: string): string | undefined {
+  if (param === 'id' && path.startsWith('/organization-pats')) return ids.organization_key;
+  if (param === 'id' && path.startsWith('/user-pats')) return ids.user_token;
+  if (param === 'id' && path.startsWith('/core/phone-numbers')) return ids.phone_id;
+  if (param === 'id' && path.startsWith('/campaign/')) return ids.campaign_id;
+  if (param === 'version') return '1';
+  if (param === 'run_id' && path.includes('icp-fit-runs')) return ids.fit_run_id;
+  return ids[param];
+}
+
+/** Bodies that pass validation, so the lookup (not the body) decides; an empty object elsewhere. */
+const BODIES: Record<string, unknown> = {
+  'PATCH /accounts/{account_id}': { name: 'x' },
+  'PATCH /deals/{deal_id}': { name: 'x' },
+  'PATCH /contacts/{contact_id}': { first_name: 'x' },
+  'PATCH /tags/{tag_id}': { name: 'x' },
+  'PATCH /folders/{folder_id}': { name: 'x' },
+  'PATCH /cards/{card_id}': { full_name: 'x' },
+  'PATCH /knowledge-base/datasets/{dataset_id}': { name: 'x' },
+  'PATCH /intelligence/icp-profiles/{profile_id}': { name: 'x' },
+  'PATCH /workflow/credentials/{credential_id}': { name: 'x' },
+  'PUT /core/agents/{id}': { name: 'x' },
+  'PUT /workflow/credentials/{credential_id}/value': { value: { token: 'x' } },
+  'POST /accounts/{account_id}/activities': { type: 'note' },
+  'POST /deals/{deal_id}/activities': { type: 'note' },
+  'POST /core/agents/{id}/versions/compare': { from_version: 1, to_version: 1 },
+  'POST /campaign/campaigns/{id}/contacts': { contacts: [{ phone_numbers: ['+14155550100'] }] },
+  'POST /knowledge-base/datasets/{dataset_id}/sources/pattern': { pattern: 'x', type: 'URL' },
+  'POST /knowledge-base/datasets/{dataset_id}/query': { query: 'x' },
+  'POST /core/custom-data/tables/{name}/replace': { rows: [] },
+  'POST /core/custom-data/tables/{name}/upsert': { rows: [] },
+  'PUT /core/custom-data/tables/{name}': { key: ['order_id'], properties: [{ name: 'order_id', type: 'string' }] },
+};
+
+describe('tenancy matrix: another organization’s ids are 404 on every route', () => {
+  it('creates one of each resource in organization B', () => {
+    expect(fixtureErrors).toEqual([]);
+  });
+
+  it('answers 404 to organization A for every route with an id of B in its path', async () => {
+    const { routes } = createApp(ctx.deps);
+    const uncovered: string[] = [];
+    const wrong: string[] = [];
+    let checked = 0;
+    for (const route of routes) {
+      const params = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+      if (params.length === 0 || route.auth === 'public') continue;
+      if (params.some((p) => p in NOT_IDS)) continue;
+      // PUT on a custom data table creates it in the caller's organization (names are per organization).
+      if (route.method === 'put' && route.path === '/core/custom-data/tables/{name}') continue;
+      const values = params.map((p) => idFor(route.path, p));
+      if (values.some((v) => v === undefined)) {
+        uncovered.push(`${route.method.toUpperCase()} ${route.path}`);
+        continue;
+      }
+      let path = route.path;
+      params.forEach((p, i) => (path = path.replace(`{${p}}`, encodeURIComponent(values[i]!))));
+      const key = `${route.method.toUpperCase()} ${route.path}`;
+      const body = route.method === 'get' || route.method === 'delete' ? undefined : (BODIES[key] ?? {});
+      const res = await ctx.request(route.method.toUpperCase(), path, { token: a.session, body });
+      checked++;
+      if (res.status !== 404) wrong.push(`${key}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+    }
+    expect(wrong).toEqual([]);
+    expect(checked).toBeGreaterThan(60);
+    // Routes left without a fixture are named, so adding one is the next step rather than a silent gap.
+    expect(uncovered.length, uncovered.join('\n')).toBeLessThanOrEqual(UNCOVERED_BUDGET);
+  }, 300_000);
+});
+
+/** Routes whose ids only a workflow makes (notifications, phone numbers with a provider, fit runs). */
+const UNCOVERED_BUDGET = 12;
