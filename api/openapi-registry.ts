@@ -32,6 +32,12 @@ export function createRegistry(): OpenAPIRegistry {
     scheme: 'bearer',
     description: 'A session JWT, an ak_ organization key or a pat_ user token',
   });
+  registry.registerComponent('securitySchemes', 'sessionAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: "A session JWT of the identity provider only (managing keys and the caller's own tokens)",
+  });
   return registry;
 }
 

@@ -3,13 +3,13 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import Router from '@koa/router';
 import type Koa from 'koa';
 import { z } from 'zod';
-import { badRequest, fromZodError, type Location } from './errors';
+import { HttpError, badRequest, fromZodError, type Location } from './errors';
 import { ErrorBody, ValidationErrorBody, tooManyAttempts } from './schemas/common';
 
 const BODY_FAILURES: Record<number, string> = {
   400: 'Body is not valid UTF-8, or nested deeper than JSON_MAX_DEPTH',
   413: 'Body larger than BODY_LIMIT_BYTES',
-  415: 'Body in a charset other than UTF-8',
+  415: 'Body of a media type other than JSON, or in a charset other than UTF-8',
 };
 import type { Tag } from './openapi-registry';
 import type { AuthRule, Authenticator, RequestAuth } from './auth/context';
@@ -206,6 +206,8 @@ export class Routes {
       assertKnownQuery(ctx.query, spec.query);
       const params = parse(spec.params, ctx.params, 'path') as Infer<P>;
       const query = parseQuery(spec.query, plainQuery(ctx.query)) as Infer<Q>;
+      // A body the route does not read as JSON (text/plain, a form) is refused, never read as empty.
+      if (spec.body && ctx.is('application/json', '+json') === false) throw new HttpError(415, `Unsupported media type ${ctx.request.type}: send application/json`);
       const rawBody = (ctx.request as { body?: unknown }).body;
       const body = spec.body ? parse(spec.body, rawBody ?? {}, 'body') : (undefined as Infer<B>);
       const result: unknown = await spec.handler({ params, query, body, auth: auth as never, ctx });
@@ -235,7 +237,8 @@ export class Routes {
       path: spec.path,
       tags: [spec.tag],
       summary: spec.summary,
-      security: spec.auth === 'public' ? [] : [{ bearerAuth: [] }],
+      // Session-only routes say so, so generated clients and the fuzzer send a session there.
+      security: spec.auth === 'public' ? [] : spec.auth.session ? [{ sessionAuth: [] }] : [{ bearerAuth: [] }],
       request: {
         ...(spec.params ? { params: spec.params as z.ZodObject } : {}),
         ...(spec.query ? { query: spec.query as z.ZodObject } : {}),

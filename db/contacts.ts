@@ -185,15 +185,38 @@ export interface ImportValues extends Required<Omit<ContactValues, 'tags' | 'ema
   tags: string[] | null;
 }
 
+/** A contact an import wrote, with its owner before the write (null for a new contact). */
+export interface UpsertedContact {
+  id: string;
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+  owner_id: string | null;
+  previous_owner_id: string | null;
+  inserted: boolean;
+}
+
+export interface UpsertResult {
+  created: number;
+  updated: number;
+  contacts: UpsertedContact[];
+}
+
 /**
  * Upserts rows by email (case-insensitive) in one statement: a new email creates a contact at stage
  * `new`; a known one gets each non-null value, keeping the rest (and its stage). Emails must be
  * distinct within `rows`.
  */
-export async function upsertContactsByEmail(sql: Db, orgId: string, rows: ImportValues[]): Promise<{ created: number; updated: number }> {
-  if (rows.length === 0) return { created: 0, updated: 0 };
+export async function upsertContactsByEmail(sql: Db, orgId: string, rows: ImportValues[]): Promise<UpsertResult> {
+  if (rows.length === 0) return { created: 0, updated: 0, contacts: [] };
   const records = rows.map((r, ord) => ({ ...r, id: newId(), ord }));
-  const result = await sql<{ inserted: boolean }[]>`
+  // The owners before the write (locked, so they stay so until commit): owner changes are told apart.
+  const before = await sql<{ email_key: string; owner_id: string | null }[]>`
+    SELECT lower(email) AS email_key, owner_id FROM contacts
+    WHERE org_id = ${orgId} AND lower(email) IN (SELECT lower(e) FROM unnest(${rows.map((r) => r.email)}::text[]) AS e)
+    FOR UPDATE`;
+  const previous = new Map(before.map((b) => [b.email_key, b.owner_id]));
+  const result = await sql<(Omit<UpsertedContact, 'previous_owner_id'> & { email_key: string })[]>`
     INSERT INTO contacts (id, org_id, account_id, first_name, last_name, email, title, department, phone,
                           linkedin_url, company, company_domain, source, notes, owner_id, tags)
     SELECT r.id, ${orgId}, r.account_id, r.first_name, r.last_name, r.email, r.title, r.department, r.phone,
@@ -218,9 +241,10 @@ export async function upsertContactsByEmail(sql: Db, orgId: string, rows: Import
       -- An empty tags cell arrives as '{}' and keeps the contact's tags.
       tags = CASE WHEN cardinality(EXCLUDED.tags) > 0 THEN EXCLUDED.tags ELSE contacts.tags END,
       updated_at = now()
-    RETURNING (xmax = 0) AS inserted`;
+    RETURNING id, first_name, last_name, email, owner_id, lower(email) AS email_key, (xmax = 0) AS inserted`;
   const created = result.filter((r) => r.inserted).length;
-  return { created, updated: result.length - created };
+  const contacts = result.map(({ email_key, ...r }) => ({ ...r, previous_owner_id: r.inserted ? null : (previous.get(email_key) ?? null) }));
+  return { created, updated: result.length - created, contacts };
 }
 
 /** True when the contact is in the organization; holds it against a concurrent delete inside a transaction. */

@@ -38,23 +38,39 @@ const contactNotFound = () => notFound('Contact not found');
 
 type ContactInput = Omit<ContactValues, 'tags'> & { tags?: string[] | null };
 
+/** `contact.assigned` for one written contact (see emitAssignments). */
+async function emitAssigned(tx: Db, orgId: string, previousOwner: string | null, contact: OwnedContact, actorUserId: string | null) {
+  await emitAssignments(tx, orgId, [{ ...contact, previous_owner_id: previousOwner }], actorUserId);
+}
+
+type OwnedContact = Pick<ContactRow, 'id' | 'first_name' | 'last_name' | 'email' | 'owner_id'>;
+
 /**
- * `contact.assigned` into the outbox, in the caller's transaction, when the contact now has an owner it
- * did not have before. The owner is an identity-provider user id (as a deal's); when it is a member of
- * the organization, that member is the recipient.
+ * `contact.assigned` into the outbox, in the caller's transaction, for each contact whose owner is now
+ * set and differs from its previous one. The owner is an identity-provider user id (as a deal's); when
+ * it names a member of the organization, that member is the recipient.
  */
-async function emitAssigned(tx: Db, orgId: string, previousOwner: string | null, contact: ContactRow, actorUserId: string | null) {
-  if (contact.owner_id === null || contact.owner_id === previousOwner) return;
-  const owners = await membersByExternalIds(tx, orgId, [contact.owner_id]);
-  const name = [contact.first_name, contact.last_name].filter(Boolean).join(' ') || contact.email;
-  await emitEvent(tx, orgId, {
-    event_type: 'contact.assigned',
-    entity_type: 'contact',
-    entity_id: contact.id,
-    payload: { contact_id: contact.id, name, owner_id: contact.owner_id, previous_owner_id: previousOwner },
-    actor_user_id: actorUserId,
-    recipient_user_ids: owners.map((o) => o.user_id),
-  });
+async function emitAssignments(tx: Db, orgId: string, written: (OwnedContact & { previous_owner_id: string | null })[], actorUserId: string | null) {
+  const assigned = written.filter((c) => c.owner_id !== null && c.owner_id !== c.previous_owner_id);
+  if (assigned.length === 0) return;
+  const members = await membersByExternalIds(tx, orgId, [...new Set(assigned.map((c) => c.owner_id!))]);
+  const memberOf = new Map(members.map((m) => [m.external_id, m.user_id]));
+  for (const contact of assigned) {
+    const member = memberOf.get(contact.owner_id!);
+    await emitEvent(tx, orgId, {
+      event_type: 'contact.assigned',
+      entity_type: 'contact',
+      entity_id: contact.id,
+      payload: {
+        contact_id: contact.id,
+        name: [contact.first_name, contact.last_name].filter(Boolean).join(' ') || contact.email,
+        owner_id: contact.owner_id,
+        previous_owner_id: contact.previous_owner_id,
+      },
+      actor_user_id: actorUserId,
+      recipient_user_ids: member ? [member] : [],
+    });
+  }
 }
 
 export async function listContacts(
@@ -89,7 +105,7 @@ export interface ParsedImport {
 }
 
 /** Upserts the good rows by email; rows naming an account outside the organization join the rejected ones. */
-export async function importContacts(deps: Pick<ServiceDeps, 'sql' | 'logger'>, orgId: string, parsed: ParsedImport) {
+export async function importContacts(deps: Pick<ServiceDeps, 'sql' | 'logger'>, orgId: string, parsed: ParsedImport, actorUserId: string | null = null) {
   const rejected = [...parsed.rejected];
   const counts = await deps.sql.begin(async (tx) => {
     const accountIds = [...new Set(parsed.rows.flatMap((r) => (r.values.account_id ? [r.values.account_id] : [])))];
@@ -99,7 +115,9 @@ export async function importContacts(deps: Pick<ServiceDeps, 'sql' | 'logger'>, 
       rejected.push({ row: r.row, reason: 'account_id: Account not found' });
       return false;
     });
-    return contacts.upsertContactsByEmail(tx, orgId, good.map((r) => r.values));
+    const { contacts: written, ...result } = await contacts.upsertContactsByEmail(tx, orgId, good.map((r) => r.values));
+    await emitAssignments(tx, orgId, written, actorUserId);
+    return result;
   });
   rejected.sort((a, b) => a.row - b.row);
   deps.logger.info({ org_id: orgId, ...counts, rejected: rejected.length }, 'contacts imported');

@@ -13,10 +13,12 @@ import { HttpError } from '../errors';
 export function methodNotAllowed(router: Router): Koa.Middleware {
   return async (ctx, next) => {
     const match = router.match(ctx.path, ctx.method);
-    // A literal path (/contacts/import) is its own resource: a parametric sibling (/contacts/{contact_id})
-    // neither serves its undeclared methods nor adds to its Allow.
-    const literal = match.path.filter((layer) => layer.paramNames.length === 0 && layer.methods.length > 0);
-    if (literal.length > 0 && !literal.some((layer) => layer.methods.includes(ctx.method))) {
+    // A literal segment (/contacts/import, /versions/compare) names its own resource: a sibling with a
+    // parameter there (/contacts/{contact_id}) neither serves its undeclared methods nor adds to its Allow.
+    const routesHere = match.path.filter((layer) => layer.methods.length > 0);
+    const fewest = Math.min(...routesHere.map((layer) => layer.paramNames.length));
+    const literal = routesHere.filter((layer) => layer.paramNames.length === fewest);
+    if (literal.length < routesHere.length && !literal.some((layer) => layer.methods.includes(ctx.method))) {
       throw new HttpError(405, 'Method Not Allowed', { Allow: [...new Set(literal.flatMap((layer) => layer.methods))].join(', ') });
     }
     if (match.route || match.path.length === 0) return next();

@@ -76,7 +76,7 @@ export function registerContactRoutes(routes: Routes, deps: AppDeps): void {
       ...authErrors,
       ...validationError,
     },
-    handler: async ({ body, auth }) => contacts.importContacts(deps, orgOf(auth), parseContactsCsv(body.csv)),
+    handler: async ({ body, auth }) => contacts.importContacts(deps, orgOf(auth), parseContactsCsv(body.csv), actingUser(auth)),
   });
 
   routes.add({

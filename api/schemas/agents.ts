@@ -158,7 +158,7 @@ export const VersionUpdateBody = z
 export const VersionListQuery = z.object({
   limit: Limit,
   cursor: z.string().optional(),
-  version: z.coerce.number().int().min(1).optional(),
+  version: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
   published: Bool.optional(),
   ...timeFilters,
 });

@@ -99,9 +99,9 @@ export const SignatureQuery = z.object({
     .default('html')
     .describe('html: a whole document to open and copy; fragment: the table alone, to paste into a mail client; text: the plain-text alternative'),
   layout: z.enum(SIGNATURE_LAYOUTS).default('horizontal').describe('horizontal: photo beside the details; stacked: photo above; compact: one line, no images'),
-  include_photo: Bool.default(true),
-  include_logo: Bool.default(true),
-  include_links: Bool.default(true),
+  include_photo: Bool.prefault('true'),
+  include_logo: Bool.prefault('true'),
+  include_links: Bool.prefault('true'),
 });
 
 // ---- share links ------------------------------------------------------------------------------------

@@ -26,8 +26,6 @@ export const TimestampInput = z
     return new Date(utc.replace(/([+-]\d{2})(\d{2})$/, '$1:$2')).toISOString();
   })
   .openapi({
-    type: 'string',
-    pattern: ISO_8601.source,
     description: 'ISO 8601 date-time or date; without an offset it is UTC',
     example: '2030-01-01T10:00:00Z',
   });

@@ -4,7 +4,10 @@ import { Timestamp, Uuid } from './common';
 
 /** Postgres text and jsonb cannot hold NUL characters: refused here (422) and said so in the document. */
 const NO_NUL = /^[^\u0000]*$/;
-const Value = z.string().trim().min(1).max(200).regex(NO_NUL, 'must not contain NUL characters');
+/** Some character other than what String.prototype.trim removes, so a value never trims to empty; no NUL. */
+const NOT_BLANK = /^[^\u0000]*[^\u0000\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff][^\u0000]*$/;
+const Text = (max: number) => z.string().regex(NOT_BLANK, 'must contain a visible character and no NUL').trim().min(1).max(max);
+const Value = Text(200);
 const Weight = z.number().min(0).max(100).describe('relative weight of the criterion (0-100)');
 const Exclude = z.boolean().optional().describe('a match disqualifies the account (fit_score 0) instead of adding weight');
 
@@ -26,7 +29,7 @@ const RangeCriterion = z.strictObject({
 });
 export const Criterion = z.union([TextCriterion, RangeCriterion]).openapi('IcpCriterion');
 
-const ProfileName = z.string().trim().min(1).max(200).regex(NO_NUL, 'must not contain NUL characters');
+const ProfileName = Text(200);
 const Description = z.string().max(2000).regex(NO_NUL, 'must not contain NUL characters').nullable();
 const Criteria = z.array(Criterion).min(1).max(50);
 

@@ -158,3 +158,34 @@ describe('POST /contacts/import', () => {
     expect(await count(t)).toBe(0);
   });
 });
+
+describe('notification: contact.assigned on import', () => {
+  it('is written for each contact whose owner the import sets or changes, to the owner when a member', async () => {
+    const t = await crmTenant(ctx);
+    const colleague = `user-${Math.random().toString(36).slice(2, 10)}`;
+    const session = await ctx.session({ sub: colleague, org_id: t.org, org_ids: [t.org], permissions: ['api:read', 'api:manage'] });
+    expect((await ctx.request('GET', '/me', { token: session })).status).toBe(200);
+    const colleagueId = (await ctx.deps.sql<{ id: string }[]>`SELECT id FROM users WHERE external_id = ${colleague}`)[0]!.id;
+    const kept = await createContact(ctx, t, { email: 'kept@example.com', owner_id: 'rep_1' });
+    const moved = await createContact(ctx, t, { email: 'moved@example.com', owner_id: 'rep_1' });
+    await ctx.deps.sql`DELETE FROM notification_outbox WHERE org_id = ${t.orgId}`;
+
+    const res = await importCsv(
+      t,
+      'email,first_name,owner_id\n' +
+        'KEPT@example.com,Kept,rep_1\n' + // the same owner: nothing
+        `moved@example.com,Moved,${colleague}\n` + // a new owner, a member
+        'fresh@example.com,Fresh,rep_2\n' + // created with an owner, not a member
+        'plain@example.com,Plain,\n', // no owner: nothing
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const fresh = (await byEmail(t, 'fresh@example.com'))[0]!;
+    const rows = await ctx.deps.sql<{ entity_id: string; payload: any; recipient_user_ids: string[] }[]>`
+      SELECT entity_id, payload, recipient_user_ids FROM notification_outbox
+      WHERE org_id = ${t.orgId} AND event_type = 'contact.assigned' ORDER BY entity_id`;
+    expect(rows.map((r) => r.entity_id).sort()).toEqual([moved.id, fresh.id].sort());
+    expect(rows.map((r) => r.entity_id)).not.toContain(kept.id);
+    expect(rows.find((r) => r.entity_id === moved.id)).toMatchObject({ recipient_user_ids: [colleagueId], payload: { owner_id: colleague, previous_owner_id: 'rep_1', name: 'Moved Lovelace' } });
+    expect(rows.find((r) => r.entity_id === fresh.id)).toMatchObject({ recipient_user_ids: [], payload: { owner_id: 'rep_2', previous_owner_id: null } });
+  });
+});

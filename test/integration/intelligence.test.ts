@@ -375,12 +375,18 @@ describe('with the workflow engine unreachable', () => {
 });
 
 describe('ICP profile text', () => {
-  it('refuses NUL characters with 422, as the document says', async () => {
+  it('refuses NUL characters and blank values with 422, as the document says, and trims the rest', async () => {
     const res = await ctx.request('POST', '/intelligence/icp-profiles', {
       token: a.session,
       body: { name: 'Nul\u0000name', criteria: [{ type: 'keyword', values: ['a\u0000b'], weight: 1 }] },
     });
     expect(res.status).toBe(422);
     expect(res.body.detail.map((d: { loc: unknown[] }) => d.loc.slice(0, 2))).toContainEqual(['body', 'name']);
+    for (const blank of [' ', '\f', '\ufeff']) {
+      const r = await ctx.request('POST', '/intelligence/icp-profiles', { token: a.session, body: { name: 'Blank', criteria: [{ type: 'keyword', values: [blank], weight: 1 }] } });
+      expect(r.status).toBe(422);
+    }
+    const padded = await ctx.request('POST', '/intelligence/icp-profiles', { token: a.session, body: { name: ' Padded ', criteria: [{ type: 'keyword', values: [' x '], weight: 1 }] } });
+    expect(padded.body).toMatchObject({ name: 'Padded', criteria: [{ values: ['x'] }] });
   });
 });

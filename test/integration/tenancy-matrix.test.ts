@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app';
 import { createTestContext, type TestContext } from '../support/context';
+import { pngBytes } from '../support/cards';
 import { newTenant, type Tenant } from '../support/identity';
 
 // Every route with an id in its path, walked from the app's own route list: organization A sends
@@ -44,7 +45,7 @@ beforeAll(async () => {
   if (contact) ids.contact_id = contact;
   const deal = idOf(await create('/deals', { name: 'Big deal', account_id: account }));
   if (deal) ids.deal_id = deal;
-  const activity = idOf(await create(`/accounts/${account}/activities`, { type: 'note', subject: 'hello' }));
+  const activity = idOf(await create(`/accounts/${account}/activities`, { type: 'note', summary: 'hello' }));
   if (activity) ids.activity_id = activity;
   const tag = idOf(await create('/tags', { name: 'vip' }));
   if (tag) ids.tag_id = tag;
@@ -61,9 +62,13 @@ beforeAll(async () => {
   }
   const phone = idOf(await create('/core/phone-numbers', { number: '+14155550199' }));
   if (phone) ids.phone_id = phone;
-  const profile = idOf(await create('/intelligence/icp-profiles', { name: 'ICP', criteria: [{ field: 'industry', operator: 'eq', value: 'software', weight: 1 }] }));
-  if (profile) ids.profile_id = profile;
-  const card = idOf(await create('/cards', { full_name: 'Bea Other' }));
+  const profile = idOf(await create('/intelligence/icp-profiles', { name: 'ICP', criteria: [{ type: 'industry', values: ['software'], weight: 1 }] }));
+  if (profile) {
+    ids.profile_id = profile;
+    const fit = idOf(await create('/intelligence/icp-fit-runs', { profile_id: profile, account_ids: [account] }));
+    if (fit) ids.fit_run_id = fit;
+  }
+  const card = idOf(await create('/cards', { name: 'Bea Other' }));
   if (card) {
     ids.card_id = card;
     const link = idOf(await create(`/cards/${card}/share-links`, {}));
@@ -106,11 +111,13 @@ const BODIES: Record<string, unknown> = {
   'PATCH /contacts/{contact_id}': { first_name: 'x' },
   'PATCH /tags/{tag_id}': { name: 'x' },
   'PATCH /folders/{folder_id}': { name: 'x' },
-  'PATCH /cards/{card_id}': { full_name: 'x' },
+  'PATCH /cards/{card_id}': { name: 'x' },
   'PATCH /knowledge-base/datasets/{dataset_id}': { name: 'x' },
   'PATCH /intelligence/icp-profiles/{profile_id}': { name: 'x' },
   'PATCH /workflow/credentials/{credential_id}': { name: 'x' },
   'PUT /core/agents/{id}': { name: 'x' },
+  'POST /core/agents/{id}/versions': { base_version: 1 },
+  'PUT /core/agents/{id}/versions/{version}': { config: {} },
   'PUT /workflow/credentials/{credential_id}/value': { value: { token: 'x' } },
   'POST /accounts/{account_id}/activities': { type: 'note' },
   'POST /deals/{deal_id}/activities': { type: 'note' },
@@ -148,16 +155,27 @@ describe('tenancy matrix: another organization’s ids are 404 on every route', 
       params.forEach((p, i) => (path = path.replace(`{${p}}`, encodeURIComponent(values[i]!))));
       const key = `${route.method.toUpperCase()} ${route.path}`;
       const body = route.method === 'get' || route.method === 'delete' ? undefined : (BODIES[key] ?? {});
-      const res = await ctx.request(route.method.toUpperCase(), path, { token: a.session, body });
+      const res =
+        key === 'POST /cards/{card_id}/media'
+          ? await fetch(`${ctx.baseUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${a.session}`, 'content-type': 'image/png' }, body: await pngBytes() }).then(
+              async (r) => ({ status: r.status, body: await r.json() }),
+            )
+          : await ctx.request(route.method.toUpperCase(), path, { token: a.session, body });
       checked++;
+      // The spec answers a PATCH of a contact no row matched with 200 {} (not 404): nothing is revealed either way.
+      if (key === 'PATCH /contacts/{contact_id}' && res.status === 200 && JSON.stringify(res.body) === '{}') continue;
       if (res.status !== 404) wrong.push(`${key}: ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
     }
+    console.log(`tenancy matrix: ${checked} routes checked; without a fixture: ${uncovered.join(', ') || 'none'}`);
     expect(wrong).toEqual([]);
     expect(checked).toBeGreaterThan(60);
     // Routes left without a fixture are named, so adding one is the next step rather than a silent gap.
-    expect(uncovered.length, uncovered.join('\n')).toBeLessThanOrEqual(UNCOVERED_BUDGET);
+    expect(uncovered).toEqual(WITHOUT_FIXTURE);
   }, 300_000);
 });
 
-/** Routes whose ids only a workflow makes (notifications, phone numbers with a provider, fit runs). */
-const UNCOVERED_BUDGET = 12;
+/**
+ * Routes whose ids only a workflow makes: notifications are written by the organization's notification
+ * actor (a worker), which this file does not run; test/integration/notifications.test.ts covers their 404.
+ */
+const WITHOUT_FIXTURE = ['POST /notifications/{notification_id}/read', 'POST /notifications/{notification_id}/archive'];
