@@ -36,7 +36,7 @@ const readsOwnBody = (path: string) => isUpload(path) || path === MEETING_CAPTUR
 
 export type AreaRoutes = (routes: Routes, deps: AppDeps) => void;
 
-/** Every area's routes, in the order of the spec's tags. */
+/** Every area's routes, in the order of the document's tags. */
 import { registerIntelligenceRoutes } from './routes/intelligence';
 import { registerReadinessRoutes } from './routes/readiness';
 import { registerKnowledgeBaseRoutes } from './routes/knowledge-base';

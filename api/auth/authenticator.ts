@@ -13,7 +13,7 @@ function scopesIn(token: VerifiedToken, orgExternalId: string | null): string[] 
   return token.scopes.filter((scope) => scopesWithin([scope], ceiling));
 }
 
-/** Bearer token → RequestAuth, applying the spec's X-Service-Org rules. */
+/** Bearer token → RequestAuth, applying the X-Service-Org rules of the API contract. */
 export function createAuthenticator(verifier: TokenVerifier): Authenticator {
   return {
     async authenticate(ctx: Koa.Context): Promise<RequestAuth> {

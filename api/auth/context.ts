@@ -18,7 +18,7 @@ export interface RequestAuth {
 
 /**
  * A route's auth rule: `org` (default 'required') needs an active organization, answering 400
- * `Active organization required` without one, or 403 where the spec says so; `scope` needs one of a
+ * `Active organization required` without one, or 403 where the API contract says so; `scope` needs one of a
  * scope group; `session` accepts identity-provider sessions only.
  */
 export interface AuthRule {

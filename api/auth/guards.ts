@@ -4,7 +4,7 @@ import { hasScopeGroup } from './scopes';
 
 export const ACTIVE_ORG_REQUIRED = 'Active organization required';
 
-/** Applies a route's AuthRule to an authenticated caller; throws the spec's status and detail. */
+/** Applies a route's AuthRule to an authenticated caller; throws the contract's status and detail. */
 export function enforce(rule: AuthRule | 'public', auth: RequestAuth): void {
   if (rule === 'public') return;
   if (rule.session && auth.kind !== 'session') throw forbidden('This operation requires an identity-provider session');

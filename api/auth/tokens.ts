@@ -1,7 +1,7 @@
 import { hash, verify } from '@node-rs/argon2';
 import { randomToken } from '../../platform/secrets';
 
-// Token formats. ak_<key_id>.<secret> as the spec fixes it; pat_<key_id><secret>, where the first 16
+// Token formats. ak_<key_id>.<secret> as the API contract fixes it; pat_<key_id><secret>, where the first 16
 // characters are the lookup id, so an unknown token is refused by one indexed read and no Argon2 run.
 const KEY_ID_LENGTH = 16;
 const SECRET_BYTES = 32;

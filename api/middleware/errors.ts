@@ -29,7 +29,7 @@ export const STATUS_OF: Record<FailureKind, number> = {
   unavailable: 503,
 };
 
-/** Every failure becomes the spec's error body; a stack only ever reaches the log. */
+/** Every failure becomes the contract's error body; a stack only ever reaches the log. */
 export function errorHandler(): Koa.Middleware {
   return async (ctx, next) => {
     try {
@@ -102,7 +102,7 @@ export function boundedEcho(value: unknown, depth = 0): unknown {
   return Object.fromEntries(entries.map(([k, v]) => [k, boundedEcho(v, depth + 1)]));
 }
 
-/** A route that matched nothing leaves a bare 404; give it the spec's body. */
+/** A route that matched nothing leaves a bare 404; give it the contract's error body. */
 export function notFound(): Koa.Middleware {
   return async (ctx, next) => {
     await next();

@@ -20,8 +20,8 @@ import {
   UnreadCount,
 } from '../schemas/notifications';
 
-// Notifications: the spec's event emission and catalog, then the calling user's feed and preferences.
-// Every route needs an active organization and answers 403 without one, as the spec says for this area.
+// Notifications: event emission and the catalog, then the calling user's feed and preferences.
+// Every route needs an active organization and answers 403 without one, as the contract says for this area.
 
 const ORG = { org: 'required-403' } as const;
 
