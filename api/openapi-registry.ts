@@ -90,6 +90,12 @@ function finishDocument(document: Json): void {
         operation.operationId = seen === 0 ? id : `${id}${seen + 1}`;
       }
       const body = operation.requestBody as { required?: boolean; content?: Record<string, { schema?: Json }> } | undefined;
+      for (const media of Object.values(body?.content ?? {})) {
+        // A request body is its own (input) schema, inlined: generators read a shared component as an
+        // answer, where a field with a default is always present, and would demand it from the caller.
+        if (hasDefault(media.schema, components, new Set())) media.schema = inline(media.schema, components, []);
+        optionalDefaults(media.schema, resolve, new Set());
+      }
       const schema = resolve(body?.content?.['application/json']?.schema);
       if (body && schema && schema.type === 'object') {
         const required = Array.isArray(schema.required) && schema.required.length > 0;
@@ -98,7 +104,89 @@ function finishDocument(document: Json): void {
       }
     }
   }
+  addLinks(paths);
   boundIntegers(document);
+  pruneComponents(document, components);
+}
+
+/**
+ * OpenAPI links from each create (POST on a collection answering an `id`) to the operations on the item
+ * it made (`/collection/{param}`), so a client or a stateful fuzzer can walk from one to the next.
+ */
+function addLinks(paths: Record<string, Record<string, Json>>): void {
+  for (const [path, item] of Object.entries(paths)) {
+    const create = item.post;
+    const ok = (create?.responses as Record<string, Json> | undefined)?.['200'] ?? (create?.responses as Record<string, Json> | undefined)?.['201'];
+    if (!create || !ok) continue;
+    const itemPath = Object.keys(paths).find((other) => other.startsWith(`${path}/{`) && /^\/\{\w+\}$/.test(other.slice(path.length)));
+    if (!itemPath) continue;
+    const param = itemPath.slice(path.length + 2, -1);
+    const links: Record<string, Json> = {};
+    for (const method of METHODS) {
+      const target = paths[itemPath]![method];
+      if (target?.operationId) links[target.operationId as string] = { operationId: target.operationId, parameters: { [param]: '$response.body#/id' } };
+    }
+    if (Object.keys(links).length > 0) ok.links = links;
+  }
+}
+
+/** Whether a schema, through its references, has a field with a default. */
+function hasDefault(node: unknown, components: Record<string, Json>, seen: Set<string>): boolean {
+  if (Array.isArray(node)) return node.some((item) => hasDefault(item, components, seen));
+  if (!node || typeof node !== 'object') return false;
+  const schema = node as Json;
+  if (typeof schema.$ref === 'string') {
+    const name = schema.$ref.replace('#/components/schemas/', '');
+    if (seen.has(name)) return false;
+    seen.add(name);
+    return hasDefault(components[name], components, seen);
+  }
+  if (schema.default !== undefined) return true;
+  return Object.values(schema).some((value) => hasDefault(value, components, seen));
+}
+
+/** A deep copy with every component reference replaced by the component (a recursive one stays a reference). */
+function inline(node: unknown, components: Record<string, Json>, stack: string[]): Json | undefined {
+  if (Array.isArray(node)) return node.map((item) => inline(item, components, stack)) as unknown as Json;
+  if (!node || typeof node !== 'object') return node as Json | undefined;
+  const schema = node as Json;
+  if (typeof schema.$ref === 'string' && schema.$ref.startsWith('#/components/schemas/')) {
+    const name = schema.$ref.slice('#/components/schemas/'.length);
+    if (stack.includes(name) || !components[name]) return { ...schema };
+    const { $ref: _ref, ...siblings } = schema;
+    return { ...(inline(components[name], components, [...stack, name]) as Json), ...(inline(siblings, components, stack) as Json) };
+  }
+  return Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, inline(value, components, stack)]));
+}
+
+/** Components no longer referenced once request bodies are inlined are dropped (linters flag unused ones). */
+function pruneComponents(document: Json, components: Record<string, Json>): void {
+  for (;;) {
+    const text = JSON.stringify({ ...document, components: { ...(document.components as Json), schemas: undefined } }) + JSON.stringify(components);
+    const unused = Object.keys(components).filter((name) => !text.includes(`"#/components/schemas/${name}"`));
+    if (unused.length === 0) return;
+    for (const name of unused) delete components[name];
+  }
+}
+
+/**
+ * What a client sends: a field the server defaults is optional (the generator would otherwise demand
+ * it). Request body schemas only; the answers keep every field required.
+ */
+function optionalDefaults(node: Json | undefined, resolve: (schema: Json | undefined) => Json | undefined, seen: Set<Json>): void {
+  const schema = resolve(node);
+  if (!schema || typeof schema !== 'object' || seen.has(schema)) return;
+  seen.add(schema);
+  const properties = (schema.properties ?? {}) as Record<string, Json>;
+  if (Array.isArray(schema.required)) {
+    schema.required = (schema.required as string[]).filter((name) => resolve(properties[name])?.default === undefined);
+    if ((schema.required as string[]).length === 0) delete schema.required;
+  }
+  // The addresses the server takes are zod's (stricter than RFC 5321 allows): the pattern says which.
+  if (schema.format === 'email' && schema.pattern === undefined) schema.pattern = z.regexes.email.source;
+  for (const child of Object.values(properties)) optionalDefaults(child, resolve, seen);
+  for (const key of ['items', 'additionalProperties'] as const) if (schema[key] && typeof schema[key] === 'object') optionalDefaults(schema[key] as Json, resolve, seen);
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) for (const child of (schema[key] as Json[] | undefined) ?? []) optionalDefaults(child, resolve, seen);
 }
 
 const singular = (word: string) => (word.endsWith('ies') ? `${word.slice(0, -3)}y` : word.endsWith('ses') ? word.slice(0, -2) : word.endsWith('s') && !word.endsWith('ss') ? word.slice(0, -1) : word);

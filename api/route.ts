@@ -207,7 +207,8 @@ export class Routes {
       const params = parse(spec.params, ctx.params, 'path') as Infer<P>;
       const query = parseQuery(spec.query, plainQuery(ctx.query)) as Infer<Q>;
       // A body the route does not read as JSON (text/plain, a form) is refused, never read as empty.
-      if (spec.body && ctx.is('application/json', '+json') === false) throw new HttpError(415, `Unsupported media type ${ctx.request.type}: send application/json`);
+      const sendsBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
+      if (spec.body && sendsBody && !ctx.is('application/json', '+json')) throw new HttpError(415, `Unsupported media type ${ctx.request.type}: send application/json`);
       const rawBody = (ctx.request as { body?: unknown }).body;
       const body = spec.body ? parse(spec.body, rawBody ?? {}, 'body') : (undefined as Infer<B>);
       const result: unknown = await spec.handler({ params, query, body, auth: auth as never, ctx });

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
@@ -29,11 +29,17 @@ describe('a typed client generated from /openapi.json', () => {
     expect(tsc.status).toBe(0);
 
     const tenant = await newTenant(ctx, ['api:read', 'api:manage', 'agents:manage', 'organizations:manage']);
-    const run = spawnSync(process.execPath, ['--import', 'tsx', path.join(FLOW_DIR, 'client-flow.ts')], {
-      cwd: PROJECT_ROOT,
-      env: { ...process.env, BASE_URL: ctx.baseUrl, TOKEN: tenant.session },
-      encoding: 'utf8',
-      timeout: 120_000,
+    // Asynchronously: the server under test runs in this process and must keep answering.
+    const run = await new Promise<{ stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', path.join(FLOW_DIR, 'client-flow.ts')], {
+        cwd: PROJECT_ROOT,
+        env: { ...process.env, BASE_URL: ctx.baseUrl, TOKEN: tenant.session },
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+      child.once('exit', () => resolve({ stdout, stderr }));
     });
     expect(run.stderr).toBe('');
     expect(run.stdout).toContain('flow complete');

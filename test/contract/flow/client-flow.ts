@@ -21,7 +21,7 @@ if (!found.some((a) => a.id === account.id)) throw new Error('search did not fin
 must('create tag', await client.POST('/tags', { body: { name: 'vip' } }));
 must('list tags', await client.GET('/tags'));
 const agent = must('create agent', await client.POST('/core/agents', { body: { name: 'Caller' } }));
-const version = must('create version', await client.POST('/core/agents/{id}/versions', { params: { path: { id: agent.id } }, body: { base_version: 1 } }));
+const version = must('create version', await client.POST('/core/agents/{id}/versions', { params: { path: { id: agent.id } }, body: { config: {} } }));
 must('publish version', await client.POST('/core/agents/{id}/versions/{version}/publish', { params: { path: { id: agent.id, version: String(version.version) } } }));
 must('create campaign', await client.POST('/campaign/campaigns', { body: { name: 'Spring', agent_id: agent.id } }));
 must('concurrency settings', await client.PUT('/campaign/concurrency-settings', { body: { concurrency_limit: 5 } }));
