@@ -182,8 +182,12 @@ function optionalDefaults(node: Json | undefined, resolve: (schema: Json | undef
     schema.required = (schema.required as string[]).filter((name) => resolve(properties[name])?.default === undefined);
     if ((schema.required as string[]).length === 0) delete schema.required;
   }
-  // The addresses the server takes are zod's (stricter than RFC 5321 allows): the pattern says which.
-  if (schema.format === 'email' && schema.pattern === undefined) schema.pattern = z.regexes.email.source;
+  // The addresses the server takes are zod's, which differ from RFC 5321's `format: email` both ways
+  // (no quoted local parts, no 64-character bound): the pattern says exactly which.
+  if (schema.format === 'email' && schema.pattern === undefined) {
+    schema.pattern = z.regexes.email.source;
+    delete schema.format;
+  }
   for (const child of Object.values(properties)) optionalDefaults(child, resolve, seen);
   for (const key of ['items', 'additionalProperties'] as const) if (schema[key] && typeof schema[key] === 'object') optionalDefaults(schema[key] as Json, resolve, seen);
   for (const key of ['anyOf', 'oneOf', 'allOf'] as const) for (const child of (schema[key] as Json[] | undefined) ?? []) optionalDefaults(child, resolve, seen);

@@ -17,5 +17,5 @@ export type FunnelMove = keyof typeof FUNNEL_MOVES;
 export const funnelRefusal = (operation: FunnelMove, stage: string): string =>
   `Cannot ${operation} a contact in stage ${stage}; allowed from ${FUNNEL_MOVES[operation].from.join(', ')}`;
 
-/** A contact needs at least one of these (migration 0009 holds it as the CHECK `contacts_named`). */
+/** A new contact needs at least one of these (create and import); a PATCH may clear them all. */
 export const NAMED_RULE = 'A contact needs at least one of first_name, last_name or email';

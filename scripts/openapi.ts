@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { createApp } from '../api/app';
 import type { AppDeps } from '../api/deps';
 import { loadConfig } from '../platform/config';
@@ -12,6 +13,9 @@ const deps = { config, logger: createLogger('silent'), storage: { driver: 'local
 const { document } = createApp(deps);
 const text = `${JSON.stringify(document, null, 2)}\n`;
 const file = process.argv[2];
-if (file) fs.writeFileSync(file, text);
+if (file) {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+}
 else process.stdout.write(text);
 process.exit(0);

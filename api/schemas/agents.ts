@@ -169,7 +169,7 @@ export const AgentVersion = z
     agent_id: Uuid,
     version: z.number().int(),
     config: AgentConfig,
-    instruction_builder_inputs: InstructionBuilderInputs.nullable(),
+    instruction_builder_inputs: z.union([InstructionBuilderInputs, z.null()]),
     published: z.boolean(),
     published_at: z.string().nullable(),
     instructions: InstructionsState,
