@@ -20,7 +20,10 @@ export const conflict = (detail: string) => new HttpError(409, detail);
 export const badGateway = (detail: string) => new HttpError(502, detail);
 export const unavailable = (detail: string) => new HttpError(503, detail);
 
-/** One entry of a 422 body, in the FastAPI/pydantic shape the spec fixes. */
+/** The message of a timestamp that is not ISO 8601; mapped to pydantic's `datetime_parsing`. */
+export const TIMESTAMP_MESSAGE = 'Input should be an ISO 8601 date or date-time';
+
+/** One entry of a 422 body, in the FastAPI/pydantic shape the API contract fixes. */
 export interface ValidationIssue {
   type: string;
   loc: (string | number)[];
@@ -94,6 +97,9 @@ function mapIssue(issue: z.core.$ZodIssue, location: Location, input: unknown): 
       return [{ type: 'enum', loc, msg: `Input should be ${expected}`, input: at, ctx: { expected } }];
     }
     case 'invalid_format': {
+      if (issue.format === 'regex' && issue.message === TIMESTAMP_MESSAGE) {
+        return [{ type: 'datetime_parsing', loc, msg: TIMESTAMP_MESSAGE, input: at, ctx: { error: 'invalid ISO 8601 date or date-time' } }];
+      }
       if (issue.format === 'regex') {
         // zod reports the pattern as a regex literal (/.../flags); pydantic's ctx holds its source.
         const pattern = ((issue as { pattern?: string }).pattern ?? '').replace(/^\/(.*)\/[a-z]*$/s, '$1');

@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 extendZodWithOpenApi(z);
 
-/** Tags in the order the spec lists the areas; every route carries one of them. */
+/** Tags in the order the API contract lists the areas; every route carries one of them. */
 export const TAGS = [
   { name: 'Identity', description: 'API keys, user tokens, token exchange and the caller' },
   { name: 'CRM', description: 'Accounts, contacts, deals, activities, tags and files' },

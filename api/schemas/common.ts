@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TIMESTAMP_MESSAGE } from '../errors';
 
 export const Uuid = z.uuid();
 export const Timestamp = z.iso.datetime({ offset: true });
@@ -12,7 +13,7 @@ const ISO_8601 =
  */
 export const TimestampInput = z
   .string()
-  .regex(ISO_8601, 'Input should be an ISO 8601 date or date-time')
+  .regex(ISO_8601, TIMESTAMP_MESSAGE)
   .refine((value) => {
     const match = ISO_8601.exec(value);
     if (!match) return true; // the pattern already failed
@@ -64,7 +65,7 @@ export const IdParams = z.object({ id: Uuid });
 
 /**
  * A page size: any integer from 1 up, one above `max` served as `max` however large it is (an integer
- * past 2^53 too: the spec caps "regardless of input" rather than refusing).
+ * past 2^53 too: the API contract caps "regardless of input" rather than refusing).
  */
 export const cappedLimit = (fallback: number, max: number, description = `Page size, default ${fallback}; values above ${max} are served as ${max}`) =>
   z.coerce

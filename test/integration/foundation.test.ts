@@ -274,7 +274,9 @@ describe('OpenAPI document', () => {
     // A tag is listed exactly when a route carries it.
     const carried = new Set(documented.map(({ method, path }) => document.paths![path]![method]!.tags![0]!));
     expect([...tags].sort()).toEqual([...carried].sort());
-    expect(document.paths?.['/organization-pats']?.post?.security).toEqual([{ bearerAuth: [] }]);
+    // The first key needs an identity-provider session, so the document names that scheme.
+    expect(document.paths?.['/organization-pats']?.post?.security).toEqual([{ sessionAuth: [] }]);
+    expect(document.components?.securitySchemes?.sessionAuth).toBeDefined();
     expect(document.paths?.['/pat/exchange']?.post?.security).toEqual([]);
   });
 
