@@ -11,7 +11,11 @@ let bOrg: string;
 
 beforeAll(async () => {
   // A small global body limit: snapshot writes must still take their own, larger one.
-  ctx = await createTestContext({ env: { BODY_LIMIT_BYTES: String(1024 * 1024) } });
+  // A 100,000-row merge on a machine busy with parallel test files can outlast the default 10 s
+  // statement bound; deployments that replace tables this large raise it the same way.
+  ctx = await createTestContext({
+    env: { BODY_LIMIT_BYTES: String(1024 * 1024), DATABASE_STATEMENT_TIMEOUT_MS: '60000', DATABASE_RESPONSE_TIMEOUT_MS: '65000' },
+  });
   [a, b] = await Promise.all([newTenant(ctx), newTenant(ctx)]);
   [aOrg, bOrg] = await Promise.all([orgUuid(ctx, a), orgUuid(ctx, b)]);
 });
