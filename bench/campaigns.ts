@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,8 +6,9 @@ import { performance } from 'node:perf_hooks';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { newId } from '../platform/ids';
 import { ORGANIZATION_ID, organizationAttribute } from '../platform/temporal';
-import { PROJECT_ROOT, findTemporalCli } from '../platform/tools';
+import { findTemporalCli } from '../platform/tools';
 import { startBenchEnvironment } from './environment';
+import { startWorker } from './worker-process';
 
 // Campaign dispatch on a real Temporal dev server, Postgres and worker, with the simulated dialer at a
 // fixed latency: 10k contacts under an organization limit of 500. Figures: the peak of calls in flight
@@ -75,27 +76,6 @@ export async function benchCampaigns() {
     fs.rmSync(temporalDir, { recursive: true, force: true });
   }
 
-  /** `npm run worker` as a child process; resolves once it polls (it bundles the workflows first). */
-  function startWorker(workerEnv: Record<string, string>): Promise<ChildProcess> {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'worker', 'main.ts')], {
-      cwd: PROJECT_ROOT,
-      env: { ...process.env, ...workerEnv, LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`worker did not start: ${output.slice(-2000)}`)), 180_000);
-      child.stdout!.on('data', (d) => {
-        output += String(d);
-        if (output.includes('worker polling')) {
-          clearTimeout(timer);
-          resolve(child);
-        }
-      });
-      child.stderr!.on('data', (d) => (output += String(d)));
-      child.once('exit', (code) => reject(new Error(`worker exited (${code}): ${output.slice(-2000)}`)));
-    });
-  }
 
   async function measure(bench: Awaited<ReturnType<typeof startBenchEnvironment>>, bringUpWorker: () => Promise<void>) {
     const { deps, baseUrl } = bench;

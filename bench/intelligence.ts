@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,11 +6,12 @@ import { performance } from 'node:perf_hooks';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { newId } from '../platform/ids';
 import { ORGANIZATION_ID } from '../platform/temporal';
-import { PROJECT_ROOT, findTemporalCli } from '../platform/tools';
+import { findTemporalCli } from '../platform/tools';
 import { ACME_SOFTWARE, startCompanySite, type CompanySite } from '../test/support/fake-company-site';
 import type { FakeWebsite } from '../test/support/fake-website';
 import type { readinessNightlyWorkflow } from '../workflows/readiness';
 import { startBenchEnvironment } from './environment';
+import { startWorker } from './worker-process';
 import { load } from './load';
 
 // Customer intelligence at batch size: ACCOUNTS accounts whose websites are local test sites are
@@ -186,24 +187,3 @@ async function until2(check: () => Promise<boolean>): Promise<void> {
   }
 }
 
-/** The worker entry point as a child process; resolves once it polls (it bundles the workflows first). */
-function startWorker(workerEnv: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'worker', 'main.ts')], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, ...workerEnv, LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start: ${output.slice(-2000)}`)), 180_000);
-    child.stdout!.on('data', (d) => {
-      output += String(d);
-      if (output.includes('worker polling')) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-    child.stderr!.on('data', (d) => (output += String(d)));
-    child.once('exit', (code) => reject(new Error(`worker exited (${code}): ${output.slice(-2000)}`)));
-  });
-}

@@ -1,14 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ORGANIZATION_ID } from '../platform/temporal';
-import { PROJECT_ROOT, findTemporalCli } from '../platform/tools';
+import { findTemporalCli } from '../platform/tools';
 import { emitEvent } from '../services/notifications';
 import { notificationActorId } from '../workflows/notification-messages';
 import { startBenchEnvironment } from './environment';
+import { startWorker } from './worker-process';
 
 // The notification actor under a flood: EVENTS events for one organization of MEMBERS members, every
 // member subscribed to the event type (in-app on, email off), so each event becomes MEMBERS feed items.
@@ -118,24 +119,3 @@ export async function benchNotifications() {
   }
 }
 
-/** `npm run worker` as a child process; resolves once it polls (it bundles the workflows first). */
-function startWorker(workerEnv: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'worker', 'main.ts')], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, ...workerEnv, LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start: ${output.slice(-2000)}`)), 180_000);
-    child.stdout!.on('data', (d) => {
-      output += String(d);
-      if (output.includes('worker polling')) {
-        clearTimeout(timer);
-        resolve(child);
-      }
-    });
-    child.stderr!.on('data', (d) => (output += String(d)));
-    child.once('exit', (code) => reject(new Error(`worker exited (${code}): ${output.slice(-2000)}`)));
-  });
-}
