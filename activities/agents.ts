@@ -11,6 +11,7 @@ import {
   saveGeneratedInstructions,
 } from '../db/agent-versions';
 import { claimFreeNumber } from '../db/phone-numbers';
+import { emitEvent } from '../services/notifications';
 import { createLlmWriter, type InstructionInputs, type PageProfile } from '../platform/llm';
 import { WebFetchError, extractPageProfile, fetchPage } from '../platform/web-fetch';
 import type { ActivityDeps } from './deps';
@@ -158,8 +159,26 @@ export function createAgentActivities({ sql, config }: ActivityDeps) {
       });
     },
 
+    /**
+     * Publishes the scaffolded version with its `agent_version.published` event in one transaction. A retry
+     * after a commit finds the version published and writes nothing, so the event is emitted once.
+     */
     async publishScaffoldVersion(input: VersionRef & { actor: string }): Promise<void> {
-      const outcome = await sql.begin((tx) => publishVersion(tx, { ...input, assign: [], unassign: [], directions: ['inbound'] }));
+      const outcome = await sql.begin(async (tx) => {
+        const before = await getVersion(tx, input.orgId, input.agentId, input.version);
+        if (before?.published) return { ok: true as const };
+        const result = await publishVersion(tx, { ...input, assign: [], unassign: [], directions: ['inbound'] });
+        if (result.ok) {
+          const agent = await getAgent(tx, input.orgId, input.agentId);
+          await emitEvent(tx, input.orgId, {
+            event_type: 'agent_version.published',
+            entity_type: 'agent_version',
+            entity_id: result.version.id,
+            payload: { agent_id: input.agentId, name: agent?.name ?? null, version: result.version.version, direction: 'inbound' },
+          });
+        }
+        return result;
+      });
       if (!outcome.ok) throw ApplicationFailure.nonRetryable(`Cannot publish: ${outcome.reason}`, 'PublishRefused');
     },
 

