@@ -9,6 +9,8 @@ import { createKnowledgeBaseActivities } from './knowledge-base';
 import { createNotificationActivities } from './notifications';
 import { createIntelligenceActivities } from './intelligence';
 import { createReadinessActivities } from './readiness';
+import { createOutreachActivities } from './outreach';
+import { createIntegrationActivities } from './integrations';
 
 /** Every area's activities, registered on the worker as one object. */
 export function createActivities(deps: ActivityDeps) {
@@ -23,6 +25,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createNotificationActivities(deps),
     ...createIntelligenceActivities(deps),
     ...createReadinessActivities(deps),
+    ...createOutreachActivities(deps),
+    ...createIntegrationActivities(deps),
   };
 }
 

@@ -13,6 +13,7 @@ import { registerHealthRoutes } from './routes/health';
 import { registerIdentityRoutes } from './routes/identity';
 import { registerObjectRoutes } from './routes/objects';
 import { registerAgentsRoutes } from './routes/agents';
+import { registerAgentKnowledgeRoutes } from './routes/agent-knowledge';
 import { registerAccountRoutes } from './routes/accounts';
 import { registerActivityRoutes } from './routes/activities';
 import { registerDealRoutes } from './routes/deals';
@@ -32,7 +33,7 @@ import { CUSTOM_DATA_BULK_PATH, registerCustomDataRoutes } from './routes/custom
 /** Local-storage uploads stream their own bodies (any type, any size the store takes). */
 const isUpload = (path: string) => path.startsWith('/storage/objects/');
 /** The meeting capture webhook verifies its raw bytes' signature before anything parses them (it bounds its own read). */
-const readsOwnBody = (path: string) => isUpload(path) || path === MEETING_CAPTURE_PATH;
+const readsOwnBody = (path: string) => isUpload(path) || path === MEETING_CAPTURE_PATH || path === OUTREACH_INBOUND_PATH;
 
 export type AreaRoutes = (routes: Routes, deps: AppDeps) => void;
 
@@ -40,8 +41,15 @@ export type AreaRoutes = (routes: Routes, deps: AppDeps) => void;
 import { registerIntelligenceRoutes } from './routes/intelligence';
 import { registerReadinessRoutes } from './routes/readiness';
 import { registerKnowledgeBaseRoutes } from './routes/knowledge-base';
+import { registerOutreachSequenceRoutes } from './routes/outreach-sequences';
+import { registerOutreachUniboxRoutes } from './routes/outreach-unibox';
+import { OUTREACH_INBOUND_PATH, registerOutreachInboundRoutes } from './routes/outreach-inbound';
+import { registerOutreachDomainRoutes } from './routes/outreach-domains';
+import { registerOutreachMailboxRoutes } from './routes/outreach-mailboxes';
+import { registerIntegrationRoutes } from './routes/integrations';
+import { registerFeedbackRoutes } from './routes/feedback';
 
-const AREAS: AreaRoutes[] = [registerIdentityRoutes, registerHealthRoutes, registerObjectRoutes, registerAccountRoutes, registerDealRoutes, registerActivityRoutes, registerContactRoutes, registerTagRoutes, registerFileRoutes, registerAgentsRoutes, registerCampaignRoutes, registerCredentialRoutes, registerCustomDataRoutes, registerMeetingRoutes, registerNotificationRoutes, registerCardRoutes, registerCardShareLinkRoutes, registerCardEventRoutes, registerPublicMediaRoutes, registerIntelligenceRoutes, registerReadinessRoutes, registerKnowledgeBaseRoutes];
+const AREAS: AreaRoutes[] = [registerIdentityRoutes, registerHealthRoutes, registerObjectRoutes, registerAccountRoutes, registerDealRoutes, registerActivityRoutes, registerContactRoutes, registerTagRoutes, registerFileRoutes, registerAgentsRoutes, registerAgentKnowledgeRoutes, registerCampaignRoutes, registerCredentialRoutes, registerCustomDataRoutes, registerMeetingRoutes, registerNotificationRoutes, registerCardRoutes, registerCardShareLinkRoutes, registerCardEventRoutes, registerPublicMediaRoutes, registerIntelligenceRoutes, registerReadinessRoutes, registerKnowledgeBaseRoutes, registerOutreachDomainRoutes, registerOutreachMailboxRoutes, registerOutreachSequenceRoutes, registerOutreachUniboxRoutes, registerOutreachInboundRoutes, registerIntegrationRoutes, registerFeedbackRoutes];
 
 /** The Koa app with every area; tests may add areas of their own (`extraAreas`). */
 export function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []) {

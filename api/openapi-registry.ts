@@ -14,14 +14,16 @@ export const TAGS = [
   { name: 'Workflow Credentials', description: 'Credentials refreshed for workflows' },
   { name: 'Custom Data', description: 'Custom data tables' },
   { name: 'Meetings', description: 'Meeting capture webhook' },
-  { name: 'Outreach', description: 'Outreach unibox' },
+  { name: 'Outreach', description: 'Cold email: sending domains, mailboxes, sequences, enrollments and the unibox' },
   { name: 'Card', description: 'Digital business cards and their email signature' },
   { name: 'Card Events', description: 'Conversion attribution of cards: events and summaries' },
   { name: 'Card Share Links', description: 'Share links of cards, and the unauthenticated endpoints reached through a link or QR code' },
   { name: 'Public Media', description: 'Card images: authenticated upload, unauthenticated reads by allowlisted key' },
   { name: 'Customer Intelligence', description: 'ICP profiles, company research runs and ICP-fit scoring runs' },
   { name: 'Account Readiness', description: 'Readiness profiles of accounts (fit, engagement, timing) computed by a workflow' },
-  { name: 'Service Health', description: 'Liveness and readiness' },
+  { name: 'Integrations', description: 'OAuth 2.0 integrations: the catalog, connect tokens and their consent pages, connected third-party accounts' },
+  { name: 'Feedback', description: 'Feedback from any signed-in user (global, not organization-scoped); read by operators only' },
+  { name: 'Service Health', description: 'Liveness and readiness (application/health+json)' },
 ] as const;
 export type Tag = (typeof TAGS)[number]['name'];
 
@@ -98,22 +100,29 @@ function finishDocument(document: Json): void {
       }
       const schema = resolve(body?.content?.['application/json']?.schema);
       if (body && schema && schema.type === 'object') {
-        const required = Array.isArray(schema.required) && schema.required.length > 0;
         if (method === 'patch' && schema.minProperties === undefined) schema.minProperties = 1;
-        body.required = required || method === 'patch' || typeof schema.minProperties === 'number';
+        body.required = method === 'patch' || demandsAField(schema);
       }
     }
   }
-  addLinks(paths);
+  addLinks(paths, resolve);
   boundIntegers(document);
   pruneComponents(document, components);
 }
 
+/** Whether an object schema refuses `{}`: a required field, a minimum of properties, or one of several required sets. */
+function demandsAField(schema: Json): boolean {
+  if (Array.isArray(schema.required) && schema.required.length > 0) return true;
+  if (typeof schema.minProperties === 'number' && schema.minProperties > 0) return true;
+  return (['oneOf', 'anyOf'] as const).some((key) => Array.isArray(schema[key]) && (schema[key] as Json[]).length > 0 && (schema[key] as Json[]).every(demandsAField));
+}
+
 /**
  * OpenAPI links from each create (POST on a collection answering an `id`) to the operations on the item
- * it made (`/collection/{param}`), so a client or a stateful fuzzer can walk from one to the next.
+ * it made (`/collection/{param}`) and to those under it that take no body and no other parameter
+ * (`/collection/{param}/versions`, `…/pause`), so a client or a stateful fuzzer can walk from one to the next.
  */
-function addLinks(paths: Record<string, Record<string, Json>>): void {
+function addLinks(paths: Record<string, Record<string, Json>>, resolve: (schema: Json | undefined) => Json | undefined): void {
   for (const [path, item] of Object.entries(paths)) {
     const create = item.post;
     const ok = (create?.responses as Record<string, Json> | undefined)?.['200'] ?? (create?.responses as Record<string, Json> | undefined)?.['201'];
@@ -121,10 +130,22 @@ function addLinks(paths: Record<string, Record<string, Json>>): void {
     const itemPath = Object.keys(paths).find((other) => other.startsWith(`${path}/{`) && /^\/\{\w+\}$/.test(other.slice(path.length)));
     if (!itemPath) continue;
     const param = itemPath.slice(path.length + 2, -1);
+    // The item's identifier is the answer's field of the parameter's name (`version`) or else its `id`;
+    // the parameters before it are the ones the create was called with.
+    const answer = resolve((ok.content as Record<string, { schema?: Json }> | undefined)?.['application/json']?.schema);
+    const field = (answer?.properties as Json | undefined)?.[param] ? param : 'id';
+    const parameters: Record<string, string> = { [param]: `$response.body#/${field}` };
+    for (const [, name] of path.matchAll(/\{(\w+)\}/g)) parameters[name!] = `$request.path.${name}`;
+    const targets = Object.keys(paths).filter((other) => other === itemPath || (other.startsWith(`${itemPath}/`) && !other.slice(itemPath.length).includes('{')));
     const links: Record<string, Json> = {};
-    for (const method of METHODS) {
-      const target = paths[itemPath]![method];
-      if (target?.operationId) links[target.operationId as string] = { operationId: target.operationId, parameters: { [param]: '$response.body#/id' } };
+    for (const target of targets) {
+      for (const method of METHODS) {
+        const operation = paths[target]![method];
+        // Below the item, only operations that need no body: a body names other resources (a base
+        // version, a contact), whose absence is a 404 too, and a walker would read it as the item gone.
+        if (target !== itemPath && (operation?.requestBody as Json | undefined)?.required) continue;
+        if (operation?.operationId) links[operation.operationId as string] = { operationId: operation.operationId, parameters };
+      }
     }
     if (Object.keys(links).length > 0) ok.links = links;
   }
@@ -193,7 +214,8 @@ function optionalDefaults(node: Json | undefined, resolve: (schema: Json | undef
   for (const key of ['anyOf', 'oneOf', 'allOf'] as const) for (const child of (schema[key] as Json[] | undefined) ?? []) optionalDefaults(child, resolve, seen);
 }
 
-const singular = (word: string) => (word.endsWith('ies') ? `${word.slice(0, -3)}y` : word.endsWith('ses') ? word.slice(0, -2) : word.endsWith('s') && !word.endsWith('ss') ? word.slice(0, -1) : word);
+const singular = (word: string) =>
+  word.endsWith('ies') ? `${word.slice(0, -3)}y` : /(ses|xes)$/.test(word) ? word.slice(0, -2) : word.endsWith('s') && !word.endsWith('ss') ? word.slice(0, -1) : word;
 const camel = (words: string[]) => words.map((w, i) => (i === 0 ? w : w[0]!.toUpperCase() + w.slice(1))).join('');
 
 /**
@@ -224,7 +246,8 @@ export function operationIdOf(method: string, path: string): string {
     ({ get: endsWithParam ? 'get' : 'list', post: 'create', put: 'update', patch: 'patch', delete: 'delete' } as Record<string, string>)[method] ??
     method;
   // "list" a singleton (/me, /health) reads better as "get".
-  const resolvedVerb = verb === 'list' && !words.at(-1)?.endsWith('s') ? 'get' : verb;
+  const plural = (word = '') => word.endsWith('s') && !word.endsWith('ss');
+  const resolvedVerb = verb === 'list' && !plural(words.at(-1)) ? 'get' : verb;
   if (!action && method === 'post' && !endsWithParam && words.length > 0) words[words.length - 1] = singular(words.at(-1)!);
   return camel([resolvedVerb, ...words.flatMap((w) => w.split(/(?=[A-Z])/)).map((w) => w.toLowerCase())]);
 }

@@ -40,6 +40,8 @@ export interface ResponseSpec {
   /** The response's media type (default JSON); several when a parameter chooses among them. */
   contentType?: string | string[];
   headers?: Record<string, { description: string; schema: { type: 'string' | 'integer' } }>;
+  /** Documentation only: the JSON body the wrapper answers with the same status (see Routes.add). */
+  json?: Schema;
 }
 
 type Responses = Record<number, ResponseSpec>;
@@ -117,6 +119,8 @@ export function standardResponses(spec: { auth: AuthRule | 'public'; params?: un
     }
   }
   if (spec.params || spec.query || spec.body || spec.headers) standard[422] = { description: 'Validation failed', schema: ValidationErrorBody };
+  // Node refuses a request line and headers past 16 KiB before any route runs; long query values reach it.
+  if (spec.query) standard[431] = { description: 'Request line and headers larger than 16 KiB (the URL with its query counts)' };
   return standard;
 }
 
@@ -192,9 +196,19 @@ export class Routes {
   add<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined, A extends AuthRule | 'public', R extends Responses>(
     spec: RouteSpec<P, Q, B, A, R>,
   ): void {
-    const responses: Responses = { ...standardResponses(spec), ...spec.responses };
+    const standard = standardResponses(spec);
+    const responses: Responses = { ...standard, ...spec.responses };
     this.declared.push({ method: spec.method, path: spec.path, auth: spec.auth, statuses: Object.keys(responses).map(Number) });
-    this.registry.registerPath(this.openApiConfig(spec, responses));
+    // A route may restate a standard status as a page (400 text/html), but the wrapper still answers its
+    // own cases of that status (an unknown query parameter) in JSON: the document lists both.
+    const documented: Responses = { ...responses };
+    for (const [status, own] of Object.entries(spec.responses)) {
+      const wrapper = standard[Number(status)];
+      if (wrapper?.schema && own.schema && !isJson(own)) {
+        documented[Number(status)] = { ...own, description: `${own.description}; in JSON: ${wrapper.description}`, json: wrapper.schema };
+      }
+    }
+    this.registry.registerPath(this.openApiConfig(spec, documented));
     const koaPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
     this.router[spec.method](koaPath, async (ctx) => {
       let auth: RequestAuth | undefined;
@@ -230,7 +244,14 @@ export class Routes {
       responses[status] = {
         description: r.description,
         ...(r.headers ? { headers: r.headers } : {}),
-        ...(r.schema ? { content: Object.fromEntries([r.contentType ?? 'application/json'].flat().map((type) => [type, { schema: r.schema! }])) } : {}),
+        ...(r.schema
+          ? {
+              content: {
+                ...Object.fromEntries([r.contentType ?? 'application/json'].flat().map((type) => [type, { schema: r.schema! }])),
+                ...(r.json ? { 'application/json': { schema: r.json } } : {}),
+              },
+            }
+          : {}),
       };
     }
     return {

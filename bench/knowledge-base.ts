@@ -8,7 +8,7 @@ import { migrate } from '../db/migrate';
 import { loadConfig, type Config } from '../platform/config';
 import { startEmbeddedPostgres } from '../platform/embedded-postgres';
 import { freePort } from '../platform/ports';
-import { chunkText, fusedScore } from '../domain/knowledge-base';
+import { fusedScore } from '../domain/knowledge-base';
 import { createEmbedder } from '../platform/embedder';
 import { newId } from '../platform/ids';
 import * as kbService from '../services/knowledge-base';
@@ -44,7 +44,8 @@ export async function startKbBenchEnvironment(): Promise<KbBenchEnvironment> {
 // Quality: recall@10 and nDCG@10 of full text only, vector only and hybrid (the service's fusion), side
 // by side, on a BEIR-format set (corpus.jsonl, queries.jsonl, qrels/test.tsv) in KB_BENCH_BEIR_DIR
 // (e.g. BEIR SciFact). Without one, on a synthetic judged set made here (labelled as such).
-// Speed: ingestion chunks/s (chunk + embed + write) and query p50/p95 at KB_BENCH_CHUNKS chunks (100k).
+// Speed: ingestion chunks/s through the service's bulk import (chunk + embed + write + publish,
+// KB_BENCH_CONCURRENCY imports at a time) and query p50/p95 at KB_BENCH_CHUNKS chunks (100k).
 
 interface Doc { id: string; text: string }
 interface JudgedSet { name: string; docs: Doc[]; queries: { id: string; text: string }[]; qrels: Map<string, Map<string, number>> }
@@ -96,31 +97,30 @@ function metrics(ranked: string[], relevant: Map<string, number>) {
 
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
-async function ingest(env: KbBenchEnvironment, orgId: string, datasetId: string, docs: Doc[], chunkSize: number) {
-  const embedder = createEmbedder(env.deps.config);
+/**
+ * Ingests through the service's bulk import (`importTexts`: chunk, embed, one transaction per 200
+ * documents with multi-row inserts), KB_BENCH_CONCURRENCY imports at a time (default 2, one per core),
+ * until `docAt` has no more documents or `targetChunks` chunks are written.
+ */
+async function ingest(env: KbBenchEnvironment, orgId: string, datasetId: string, docAt: (i: number) => Doc | undefined, targetChunks = Infinity) {
   const sourceIds = new Map<string, string>();
+  const concurrency = Math.max(1, Number(process.env.KB_BENCH_CONCURRENCY ?? 2));
   let chunks = 0;
+  let next = 0;
+  let done = false;
   const started = performance.now();
-  for (let i = 0; i < docs.length; i += 200) {
-    const batch = docs.slice(i, i + 200);
-    const ids: string[] = [];
-    await env.deps.sql.begin(async (tx) => {
-      for (const doc of batch) {
-        const id = newId();
-        ids.push(id);
-        sourceIds.set(id, doc.id);
-        await kb.insertSource(tx, orgId, { id, type: 'FILE', name: doc.id, description: '', url: null, domain: null, file_id: null, file_size: null, chunking_method: null, chunk_size: null, created_by: 'bench' });
-        const pieces = chunkText(doc.text, { method: 'structure', chunk_size: chunkSize });
-        await kb.insertChunks(tx, orgId, id, 1, pieces);
-        chunks += pieces.length;
-        const rows = await kb.chunksWithoutEmbedding(tx, orgId, id, 1, 10_000);
-        const vectors = await embedder.embed(rows.map((r) => r.content));
-        await kb.storeEmbeddings(tx, orgId, embedder.model, rows.map((r, j) => ({ id: r.id, embedding: vectors[j]! })));
-        await kb.publishGeneration(tx, orgId, id, 1, embedder.model);
-      }
-      await kb.attachSources(tx, orgId, datasetId, ids);
-    });
-  }
+  const worker = async () => {
+    while (!done && chunks < targetChunks) {
+      const batch: Doc[] = [];
+      for (let doc = docAt(next); doc && batch.length < 200; doc = docAt(++next)) batch.push(doc);
+      if (batch.length === 0) break;
+      if (batch.length < 200) done = true;
+      const imported = await kbService.importTexts(env.deps, orgId, 'user:bench', datasetId, batch.map((d) => ({ name: d.id.slice(0, 500) || '-', text: d.text })));
+      imported.source_ids.forEach((id, i) => sourceIds.set(id, batch[i]!.id));
+      chunks += imported.chunk_count;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
   return { sourceIds, chunks, seconds: (performance.now() - started) / 1000 };
 }
 
@@ -128,9 +128,9 @@ export async function benchKnowledgeBase(env: KbBenchEnvironment) {
   const sql = env.deps.sql;
   const orgId = newId();
   await sql`INSERT INTO organizations (id, external_id) VALUES (${orgId}, ${`bench-${orgId}`})`;
-  const dataset = await kbService.createDataset(env.deps, orgId, 'user:bench', { name: 'bench' });
+  const dataset = await kbService.createDataset(env.deps, orgId, 'user:bench', { name: 'bench', chunking_strategy: { method: 'structure', chunk_size: 2000 } });
   const set = process.env.KB_BENCH_BEIR_DIR ? readBeir(process.env.KB_BENCH_BEIR_DIR) : syntheticSet();
-  const { sourceIds } = await ingest(env, orgId, dataset.id, set.docs, 2000);
+  const { sourceIds } = await ingest(env, orgId, dataset.id, (i) => set.docs[i]);
 
   // Quality: the service's own two rankings, then fused as the service fuses them.
   const sums = { full_text: { recall: 0, ndcg: 0 }, vector: { recall: 0, ndcg: 0 }, hybrid: { recall: 0, ndcg: 0 } };
@@ -154,11 +154,10 @@ export async function benchKnowledgeBase(env: KbBenchEnvironment) {
 
   // Speed at scale: synthetic documents until KB_BENCH_CHUNKS chunks, then timed queries through the service.
   const target = Number(process.env.KB_BENCH_CHUNKS ?? 100_000);
-  const scaleDataset = await kbService.createDataset(env.deps, orgId, 'user:bench', { name: 'scale' });
+  const scaleDataset = await kbService.createDataset(env.deps, orgId, 'user:bench', { name: 'scale', chunking_strategy: { method: 'structure', chunk_size: 450 } });
   const filler = syntheticSet();
-  const docs: Doc[] = [];
-  for (let i = 0; docs.length < target / 2; i++) docs.push({ id: `s${i}`, text: `${filler.docs[i % filler.docs.length]!.text}\n\n${filler.docs[(i * 7 + 3) % filler.docs.length]!.text} doc${i}` });
-  const ingestion = await ingest(env, orgId, scaleDataset.id, docs, 450);
+  const fillerDoc = (i: number): Doc => ({ id: `s${i}`, text: `${filler.docs[i % filler.docs.length]!.text}\n\n${filler.docs[(i * 7 + 3) % filler.docs.length]!.text} doc${i}` });
+  const ingestion = await ingest(env, orgId, scaleDataset.id, fillerDoc, target);
   await sql`ANALYZE kb_chunks`;
   const latencies: number[] = [];
   for (let i = 0; i < 200; i++) {

@@ -54,7 +54,7 @@ export async function benchNotifications() {
     for (let i = 0; i < MEMBERS; i++) {
       const token = await sessionOf(`bench-member-${i}`);
       orgId = (await call(token, 'GET', '/me')).organization.id;
-      await call(token, 'PATCH', '/notifications/preferences/deal.value_changed', { subscribed: true, in_app: true, email_cadence: 'off' });
+      await call(token, 'PATCH', '/notification-preferences/deal.value_changed', { subscribed: true, in_app: true, email_cadence: 'off' });
     }
     const deal = await call(await sessionOf('bench-member-0'), 'POST', '/deals', { name: 'Bench deal', stage: 'prospecting', value: 1 });
 

@@ -2,6 +2,7 @@ import { startBenchEnvironment } from './environment';
 import { benchIdentity } from './identity';
 import { benchAccounts } from './accounts';
 import { benchCampaigns } from './campaigns';
+import { benchOutreach } from './outreach';
 import { benchAuthFlood } from './auth-flood';
 import { benchCustomData } from './custom-data';
 import { benchNotifications } from './notifications';
@@ -47,6 +48,8 @@ const BENCHES = {
   },
   // Starts its own Temporal dev server, Postgres, API and worker.
   notifications: () => benchNotifications(),
+  // Starts its own Temporal dev server, Postgres, API, worker and a discarding SMTP server.
+  outreach: () => benchOutreach(),
   // Starts its own Temporal dev server, Postgres, API, worker and local company sites.
   intelligence: () => benchIntelligence(seconds),
   // Recall@10 / nDCG@10 (full text, vector, hybrid) and speed at 100k chunks; KB_BENCH_BEIR_DIR for a BEIR set.

@@ -177,9 +177,53 @@ export async function prepareGeneration(db: Db, orgId: string, sourceId: string)
   return next;
 }
 
-export async function insertChunks(db: Db, orgId: string, sourceId: string, generation: number, contents: string[], firstOrdinal = 0): Promise<void> {
-  const rows = contents.map((content, i) => ({ id: newId(), org_id: orgId, source_id: sourceId, generation, ordinal: firstOrdinal + i, content }));
-  for (let i = 0; i < rows.length; i += 500) await db`INSERT INTO kb_chunks ${db(rows.slice(i, i + 500))}`;
+/** Chunks of one source's generation; with `embedded`, their embeddings are written in the same rows. */
+export async function insertChunks(
+  db: Db,
+  orgId: string,
+  sourceId: string,
+  generation: number,
+  contents: string[],
+  firstOrdinal = 0,
+  embedded?: { model: string; vectors: number[][] },
+): Promise<void> {
+  await insertChunkRows(
+    db,
+    orgId,
+    contents.map((content, i) => ({ source_id: sourceId, generation, ordinal: firstOrdinal + i, content, embedding: embedded?.vectors[i] ?? null })),
+    embedded?.model ?? null,
+  );
+}
+
+export interface NewChunk {
+  source_id: string;
+  generation: number;
+  ordinal: number;
+  content: string;
+  embedding: number[] | null;
+}
+
+/** Rows per INSERT: each row also enters the GIN and (with an embedding) the HNSW index, so a slice stays well inside the statement timeout. */
+const CHUNK_INSERT_SLICE = 200;
+
+/**
+ * Chunks of any sources, one multi-row INSERT per slice (arrays unnested server side), embeddings
+ * included: a chunk written with its vector is written once, where writing it bare and then updating it
+ * writes the row, its full-text and key index entries twice.
+ */
+export async function insertChunkRows(db: Db, orgId: string, rows: NewChunk[], model: string | null): Promise<void> {
+  for (let i = 0; i < rows.length; i += CHUNK_INSERT_SLICE) {
+    const slice = rows.slice(i, i + CHUNK_INSERT_SLICE);
+    await db`
+      INSERT INTO kb_chunks (id, org_id, source_id, generation, ordinal, content, embedding_model, dimension, embedding)
+      SELECT u.id, ${orgId}, u.source_id, u.generation, u.ordinal, u.content,
+        CASE WHEN u.e IS NULL THEN NULL ELSE ${model}::text END, u.dim, u.e::vector
+      FROM unnest(
+        ${slice.map(() => newId())}::uuid[], ${slice.map((r) => r.source_id)}::uuid[], ${slice.map((r) => r.generation)}::int[],
+        ${slice.map((r) => r.ordinal)}::int[], ${slice.map((r) => r.content)}::text[],
+        ${slice.map((r) => (r.embedding ? vectorLiteral(r.embedding) : null))}::text[], ${slice.map((r) => r.embedding?.length ?? null)}::int[]
+      ) AS u(id, source_id, generation, ordinal, content, e, dim)`;
+  }
 }
 
 export async function chunksWithoutEmbedding(db: Db, orgId: string, sourceId: string, generation: number, limit: number): Promise<{ id: string; content: string }[]> {
@@ -208,6 +252,29 @@ export async function publishGeneration(db: Db, orgId: string, sourceId: string,
     WHERE id = ${sourceId} AND org_id = ${orgId} RETURNING *`;
   if (row) await db`DELETE FROM kb_chunks WHERE org_id = ${orgId} AND source_id = ${sourceId} AND generation <> ${generation}`;
   return row;
+}
+
+/** Several new sources at once (bulk imports), in one multi-row INSERT. */
+export async function insertSources(
+  db: Db,
+  orgId: string,
+  sources: Pick<SourceRow, 'id' | 'type' | 'name' | 'description' | 'url' | 'domain' | 'file_id' | 'file_size' | 'chunking_method' | 'chunk_size' | 'created_by'>[],
+): Promise<void> {
+  if (sources.length === 0) return;
+  await db`INSERT INTO kb_sources ${db(sources.map((s) => ({ ...s, org_id: orgId, modified_by: s.created_by })))}`;
+}
+
+/** `publishGeneration` for several sources in two statements: their chunk counts in one pass, the other generations dropped. */
+export async function publishGenerations(db: Db, orgId: string, sourceIds: string[], generation: number, model: string): Promise<void> {
+  if (sourceIds.length === 0) return;
+  await db`
+    UPDATE kb_sources s SET generation = ${generation}, file_upload_status = 'ready', failure_reason = NULL, embedding_model = ${model},
+      chunk_count = coalesce(c.n, 0), ingested_at = now(), updated_at = now()
+    FROM (SELECT id FROM unnest(${sourceIds}::uuid[]) AS id) ids
+    LEFT JOIN (SELECT source_id, count(*)::int AS n FROM kb_chunks
+               WHERE org_id = ${orgId} AND source_id = ANY(${sourceIds}::uuid[]) AND generation = ${generation} GROUP BY source_id) c ON c.source_id = ids.id
+    WHERE s.id = ids.id AND s.org_id = ${orgId}`;
+  await db`DELETE FROM kb_chunks WHERE org_id = ${orgId} AND source_id = ANY(${sourceIds}::uuid[]) AND generation <> ${generation}`;
 }
 
 // ---- retrieval ----

@@ -36,7 +36,8 @@ const TransferDestination = z
     description: z.string().max(500).optional(),
   })
   .strict()
-  .refine((d) => Boolean(d.phone_number) !== Boolean(d.sip_uri), 'exactly one of phone_number or sip_uri');
+  .refine((d) => Boolean(d.phone_number) !== Boolean(d.sip_uri), 'exactly one of phone_number or sip_uri')
+  .meta({ oneOf: [{ required: ['phone_number'] }, { required: ['sip_uri'] }] });
 
 const TransferCallTool = z
   .object({

@@ -40,6 +40,8 @@ export const NOTIFICATION_EVENTS: readonly NotificationEventDefinition[] = [
   event('meeting.transcript_ready', 'meetings', 'Meeting transcript ready', "A recorded meeting's transcript is available.", true, 'immediate'),
   event('meeting.bot_failed', 'meetings', 'Meeting bot failed', 'The bot sent to record a meeting could not join or record it.', true, 'immediate'),
   event('knowledge_source.ingestion_failed', 'knowledge', 'Knowledge source ingestion failed', 'A knowledge base source could not be ingested.', true, 'immediate'),
+  event('outreach.reply_received', 'outreach', 'Outreach reply received', 'A contact answered an outreach email; the thread waits in the unibox.', true, 'immediate'),
+  event('outreach.message_bounced', 'outreach', 'Outreach email bounced', 'An outreach email bounced; the enrollment stopped and the mailbox health counts it.', true, 'digest'),
   event('card.lead_submitted', 'cards', 'Lead submitted on your card', 'Someone left their details on your digital business card.', true, 'immediate'),
   event('research_run.completed', 'intelligence', 'Research run completed', 'A company research or ICP-fit scoring run finished.', true, 'off'),
   event('research_run.failed', 'intelligence', 'Research run failed', 'A company research or ICP-fit scoring run failed.', true, 'immediate'),

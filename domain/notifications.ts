@@ -128,7 +128,7 @@ export interface RenderedEmail {
 /** Subjects are single-line. */
 const subjectLine = (value: string): string => value.replace(/[\r\n]+/g, ' ').slice(0, 200);
 
-const FOOTER_TEXT = 'You receive this because of your notification preferences; change them under /notifications/preferences.';
+const FOOTER_TEXT = 'You receive this because of your notification preferences; change them under /notification-preferences.';
 
 const page = (heading: string, inner: string): string =>
   `<!doctype html><html><body style="font-family:sans-serif"><h2>${escapeHtml(heading)}</h2>${inner}` +

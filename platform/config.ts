@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { CatalogError, loadCatalog } from './oauth-catalog';
 
 // Every setting the service reads, validated once at start. A bad value stops the start with one line
 // naming the variable (see formatConfigError).
@@ -130,9 +131,44 @@ const schema = z.object({
   CARD_LEADS_PER_ADDRESS: intIn(1, 1_000_000).default(5),
   CARD_LEADS_PER_LINK: intIn(1, 1_000_000).default(60),
   CARD_MEDIA_MAX_BYTES: intIn(1024, 50 * 1024 * 1024).default(2 * 1024 * 1024),
+  // Outreach sequences: the sender's longest sleep, its cycles before continue-as-new, sends reserved per
+  // transaction, the inbound-mail webhook's signing secrets, and IMAP polling of connected mailboxes.
+  OUTREACH_POLL_INTERVAL_MS: intIn(100, 3_600_000).default(60_000),
+  OUTREACH_CYCLES_PER_RUN: intIn(1, 10_000).default(200),
+  OUTREACH_SEND_BATCH: intIn(1, 1000).default(50),
+  OUTREACH_INBOUND_SECRETS: z
+    .string()
+    .regex(/^\s*whsec_[A-Za-z0-9+/]+={0,2}(\s*[,\s]\s*whsec_[A-Za-z0-9+/]+={0,2})*\s*$/, 'must be whsec_<base64> secrets separated by commas')
+    .optional(),
+  OUTREACH_IMAP_POLL_SECONDS: intIn(1, 86_400).default(60),
   // Readiness: when each organization's nightly refresh runs (cron, UTC) and how old a profile must be to be recomputed.
   READINESS_NIGHTLY_CRON: z.string().regex(/^\S+( \S+){4}$/, 'must be a five-field cron expression').default('0 3 * * *'),
   READINESS_STALE_HOURS: intIn(1, 24 * 365).default(20),
+  // Integrations: the providers' catalog (JSON; unset: the simulated provider npm start runs at
+  // SIMULATED_OAUTH_ISSUER), connect tokens' lifetime, the bound of each call to a provider.
+  INTEGRATION_PROVIDERS: z.string().optional(),
+  SIMULATED_OAUTH_ISSUER: optionalUrl,
+  CONNECT_TOKEN_TTL_SECONDS: intIn(60, 86_400).default(1800),
+  INTEGRATION_HTTP_TIMEOUT_MS: intIn(100, 120_000).default(10_000),
+  // Feedback: submissions per user in each window (per process).
+  FEEDBACK_PER_USER: intIn(1, 100_000).default(10),
+  FEEDBACK_WINDOW_SECONDS: intIn(1, 86_400).default(3600),
+  // Outreach mailboxes and domains: bounded waits on mailbox SMTP/IMAP servers and DNS, and the
+  // registrar and mailbox provider (the `simulated` built-ins are the only ones so far).
+  OUTREACH_SMTP_CONNECTION_TIMEOUT_MS: intIn(100, 120_000).default(10_000),
+  OUTREACH_SMTP_GREETING_TIMEOUT_MS: intIn(100, 120_000).default(10_000),
+  OUTREACH_SMTP_SOCKET_TIMEOUT_MS: intIn(100, 600_000).default(30_000),
+  OUTREACH_IMAP_TIMEOUT_MS: intIn(100, 600_000).default(30_000),
+  OUTREACH_DNS_TIMEOUT_MS: intIn(100, 60_000).default(5000),
+  OUTREACH_DNS_SERVERS: z.string().regex(/^[^,\s]+(,[^,\s]+)*$/, 'must be comma-separated addresses (host or host:port)').optional(),
+  OUTREACH_TRACKING_HOST: z.string().regex(/^([a-z0-9-]+\.)+[a-z0-9-]+$/, 'must be a lower-case host name').default('track.outreach.localhost'),
+  OUTREACH_REGISTRAR: z.enum(['simulated', 'porkbun']).default('simulated'),
+  OUTREACH_REGISTRAR_BASE_URL: optionalUrl,
+  OUTREACH_REGISTRAR_API_KEY: z.string().min(1).optional(),
+  OUTREACH_REGISTRAR_SECRET_KEY: z.string().min(1).optional(),
+  OUTREACH_MAILBOX_PROVIDER: z.enum(['simulated', 'mailcow']).default('simulated'),
+  OUTREACH_MAILBOX_PROVIDER_BASE_URL: optionalUrl,
+  OUTREACH_MAILBOX_PROVIDER_API_KEY: z.string().min(1).optional(),
 });
 
 export type Config = z.infer<typeof schema> & { dataDir: string };
@@ -176,8 +212,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // A transaction may wait on Temporal (row and workflow start together); it must not be cut first.
     throw new ConfigError('Invalid configuration: DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS must exceed TEMPORAL_REQUEST_TIMEOUT_MS');
   }
+  if (config.OUTREACH_MAILBOX_PROVIDER === 'mailcow' && !(config.OUTREACH_MAILBOX_PROVIDER_BASE_URL && config.OUTREACH_MAILBOX_PROVIDER_API_KEY)) {
+    throw new ConfigError('Invalid configuration: OUTREACH_MAILBOX_PROVIDER_BASE_URL and OUTREACH_MAILBOX_PROVIDER_API_KEY are required with OUTREACH_MAILBOX_PROVIDER=mailcow');
+  }
+  if (config.OUTREACH_REGISTRAR === 'porkbun' && !(config.OUTREACH_REGISTRAR_API_KEY && config.OUTREACH_REGISTRAR_SECRET_KEY)) {
+    throw new ConfigError('Invalid configuration: OUTREACH_REGISTRAR_API_KEY and OUTREACH_REGISTRAR_SECRET_KEY are required with OUTREACH_REGISTRAR=porkbun');
+  }
   if (config.S3_ENDPOINT && !(config.S3_ACCESS_KEY_ID && config.S3_SECRET_ACCESS_KEY)) {
     throw new ConfigError('Invalid configuration: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are required with S3_ENDPOINT');
+  }
+  try {
+    loadCatalog(config);
+  } catch (error) {
+    if (error instanceof CatalogError) throw new ConfigError(`Invalid configuration: ${error.message}`);
+    throw error;
   }
   return { ...config, dataDir: path.resolve(config.DATA_DIR) };
 }

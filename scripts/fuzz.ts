@@ -8,7 +8,8 @@ import { PROJECT_ROOT } from '../platform/tools';
 
 // `npm run fuzz`: starts the whole service the way `npm start` does, on a fresh DATA_DIR and free ports,
 // mints a development session and an `ak_` key of every scope, and runs Schemathesis (pinned, from
-// .tools/venv) over the live /openapi.json with every check and phase, a bounded number of examples per
+// .tools/venv) over the live /openapi.json with every check (the default: a `--checks` here would override
+// the per-operation switches of schemathesis.toml) and phase, a bounded number of examples per
 // operation and a fixed seed. Exits non-zero on any failure. Settings: test/contract/schemathesis.toml;
 // FUZZ_MAX_EXAMPLES and FUZZ_SEED override the defaults, extra arguments go to `st run`.
 const say = (line: string) => process.stdout.write(`[fuzz] ${line}\n`);
@@ -40,6 +41,7 @@ const env: NodeJS.ProcessEnv = {
   // Configured fully, so signed callbacks answer as in production instead of 503 "not configured".
   DIALER_CALLBACK_SECRET: crypto.randomBytes(24).toString('hex'),
   MEETING_WEBHOOK_SECRETS: `whsec_${crypto.randomBytes(24).toString('base64')}`,
+  OUTREACH_INBOUND_SECRETS: `whsec_${crypto.randomBytes(24).toString('base64')}`,
   DIALER_SIMULATED_LATENCY_MS: '200',
 };
 // A fresh service of our own: never one the caller's environment points at.
@@ -106,18 +108,24 @@ try {
 
   // Operations the document reserves to identity-provider sessions get the session; all others the ak_ key.
   const document = (await fetch(`${base}/openapi.json`).then((r) => r.json())) as {
-    paths: Record<string, Record<string, { operationId?: string; security?: Record<string, string[]>[] }>>;
+    paths: Record<string, Record<string, { operationId?: string; security?: Record<string, string[]>[]; parameters?: { in: string; name: string }[] }>>;
   };
-  const sessionOnly = Object.values(document.paths)
-    .flatMap((item) => Object.values(item))
-    .filter((op) => op.security?.length && op.security.every((s) => 'sessionAuth' in s))
-    .map((op) => op.operationId)
-    .filter((id): id is string => !!id);
+  const operations = Object.values(document.paths).flatMap((item) => Object.values(item));
+  const idsOf = (matching: (op: (typeof operations)[number]) => boolean) =>
+    operations.filter(matching).map((op) => op.operationId).filter((id): id is string => !!id);
+  const sessionOnly = idsOf((op) => !!op.security?.length && op.security.every((s) => 'sessionAuth' in s));
+  // Cursors are opaque: only a next_cursor the server issued is valid; any other string is 400 Invalid cursor.
+  const paged = idsOf((op) => !!op.parameters?.some((p) => p.in === 'query' && p.name === 'cursor'));
 
   const config = path.join(dataDir, 'schemathesis.toml');
   let toml = fs.readFileSync(path.join(PROJECT_ROOT, 'test', 'contract', 'schemathesis.toml'), 'utf8');
   if (sessionOnly.length) {
     toml += `\n[[operations]]\ninclude-operation-id = ${JSON.stringify(sessionOnly)}\nheaders = { Authorization = "Bearer \${FUZZ_SESSION_TOKEN}" }\n`;
+  }
+  // After the file's own entries, which win where they also name an operation (Schemathesis merges the
+  // entries that match one, the first to set an option deciding it).
+  if (paged.length) {
+    toml += `\n[[operations]]\ninclude-operation-id = ${JSON.stringify(paged)}\nchecks.positive_data_acceptance.expected-statuses = ["2XX", "400", "401", "403", "404"]\n`;
   }
   fs.writeFileSync(config, toml);
 
@@ -125,7 +133,6 @@ try {
     '--config-file', config,
     'run', `${base}/openapi.json`,
     '--url', base,
-    '--checks', 'all',
     '--phases', 'examples,coverage,fuzzing,stateful',
     '--max-examples', MAX_EXAMPLES,
     '--seed', SEED,

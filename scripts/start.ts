@@ -3,9 +3,10 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import postgres from 'postgres';
-import { loadConfigOrExit } from '../platform/config';
+import { loadConfigOrExit, publicBaseUrl } from '../platform/config';
 import { startEmbeddedPostgres } from '../platform/embedded-postgres';
 import { preferredPort, waitForPort } from '../platform/ports';
+import { startSimulatedOAuthProvider } from '../platform/simulated-oauth-provider';
 import { PROJECT_ROOT, findTemporalCli } from '../platform/tools';
 import { DEFAULT_SUPERVISOR_OPTIONS, Supervisor, type OutputTail, type Running, type ServiceSpec } from './supervisor';
 
@@ -19,12 +20,14 @@ fs.mkdirSync(config.dataDir, { recursive: true });
 
 const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: config.dataDir };
 // The simulated meeting vendor signs its events like a real one: give it a development signing secret,
-// kept under DATA_DIR so webhooks signed before a restart still verify after it.
-if (!env.MEETING_WEBHOOK_SECRETS && !env.MEETING_VENDOR_BASE_URL) env.MEETING_WEBHOOK_SECRETS = developmentWebhookSecret(config.dataDir);
+// kept under DATA_DIR so webhooks signed before a restart still verify after it. The inbound-mail
+// webhook gets one the same way, so a local mail relay can be pointed at it out of the box.
+if (!env.MEETING_WEBHOOK_SECRETS && !env.MEETING_VENDOR_BASE_URL) env.MEETING_WEBHOOK_SECRETS = developmentWebhookSecret(config.dataDir, 'meeting-webhook');
+if (!env.OUTREACH_INBOUND_SECRETS) env.OUTREACH_INBOUND_SECRETS = developmentWebhookSecret(config.dataDir, 'outreach-inbound');
 const specs: ServiceSpec[] = [];
 
-function developmentWebhookSecret(dataDir: string): string {
-  const file = path.join(dataDir, 'keys', 'meeting-webhook.secret');
+function developmentWebhookSecret(dataDir: string, name: string): string {
+  const file = path.join(dataDir, 'keys', `${name}.secret`);
   if (!fs.existsSync(file)) {
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     fs.writeFileSync(file, `whsec_${crypto.randomBytes(24).toString('base64')}`, { mode: 0o600 });
@@ -125,6 +128,17 @@ if (!config.TEMPORAL_ADDRESS) {
   });
 }
 
+// The `simulated` integration: a real OAuth 2.0 server on loopback, in this process, unless a catalog is configured.
+let simulatedOAuth: Awaited<ReturnType<typeof startSimulatedOAuthProvider>> | undefined;
+if (!config.INTEGRATION_PROVIDERS && !config.SIMULATED_OAUTH_ISSUER) {
+  simulatedOAuth = await startSimulatedOAuthProvider({
+    port: await preferredPort(8090),
+    redirectUris: [`${publicBaseUrl(config)}/integrations/oauth/callback`],
+  });
+  env.SIMULATED_OAUTH_ISSUER = simulatedOAuth.issuer;
+  say(`simulated OAuth provider on ${simulatedOAuth.issuer}`);
+}
+
 const dependencies = specs.map((s) => s.name);
 const tsx = ['--import', 'tsx'];
 const base = `http://localhost:${config.PORT}`;
@@ -162,7 +176,8 @@ const shutdown = (code: number) => {
 };
 process.on('SIGINT', () => shutdown(0));
 process.on('SIGTERM', () => shutdown(0));
-void supervisor.done.then((code) => {
+void supervisor.done.then(async (code) => {
+  await simulatedOAuth?.close();
   say('stopped');
   process.exit(code);
 });

@@ -95,6 +95,20 @@ export const createAccountActivity = (deps: Pick<ServiceDeps, 'sql'>, orgId: str
 export const createDealActivity = (deps: Pick<ServiceDeps, 'sql'>, orgId: string, actor: string, dealId: string, input: ActivityInput) =>
   create(deps, orgId, actor, input, (tx, a) => activities.insertDealActivity(tx, orgId, dealId, a), 'Deal not found');
 
+/**
+ * Records an email sent to or received from a contact as its `email` activity (on the contact's account
+ * too); a contact no longer in the organization records nothing. Runs in the caller's transaction.
+ */
+export async function recordContactEmail(
+  db: Db,
+  orgId: string,
+  contactId: string,
+  email: { subject: string; body: string | null; direction: 'inbound' | 'outbound'; at: Date; actor: string },
+): Promise<string | undefined> {
+  const a = newActivity({ type: 'email', summary: email.subject, body: email.body, contact_id: contactId, due_at: email.at.toISOString() }, email.actor);
+  return activities.insertContactActivity(db, orgId, contactId, a, email.direction);
+}
+
 export async function accountFeed(deps: Pick<ServiceDeps, 'sql'>, orgId: string, accountId: string, page: FeedPage) {
   if (!(await accountExists(deps.sql, orgId, accountId))) throw notFound('Account not found');
   const rows = await activities.activityFeed(deps.sql, orgId, { account_id: accountId }, page);

@@ -422,11 +422,31 @@ export async function runRefresh(
 }
 
 /**
+ * Runs inside a failed refresh's transaction, after its notification: another area reacts to the
+ * failure of a credential it owns (integrations move a connection whose grant is gone to needs_reconnect).
+ */
+export type RefreshFailureHook = (
+  tx: Db,
+  deps: Pick<ServiceDeps, 'sql'> & Partial<Pick<ServiceDeps, 'temporal'>>,
+  orgId: string,
+  credentialId: string,
+  error: string,
+) => Promise<void>;
+const refreshFailureHooks = new Set<RefreshFailureHook>();
+export const onRefreshFailure = (hook: RefreshFailureHook): void => void refreshFailureHooks.add(hook);
+
+/**
  * Records a failed refresh, releases the lock and emits the always-send `credential.refresh_failed`
  * notification, in one transaction; true when this execution still held the lock (a retried call
  * finds it released and neither records nor notifies twice).
  */
-export async function failRefresh(deps: Pick<ServiceDeps, 'sql'>, orgId: string, id: string, executionId: string, error: string): Promise<boolean> {
+export async function failRefresh(
+  deps: Pick<ServiceDeps, 'sql'> & Partial<Pick<ServiceDeps, 'temporal'>>,
+  orgId: string,
+  id: string,
+  executionId: string,
+  error: string,
+): Promise<boolean> {
   return deps.sql.begin(async (tx) => {
     const released = await credentials.finishRefresh(tx, orgId, id, executionId, { status: 'failed', error: error.slice(0, 500) });
     if (!released) return false;
@@ -437,6 +457,7 @@ export async function failRefresh(deps: Pick<ServiceDeps, 'sql'>, orgId: string,
       entity_id: id,
       payload: { credential_id: id, credential_name: row?.name ?? null, error: error.slice(0, 500), execution_id: executionId },
     });
+    for (const hook of refreshFailureHooks) await hook(tx, deps, orgId, id, error.slice(0, 500));
     return true;
   });
 }

@@ -308,11 +308,32 @@ export async function extractAndChunk(deps: Pick<ServiceDeps, 'sql' | 'storage' 
   );
   const chunks = chunkText(text, strategy);
   if (chunks.length === 0) throw new PermanentIngestionError(`no text could be extracted (${processor})`);
+  // The built-in embedder runs in this process and cannot fail: its vectors go into the same rows now,
+  // and the embedding steps that follow find nothing left. A remote embedder keeps one step per batch,
+  // and so does a source too large for one step (every vector also costs an HNSW insert).
+  const embedded = embedsInProcess(deps.config) && chunks.length <= INLINE_EMBEDDING_MAX_CHUNKS ? await embedInProcess(deps.config, chunks) : undefined;
   await deps.sql.begin(async (tx) => {
     await kb.recordExtraction(tx, orgId, sourceId, { file_processor: processor, file_size: size });
-    await kb.insertChunks(tx, orgId, sourceId, generation, chunks);
+    await kb.insertChunks(tx, orgId, sourceId, generation, chunks, 0, embedded);
   });
   return chunks.length;
+}
+
+/** Without EMBEDDINGS_BASE_URL the embedder is the built-in one (platform/embedder.ts): local, deterministic, no network. */
+const embedsInProcess = (config: Pick<ServiceDeps['config'], 'EMBEDDINGS_BASE_URL'>) => !config.EMBEDDINGS_BASE_URL;
+
+/** Up to this many chunks (about 10 s of HNSW inserts on a loaded core) are embedded within the extraction step. */
+const INLINE_EMBEDDING_MAX_CHUNKS = 2000;
+
+/** The built-in embedder by batches, yielding to the event loop between them (it is CPU work in the worker's thread). */
+async function embedInProcess(config: ServiceDeps['config'], texts: string[]): Promise<{ model: string; vectors: number[][] }> {
+  const embedder = createEmbedder(config);
+  const vectors: number[][] = [];
+  for (let i = 0; i < texts.length; i += config.EMBEDDINGS_BATCH_SIZE) {
+    vectors.push(...(await embedder.embed(texts.slice(i, i + config.EMBEDDINGS_BATCH_SIZE))));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return { model: embedder.model, vectors };
 }
 
 /** Embeds up to one batch of the generation's chunks; answers how many were embedded (0: all done). */
@@ -350,6 +371,55 @@ export async function failIngestion(deps: Pick<ServiceDeps, 'sql'>, orgId: strin
       payload: { source_id: sourceId, source_name: row.name, source_type: row.type, reason: row.failure_reason },
     });
   });
+}
+
+// ---- bulk import ----
+
+/**
+ * Imports texts that are already extracted (a bulk load, the benchmark) as ready sources of the
+ * dataset, chunked by the dataset's strategy. Embeddings are computed first, outside any transaction
+ * (EMBEDDINGS_BATCH_SIZE texts per embeddings call); then one transaction writes the sources in one
+ * INSERT, their chunks with their vectors in multi-row INSERTs, publishes every source in one statement
+ * and attaches them: all or nothing. The sources have no file behind them, so a re-ingest of one fails
+ * with that reason (and, failed, the source leaves the query results).
+ */
+export async function importTexts(
+  deps: Pick<ServiceDeps, 'sql' | 'config'>,
+  orgId: string,
+  actor: string,
+  datasetId: string,
+  docs: { name: string; text: string }[],
+): Promise<{ source_ids: string[]; chunk_count: number }> {
+  const embedder = createEmbedder(deps.config);
+  const dataset = await datasetOf(deps.sql, orgId, datasetId);
+  if (dataset.embedding_model !== embedder.model) throw conflict('The dataset was created with another embedding model');
+  const strategy = { method: dataset.chunking_method, chunk_size: dataset.chunk_size };
+  const sources = docs.map((d) => ({ id: newId(), name: d.name, chunks: chunkText(d.text, strategy) }));
+  const rows: kb.NewChunk[] = sources.flatMap((s) => s.chunks.map((content, ordinal) => ({ source_id: s.id, generation: 1, ordinal, content, embedding: null })));
+  for (let i = 0; i < rows.length; i += deps.config.EMBEDDINGS_BATCH_SIZE) {
+    const slice = rows.slice(i, i + deps.config.EMBEDDINGS_BATCH_SIZE);
+    let vectors: number[][];
+    try {
+      vectors = await embedder.embed(slice.map((r) => r.content));
+    } catch (error) {
+      if (error instanceof EmbedderError) throw upstream('Embeddings service unavailable');
+      throw error;
+    }
+    slice.forEach((r, j) => (r.embedding = vectors[j]!));
+  }
+  const ids = sources.map((s) => s.id);
+  await deps.sql.begin(async (tx) => {
+    await datasetOf(tx, orgId, datasetId);
+    await kb.insertSources(
+      tx,
+      orgId,
+      sources.map((s) => ({ id: s.id, type: 'FILE' as const, name: s.name, description: '', url: null, domain: null, file_id: null, file_size: null, chunking_method: null, chunk_size: null, created_by: actor })),
+    );
+    await kb.insertChunkRows(tx, orgId, rows, embedder.model);
+    await kb.publishGenerations(tx, orgId, ids, 1, embedder.model);
+    await kb.attachSources(tx, orgId, datasetId, ids);
+  });
+  return { source_ids: ids, chunk_count: rows.length };
 }
 
 // ---- retrieval ----

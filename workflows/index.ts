@@ -10,3 +10,5 @@ export * from './knowledge-base';
 export * from './notifications';
 export * from './intelligence';
 export * from './readiness';
+export * from './outreach-sequences';
+export * from './outreach-imap';

@@ -12,6 +12,8 @@ export const SCOPE_GROUPS = {
   outreachProvision: ['outreach:provision'],
   agentsRead: ['agents:read', 'agents:manage'],
   agentsManage: ['agents:manage'],
+  // The service's operators (reading feedback); no organization role carries it.
+  operator: ['service:operate'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type ScopeGroup = keyof typeof SCOPE_GROUPS;

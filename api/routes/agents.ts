@@ -147,7 +147,7 @@ export function registerAgentsRoutes(routes: Routes, deps: AppDeps): void {
     auth: MANAGE,
     body: CreateFromWebsiteBody,
     responses: {
-      202: { description: 'Started; follow it at GET /core/agents/workflows/{workflow_id}', schema: ScaffoldStarted },
+      202: { description: 'Started; follow it at GET /core/agent-workflows/{workflow_id}', schema: ScaffoldStarted },
       409: { description: 'A run for this agent is already going', schema: ErrorBody },
       503: { description: 'Workflow engine unavailable', schema: ErrorBody },
       ...authErrors,
@@ -165,7 +165,7 @@ export function registerAgentsRoutes(routes: Routes, deps: AppDeps): void {
     auth: MANAGE,
     body: CreateDemoBody,
     responses: {
-      202: { description: 'Started; follow it at GET /core/agents/workflows/{workflow_id}', schema: ScaffoldStarted },
+      202: { description: 'Started; follow it at GET /core/agent-workflows/{workflow_id}', schema: ScaffoldStarted },
       503: { description: 'Workflow engine unavailable', schema: ErrorBody },
       ...authErrors,
       ...validationError,
@@ -175,7 +175,7 @@ export function registerAgentsRoutes(routes: Routes, deps: AppDeps): void {
 
   routes.add({
     method: 'get',
-    path: '/core/agents/workflows/{workflow_id}',
+    path: '/core/agent-workflows/{workflow_id}',
     tag: TAG,
     summary: 'Steps and result of a create-from-website or create-demo run',
     auth: READ,

@@ -1,34 +1,76 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { z } from 'zod';
 import { temporalReachable } from '../../platform/temporal';
+import { PROJECT_ROOT } from '../../platform/tools';
 import type { AppDeps } from '../deps';
 import { reply, type Routes } from '../route';
 
-const Liveness = z.object({ status: z.literal('ok') });
-const Readiness = z.object({
-  status: z.enum(['ready', 'unavailable']),
-  checks: z.object({ postgres: z.boolean(), temporal: z.boolean(), storage: z.boolean() }),
-});
+// Liveness and readiness as `application/health+json`, in the shape of the IETF draft "Health Check
+// Response Format for HTTP APIs": status pass | warn | fail, the service's version and release, and
+// checks keyed `<component>:<measurement>`, each with its observed value and time.
 
-/** Resolves with the check's outcome, or false once `ms` have passed, whatever the dependency does. */
-async function within(ms: number, check: Promise<unknown>, onLate: () => void = () => {}): Promise<boolean> {
+const HEALTH_JSON = 'application/health+json';
+const releaseId = (() => {
+  try {
+    return String((JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0');
+  } catch {
+    return '0.0.0';
+  }
+})();
+const SERVICE = { version: releaseId.split('.')[0]!, releaseId, serviceId: 'voice-crm-service' };
+
+const Status = z.enum(['pass', 'warn', 'fail']);
+const Check = z.object({
+  componentType: z.string(),
+  observedValue: z.number(),
+  observedUnit: z.string(),
+  status: Status,
+  time: z.string().openapi({ description: 'When the value was observed (ISO 8601)' }),
+  output: z.string().optional().openapi({ description: 'Why the check did not pass' }),
+});
+const HealthBody = (name: string) =>
+  z
+    .object({
+      status: Status,
+      version: z.string().openapi({ description: 'Major version of the service' }),
+      releaseId: z.string().openapi({ description: 'Release of the service (package version)' }),
+      serviceId: z.string(),
+      description: z.string(),
+      output: z.string().optional(),
+      checks: z.record(z.string(), z.array(Check)),
+    })
+    .openapi(name);
+const Liveness = HealthBody('Liveness');
+const Readiness = HealthBody('Readiness');
+
+/**
+ * Resolves with the check's outcome and how long it took, or a failure once `ms` have passed, whatever
+ * the dependency does.
+ */
+async function within(ms: number, check: Promise<unknown>, onLate: () => void = () => {}): Promise<{ ok: boolean; ms: number; output?: string }> {
+  const started = performance.now();
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => {
+  const late = new Promise<{ ok: false; output: string }>((resolve) => {
     timer = setTimeout(() => {
       onLate();
-      resolve(false);
+      resolve({ ok: false, output: `No answer within ${ms} ms` });
     }, ms);
   });
   try {
-    return await Promise.race([check.then(() => true), late]);
-  } catch {
-    return false;
+    const outcome = await Promise.race([check.then(() => ({ ok: true as const })), late]);
+    return { ...outcome, ms: Math.round(performance.now() - started) };
+  } catch (error) {
+    return { ok: false, ms: Math.round(performance.now() - started), output: `Failed: ${(error as Error).message}`.slice(0, 200) };
   } finally {
     clearTimeout(timer);
     check.catch(() => {});
   }
 }
 
-function postgresReachable(deps: AppDeps, ms: number): Promise<boolean> {
+type Outcome = Awaited<ReturnType<typeof within>>;
+
+function postgresReachable(deps: AppDeps, ms: number): Promise<Outcome> {
   const query = deps.sql`SELECT 1`;
   // A query still queued for a connection is dropped; one sent is left to the pool's own bounds.
   return within(ms, query.execute(), () => {
@@ -40,15 +82,34 @@ function postgresReachable(deps: AppDeps, ms: number): Promise<boolean> {
 /** A read of a key that never exists: answers undefined when the store works, throws when it fails. */
 const storageReachable = (deps: AppDeps, ms: number) => within(ms, deps.storage.head('health/readiness-probe'));
 
+/** A check passes, warns when it took more than half its bound, or fails. */
+function check(componentType: string, bound: number, outcome: Outcome, time: string) {
+  const status = !outcome.ok ? 'fail' : outcome.ms > bound / 2 ? 'warn' : 'pass';
+  return [{ componentType, observedValue: outcome.ms, observedUnit: 'ms', status, time, ...(outcome.output ? { output: outcome.output } : {}) }] as const;
+}
+
 export function registerHealthRoutes(routes: Routes, deps: AppDeps): void {
   routes.add({
     method: 'get',
     path: '/health',
     tag: 'Service Health',
-    summary: 'Liveness: the process answers',
+    summary: 'Liveness: the process answers (touches no dependency)',
     auth: 'public',
-    responses: { 200: { description: 'Alive', schema: Liveness } },
-    handler: async () => ({ status: 'ok' }),
+    responses: { 200: { description: 'Alive', schema: Liveness, contentType: HEALTH_JSON } },
+    handler: async () =>
+      reply(
+        200,
+        {
+          status: 'pass' as const,
+          ...SERVICE,
+          description: 'Liveness of the API process',
+          checks: {
+            'uptime': [{ componentType: 'system', observedValue: Math.round(process.uptime()), observedUnit: 's', status: 'pass' as const, time: new Date().toISOString() }],
+          },
+        },
+        { 'Cache-Control': 'no-store' },
+        HEALTH_JSON,
+      ),
   });
 
   const bound = deps.config.READY_CHECK_TIMEOUT_MS;
@@ -59,17 +120,36 @@ export function registerHealthRoutes(routes: Routes, deps: AppDeps): void {
     summary: `Readiness: Postgres, Temporal and object storage each answer within ${bound} ms`,
     auth: 'public',
     responses: {
-      200: { description: 'Ready', schema: Readiness },
-      503: { description: `A dependency did not answer within ${bound} ms; the checks run in parallel, so the answer comes within that bound`, schema: Readiness },
+      200: { description: 'Ready: every check passes (warn: one took more than half its bound)', schema: Readiness, contentType: HEALTH_JSON },
+      503: {
+        description: `A dependency did not answer within ${bound} ms; the checks run in parallel, so the answer comes within that bound`,
+        schema: Readiness,
+        contentType: HEALTH_JSON,
+      },
     },
     handler: async () => {
       const [postgres, temporal, storage] = await Promise.all([
         postgresReachable(deps, bound),
-        temporalReachable(deps.temporal, bound),
+        within(bound, temporalReachable(deps.temporal, bound).then((ok) => {
+          if (!ok) throw new Error('Temporal did not answer GetSystemInfo');
+        })),
         storageReachable(deps, bound),
       ]);
-      const ok = postgres && temporal && storage;
-      return reply(ok ? 200 : 503, { status: ok ? ('ready' as const) : ('unavailable' as const), checks: { postgres, temporal, storage } });
+      const time = new Date().toISOString();
+      const checks = {
+        'postgres:responseTime': check('datastore', bound, postgres, time),
+        'temporal:responseTime': check('component', bound, temporal, time),
+        'objectStorage:responseTime': check('datastore', bound, storage, time),
+      };
+      const statuses = Object.values(checks).map((c) => c[0].status);
+      const status = statuses.includes('fail') ? ('fail' as const) : statuses.includes('warn') ? ('warn' as const) : ('pass' as const);
+      const failed = Object.entries(checks).filter(([, c]) => c[0].status === 'fail').map(([name]) => name.split(':')[0]);
+      return reply(
+        status === 'fail' ? 503 : 200,
+        { status, ...SERVICE, description: 'Readiness of the API: Postgres, Temporal and object storage', ...(failed.length > 0 ? { output: `Not ready: ${failed.join(', ')}` } : {}), checks },
+        { 'Cache-Control': 'no-store' },
+        HEALTH_JSON,
+      );
     },
   });
 }

@@ -41,8 +41,8 @@ export function registerIntelligenceRoutes(routes: Routes, deps: AppDeps): void 
     summary: 'Create an ICP profile (version 1); the first one becomes the default',
     auth: { scope: 'crmManage' },
     body: CreateProfileBody,
-    responses: { 201: { description: 'Created', schema: IcpProfile }, ...duplicateName, ...authErrors, ...validationError },
-    handler: async ({ body, auth }) => reply(201, await intelligence.createProfile(deps, orgOf(auth), actor(auth), body)),
+    responses: { 200: { description: 'Created', schema: IcpProfile }, ...duplicateName, ...authErrors, ...validationError },
+    handler: async ({ body, auth }) => reply(200, await intelligence.createProfile(deps, orgOf(auth), actor(auth), body)),
   });
 
   routes.add({

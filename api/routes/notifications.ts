@@ -139,7 +139,7 @@ export function registerNotificationRoutes(routes: Routes, deps: AppDeps): void 
 
   routes.add({
     method: 'get',
-    path: '/notifications/preferences',
+    path: '/notification-preferences',
     tag: 'Notifications',
     summary: "The calling user's preference for every subscribable event, the catalog's defaults where unset",
     auth: ORG,
@@ -152,7 +152,7 @@ export function registerNotificationRoutes(routes: Routes, deps: AppDeps): void 
 
   routes.add({
     method: 'patch',
-    path: '/notifications/preferences/{event_type}',
+    path: '/notification-preferences/{event_type}',
     tag: 'Notifications',
     summary: "Change the calling user's preference for one event type: only the fields sent change",
     auth: ORG,

@@ -145,7 +145,11 @@ export const VersionCreateBody = z
     message: 'Send exactly one of config or base_version',
     path: ['config'],
   })
-  .openapi('AgentVersionCreate');
+  // The document states the rule too, so generators and clients send exactly one of the two.
+  .openapi('AgentVersionCreate', {
+    description: 'Exactly one of `config` (a new configuration) or `base_version` (a version to copy)',
+    oneOf: [{ required: ['config'] }, { required: ['base_version'] }],
+  });
 
 export const VersionUpdateBody = z
   .object({

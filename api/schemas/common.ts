@@ -4,8 +4,16 @@ import { TIMESTAMP_MESSAGE } from '../errors';
 export const Uuid = z.uuid();
 export const Timestamp = z.iso.datetime({ offset: true });
 
-const ISO_8601 =
-  /^(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(?:T([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:\.\d{1,9})?)?(Z|[+-](?:[01]\d|2[0-3]):?[0-5]\d)?)?$/;
+const TIME = '(?:T([01]\\d|2[0-3]):([0-5]\\d)(?::([0-5]\\d)(?:\\.\\d{1,9})?)?(Z|[+-](?:[01]\\d|2[0-3]):?[0-5]\\d)?)?';
+const ISO_8601 = new RegExp(`^(\\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])${TIME}$`);
+/**
+ * The same set as ISO_8601 and the calendar check below, as one pattern for the document: days past a
+ * month's end are not dates, and February 29 only in leap years (every 4th, not every 100th, every 400th).
+ */
+const CALENDAR_DATE =
+  '(?:\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))' +
+  '|(?:\\d\\d(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)';
+export const ISO_8601_CALENDAR = `^${CALENDAR_DATE}${TIME}$`;
 /**
  * A timestamp the API takes: ISO 8601 with or without an offset, or a date alone; without an offset
  * it is UTC (`2030-01-01T10:00:00` and `2030-01-01` are 10:00 and midnight UTC). Handed on normalized
@@ -29,6 +37,7 @@ export const TimestampInput = z
   .openapi({
     description: 'ISO 8601 date-time or date; without an offset it is UTC',
     example: '2030-01-01T10:00:00Z',
+    pattern: ISO_8601_CALENDAR,
   });
 export const ErrorBody = z.object({ detail: z.string() }).openapi('Error');
 export const ValidationErrorBody = z

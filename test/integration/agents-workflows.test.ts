@@ -54,7 +54,7 @@ async function draftWithInputs(inputs: Record<string, unknown> = { company_name:
 
 const versionOf = (agentId: string, version: number | string = 1) => call('GET', `/core/agents/${agentId}/versions/${version}`).then((r) => r.body);
 const finished = (agentId: string) => until(() => versionOf(agentId), (v) => !v.instructions.generating);
-const statusOf = (workflowId: string, token = tenant.session) => call('GET', `/core/agents/workflows/${workflowId}`, undefined, token);
+const statusOf = (workflowId: string, token = tenant.session) => call('GET', `/core/agent-workflows/${workflowId}`, undefined, token);
 const settled = (workflowId: string) => until(() => statusOf(workflowId).then((r) => r.body), (s) => s.status !== 'running');
 
 describe('generate-instructions', () => {
@@ -202,6 +202,10 @@ describe('create-from-website', () => {
       },
       instructions: { stale: false, generating: false },
     });
+    // The scaffolded publish notifies like any other, once.
+    const events = await ctx.deps.sql<{ event_type: string; payload: any }[]>`
+      SELECT event_type, payload FROM notification_outbox WHERE entity_id = ${version.id}`;
+    expect(events).toEqual([{ event_type: 'agent_version.published', payload: { agent_id: agentId, name: 'Acme Plumbing', version: 1, direction: 'inbound' } }]);
     expect(site.hits).toContain('/moved');
     keepHistory(ctx.config.TEMPORAL_ADDRESS!, workflowId, 'agent-scaffold-website');
   });
@@ -292,7 +296,7 @@ describe('create-demo', () => {
   });
 });
 
-describe('GET /core/agents/workflows/{workflow_id}', () => {
+describe('GET /core/agent-workflows/{workflow_id}', () => {
   it('is 404 for another organization’s run, an unknown id and a workflow of another kind', async () => {
     const res = await call('POST', '/core/agents/create-demo', { company_website: site.url('/') });
     const intruder = await newTenant(ctx);

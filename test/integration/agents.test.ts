@@ -809,7 +809,7 @@ describe('scopes', () => {
   });
 
   it('the status of a scaffolding run needs agents read', async () => {
-    expect((await call('GET', '/core/agents/workflows/agent-demo:x', undefined, crmKey)).status).toBe(403);
+    expect((await call('GET', '/core/agent-workflows/agent-demo:x', undefined, crmKey)).status).toBe(403);
   });
 });
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/context';
 import { createContact, crmTenant, type CrmTenant } from '../support/crm-contacts';
+import { newTenant } from '../support/identity';
 
 // The spec's rules that the service departed from, and what the document states about itself.
 let ctx: TestContext;
@@ -125,5 +126,32 @@ describe('the document as tools read it', () => {
     expect(schemaOf(document.paths['/contacts/{contact_id}'].patch).minProperties).toBe(1);
     expect(document.paths['/core/agents/{id}/versions/{version}/publish'].post.requestBody?.required ?? false).toBe(false);
     expect(document.paths['/accounts'].post.requestBody.required).toBe(true);
+  });
+
+  it('states "exactly one of config or base_version" as a oneOf, and the server answers it', async () => {
+    const document = (await ctx.request('GET', '/openapi.json')).body;
+    const create = document.paths['/core/agents/{id}/versions'].post.requestBody;
+    expect(create.required).toBe(true);
+    expect(create.content['application/json'].schema.oneOf).toEqual([{ required: ['config'] }, { required: ['base_version'] }]);
+    const tenant = await newTenant(ctx, ['api:read', 'api:manage', 'agents:manage']);
+    const agent = (await ctx.request('POST', '/core/agents', { token: tenant.session, body: { name: 'One of' } })).body;
+    const postVersion = (body: object) => ctx.request('POST', `/core/agents/${agent.id}/versions`, { token: tenant.session, body });
+    expect((await postVersion({})).status).toBe(422);
+    expect((await postVersion({ config: {}, base_version: 1 })).status).toBe(422);
+    expect((await postVersion({ config: {} })).status).toBe(200);
+    expect((await postVersion({ base_version: 1 })).status).toBe(200);
+  });
+
+  it('has no two paths that each hold a parameter where the other holds a literal (Redocly no-ambiguous-paths)', async () => {
+    const document = (await ctx.request('GET', '/openapi.json')).body;
+    const isParam = (segment: string) => segment.startsWith('{');
+    const crosses = (a: string[], b: string[]) =>
+      a.length === b.length &&
+      a.every((x, k) => x === b[k] || isParam(x) || isParam(b[k]!)) &&
+      a.some((x, k) => isParam(x) && !isParam(b[k]!)) &&
+      b.some((x, k) => isParam(x) && !isParam(a[k]!));
+    const paths = Object.keys(document.paths);
+    const ambiguous = paths.flatMap((a, i) => paths.slice(i + 1).filter((b) => crosses(a.split('/'), b.split('/'))).map((b) => `${a} ~ ${b}`));
+    expect(ambiguous).toEqual([]);
   });
 });

@@ -148,7 +148,7 @@ describe('credential metadata', () => {
     const shortInterval = await call('POST', '/workflow/credentials', a.session, { name: 'r5', refresh_policy: { type: 'interval', every_seconds: 5 } });
     expect(shortInterval.status).toBe(422);
     const refreshers = await call('GET', '/workflow/credential-refreshers', a.session);
-    expect(refreshers.body.data.map((r: { kind: string }) => r.kind)).toEqual(['oauth2_refresh_token', 'oauth2_client_credentials', 'http_json']);
+    expect(refreshers.body.data.map((r: { kind: string }) => r.kind)).toEqual(['oauth2_refresh_token', 'oauth2_client_credentials', 'http_json', 'integration_oauth2']);
   });
 });
 

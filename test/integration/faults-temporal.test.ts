@@ -71,7 +71,7 @@ describe('a frozen Temporal', () => {
     expect(tags.value.status).toBe(200);
     expect(ready.value.status).toBe(503);
     // Only Temporal's check is certain to fail: the others may be slow on a busy machine.
-    expect(ready.value.body).toMatchObject({ status: 'unavailable', checks: { temporal: false } });
+    expect(ready.value.body).toMatchObject({ status: 'fail', checks: { 'temporal:responseTime': [{ status: 'fail' }] } });
     expect(ready.ms).toBeLessThan(READY_MS + SLACK_MS);
 
     // The rows of the refused creates were rolled back, and no transaction is left open.
@@ -88,7 +88,7 @@ describe('a frozen Temporal', () => {
       const res = await ctx.request('GET', '/ready');
       return res.status === 200 && res;
     }, 30_000, '/ready after the thaw');
-    expect(again.body.checks).toEqual({ postgres: true, temporal: true, storage: true });
+    expect(again.body.status).not.toBe('fail');
     const after = await ctx.request('POST', '/campaign/campaigns', { token: tenant.session, body: createBody('frozen-1') });
     expect(after.status, JSON.stringify(after.body)).toBe(200); // the refused external_id was never taken
     const rows = await campaignsOf(['before-freeze', ...frozenIds]);

@@ -180,13 +180,17 @@ describe('health and readiness', () => {
   it('GET /health is live without auth', async () => {
     const res = await ctx.request('GET', '/health');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ok' });
+    expect(res.headers.get('content-type')).toContain('application/health+json');
+    expect(res.body).toMatchObject({ status: 'pass', releaseId: '0.0.1', checks: { uptime: [{ status: 'pass', observedUnit: 's' }] } });
   });
 
   it('GET /ready checks Postgres, Temporal and object storage', async () => {
     const res = await ctx.request('GET', '/ready');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ready', checks: { postgres: true, temporal: true, storage: true } });
+    expect(res.headers.get('content-type')).toContain('application/health+json');
+    expect(res.body.status).not.toBe('fail');
+    for (const name of ['postgres:responseTime', 'temporal:responseTime', 'objectStorage:responseTime'])
+      expect(res.body.checks[name][0], name).toMatchObject({ status: expect.stringMatching(/^(pass|warn)$/), observedUnit: 'ms' });
   });
 });
 
@@ -230,7 +234,8 @@ describe('Temporal unreachable', () => {
   it('makes /ready answer 503 naming the failed check', async () => {
     const res = await down.request('GET', '/ready');
     expect(res.status).toBe(503);
-    expect(res.body).toEqual({ status: 'unavailable', checks: { postgres: true, temporal: false, storage: true } });
+    expect(res.body).toMatchObject({ status: 'fail', output: 'Not ready: temporal', checks: { 'temporal:responseTime': [{ status: 'fail' }] } });
+    expect(res.body.checks['postgres:responseTime'][0].status).not.toBe('fail');
   });
 
   it('turns a workflow start into a clean 503', async () => {

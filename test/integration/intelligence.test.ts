@@ -73,7 +73,7 @@ const PROFILE = {
 describe('ICP profiles', () => {
   it('creates, versions on criteria changes only, lists versions, and deletes', async () => {
     const created = await ctx.request('POST', '/intelligence/icp-profiles', { token: a.session, body: { ...PROFILE, name: 'Versioned' } });
-    expect(created.status).toBe(201);
+    expect(created.status).toBe(200);
     expect(created.body).toMatchObject({ name: 'Versioned', version: 1, criteria: PROFILE.criteria });
     const id = created.body.id;
 
@@ -120,7 +120,7 @@ describe('ICP profiles', () => {
     expect(heavy.status).toBe(422);
 
     const ok = await ctx.request('POST', '/intelligence/icp-profiles', { token: a.session, body: { ...PROFILE, name: 'Unique' } });
-    expect(ok.status).toBe(201);
+    expect(ok.status).toBe(200);
     expect((await ctx.request('POST', '/intelligence/icp-profiles', { token: a.session, body: { ...PROFILE, name: 'Unique' } })).status).toBe(409);
     const empty = await ctx.request('PATCH', `/intelligence/icp-profiles/${ok.body.id}`, { token: a.session, body: {} });
     expect(empty.status).toBe(400);

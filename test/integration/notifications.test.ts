@@ -340,7 +340,7 @@ describe('the in-app feed', () => {
       ['GET', '/notifications'],
       ['GET', '/notifications/unread-count'],
       ['POST', '/notifications/read-all'],
-      ['GET', '/notifications/preferences'],
+      ['GET', '/notification-preferences'],
     ] as const) {
       const res = await ctx.request(method, path, { token: key });
       expect(res.status, path).toBe(403);
@@ -355,29 +355,29 @@ describe('preferences', () => {
   it("default to the catalog's values, change one field at a time, and null restores the default", async () => {
     const org = await newOrg();
     const user = await member(org.ext);
-    const list = await ctx.request('GET', '/notifications/preferences', { token: user.session });
+    const list = await ctx.request('GET', '/notification-preferences', { token: user.session });
     expect(list.status).toBe(200);
     const catalog = (await ctx.request('GET', '/notifications/event-catalog', { token: user.session })).body.events;
     expect(list.body.preferences.map((p: any) => [p.event_type, p.in_app, p.email_cadence, p.subscribed, p.customized])).toEqual(
       catalog.map((e: any) => [e.event_type, e.default_in_app, e.default_cadence, false, false]),
     );
-    const patched = await ctx.request('PATCH', '/notifications/preferences/deal.won', { token: user.session, body: { email_cadence: 'digest' } });
+    const patched = await ctx.request('PATCH', '/notification-preferences/deal.won', { token: user.session, body: { email_cadence: 'digest' } });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ event_type: 'deal.won', in_app: true, email_cadence: 'digest', customized: true });
-    const inApp = await ctx.request('PATCH', '/notifications/preferences/deal.won', { token: user.session, body: { in_app: false } });
+    const inApp = await ctx.request('PATCH', '/notification-preferences/deal.won', { token: user.session, body: { in_app: false } });
     expect(inApp.body).toMatchObject({ in_app: false, email_cadence: 'digest' });
-    const reset = await ctx.request('PATCH', '/notifications/preferences/deal.won', { token: user.session, body: { in_app: null, email_cadence: null } });
+    const reset = await ctx.request('PATCH', '/notification-preferences/deal.won', { token: user.session, body: { in_app: null, email_cadence: null } });
     expect(reset.body).toMatchObject({ in_app: true, email_cadence: 'immediate', customized: false });
 
-    expect((await ctx.request('PATCH', '/notifications/preferences/deal.won', { token: user.session, body: {} })).status).toBe(400);
-    expect((await ctx.request('PATCH', '/notifications/preferences/deal.nope', { token: user.session, body: { in_app: false } })).status).toBe(400);
-    expect((await ctx.request('PATCH', '/notifications/preferences/credential.refresh_failed', { token: user.session, body: { in_app: false } })).status).toBe(400);
-    expect((await ctx.request('PATCH', '/notifications/preferences/deal.won', { token: user.session, body: { email_cadence: 'weekly' } })).status).toBe(422);
+    expect((await ctx.request('PATCH', '/notification-preferences/deal.won', { token: user.session, body: {} })).status).toBe(400);
+    expect((await ctx.request('PATCH', '/notification-preferences/deal.nope', { token: user.session, body: { in_app: false } })).status).toBe(400);
+    expect((await ctx.request('PATCH', '/notification-preferences/credential.refresh_failed', { token: user.session, body: { in_app: false } })).status).toBe(400);
+    expect((await ctx.request('PATCH', '/notification-preferences/deal.won', { token: user.session, body: { email_cadence: 'weekly' } })).status).toBe(422);
     // Preferences are per organization.
     const other = await newOrg();
     const elsewhere = await ctx.session({ sub: user.ext, org_id: other.ext, org_ids: [other.ext, org.ext], permissions: MANAGE });
-    await ctx.request('PATCH', '/notifications/preferences/deal.lost', { token: user.session, body: { in_app: false } });
-    const there = await ctx.request('GET', '/notifications/preferences', { token: elsewhere });
+    await ctx.request('PATCH', '/notification-preferences/deal.lost', { token: user.session, body: { in_app: false } });
+    const there = await ctx.request('GET', '/notification-preferences', { token: elsewhere });
     expect(there.body.preferences.find((p: any) => p.event_type === 'deal.lost').in_app).toBe(true);
   });
 
@@ -385,9 +385,9 @@ describe('preferences', () => {
     const org = await newOrg();
     const quiet = await member(org.ext);
     const watcher = await member(org.ext);
-    await ctx.request('PATCH', '/notifications/preferences/deal.created', { token: quiet.session, body: { in_app: false } });
-    await ctx.request('PATCH', '/notifications/preferences/deal.won', { token: quiet.session, body: { email_cadence: 'off' } });
-    await ctx.request('PATCH', '/notifications/preferences/deal.won', { token: watcher.session, body: { subscribed: true } });
+    await ctx.request('PATCH', '/notification-preferences/deal.created', { token: quiet.session, body: { in_app: false } });
+    await ctx.request('PATCH', '/notification-preferences/deal.won', { token: quiet.session, body: { email_cadence: 'off' } });
+    await ctx.request('PATCH', '/notification-preferences/deal.won', { token: watcher.session, body: { subscribed: true } });
     const deal = await createDeal(org.admin, { name: 'Prefs', owner_id: quiet.ext });
     await ctx.request('PATCH', `/deals/${deal.id}`, { token: org.admin.session, body: { stage: 'closed_won' } });
     await waitForItem(quiet, 'deal.won', deal.id);

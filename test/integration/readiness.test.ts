@@ -54,7 +54,7 @@ describe('readiness profiles on the real dev server', () => {
   let accountId: string;
 
   beforeAll(async () => {
-    expect((await ctx.request('POST', '/intelligence/icp-profiles', { token: a.session, body: PROFILE })).status).toBe(201);
+    expect((await ctx.request('POST', '/intelligence/icp-profiles', { token: a.session, body: PROFILE })).status).toBe(200);
     accountId = await newAccount(a, { name: 'Ready Co', website: site.origin });
     const run = await ctx.request('POST', '/intelligence/research-runs', { token: a.session, body: { account_id: accountId } });
     await vi.waitFor(

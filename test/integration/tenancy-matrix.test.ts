@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app';
 import { createTestContext, type TestContext } from '../support/context';
 import { pngBytes } from '../support/cards';
-import { newTenant, type Tenant } from '../support/identity';
+import { newTenant, orgUuid, type Tenant } from '../support/identity';
+import { insertConnection } from '../../db/integrations';
+import { newId } from '../../platform/ids';
 
 // Every route with an id in its path, walked from the app's own route list: organization A sends
 // organization B's real ids (one of each resource, created first) and gets 404 every time. A new route
@@ -77,7 +79,20 @@ beforeAll(async () => {
   const dataset = idOf(await create('/knowledge-base/datasets', { name: 'Docs' }));
   if (dataset) ids.dataset_id = dataset;
   const credential = idOf(await create('/workflow/credentials', { name: 'crm-token' }));
-  if (credential) ids.credential_id = credential;
+  if (credential) {
+    ids.credential_id = credential;
+    // A connection is made only by a provider's consent: its row goes straight in, holding B's credential.
+    ids.connection_id = newId();
+    await insertConnection(ctx.deps.sql, await orgUuid(ctx, b), ids.connection_id, {
+      integration: 'acme',
+      externalAccountId: 'b-account',
+      externalAccountLabel: 'b@example.com',
+      grantedScopes: [],
+      endUserId: null,
+      connectedBy: `user:${b.user}`,
+      credentialId: credential,
+    });
+  }
   const bot = idOf(await create('/meetings/bots', { meeting_url: 'https://zoom.us/j/1234567890' }));
   if (bot) ids.bot_id = bot;
   const run = idOf(await create('/intelligence/research-runs', { domain: 'example.com' }));
@@ -86,6 +101,10 @@ beforeAll(async () => {
   if (source) ids.source_id = source;
   const table = await create('/core/custom-data/tables/orders', { key: ['order_id'], properties: [{ name: 'order_id', type: 'string' }] }, b.session, 'PUT');
   if (table) ids.name = 'orders';
+  const outreachDomain = idOf(await create('/outreach/domains', { name: 'other-org-mail.com' }));
+  if (outreachDomain) ids.domain_id = outreachDomain;
+  const mailbox = idOf(await create('/outreach/mailboxes', { email_address: 'sender@other-org-mail.com', smtp: { host: '127.0.0.1', port: 2525, secure: false } }));
+  if (mailbox) ids.mailbox_id = mailbox;
   const key = idOf(await create('/organization-pats', { name: 'b key' }));
   const userToken = idOf(await create('/user-pats', { name: 'b token' }));
   if (key) ids.organization_key = key;
@@ -115,8 +134,10 @@ const BODIES: Record<string, unknown> = {
   'PATCH /knowledge-base/datasets/{dataset_id}': { name: 'x' },
   'PATCH /intelligence/icp-profiles/{profile_id}': { name: 'x' },
   'PATCH /workflow/credentials/{credential_id}': { name: 'x' },
+  'PATCH /outreach/mailboxes/{mailbox_id}': { daily_limit: 10 },
   'PUT /core/agents/{id}': { name: 'x' },
   'POST /core/agents/{id}/versions': { base_version: 1 },
+  'POST /core/agents/{id}/knowledge-base/query': { query: 'pricing' },
   'PUT /core/agents/{id}/versions/{version}': { config: {} },
   'PUT /workflow/credentials/{credential_id}/value': { value: { token: 'x' } },
   'POST /accounts/{account_id}/activities': { type: 'note' },

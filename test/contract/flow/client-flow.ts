@@ -23,6 +23,7 @@ must('list tags', await client.GET('/tags'));
 const agent = must('create agent', await client.POST('/core/agents', { body: { name: 'Caller' } }));
 const version = must('create version', await client.POST('/core/agents/{id}/versions', { params: { path: { id: agent.id } }, body: { config: {} } }));
 must('publish version', await client.POST('/core/agents/{id}/versions/{version}/publish', { params: { path: { id: agent.id, version: String(version.version) } } }));
+must('copy version', await client.POST('/core/agents/{id}/versions', { params: { path: { id: agent.id } }, body: { base_version: version.version } }));
 must('create campaign', await client.POST('/campaign/campaigns', { body: { name: 'Spring', agent_id: agent.id } }));
 must('concurrency settings', await client.PUT('/campaign/concurrency-settings', { body: { concurrency_limit: 5 } }));
 must('create dataset', await client.POST('/knowledge-base/datasets', { body: { name: 'Docs' } }));

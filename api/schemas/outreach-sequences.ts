@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { CursorPagination } from '../pagination';
+import { Timestamp, TimestampInput, Uuid } from './common';
+import {
+  ENROLLMENT_STATUSES,
+  MAX_DELAY_DAYS,
+  MAX_ENROLL_BATCH,
+  MAX_POOL,
+  MAX_STEPS,
+  MAX_VARIANTS,
+  SEQUENCE_STATUSES,
+} from '../../domain/outreach-sequences';
+import { TEMPLATE_VARIABLES } from '../../domain/outreach-templates';
+
+const TEMPLATE_HELP = `Template: {{variable}} or {{variable|fallback}} with variable one of ${TEMPLATE_VARIABLES.join(', ')}; an unknown variable is refused (422); a contact without the value gets the fallback, or nothing`;
+
+const Subject = z.string().max(998).nullable().optional().openapi({ description: `Subject ${TEMPLATE_HELP}. Required on the first step; on a later step null sends "Re: <thread subject>" in the same thread` });
+const Body = z.string().min(1).max(20_000).openapi({ description: `Plain-text body. ${TEMPLATE_HELP}` });
+const BodyHtml = z.string().max(100_000).nullable().optional().openapi({ description: 'HTML body (optional); values put into it are HTML-escaped' });
+
+const Variant = z.strictObject({ subject: Subject, body: Body, body_html: BodyHtml }).openapi('OutreachStepVariant');
+
+export const StepInput = z
+  .strictObject({
+    delay_days: z.number().int().min(0).max(MAX_DELAY_DAYS).openapi({ description: 'Days after the previous step (the first step: after enrollment or start_at)' }),
+    subject: Subject,
+    body: Body,
+    body_html: BodyHtml,
+    variants: z
+      .array(Variant)
+      .max(MAX_VARIANTS - 1)
+      .optional()
+      .openapi({ description: 'A/B variants besides the step itself; each enrollment gets one, chosen deterministically and evenly' }),
+  })
+  .openapi('OutreachStepInput');
+
+const Name = z.string().trim().min(1).max(200);
+const MailboxIds = z.array(Uuid).max(MAX_POOL).openapi({ description: 'The mailbox pool; first steps rotate across it, a thread keeps its mailbox' });
+
+export const CreateSequenceBody = z
+  .strictObject({
+    name: Name,
+    steps: z.array(StepInput).max(MAX_STEPS).optional(),
+    mailbox_ids: MailboxIds.optional(),
+    stop_on_reply: z.boolean().optional().openapi({ description: 'A reply stops the enrollment (default true); a bounce always does' }),
+    start_at: TimestampInput.nullable().optional().openapi({ description: 'Nothing is sent before this instant' }),
+  })
+  .openapi('OutreachSequenceCreate');
+
+export const PatchSequenceBody = CreateSequenceBody.partial().openapi('OutreachSequencePatch');
+
+const StepView = z.object({
+  index: z.number().int(),
+  delay_days: z.number().int(),
+  subject: z.string().nullable(),
+  body: z.string(),
+  body_html: z.string().nullable(),
+  variants: z.array(z.object({ subject: z.string().nullable(), body: z.string(), body_html: z.string().nullable() })),
+});
+
+export const SequenceStatusEnum = z.enum(SEQUENCE_STATUSES);
+export const EnrollmentStatusEnum = z.enum(ENROLLMENT_STATUSES);
+
+export const Sequence = z
+  .object({
+    id: Uuid,
+    name: z.string(),
+    status: SequenceStatusEnum,
+    steps: z.array(StepView),
+    mailbox_ids: z.array(Uuid),
+    stop_on_reply: z.boolean(),
+    start_at: Timestamp.nullable(),
+    enrollment_counts: z.record(z.string(), z.number().int()).optional().openapi({ description: 'Enrollments per status (single-sequence reads)' }),
+    created_by: z.string(),
+    modified_by: z.string(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    activated_at: Timestamp.nullable(),
+    completed_at: Timestamp.nullable(),
+    archived_at: Timestamp.nullable(),
+  })
+  .openapi('OutreachSequence');
+
+export const SequenceList = z.object({ data: z.array(Sequence), pagination: CursorPagination }).openapi('OutreachSequenceList');
+
+const limit = (fallback: number, max: number) =>
+  z.coerce.number().int().min(1).max(max).default(fallback).openapi({ description: `Page size, default ${fallback}, at most ${max}` });
+
+export const SequenceListQuery = z.object({ status: SequenceStatusEnum.optional(), limit: limit(50, 200), cursor: z.string().max(500).optional() });
+
+export const SequenceParams = z.object({ sequence_id: Uuid });
+
+export const Enrollment = z
+  .object({
+    id: Uuid,
+    sequence_id: Uuid,
+    contact_id: Uuid,
+    status: EnrollmentStatusEnum,
+    next_step: z.number().int(),
+    next_send_at: Timestamp.nullable(),
+    thread_id: Uuid.nullable(),
+    last_sent_at: Timestamp.nullable(),
+    stopped_at: Timestamp.nullable(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  })
+  .openapi('OutreachEnrollment');
+
+export const EnrollBody = z
+  .strictObject({ contact_ids: z.array(Uuid).min(1).max(MAX_ENROLL_BATCH).openapi({ description: 'CRM contacts of the organization' }) })
+  .openapi('OutreachEnroll');
+
+export const EnrollResult = z
+  .object({
+    enrolled: z.array(Enrollment),
+    skipped: z.array(z.object({ contact_id: Uuid, reason: z.enum(['already_enrolled', 'no_email']) })),
+  })
+  .openapi('OutreachEnrollResult');
+
+export const EnrollmentList = z.object({ data: z.array(Enrollment), pagination: CursorPagination }).openapi('OutreachEnrollmentList');
+export const EnrollmentListQuery = z.object({ status: EnrollmentStatusEnum.optional(), limit: limit(50, 500), cursor: z.string().max(500).optional() });
+export const EnrollmentParams = z.object({ sequence_id: Uuid, enrollment_id: Uuid });

@@ -1,0 +1,47 @@
+import type { Db } from './client';
+
+// Feedback is global, not a tenant table: the organization is context, possibly null, so these
+// functions take no organization to filter by; only operators read them.
+
+export interface FeedbackRow {
+  id: string;
+  user_external_id: string;
+  org_id: string | null;
+  org_external_id: string | null;
+  category: string;
+  message: string;
+  rating: number | null;
+  context: Record<string, unknown>;
+  created_at: Date;
+  cursor_t: string;
+}
+
+type Json = Parameters<Db['json']>[0];
+
+export async function insertFeedback(
+  db: Db,
+  id: string,
+  fields: { userId: string; orgId: string | null; category: string; message: string; rating: number | null; context: Record<string, unknown> },
+): Promise<{ id: string; created_at: Date }> {
+  const [row] = await db<{ id: string; created_at: Date }[]>`
+    INSERT INTO feedback (id, user_id, org_id, category, message, rating, context)
+    VALUES (${id}, ${fields.userId}, ${fields.orgId}, ${fields.category}, ${fields.message}, ${fields.rating}, ${db.json(fields.context as Json)})
+    RETURNING id, created_at`;
+  return row!;
+}
+
+export async function listFeedback(
+  db: Db,
+  filters: { category?: string; org_id?: string },
+  page: { limit: number; after?: { t: string; id: string } },
+): Promise<FeedbackRow[]> {
+  const category = filters.category ? db`AND f.category = ${filters.category}` : db``;
+  const org = filters.org_id ? db`AND f.org_id = ${filters.org_id}` : db``;
+  const after = page.after ? db`AND (f.created_at, f.id) < (${page.after.t}::timestamptz, ${page.after.id}::uuid)` : db``;
+  return db<FeedbackRow[]>`
+    SELECT f.id, u.external_id AS user_external_id, f.org_id, o.external_id AS org_external_id, f.category, f.message,
+      f.rating, f.context, f.created_at, f.created_at::text AS cursor_t
+    FROM feedback f JOIN users u ON u.id = f.user_id LEFT JOIN organizations o ON o.id = f.org_id
+    WHERE true ${category} ${org} ${after}
+    ORDER BY f.created_at DESC, f.id DESC LIMIT ${page.limit + 1}`;
+}

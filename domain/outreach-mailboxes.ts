@@ -1,0 +1,145 @@
+// Mailbox rules: the sending window in the mailbox's own time zone, the local day daily limits count
+// against, and the pause/resume moves. Pure: time-zone arithmetic through Intl only, so workflow code
+// may call it too.
+
+export type MailboxStatus = 'active' | 'paused';
+export type MailboxKind = 'smtp' | 'simulated';
+export type MailboxOutcome = 'bounce' | 'failure';
+
+/** Local wall-clock window: `HH:MM` start (inclusive) and end (exclusive, `24:00` allowed), ISO weekdays 1 (Mon) to 7 (Sun). */
+export interface SendingWindow {
+  window_start: string;
+  window_end: string;
+  window_days: number[];
+  timezone: string;
+}
+
+export const DEFAULT_WINDOW = { window_start: '09:00', window_end: '17:00', window_days: [1, 2, 3, 4, 5], timezone: 'UTC' } as const;
+export const DAILY_LIMIT_MIN = 1;
+export const DAILY_LIMIT_MAX = 2000;
+export const DEFAULT_DAILY_LIMIT = 50;
+
+export const WINDOW_START = /^([01]\d|2[0-3]):[0-5]\d$/;
+export const WINDOW_END = /^(([01]\d|2[0-3]):[0-5]\d|24:00)$/;
+
+/** The moves of pause/resume: a mailbox already in the target state is a conflict (409). */
+export const MAILBOX_MOVES: Record<'pause' | 'resume', { from: MailboxStatus; to: MailboxStatus }> = {
+  pause: { from: 'active', to: 'paused' },
+  resume: { from: 'paused', to: 'active' },
+};
+
+export function mailboxMove(status: MailboxStatus, move: 'pause' | 'resume'): MailboxStatus | null {
+  const rule = MAILBOX_MOVES[move];
+  return status === rule.from ? rule.to : null;
+}
+
+// --- Time zones ----------------------------------------------------------------------------------
+
+const IANA_SHAPE = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
+
+/** The canonical spelling of an IANA zone name (`europe/paris` → `Europe/Paris`), or null when Intl does not know it. */
+export function canonicalTimeZone(zone: string): string | null {
+  if (!IANA_SHAPE.test(zone) || zone.length > 64) return null;
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+}
+
+export const isValidTimeZone = (zone: string): boolean => canonicalTimeZone(zone) !== null;
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+function formatter(zone: string): Intl.DateTimeFormat {
+  let f = formatters.get(zone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    formatters.set(zone, f);
+  }
+  return f;
+}
+
+interface Local {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+function local(zone: string, at: Date): Local {
+  const parts: Record<string, number> = {};
+  for (const p of formatter(zone).formatToParts(at)) if (p.type !== 'literal') parts[p.type] = Number(p.value);
+  return { year: parts.year!, month: parts.month!, day: parts.day!, hour: parts.hour! % 24, minute: parts.minute!, second: parts.second! };
+}
+
+/** The zone's offset from UTC at an instant, in milliseconds. */
+function offsetMs(zone: string, at: number): number {
+  const l = local(zone, new Date(at));
+  const asUtc = Date.UTC(l.year, l.month - 1, l.day, l.hour, l.minute, l.second);
+  return asUtc - Math.floor(at / 1000) * 1000;
+}
+
+/**
+ * The instant of a local wall-clock time. A time skipped by a daylight-saving jump moves forward with
+ * the clock (02:30 on a spring-forward night is 03:30); a repeated time is its first occurrence.
+ */
+function instantOf(zone: string, year: number, month: number, day: number, minutes: number): number {
+  const wall = Date.UTC(year, month - 1, day, 0, minutes);
+  const candidates = [...new Set([wall - offsetMs(zone, wall - 86_400_000), wall - offsetMs(zone, wall + 86_400_000), wall - offsetMs(zone, wall)])];
+  const exact = candidates.filter((t) => {
+    const l = local(zone, new Date(t));
+    return Date.UTC(l.year, l.month - 1, l.day, l.hour, l.minute) === wall;
+  });
+  return exact.length > 0 ? Math.min(...exact) : Math.max(...candidates);
+}
+
+const minutesOf = (hhmm: string): number => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
+/** ISO weekday (1 Mon … 7 Sun) of a calendar date. */
+const weekdayOf = (year: number, month: number, day: number): number => ((new Date(Date.UTC(year, month - 1, day)).getUTCDay() + 6) % 7) + 1;
+
+/** The mailbox's local calendar day at an instant, `YYYY-MM-DD`: the day its daily limit counts against. */
+export function localDay(mb: Pick<SendingWindow, 'timezone'>, at: Date): string {
+  const l = local(mb.timezone, at);
+  return `${String(l.year).padStart(4, '0')}-${String(l.month).padStart(2, '0')}-${String(l.day).padStart(2, '0')}`;
+}
+
+export function isWithinSendingWindow(mb: SendingWindow, at: Date): boolean {
+  const l = local(mb.timezone, at);
+  const minute = l.hour * 60 + l.minute;
+  return mb.window_days.includes(weekdayOf(l.year, l.month, l.day)) && minute >= minutesOf(mb.window_start) && minute < minutesOf(mb.window_end);
+}
+
+/**
+ * The first instant at or after `after` inside the sending window: `after` itself when the window is
+ * open, otherwise the next opening in the mailbox's zone (an opening in a daylight-saving gap moves
+ * forward with the clock).
+ */
+export function nextWindowOpening(mb: SendingWindow, after: Date): Date {
+  if (isWithinSendingWindow(mb, after)) return after;
+  const today = local(mb.timezone, after);
+  const start = minutesOf(mb.window_start);
+  for (let offset = 0; offset <= 8; offset++) {
+    const date = new Date(Date.UTC(today.year, today.month - 1, today.day + offset));
+    const [y, m, d] = [date.getUTCFullYear(), date.getUTCMonth() + 1, date.getUTCDate()];
+    if (!mb.window_days.includes(weekdayOf(y, m, d))) continue;
+    const opening = new Date(instantOf(mb.timezone, y, m, d, start));
+    if (opening.getTime() > after.getTime() && isWithinSendingWindow(mb, opening)) return opening;
+  }
+  throw new Error(`sending window ${mb.window_start}-${mb.window_end} on days ${mb.window_days.join(',')} never opens in ${mb.timezone}`);
+}
+
+// --- Addresses -----------------------------------------------------------------------------------
+
+/** The domain part of an address, lower-cased. */
+export const domainOf = (email: string): string => email.slice(email.lastIndexOf('@') + 1).toLowerCase();

@@ -1,0 +1,150 @@
+import { simpleParser, type ParsedMail } from 'mailparser';
+import type { Db } from '../db/client';
+import * as mail from '../db/outreach-messages';
+import * as seqs from '../db/outreach-sequences';
+import { invalid, unavailable } from '../domain/errors';
+import { isBounce, normalizeMessageId, organizationOf, originalMessageIds, threadCandidates } from '../domain/outreach-threading';
+import { newId } from '../platform/ids';
+import { verifyWebhook } from '../platform/meeting-webhooks';
+import { recordContactEmail } from './activities';
+import type { ServiceDeps } from './deps';
+import { emitEvent } from './notifications';
+import { recordMailboxOutcome } from './outreach-mailboxes';
+
+// Received mail (the signed inbound-mail webhook and IMAP polling): each message finds its thread by
+// the Message-IDs it names, lands in it, and stops the enrollment it answers (a reply when the sequence
+// stops on reply; a bounce always).
+
+export interface InboundResult {
+  matched: boolean;
+  thread_id: string | null;
+  kind: 'reply' | 'bounce' | null;
+  /** False when the same Message-ID was already stored (a redelivery). */
+  stored: boolean;
+}
+
+const UNMATCHED: InboundResult = { matched: false, thread_id: null, kind: null, stored: false };
+
+/** The inbound-mail webhook's secrets (Standard Webhooks `whsec_…`, several during a rotation). */
+export function inboundSecrets(config: Pick<ServiceDeps['config'], 'OUTREACH_INBOUND_SECRETS'>): string[] {
+  return (config.OUTREACH_INBOUND_SECRETS ?? '')
+    .split(/[\s,]+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/**
+ * Verifies the webhook before its body is looked at: without a configured secret every request is
+ * refused (503); a signature no secret verifies, or a timestamp more than five minutes off, is 400.
+ */
+export async function verifyInbound(
+  deps: Pick<ServiceDeps, 'config'>,
+  readBody: () => Promise<string>,
+  headers: Record<string, string | string[] | undefined>,
+): Promise<string> {
+  const secrets = inboundSecrets(deps.config);
+  if (!secrets.length) throw unavailable('Inbound mail is not configured in this deployment');
+  const raw = await readBody();
+  if (!verifyWebhook(secrets, raw, headers)) throw invalid('Invalid webhook signature');
+  return raw;
+}
+
+function partTypes(parsed: ParsedMail): string[] {
+  return (parsed.attachments ?? []).map((a) => a.contentType);
+}
+
+/** The Message-IDs a bounce names: those of the returned original's headers. */
+function bouncedIds(parsed: ParsedMail): string[] {
+  const ids: string[] = [];
+  for (const a of parsed.attachments ?? []) {
+    const type = a.contentType.toLowerCase();
+    if (type === 'message/rfc822' || type === 'text/rfc822-headers' || type === 'message/rfc822-headers') {
+      ids.push(...originalMessageIds(a.content.toString('utf8').split(/\r?\n\r?\n/)[0] ?? ''));
+    }
+  }
+  // Some servers put the original's headers inline in the text part.
+  if (!ids.length) ids.push(...originalMessageIds(parsed.text ?? ''));
+  return [...new Set(ids)];
+}
+
+const addressList = (value: ParsedMail['to']): string[] =>
+  (Array.isArray(value) ? value : value ? [value] : []).flatMap((a) => a.value.map((v) => v.address ?? '').filter(Boolean));
+
+/**
+ * Places one received message. `scope` is known for IMAP (the mailbox's organization); a webhook
+ * delivery is placed in the organization its referenced Message-IDs name (they are ours, see
+ * domain/outreach-threading.ts). A message naming no thread of ours is ignored.
+ */
+export async function receiveMessage(
+  deps: Pick<ServiceDeps, 'sql' | 'logger'>,
+  raw: string | Buffer,
+  scope?: { orgId: string; mailboxId: string },
+): Promise<InboundResult> {
+  const parsed = await simpleParser(raw, { skipImageLinks: true, skipTextToHtml: true });
+  const contentType = parsed.headers.get('content-type') as { value?: string; params?: Record<string, string> } | undefined;
+  const typeText = contentType ? `${contentType.value ?? ''}; report-type=${contentType.params?.['report-type'] ?? ''}` : '';
+  const bounce = isBounce({ contentType: typeText, partTypes: partTypes(parsed), from: parsed.from?.text, subject: parsed.subject });
+  const candidates = bounce ? bouncedIds(parsed) : threadCandidates(parsed.inReplyTo, parsed.references as string | string[] | undefined);
+  const orgId = scope?.orgId ?? candidates.map(organizationOf).find((o): o is string => !!o);
+  if (!orgId || !candidates.length) return UNMATCHED;
+
+  return deps.sql.begin(async (tx) => {
+    const known = await mail.messagesByMessageIds(tx, orgId, candidates);
+    const parent = candidates.map((id) => known.find((m) => m.message_id === id)).find((m) => !!m);
+    if (!parent) return UNMATCHED;
+    const thread = (await mail.getThread(tx, orgId, parent.thread_id, true))!;
+    if (scope && scope.mailboxId !== thread.mailbox_id) return UNMATCHED;
+    const kind = bounce ? ('bounce' as const) : ('reply' as const);
+    const id = newId();
+    const now = new Date();
+    const stored = await mail.insertMessage(tx, orgId, {
+      id,
+      thread_id: thread.id,
+      mailbox_id: thread.mailbox_id,
+      direction: 'inbound',
+      kind: bounce ? 'bounce' : 'inbound',
+      enrollment_id: thread.enrollment_id,
+      step: null,
+      variant: null,
+      idempotency_key: null,
+      status: 'received',
+      message_id: normalizeMessageId(parsed.messageId) ?? `<inbound.${id}@outreach.invalid>`,
+      in_reply_to: normalizeMessageId(Array.isArray(parsed.inReplyTo) ? parsed.inReplyTo[0] : parsed.inReplyTo),
+      references: threadCandidates(null, parsed.references as string | string[] | undefined).reverse(),
+      from_address: parsed.from?.value[0]?.address ?? parsed.from?.text ?? '',
+      to_addresses: addressList(parsed.to),
+      subject: (parsed.subject ?? '').slice(0, 1000),
+      text_body: parsed.text ?? null,
+      html_body: typeof parsed.html === 'string' ? parsed.html : null,
+      received_at: now,
+    });
+    if (!stored) return { matched: true, thread_id: thread.id, kind, stored: false };
+    await mail.touchThread(tx, orgId, thread.id, 'inbound', now, !bounce);
+    await stopFor(tx, orgId, thread, kind);
+    await emitEvent(tx, orgId, {
+      event_type: bounce ? 'outreach.message_bounced' : 'outreach.reply_received',
+      entity_type: 'outreach_thread',
+      entity_id: thread.id,
+      payload: { thread_id: thread.id, enrollment_id: thread.enrollment_id, contact_id: thread.contact_id, mailbox_id: thread.mailbox_id, from: stored.from_address, subject: stored.subject },
+    });
+    if (!bounce && thread.contact_id) {
+      await recordContactEmail(tx, orgId, thread.contact_id, { subject: stored.subject, body: stored.text_body, direction: 'inbound', at: now, actor: 'system:outreach' });
+    }
+    deps.logger.info({ orgId, threadId: thread.id, kind }, 'outreach mail received');
+    return { matched: true, thread_id: thread.id, kind, stored: true };
+  });
+}
+
+/** A bounce stops the enrollment and counts against the mailbox's health; a reply stops it when the sequence says so. */
+async function stopFor(tx: Db, orgId: string, thread: mail.ThreadRow, kind: 'reply' | 'bounce'): Promise<void> {
+  if (kind === 'bounce') await recordMailboxOutcome(tx, orgId, thread.mailbox_id, 'bounce');
+  if (!thread.enrollment_id) return;
+  const enrollment = await seqs.getEnrollmentById(tx, orgId, thread.enrollment_id, true);
+  if (!enrollment || enrollment.status !== 'active') return;
+  if (kind === 'bounce') {
+    await seqs.stopEnrollment(tx, orgId, enrollment.id, 'bounced');
+    return;
+  }
+  const sequence = await seqs.getSequence(tx, orgId, enrollment.sequence_id);
+  if (sequence?.stop_on_reply) await seqs.stopEnrollment(tx, orgId, enrollment.id, 'replied');
+}

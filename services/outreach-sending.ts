@@ -1,0 +1,336 @@
+import type { Db } from '../db/client';
+import * as mail from '../db/outreach-messages';
+import type { MessageRow, PoolMailbox, ThreadRow } from '../db/outreach-messages';
+import * as seqs from '../db/outreach-sequences';
+import type { EnrollableContact, EnrollmentRow, SequenceRow } from '../db/outreach-sequences';
+import { isWithinSendingWindow, localDay, nextWindowOpening } from '../domain/outreach-mailboxes';
+import { AUTO_COMPLETION, afterStep, nextLocalDayOpening, rotationStart, type SequenceStatus } from '../domain/outreach-sequences';
+import { chooseVariant, oneLine, renderTemplate, type TemplateValues } from '../domain/outreach-templates';
+import { makeMessageId, replyHeaders, replySubject } from '../domain/outreach-threading';
+import { newId } from '../platform/ids';
+import { recordContactEmail } from './activities';
+import type { ServiceDeps } from './deps';
+import { mailboxSender, recordMailboxOutcome } from './outreach-mailboxes';
+
+// Sending a sequence's steps. One cycle reserves due sends in a transaction that holds the pool's
+// mailbox rows (so every sender of the organization counts the same daily totals), then hands each
+// reservation to SMTP, then records it as sent. The reservation row carries the idempotency key
+// `<enrollment>:<step>`: a retried cycle that finds it never sends a second time (see resolveExisting).
+
+export interface CycleResult {
+  state: SequenceStatus | 'missing';
+  sent: number;
+  /** The batch filled while mailboxes had room: run again at once. */
+  more: boolean;
+  /** When something may next be sendable, in ms from now; null when only a wake-up can tell. */
+  nextDueInMs: number | null;
+}
+
+interface Reservation {
+  message: MessageRow;
+  enrollment: EnrollmentRow;
+  contact: EnrollableContact;
+  mailbox: PoolMailbox;
+  stepCount: number;
+  delays: number[];
+}
+
+type SendDeps = Pick<ServiceDeps, 'sql' | 'config' | 'logger'>;
+
+const RETRY_AFTER_FAILURE_MS = 5 * 60_000;
+/** SMTP sends of one cycle in flight at once. */
+const SEND_PARALLELISM = 8;
+const PAUSED_MAILBOX_RECHECK_MS = 60 * 60_000;
+
+export const idempotencyKey = (enrollmentId: string, step: number) => `${enrollmentId}:${step}`;
+
+export function templateValues(c: EnrollableContact): TemplateValues {
+  const full = [c.first_name, c.last_name].filter((v) => v?.trim()).join(' ');
+  return {
+    first_name: c.first_name,
+    last_name: c.last_name,
+    full_name: full || null,
+    email: c.email,
+    company: c.company,
+    title: c.title,
+    department: c.department,
+    phone: c.phone,
+  };
+}
+
+/** The earliest a mailbox sends again: its window's next opening, or the next local day when its limit is used up. */
+function reopensAt(mb: PoolMailbox, capacityLeft: number, now: Date): Date {
+  if (mb.status !== 'active') return new Date(now.getTime() + PAUSED_MAILBOX_RECHECK_MS);
+  if (!isWithinSendingWindow(mb, now)) return nextWindowOpening(mb, now);
+  return capacityLeft > 0 ? now : nextLocalDayOpening(mb, now);
+}
+
+/** One send cycle of a sequence: reserve, send, record; then tell the sender when to look again. */
+export async function runSequenceCycle(deps: SendDeps, orgId: string, sequenceId: string, now = new Date()): Promise<CycleResult> {
+  // Read with a row lock: a move whose transaction is still open (it started or woke this sender
+  // before committing) is waited for, so the sender never ends on the status from before an activation.
+  const sequence = await seqs.getSequence(deps.sql, orgId, sequenceId, true);
+  if (!sequence) return { state: 'missing', sent: 0, more: false, nextDueInMs: null };
+  if (sequence.status !== 'active') return { state: sequence.status, sent: 0, more: false, nextDueInMs: null };
+  if (sequence.start_at && sequence.start_at > now) return { state: 'active', sent: 0, more: false, nextDueInMs: sequence.start_at.getTime() - now.getTime() };
+
+  const batch = await deps.sql.begin((tx) => reserve(tx, orgId, sequence, now, deps.config.OUTREACH_SEND_BATCH));
+  let sent = 0;
+  // Reservations are independent (each its own row, limits already taken): a few SMTP sessions at once.
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(SEND_PARALLELISM, batch.reservations.length) }, async () => {
+    while (next < batch.reservations.length) if (await deliver(deps, orgId, batch.reservations[next++]!)) sent += 1;
+  });
+  await Promise.all(lanes);
+
+  if (batch.reservations.length === 0 && !batch.exhausted) {
+    const next = await seqs.nextDueAt(deps.sql, orgId, sequenceId);
+    if (!next && (await seqs.countEnrollments(deps.sql, orgId, sequenceId)) > 0) {
+      const completed = await seqs.setSequenceStatus(deps.sql, orgId, sequenceId, AUTO_COMPLETION, null);
+      if (completed) return { state: 'completed', sent, more: false, nextDueInMs: null };
+    }
+    return { state: 'active', sent, more: false, nextDueInMs: next ? next.getTime() - now.getTime() : null };
+  }
+  if (batch.exhausted) return { state: 'active', sent, more: false, nextDueInMs: batch.reopensInMs };
+  return { state: 'active', sent, more: batch.full, nextDueInMs: 0 };
+}
+
+async function reserve(
+  tx: Db,
+  orgId: string,
+  sequence: SequenceRow,
+  now: Date,
+  batchSize: number,
+): Promise<{ reservations: Reservation[]; exhausted: boolean; full: boolean; reopensInMs: number | null }> {
+  const due = await seqs.lockDueEnrollments(tx, orgId, sequence.id, now, batchSize);
+  if (!due.length) return { reservations: [], exhausted: false, full: false, reopensInMs: null };
+
+  // The pool's rows, locked: sends through a mailbox serialize here, across sequences and workers.
+  const pool = await mail.lockMailboxes(tx, orgId, sequence.mailbox_ids);
+  const byId = new Map(pool.map((mb) => [mb.id, mb]));
+  const days = new Map(pool.map((mb) => [mb.id, localDay(mb, now)]));
+  const counts = await mail.sentPerMailboxDay(tx, orgId, pool.map((mb) => ({ mailbox_id: mb.id, day: days.get(mb.id)! })));
+  const capacity = new Map(
+    pool.map((mb) => [
+      mb.id,
+      mb.status === 'active' && isWithinSendingWindow(mb, now) ? Math.max(0, mb.daily_limit - (counts.get(`${mb.id}|${days.get(mb.id)}`) ?? 0)) : 0,
+    ]),
+  );
+  const order = sequence.mailbox_ids.filter((id) => byId.has(id));
+  const contacts = await seqs.contactsForSend(tx, orgId, due.map((e) => e.contact_id));
+  const threadIds = due.map((e) => e.thread_id).filter((id): id is string => !!id);
+  const threads = await mail.threadsByIds(tx, orgId, threadIds);
+  const parents = await mail.lastDeliveredMessages(tx, orgId, threadIds);
+  const delays = sequence.steps.map((s) => s.delay_days);
+
+  let rotation = sequence.rotation;
+  let exhausted = false;
+  const reservations: Reservation[] = [];
+  const later: { id: string; at: Date }[] = [];
+
+  for (const enrollment of due) {
+    const step = sequence.steps[enrollment.next_step];
+    const contact = contacts.get(enrollment.contact_id);
+    if (!step) {
+      // Steps were removed while the sequence was paused: nothing is left to send.
+      await seqs.advanceEnrollment(tx, orgId, enrollment.id, enrollment.next_step, {
+        status: 'completed',
+        next_step: enrollment.next_step,
+        next_send_at: null,
+        thread_id: enrollment.thread_id!,
+        sent_at: enrollment.last_sent_at ?? now,
+      });
+      continue;
+    }
+    if (!contact?.email?.trim()) {
+      await seqs.stopEnrollment(tx, orgId, enrollment.id, 'failed');
+      continue;
+    }
+    const key = idempotencyKey(enrollment.id, enrollment.next_step);
+    const existing = await mail.getMessageByKey(tx, orgId, key);
+    if (existing) {
+      await resolveExisting(tx, orgId, existing, enrollment, contact, delays, now);
+      continue;
+    }
+
+    // A thread keeps its mailbox; a first step takes the pool's next mailbox with room (round robin).
+    const thread = enrollment.thread_id ? threads.get(enrollment.thread_id) : undefined;
+    let mailbox: PoolMailbox | undefined;
+    if (thread) {
+      const pinned = byId.get(thread.mailbox_id);
+      if (!pinned || (capacity.get(pinned.id) ?? 0) <= 0) {
+        later.push({ id: enrollment.id, at: pinned ? reopensAt(pinned, capacity.get(pinned.id) ?? 0, now) : new Date(now.getTime() + PAUSED_MAILBOX_RECHECK_MS) });
+        continue;
+      }
+      mailbox = pinned;
+    } else {
+      const start = rotationStart(rotation, order.length);
+      for (let k = 0; k < order.length; k++) {
+        const candidate = byId.get(order[(start + k) % order.length]!)!;
+        if ((capacity.get(candidate.id) ?? 0) > 0) {
+          mailbox = candidate;
+          rotation += k + 1;
+          break;
+        }
+      }
+      if (!mailbox) {
+        exhausted = true; // no mailbox has room for a first step now; the rest stay due, in order
+        break;
+      }
+    }
+    capacity.set(mailbox.id, capacity.get(mailbox.id)! - 1);
+    reservations.push(await reserveOne(tx, orgId, sequence, enrollment, contact, mailbox, thread, parents.get(thread?.id ?? ''), key, now));
+  }
+
+  if (rotation !== sequence.rotation) await seqs.advanceRotation(tx, orgId, sequence.id, rotation - sequence.rotation);
+  await seqs.rescheduleEnrollments(tx, orgId, later);
+  let reopensInMs: number | null = null;
+  if (exhausted) {
+    const times = pool.map((mb) => reopensAt(mb, capacity.get(mb.id) ?? 0, now).getTime() - now.getTime()).filter((ms) => ms > 0);
+    reopensInMs = times.length ? Math.min(...times) : null;
+  }
+  for (const r of reservations) r.delays = delays;
+  return { reservations, exhausted, full: due.length === batchSize, reopensInMs };
+}
+
+async function reserveOne(
+  tx: Db,
+  orgId: string,
+  sequence: SequenceRow,
+  enrollment: EnrollmentRow,
+  contact: EnrollableContact,
+  mailbox: PoolMailbox,
+  thread: ThreadRow | undefined,
+  parent: MessageRow | undefined,
+  key: string,
+  now: Date,
+): Promise<Reservation> {
+  const step = sequence.steps[enrollment.next_step]!;
+  const variant = chooseVariant(enrollment.id, enrollment.next_step, 1 + step.variants.length);
+  const content = variant === 0 ? step : step.variants[variant - 1]!;
+  const values = templateValues(contact);
+  const ownSubject = content.subject?.trim() ? oneLine(renderTemplate(content.subject, values, 'text')) : null;
+  const subject = ownSubject ?? replySubject(thread?.subject ?? '');
+  if (!thread) {
+    thread = await mail.insertThread(tx, orgId, {
+      mailbox_id: mailbox.id,
+      sequence_id: sequence.id,
+      enrollment_id: enrollment.id,
+      contact_id: contact.id,
+      subject,
+      counterpart: contact.email!.trim().toLowerCase(),
+    });
+    await seqs.setEnrollmentThread(tx, orgId, enrollment.id, thread.id);
+  }
+  const id = newId();
+  const headers = parent ? replyHeaders(parent) : null;
+  const message = (await mail.insertMessage(tx, orgId, {
+    id,
+    thread_id: thread.id,
+    mailbox_id: mailbox.id,
+    direction: 'outbound',
+    kind: 'sequence',
+    enrollment_id: enrollment.id,
+    step: enrollment.next_step,
+    variant,
+    idempotency_key: key,
+    status: 'reserved',
+    message_id: makeMessageId(id, orgId, mailbox.email_address),
+    in_reply_to: headers?.inReplyTo ?? null,
+    references: headers?.references ?? [],
+    from_address: mailbox.email_address,
+    to_addresses: [contact.email!.trim()],
+    subject,
+    text_body: renderTemplate(content.body, values, 'text'),
+    html_body: content.body_html ? renderTemplate(content.body_html, values, 'html') : null,
+    local_day: localDay(mailbox, now),
+  }))!;
+  return { message, enrollment: { ...enrollment, thread_id: thread.id }, contact, mailbox, stepCount: sequence.steps.length, delays: [] };
+}
+
+/**
+ * A reservation found for a step that is still due: an earlier attempt reserved it and did not record
+ * the outcome (a crash, a lost activity, a timeout). `reserved` means SMTP may or may not have taken it:
+ * it becomes `unconfirmed` and counts as sent — at most once, never a second send. `sent` and
+ * `unconfirmed` only advance the enrollment; `failed` (refused for good) stops it.
+ */
+async function resolveExisting(tx: Db, orgId: string, existing: MessageRow, enrollment: EnrollmentRow, contact: EnrollableContact, delays: number[], now: Date) {
+  if (existing.status === 'failed') {
+    await seqs.stopEnrollment(tx, orgId, enrollment.id, 'failed');
+    return;
+  }
+  const sentAt = existing.sent_at ?? existing.created_at;
+  if (existing.status === 'reserved') {
+    await mail.setMessageStatus(tx, orgId, existing.id, { status: 'unconfirmed', sent_at: sentAt, error: 'SMTP outcome lost; not sent again' });
+    await recordSent(tx, orgId, existing, contact, sentAt);
+  }
+  const next = afterStep(enrollment.next_step, sentAt > now ? now : sentAt, delays);
+  await seqs.advanceEnrollment(tx, orgId, enrollment.id, enrollment.next_step, { ...next, thread_id: existing.thread_id, sent_at: sentAt });
+}
+
+async function recordSent(tx: Db, orgId: string, message: MessageRow, contact: EnrollableContact, at: Date) {
+  await mail.touchThread(tx, orgId, message.thread_id, 'outbound', at);
+  await recordContactEmail(tx, orgId, contact.id, {
+    subject: message.subject,
+    body: message.text_body,
+    direction: 'outbound',
+    at,
+    actor: 'system:outreach',
+  });
+}
+
+/** What an SMTP failure means for the send: refused before acceptance (free to try later), refused for good, or unknown. */
+function classify(error: unknown): { kind: 'retry' | 'bounce' | 'permanent' | 'doubt'; detail: string } {
+  const e = error as { code?: string; responseCode?: number; message?: string };
+  const detail = (e.message ?? String(error)).slice(0, 500);
+  if (typeof e.responseCode === 'number') {
+    if (e.responseCode >= 550 && e.responseCode <= 553) return { kind: 'bounce', detail };
+    if (e.responseCode >= 500) return { kind: 'permanent', detail };
+    return { kind: 'retry', detail };
+  }
+  // Failures before the message was handed over: nothing was accepted.
+  if (['ECONNECTION', 'EDNS', 'EAUTH', 'ETLS', 'ECONNREFUSED', 'ENOTFOUND', 'ECONFIG'].includes(e.code ?? '')) return { kind: 'retry', detail };
+  return { kind: 'doubt', detail };
+}
+
+/** Sends one reservation and records the outcome; true when the message went out. */
+async function deliver(deps: SendDeps, orgId: string, r: Reservation): Promise<boolean> {
+  const { message, enrollment, contact } = r;
+  let outcome: ReturnType<typeof classify> | undefined;
+  try {
+    const sender = await mailboxSender(deps, orgId, r.mailbox.id);
+    const info = await sender.send({
+      from: r.mailbox.display_name ? { name: r.mailbox.display_name, address: r.mailbox.email_address } : r.mailbox.email_address,
+      to: message.to_addresses,
+      subject: message.subject,
+      text: message.text_body ?? '',
+      ...(message.html_body ? { html: message.html_body } : {}),
+      messageId: message.message_id,
+      ...(message.in_reply_to ? { inReplyTo: message.in_reply_to, references: message.references } : {}),
+    });
+    if ((info.rejected ?? []).length > 0 && (info.accepted ?? []).length === 0) outcome = { kind: 'bounce', detail: 'Recipient refused by the server' };
+  } catch (error) {
+    outcome = classify(error);
+  }
+  const now = new Date();
+  await deps.sql.begin(async (tx) => {
+    if (!outcome || outcome.kind === 'doubt') {
+      await mail.setMessageStatus(tx, orgId, message.id, { status: outcome ? 'unconfirmed' : 'sent', sent_at: now, error: outcome?.detail ?? null });
+      await recordSent(tx, orgId, message, contact, now);
+      const next = afterStep(enrollment.next_step, now, r.delays);
+      await seqs.advanceEnrollment(tx, orgId, enrollment.id, enrollment.next_step, { ...next, thread_id: message.thread_id, sent_at: now });
+      return;
+    }
+    if (outcome.kind === 'retry') {
+      await mail.failBeforeAcceptance(tx, orgId, message.id, outcome.detail);
+      await recordMailboxOutcome(tx, orgId, r.mailbox.id, 'failure');
+      await seqs.rescheduleEnrollments(tx, orgId, [{ id: enrollment.id, at: new Date(now.getTime() + RETRY_AFTER_FAILURE_MS) }]);
+      return;
+    }
+    await mail.setMessageStatus(tx, orgId, message.id, { status: 'failed', sent_at: null, error: outcome.detail });
+    await recordMailboxOutcome(tx, orgId, r.mailbox.id, outcome.kind === 'bounce' ? 'bounce' : 'failure');
+    await seqs.stopEnrollment(tx, orgId, enrollment.id, outcome.kind === 'bounce' ? 'bounced' : 'failed');
+  });
+  if (outcome && outcome.kind !== 'doubt') deps.logger.warn({ orgId, messageId: message.id, mailboxId: r.mailbox.id, outcome: outcome.kind }, 'outreach send refused');
+  return !outcome || outcome.kind === 'doubt';
+}
