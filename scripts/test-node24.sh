@@ -12,6 +12,7 @@ cd "$root"
 if [ "$#" -gt 0 ]; then files=("$@"); else
   files=(test/integration/foundation.test.ts test/integration/crm-contacts.test.ts test/integration/campaigns.test.ts
     test/integration/credentials.test.ts test/integration/knowledge-base.test.ts test/integration/launcher.test.ts
-    test/integration/replay.test.ts test/unit)
+    test/integration/replay.test.ts test/integration/integrations.test.ts
+    test/integration/outreach-sending.test.ts test/unit)
 fi
 exec node node_modules/vitest/vitest.mjs run "${files[@]}"

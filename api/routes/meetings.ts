@@ -1,9 +1,7 @@
-import getRawBody from 'raw-body';
-import type Koa from 'koa';
-import { tooLarge } from '../../domain/errors';
 import * as meetings from '../../services/meetings';
 import { actor, orgOf, type AuthRule } from '../auth/context';
 import type { AppDeps } from '../deps';
+import { readRawBody } from '../middleware/raw-body';
 import { fromZodError } from '../errors';
 import { CreatedCursor, cursorPage, decodeCursor } from '../pagination';
 import { reply, type Routes } from '../route';
@@ -16,16 +14,6 @@ const READ: AuthRule = { scope: 'crmRead' };
 const MANAGE: AuthRule = { scope: 'crmManage' };
 const TAG = 'Meetings';
 const unavailableError = { 503: { description: 'Workflow engine unavailable; nothing was written', schema: ErrorBody } } as const;
-
-/** The capture webhook's body as sent, bounded like every body; read by the handler itself (see app.ts). */
-async function rawBodyOf(ctx: Koa.Context, limitBytes: number): Promise<string> {
-  try {
-    return await getRawBody(ctx.req, { limit: limitBytes, encoding: 'utf-8' });
-  } catch (error) {
-    if ((error as { type?: string }).type === 'entity.too.large') throw tooLarge('Request body too large');
-    throw error;
-  }
-}
 
 function parseCapture(raw: string) {
   let value: unknown;
@@ -118,7 +106,7 @@ export function registerMeetingRoutes(routes: Routes, deps: AppDeps): void {
       503: { description: 'No signing secret configured (every request is refused), or workflow engine unavailable', schema: ErrorBody },
     },
     handler: async ({ ctx }) => {
-      const { webhookId, raw } = await meetings.verifyCapture(deps, () => rawBodyOf(ctx, deps.config.BODY_LIMIT_BYTES), ctx.headers);
+      const { webhookId, raw } = await meetings.verifyCapture(deps, () => readRawBody(ctx, deps.config.BODY_LIMIT_BYTES), ctx.headers);
       const placed = await meetings.placeCaptureEvent(deps, webhookId, parseCapture(raw));
       return reply(placed ? 200 : 202, { status: placed ? 'accepted' : 'ignored' });
     },

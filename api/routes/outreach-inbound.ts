@@ -1,23 +1,11 @@
-import getRawBody from 'raw-body';
-import type Koa from 'koa';
-import { tooLarge } from '../../domain/errors';
 import * as inbound from '../../services/outreach-inbound';
 import type { AppDeps } from '../deps';
+import { readRawBody } from '../middleware/raw-body';
 import { reply, type Routes } from '../route';
 import { ErrorBody } from '../schemas/common';
 import { InboundAnswer, InboundBody, InboundHeaders } from '../schemas/outreach-unibox';
 
 export const OUTREACH_INBOUND_PATH = '/outreach/inbound-mail';
-
-/** The webhook's body as sent, bounded like every body; read by the handler itself (see app.ts). */
-async function rawBodyOf(ctx: Koa.Context, limitBytes: number): Promise<string> {
-  try {
-    return await getRawBody(ctx.req, { limit: limitBytes, encoding: 'utf-8' });
-  } catch (error) {
-    if ((error as { type?: string }).type === 'entity.too.large') throw tooLarge('Request body too large');
-    throw error;
-  }
-}
 
 export function registerOutreachInboundRoutes(routes: Routes, deps: AppDeps): void {
   routes.add({
@@ -35,7 +23,7 @@ export function registerOutreachInboundRoutes(routes: Routes, deps: AppDeps): vo
       503: { description: 'No signing secret configured: every request is refused', schema: ErrorBody },
     },
     handler: async ({ ctx }) => {
-      const raw = await inbound.verifyInbound(deps, () => rawBodyOf(ctx, deps.config.BODY_LIMIT_BYTES), ctx.headers);
+      const raw = await inbound.verifyInbound(deps, () => readRawBody(ctx, deps.config.BODY_LIMIT_BYTES), ctx.headers);
       const result = await inbound.receiveMessage(deps, raw);
       return reply(result.matched ? 200 : 202, result);
     },

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { simpleParser, type ParsedMail } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { simpleParser } from 'mailparser';
 import { freePort } from '../../platform/ports';
 import { mailboxSender, mailboxImapSettings, recordMailboxOutcome } from '../../services/outreach-mailboxes';
 import { createTestContext, type TestContext } from '../support/context';
@@ -14,34 +13,9 @@ import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server';
 const SMTP_PASSWORD = 'smtp-Secret-9f8e7d6c5b';
 const IMAP_PASSWORD = 'imap-Secret-1a2b3c4d5e';
 
-/** An SMTP server that requires a login (plain, over loopback) and keeps what it accepts. */
-async function startAuthSmtp(user: string, pass: string) {
-  const received: { rcptTo: string[]; mail: ParsedMail }[] = [];
-  const server = new SMTPServer({
-    disabledCommands: ['STARTTLS'],
-    allowInsecureAuth: true,
-    logger: false,
-    onAuth(auth, _session, callback) {
-      if (auth.username === user && auth.password === pass) return callback(null, { user });
-      return callback(new Error('Invalid username or password'));
-    },
-    onData(stream, session, callback) {
-      simpleParser(stream)
-        .then((mail) => {
-          received.push({ rcptTo: session.envelope.rcptTo.map((r) => r.address), mail });
-          callback();
-        })
-        .catch(callback);
-    },
-  });
-  const port = await freePort();
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return { port, received, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
 let ctx: TestContext;
 let smtp: TestSmtpServer;
-let authSmtp: Awaited<ReturnType<typeof startAuthSmtp>>;
+let authSmtp: TestSmtpServer;
 let a: Tenant & { orgId: string };
 let b: Tenant & { orgId: string };
 
@@ -53,7 +27,7 @@ async function tenant(scopes = ['outreach:provision']) {
 beforeAll(async () => {
   ctx = await createTestContext();
   smtp = await startSmtpServer();
-  authSmtp = await startAuthSmtp('sender@acme.test', SMTP_PASSWORD);
+  authSmtp = await startSmtpServer({ login: { user: 'sender@acme.test', pass: SMTP_PASSWORD } });
   [a, b] = await Promise.all([tenant(), tenant()]);
 });
 afterAll(async () => {

@@ -104,7 +104,22 @@ beforeAll(async () => {
   const outreachDomain = idOf(await create('/outreach/domains', { name: 'other-org-mail.com' }));
   if (outreachDomain) ids.domain_id = outreachDomain;
   const mailbox = idOf(await create('/outreach/mailboxes', { email_address: 'sender@other-org-mail.com', smtp: { host: '127.0.0.1', port: 2525, secure: false } }));
-  if (mailbox) ids.mailbox_id = mailbox;
+  if (mailbox) {
+    ids.mailbox_id = mailbox;
+    const sequence = idOf(await create('/outreach/sequencer/sequences', { name: 'Cold', steps: [{ delay_days: 0, subject: 'Hi', body: 'Hello' }], mailbox_ids: [mailbox] }));
+    const prospect = idOf(await create('/contacts', { first_name: 'Pia', email: 'pia@prospect.example' }));
+    if (sequence && prospect) {
+      ids.sequence_id = sequence;
+      const enrolled = await create(`/outreach/sequencer/sequences/${sequence}/enrollments`, { contact_ids: [prospect] });
+      const enrollment = (enrolled?.enrolled as { id: string }[] | undefined)?.[0]?.id;
+      if (enrollment) ids.enrollment_id = enrollment;
+      // A thread starts with a sent message: its row goes straight in, under B's sequence.
+      ids.thread_id = newId();
+      await ctx.deps.sql`
+        INSERT INTO outreach_threads (id, org_id, mailbox_id, sequence_id, contact_id, subject, counterpart)
+        VALUES (${ids.thread_id}, ${await orgUuid(ctx, b)}, ${mailbox}, ${sequence}, ${prospect}, 'Hi', 'pia@prospect.example')`;
+    }
+  }
   const key = idOf(await create('/organization-pats', { name: 'b key' }));
   const userToken = idOf(await create('/user-pats', { name: 'b token' }));
   if (key) ids.organization_key = key;
@@ -135,6 +150,10 @@ const BODIES: Record<string, unknown> = {
   'PATCH /intelligence/icp-profiles/{profile_id}': { name: 'x' },
   'PATCH /workflow/credentials/{credential_id}': { name: 'x' },
   'PATCH /outreach/mailboxes/{mailbox_id}': { daily_limit: 10 },
+  'PATCH /outreach/sequencer/sequences/{sequence_id}': { name: 'x' },
+  'POST /outreach/sequencer/sequences/{sequence_id}/enrollments': { contact_ids: ['018f0000-0000-7000-8000-000000000000'] },
+  'POST /outreach/sequencer/unibox/threads/{thread_id}/read': { read: true },
+  'POST /outreach/sequencer/unibox/threads/{thread_id}/reply': { text: 'x' },
   'PUT /core/agents/{id}': { name: 'x' },
   'POST /core/agents/{id}/versions': { base_version: 1 },
   'POST /core/agents/{id}/knowledge-base/query': { query: 'pricing' },

@@ -11,6 +11,7 @@ export interface ReceivedMail {
 
 export interface TestSmtpServer {
   url: string;
+  port: number;
   received: ReceivedMail[];
   /** Messages to one address so far. */
   to(address: string): ReceivedMail[];
@@ -19,13 +20,22 @@ export interface TestSmtpServer {
   close(): Promise<void>;
 }
 
-/** A real SMTP server on a free local port that keeps every message it accepts, parsed. */
-export async function startSmtpServer(): Promise<TestSmtpServer> {
+/**
+ * A real SMTP server on a free local port that keeps every message it accepts, parsed. With `login`,
+ * it requires that user and password (plain authentication over loopback).
+ */
+export async function startSmtpServer(options: { login?: { user: string; pass: string } } = {}): Promise<TestSmtpServer> {
   const received: ReceivedMail[] = [];
+  const { login } = options;
   const server = new SMTPServer({
-    authOptional: true,
+    authOptional: !login,
+    allowInsecureAuth: true,
     disabledCommands: ['STARTTLS'],
     logger: false,
+    onAuth(auth, _session, callback) {
+      if (login && auth.username === login.user && auth.password === login.pass) return callback(null, { user: login.user });
+      return callback(new Error('Invalid username or password'));
+    },
     onData(stream, session, callback) {
       simpleParser(stream)
         .then((mail) => {
@@ -40,6 +50,7 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
   const to = (address: string) => received.filter((r) => r.rcptTo.includes(address));
   return {
     url: `smtp://127.0.0.1:${port}`,
+    port,
     received,
     to,
     waitForMail: (address, count = 1, timeoutMs = 30_000) =>
