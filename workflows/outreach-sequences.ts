@@ -28,8 +28,12 @@ export async function outreachSequenceSender(input: SequenceSenderInput): Promis
     try {
       result = await runSequenceCycle({ orgId: input.orgId, sequenceId: input.sequenceId });
     } catch {
-      // Postgres or SMTP down past the activity's retries: try again later rather than give up.
+      // Postgres or SMTP down past the activity's retries: try again later rather than give up,
+      // within the same bound on history as a cycle that ran.
       await sleep(settings.pollIntervalMs);
+      if (cycle + 1 >= settings.cyclesPerRun || workflowInfo().continueAsNewSuggested) {
+        await continueAsNew<typeof outreachSequenceSender>(input);
+      }
       continue;
     }
     if (result.state !== 'active' && !woken) return result.state === 'completed' ? 'completed' : 'stopped';
