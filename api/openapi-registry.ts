@@ -40,6 +40,11 @@ export function createRegistry(): OpenAPIRegistry {
     bearerFormat: 'JWT',
     description: "A session JWT of the identity provider only (managing keys and the caller's own tokens)",
   });
+  registry.registerComponent('securitySchemes', 'userAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    description: "A user's credential: a session JWT or a pat_ user token (an ak_ organization key has no user: 403)",
+  });
   return registry;
 }
 

@@ -260,7 +260,7 @@ export class Routes {
       tags: [spec.tag],
       summary: spec.summary,
       // Session-only routes say so, so generated clients and the fuzzer send a session there.
-      security: spec.auth === 'public' ? [] : spec.auth.session ? [{ sessionAuth: [] }] : [{ bearerAuth: [] }],
+      security: spec.auth === 'public' ? [] : spec.auth.session ? [{ sessionAuth: [] }] : spec.auth.user ? [{ userAuth: [] }] : [{ bearerAuth: [] }],
       request: {
         ...(spec.params ? { params: spec.params as z.ZodObject } : {}),
         ...(spec.query ? { query: spec.query as z.ZodObject } : {}),

@@ -106,14 +106,14 @@ try {
   if (created.status !== 200) throw new Error(`POST /organization-pats answered ${created.status}: ${await created.text()}`);
   const { pat_key: apiKey } = (await created.json()) as { pat_key: string };
 
-  // Operations the document reserves to identity-provider sessions get the session; all others the ak_ key.
+  // Operations the document reserves to sessions or to users (session or pat_) get the session; all others the ak_ key.
   const document = (await fetch(`${base}/openapi.json`).then((r) => r.json())) as {
     paths: Record<string, Record<string, { operationId?: string; security?: Record<string, string[]>[]; parameters?: { in: string; name: string }[] }>>;
   };
   const operations = Object.values(document.paths).flatMap((item) => Object.values(item));
   const idsOf = (matching: (op: (typeof operations)[number]) => boolean) =>
     operations.filter(matching).map((op) => op.operationId).filter((id): id is string => !!id);
-  const sessionOnly = idsOf((op) => !!op.security?.length && op.security.every((s) => 'sessionAuth' in s));
+  const sessionOnly = idsOf((op) => !!op.security?.length && op.security.every((s) => 'sessionAuth' in s || 'userAuth' in s));
   // Cursors are opaque: only a next_cursor the server issued is valid; any other string is 400 Invalid cursor.
   const paged = idsOf((op) => !!op.parameters?.some((p) => p.in === 'query' && p.name === 'cursor'));
 

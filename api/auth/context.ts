@@ -25,6 +25,8 @@ export interface AuthRule {
   org?: 'required' | 'required-403' | 'optional';
   scope?: ScopeGroup;
   session?: boolean;
+  /** A user's credential (a session or a pat_ token): an organization API key has no user (403). */
+  user?: boolean;
 }
 
 export interface Authenticator {

@@ -35,11 +35,6 @@ function assertCanManageOrgKeys(auth: RequestAuth): void {
   if (!hasScopeGroup(auth.scopes, 'crmManage') && !hasScopeGroup(auth.scopes, 'orgAdmin')) throw forbidden('Insufficient permissions');
 }
 
-/** User tokens are listed and revoked by their user, through a session or a pat_ token. */
-function assertUser(auth: RequestAuth): void {
-  if (auth.kind === 'organization_key') throw forbidden('User tokens belong to users; an organization API key has none');
-}
-
 export function registerIdentityRoutes(routes: Routes, deps: AppDeps): void {
   const { verifier } = deps;
   const futureExpiry = CreateKeyBody.refine((b) => !b.expires_at || new Date(b.expires_at).getTime() > Date.now(), {
@@ -104,12 +99,9 @@ export function registerIdentityRoutes(routes: Routes, deps: AppDeps): void {
     path: '/user-pats',
     tag: 'Identity',
     summary: "List the caller's personal access tokens",
-    auth: { org: 'optional' },
+    auth: { org: 'optional', user: true },
     responses: { 200: { description: 'Tokens, newest first', schema: z.array(KeyView) }, ...authErrors },
-    handler: async ({ auth }) => {
-      assertUser(auth);
-      return identity.listUserTokens(deps, auth.userId);
-    },
+    handler: async ({ auth }) => identity.listUserTokens(deps, auth.userId),
   });
 
   routes.add({
@@ -117,11 +109,10 @@ export function registerIdentityRoutes(routes: Routes, deps: AppDeps): void {
     path: '/user-pats/{id}',
     tag: 'Identity',
     summary: 'Revoke a personal access token',
-    auth: { org: 'optional' },
+    auth: { org: 'optional', user: true },
     params: IdParams,
     responses: { 204: { description: 'Revoked' }, ...authErrors, ...notFoundError },
     handler: async ({ params, auth }) => {
-      assertUser(auth);
       await identity.revokeUserToken(deps, auth.userId, params.id);
       verifier.forget(params.id);
       return reply(204);

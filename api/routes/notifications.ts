@@ -1,7 +1,6 @@
 import * as notifications from '../../services/notifications';
 import { actingUser, orgOf, type RequestAuth } from '../auth/context';
 import type { AppDeps } from '../deps';
-import { forbidden } from '../errors';
 import { reply, type Routes } from '../route';
 import { ErrorBody, authErrors, notFoundError, validationError } from '../schemas/common';
 import {
@@ -24,15 +23,16 @@ import {
 // Every route needs an active organization and answers 403 without one, as the contract says for this area.
 
 const ORG = { org: 'required-403' } as const;
+/** The feed and preferences are a user's: a session or a pat_ token, never an organization key. */
+const USER = { ...ORG, user: true } as const;
 
 const feedErrors = {
   ...authErrors,
   403: { description: 'No active organization, or an organization API key (it has no user, hence no feed)', schema: ErrorBody },
 } as const;
 
-/** The feed and preferences are a user's: an organization key (`ak_`) has none. */
+/** The caller's organization and user (USER routes: the guard already refused an organization key). */
 function userOf(auth: RequestAuth): { orgId: string; userId: string } {
-  if (auth.kind === 'organization_key') throw forbidden('Organization API keys have no user notifications; use a session or a user token');
   return { orgId: orgOf(auth), userId: auth.userId };
 }
 
@@ -69,7 +69,7 @@ export function registerNotificationRoutes(routes: Routes, deps: AppDeps): void 
     path: '/notifications',
     tag: 'Notifications',
     summary: "The calling user's in-app notifications, newest first, cursor-paginated",
-    auth: ORG,
+    auth: USER,
     query: FeedQuery,
     responses: {
       200: { description: 'Items ordered by created_at descending (tie-break id descending); archived items are left out', schema: NotificationFeed },
@@ -88,7 +88,7 @@ export function registerNotificationRoutes(routes: Routes, deps: AppDeps): void 
     path: '/notifications/unread-count',
     tag: 'Notifications',
     summary: "How many of the calling user's notifications are unread (archived ones excluded)",
-    auth: ORG,
+    auth: USER,
     responses: { 200: { description: 'The count', schema: UnreadCount }, ...feedErrors },
     handler: async ({ auth }) => {
       const { orgId, userId } = userOf(auth);
@@ -101,7 +101,7 @@ export function registerNotificationRoutes(routes: Routes, deps: AppDeps): void 
     path: '/notifications/read-all',
     tag: 'Notifications',
     summary: "Mark every unread notification of the calling user read",
-    auth: ORG,
+    auth: USER,
     responses: { 200: { description: 'How many were marked', schema: ReadAllResult }, ...feedErrors },
     handler: async ({ auth }) => {
       const { orgId, userId } = userOf(auth);
@@ -114,7 +114,7 @@ export function registerNotificationRoutes(routes: Routes, deps: AppDeps): void 
     path: '/notifications/{notification_id}/read',
     tag: 'Notifications',
     summary: 'Mark one notification read (a repeat keeps the first read_at)',
-    auth: ORG,
+    auth: USER,
     params: NotificationParams,
     responses: { 200: { description: 'The item', schema: NotificationItem }, ...feedErrors, ...notFoundError, ...validationError },
     handler: async ({ params, auth }) => {
@@ -128,7 +128,7 @@ export function registerNotificationRoutes(routes: Routes, deps: AppDeps): void 
     path: '/notifications/{notification_id}/archive',
     tag: 'Notifications',
     summary: 'Archive one notification: it leaves the feed and the unread count',
-    auth: ORG,
+    auth: USER,
     params: NotificationParams,
     responses: { 200: { description: 'The archived item', schema: NotificationItem }, ...feedErrors, ...notFoundError, ...validationError },
     handler: async ({ params, auth }) => {
@@ -142,7 +142,7 @@ export function registerNotificationRoutes(routes: Routes, deps: AppDeps): void 
     path: '/notification-preferences',
     tag: 'Notifications',
     summary: "The calling user's preference for every subscribable event, the catalog's defaults where unset",
-    auth: ORG,
+    auth: USER,
     responses: { 200: { description: 'In catalog order', schema: PreferenceList }, ...feedErrors },
     handler: async ({ auth }) => {
       const { orgId, userId } = userOf(auth);
@@ -155,7 +155,7 @@ export function registerNotificationRoutes(routes: Routes, deps: AppDeps): void 
     path: '/notification-preferences/{event_type}',
     tag: 'Notifications',
     summary: "Change the calling user's preference for one event type: only the fields sent change",
-    auth: ORG,
+    auth: USER,
     params: PreferenceParams,
     body: PreferencePatch,
     responses: {

@@ -283,6 +283,9 @@ describe('OpenAPI document', () => {
     expect(document.paths?.['/organization-pats']?.post?.security).toEqual([{ sessionAuth: [] }]);
     expect(document.components?.securitySchemes?.sessionAuth).toBeDefined();
     expect(document.paths?.['/pat/exchange']?.post?.security).toEqual([]);
+    // A user's own things (tokens, notification feed) take a session or a pat_ token, and say so.
+    expect(document.components?.securitySchemes?.userAuth).toBeDefined();
+    for (const path of ['/user-pats', '/notifications']) expect(document.paths?.[path]?.get?.security, path).toEqual([{ userAuth: [] }]);
   });
 
   it('serves every documented operation: a protected one answers 401 without a token, none is an unknown route', async () => {
