@@ -120,6 +120,12 @@ beforeAll(async () => {
         VALUES (${ids.thread_id}, ${await orgUuid(ctx, b)}, ${mailbox}, ${sequence}, ${prospect}, 'Hi', 'pia@prospect.example')`;
     }
   }
+  // A notification exists only for its recipient: B's user gets one straight in the feed table.
+  ids.notification_id = newId();
+  await ctx.deps.sql`
+    INSERT INTO notification_items (id, org_id, user_id, event_id, event_type, category, entity_type, entity_id, title, body, payload)
+    SELECT ${ids.notification_id}, ${await orgUuid(ctx, b)}, u.id, ${newId()}, 'deal.created', 'deals', 'deal', 'x', 'Deal created', 'x', '{}'
+    FROM users u WHERE u.external_id = ${b.user}`;
   const key = idOf(await create('/organization-pats', { name: 'b key' }));
   const userToken = idOf(await create('/user-pats', { name: 'b token' }));
   if (key) ids.organization_key = key;
@@ -214,8 +220,5 @@ describe('tenancy matrix: another organization’s ids are 404 on every route', 
   }, 300_000);
 });
 
-/**
- * Routes whose ids only a workflow makes: notifications are written by the organization's notification
- * actor (a worker), which this file does not run; test/integration/notifications.test.ts covers their 404.
- */
-const WITHOUT_FIXTURE = ['POST /notifications/{notification_id}/read', 'POST /notifications/{notification_id}/archive'];
+/** Routes left without a fixture (none: a fixture is the way to cover a new route). */
+const WITHOUT_FIXTURE: string[] = [];
