@@ -7,8 +7,8 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { newId } from '../platform/ids';
 import { ORGANIZATION_ID, organizationAttribute } from '../platform/temporal';
 import { findTemporalCli } from '../platform/tools';
-import { startBenchEnvironment } from './environment';
-import { startWorker } from './worker-process';
+import { jsonCaller, startBenchEnvironment } from './environment';
+import { startWorker, stopWorker } from './worker-process';
 
 // Campaign dispatch on a real Temporal dev server, Postgres and worker, with the simulated dialer at a
 // fixed latency: 10k contacts under an organization limit of 500. Figures: the peak of calls in flight
@@ -65,11 +65,7 @@ export async function benchCampaigns() {
   try {
     return await measure(env, bringUpWorker);
   } finally {
-    if (worker && worker.exitCode === null) {
-      const exited = new Promise((resolve) => worker!.once('exit', resolve));
-      worker.kill('SIGTERM');
-      await exited;
-    }
+    await stopWorker(worker);
     await env.close();
     await temporal.teardown();
     fs.rmSync(workerDir, { recursive: true, force: true });
@@ -81,16 +77,7 @@ export async function benchCampaigns() {
     const { deps, baseUrl } = bench;
     const session = await deps.devIdp!.sign({ sub: 'bench-user', org_id: 'bench-org', org_ids: ['bench-org'], permissions: ['api:read', 'api:manage', 'agents:manage'] });
     let key: string | undefined;
-    const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${baseUrl}${path}`, {
-        method,
-        headers: { Authorization: `Bearer ${key ?? session}`, 'Content-Type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const json = (await res.json()) as Record<string, any>;
-      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-      return json;
-    };
+    const call = jsonCaller(baseUrl, () => key ?? session);
     key = (await call('POST', '/organization-pats', { name: 'bench' })).pat_key as string;
     const agentId = (await call('POST', '/core/agents', { name: 'Bench caller' })).id as string;
     const orgId = (await call('GET', '/me')).organization.id as string;

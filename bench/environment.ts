@@ -20,16 +20,39 @@ export interface BenchEnvironment {
   close(): Promise<void>;
 }
 
-/** A throwaway Postgres and the real app on a free port; Temporal is given by address when a bench needs it. */
-export async function startBenchEnvironment(env: Record<string, string> = {}): Promise<BenchEnvironment> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vcrm-bench-'));
-  fs.chmodSync(dir, 0o755);
+/** A throwaway embedded Postgres under `dir` with a migrated `bench` database. */
+export async function startBenchDatabase(dir: string) {
   const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort() });
   const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
   await admin.unsafe('CREATE DATABASE bench');
   await admin.end();
   const databaseUrl = pg.urlFor('bench');
   await migrate(databaseUrl);
+  return { pg, databaseUrl };
+}
+
+/**
+ * The JSON calls a bench makes through the API as one caller: the bearer token is read at each call
+ * (a bench may swap a session for a key it minted); any status from 300 up throws with the body.
+ */
+export function jsonCaller(baseUrl: string, token: () => string) {
+  return async (method: string, p: string, body?: unknown): Promise<Record<string, any>> => {
+    const res = await fetch(`${baseUrl}${p}`, {
+      method,
+      headers: { Authorization: `Bearer ${token()}`, 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = res.status === 204 ? {} : ((await res.json()) as Record<string, any>);
+    if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+}
+
+/** A throwaway Postgres and the real app on a free port; Temporal is given by address when a bench needs it. */
+export async function startBenchEnvironment(env: Record<string, string> = {}): Promise<BenchEnvironment> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vcrm-bench-'));
+  fs.chmodSync(dir, 0o755);
+  const { pg, databaseUrl } = await startBenchDatabase(dir);
   const port = await freePort();
   const config = loadConfig({
     PORT: String(port),

@@ -10,8 +10,8 @@ import { findTemporalCli } from '../platform/tools';
 import { ACME_SOFTWARE, startCompanySite, type CompanySite } from '../test/support/fake-company-site';
 import type { FakeWebsite } from '../test/support/fake-website';
 import type { readinessNightlyWorkflow } from '../workflows/readiness';
-import { startBenchEnvironment } from './environment';
-import { startWorker } from './worker-process';
+import { jsonCaller, startBenchEnvironment } from './environment';
+import { startWorker, stopWorker } from './worker-process';
 import { load } from './load';
 
 // Customer intelligence at batch size: ACCOUNTS accounts whose websites are local test sites are
@@ -46,16 +46,7 @@ export async function benchIntelligence(seconds: number) {
   try {
     const { deps, baseUrl } = env;
     const token = await deps.devIdp!.sign({ sub: 'bench-user', org_id: 'bench-org', org_ids: ['bench-org'], permissions: ['api:read', 'api:manage'] });
-    const call = async (method: string, p: string, body?: unknown) => {
-      const res = await fetch(`${baseUrl}${p}`, {
-        method,
-        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const json = res.status === 204 ? {} : ((await res.json()) as Record<string, any>);
-      if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(json)}`);
-      return json;
-    };
+    const call = jsonCaller(baseUrl, () => token);
     const until = async (p: string) => {
       const started = performance.now();
       for (;;) {
@@ -165,11 +156,7 @@ export async function benchIntelligence(seconds: number) {
       },
     };
   } finally {
-    if (worker && worker.exitCode === null) {
-      const exited = new Promise((resolve) => worker!.once('exit', resolve));
-      worker.kill('SIGTERM');
-      await exited;
-    }
+    await stopWorker(worker);
     await Promise.all(sites.map((s) => s.close()));
     await env.close();
     await temporal.teardown();

@@ -1,15 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import postgres from 'postgres';
 import { createSql, type Sql } from '../db/client';
 import * as kb from '../db/knowledge-base';
-import { migrate } from '../db/migrate';
 import { loadConfig, type Config } from '../platform/config';
-import { startEmbeddedPostgres } from '../platform/embedded-postgres';
-import { freePort } from '../platform/ports';
 import { fusedScore } from '../domain/knowledge-base';
 import { createEmbedder } from '../platform/embedder';
+import { startBenchDatabase } from './environment';
 import { newId } from '../platform/ids';
 import * as kbService from '../services/knowledge-base';
 
@@ -21,12 +18,7 @@ interface KbBenchEnvironment {
 
 export async function startKbBenchEnvironment(): Promise<KbBenchEnvironment> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vcrm-bench-kb-'));
-  const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort() });
-  const admin = postgres(pg.url, { max: 1, onnotice: () => {} });
-  await admin.unsafe('CREATE DATABASE bench');
-  await admin.end();
-  const databaseUrl = pg.urlFor('bench');
-  await migrate(databaseUrl);
+  const { pg, databaseUrl } = await startBenchDatabase(dir);
   const config = loadConfig({ DATA_DIR: dir, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', TEMPORAL_ADDRESS: '127.0.0.1:7233' });
   const sql = createSql(databaseUrl, 10);
   return {

@@ -8,8 +8,8 @@ import { ORGANIZATION_ID } from '../platform/temporal';
 import { findTemporalCli } from '../platform/tools';
 import { emitEvent } from '../services/notifications';
 import { notificationActorId } from '../workflows/notification-messages';
-import { startBenchEnvironment } from './environment';
-import { startWorker } from './worker-process';
+import { jsonCaller, startBenchEnvironment } from './environment';
+import { startWorker, stopWorker } from './worker-process';
 
 // The notification actor under a flood: EVENTS events for one organization of MEMBERS members, every
 // member subscribed to the event type (in-app on, email off), so each event becomes MEMBERS feed items.
@@ -40,16 +40,7 @@ export async function benchNotifications() {
     const { deps, baseUrl } = env;
     const sessionOf = (user: string) =>
       deps.devIdp!.sign({ sub: user, org_id: 'bench-org', org_ids: ['bench-org'], permissions: ['api:read', 'api:manage'] });
-    const call = async (token: string, method: string, p: string, body?: unknown) => {
-      const res = await fetch(`${baseUrl}${p}`, {
-        method,
-        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const json = (await res.json()) as Record<string, any>;
-      if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(json)}`);
-      return json;
-    };
+    const call = (token: string, method: string, p: string, body?: unknown) => jsonCaller(baseUrl, () => token)(method, p, body);
     let orgId = '';
     for (let i = 0; i < MEMBERS; i++) {
       const token = await sessionOf(`bench-member-${i}`);
@@ -108,11 +99,7 @@ export async function benchNotifications() {
       history_limit: deps.config.NOTIFICATION_ACTOR_HISTORY_LIMIT,
     };
   } finally {
-    if (worker && worker.exitCode === null) {
-      const exited = new Promise((resolve) => worker!.once('exit', resolve));
-      worker.kill('SIGTERM');
-      await exited;
-    }
+    await stopWorker(worker);
     await env.close();
     await temporal.teardown();
     fs.rmSync(workerDir, { recursive: true, force: true });

@@ -9,8 +9,8 @@ import { newId } from '../platform/ids';
 import { freePort } from '../platform/ports';
 import { ORGANIZATION_ID } from '../platform/temporal';
 import { findTemporalCli } from '../platform/tools';
-import { startBenchEnvironment } from './environment';
-import { startWorker } from './worker-process';
+import { jsonCaller, startBenchEnvironment } from './environment';
+import { startWorker, stopWorker } from './worker-process';
 
 // Outreach sending on a real Temporal dev server, Postgres, worker process and SMTP server (one that
 // accepts and discards): ENROLLMENTS enrollments in one single-step sequence over MAILBOXES mailboxes
@@ -71,11 +71,7 @@ export async function benchOutreach() {
     });
     return await measure(env, smtpPort, () => accepted);
   } finally {
-    if (worker && worker.exitCode === null) {
-      const exited = new Promise((resolve) => worker!.once('exit', resolve));
-      worker.kill('SIGTERM');
-      await exited;
-    }
+    await stopWorker(worker);
     await env.close();
     await new Promise<void>((resolve) => smtp.close(() => resolve()));
     await temporal.teardown();
@@ -86,16 +82,7 @@ export async function benchOutreach() {
 async function measure(bench: Awaited<ReturnType<typeof startBenchEnvironment>>, smtpPort: number, accepted: () => number) {
   const { deps, baseUrl } = bench;
   const session = await deps.devIdp!.sign({ sub: 'bench-user', org_id: 'bench-org', org_ids: ['bench-org'], permissions: ['api:read', 'api:manage', 'outreach:manage'] });
-  const call = async (method: string, p: string, body?: unknown) => {
-    const res = await fetch(`${baseUrl}${p}`, {
-      method,
-      headers: { Authorization: `Bearer ${session}`, 'Content-Type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const json = (await res.json()) as Record<string, any>;
-    if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(json)}`);
-    return json;
-  };
+  const call = jsonCaller(baseUrl, () => session);
   const orgId = (await call('GET', '/me')).organization.id as string;
   const mailboxIds: string[] = [];
   for (let i = 0; i < MAILBOXES; i++) {

@@ -23,3 +23,11 @@ export function startWorker(workerEnv: Record<string, string>): Promise<ChildPro
     child.once('exit', (code) => reject(new Error(`worker exited (${code}): ${output.slice(-2000)}`)));
   });
 }
+
+/** Stops a worker started by startWorker, if it still runs, and waits for it to exit. */
+export async function stopWorker(worker: ChildProcess | undefined): Promise<void> {
+  if (!worker || worker.exitCode !== null) return;
+  const exited = new Promise((resolve) => worker.once('exit', resolve));
+  worker.kill('SIGTERM');
+  await exited;
+}
