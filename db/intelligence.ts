@@ -1,4 +1,5 @@
-import type { BreakdownEntry, Criterion, Fact, RunStatus } from '../domain/intelligence';
+import type { BreakdownEntry } from '../domain/icp-scoring';
+import type { Criterion, Fact, RunStatus } from '../domain/intelligence';
 import type { Db } from './client';
 
 // SQL only: every function takes (db, orgId, ...ids) and filters by org_id.

@@ -7,18 +7,17 @@ import { conflict, invalid, notFound } from '../domain/errors';
 import {
   ICP_FIT_CHUNK,
   RESEARCH_PAGES,
-  accountFacts,
   accountFieldsFromFacts,
   extractFacts,
   icpFitWorkflowId,
   isFinalRunStatus,
   mergeFacts,
   researchWorkflowId,
-  scoreIcpFit,
   type Criterion,
   type Fact,
   type RunStatus,
 } from '../domain/intelligence';
+import { accountFacts, scoreIcpFit } from '../domain/icp-scoring';
 import { newId } from '../platform/ids';
 import { BuiltinWriter, createLlmWriter } from '../platform/llm';
 import { organizationAttribute } from '../platform/temporal';

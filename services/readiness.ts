@@ -4,7 +4,8 @@ import { getDefaultProfile } from '../db/intelligence';
 import * as db from '../db/readiness';
 import type { ReadinessProfileRow } from '../db/readiness';
 import { notFound } from '../domain/errors';
-import { accountFacts, scoreIcpFit, type Fact } from '../domain/intelligence';
+import { accountFacts, scoreIcpFit } from '../domain/icp-scoring';
+import type { Fact } from '../domain/intelligence';
 import {
   NIGHTLY_PAGE_SIZE,
   engagementAxis,

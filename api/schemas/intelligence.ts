@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INDUSTRY_SYNONYMS, criteriaProblems } from '../../domain/icp-criteria';
 import { CRITERION_TYPES, FACT_FIELDS, ICP_FIT_MAX_ACCOUNTS, RANGE_PATTERN, RUN_STATUSES } from '../../domain/intelligence';
 import { Timestamp, Uuid } from './common';
 
@@ -31,7 +32,20 @@ export const Criterion = z.union([TextCriterion, RangeCriterion]).openapi('IcpCr
 
 const ProfileName = Text(200);
 const Description = z.string().max(2000).regex(NO_NUL, 'must not contain NUL characters').nullable();
-const Criteria = z.array(Criterion).min(1).max(50);
+const Criteria = z
+  .array(Criterion)
+  .min(1)
+  .max(50)
+  .superRefine((criteria, ctx) => {
+    for (const problem of criteriaProblems(criteria)) ctx.addIssue({ code: 'custom', message: problem.message, path: problem.path });
+  })
+  .describe(
+    'Rules beyond the schema (422 naming the value): ranges run from low to high; country values are country names or ISO 3166-1 ' +
+      'alpha-2/alpha-3 codes, compared by code; industry values are account industries (AccountIndustry) or one of the synonyms ' +
+      `${Object.keys(INDUSTRY_SYNONYMS).join(', ')}; at least one criterion that is not an exclusion weighs more than 0. ` +
+      'An account whose known facts cover less than half of the scoring weight gets outcome no_score, not a low score; ' +
+      "the account's name is never a fact for keyword criteria.",
+  );
 
 export const CreateProfileBody = z
   .strictObject({ name: ProfileName, description: Description.optional(), criteria: Criteria, is_default: z.boolean().optional() })

@@ -118,6 +118,21 @@ describe('ICP profiles', () => {
     expect(unknownType.status).toBe(422);
     const heavy = await ctx.request('POST', '/intelligence/icp-profiles', { token: a.session, body: { name: 'Bad', criteria: [{ type: 'keyword', values: ['x'], weight: 101 }] } });
     expect(heavy.status).toBe(422);
+    for (const criteria of [
+      [{ type: 'employees', values: ['200-50'], weight: 1 }],
+      [{ type: 'country', values: ['Atlantis'], weight: 1 }],
+      [{ type: 'industry', values: ['vibes'], weight: 1 }],
+      [{ type: 'keyword', values: ['x'], weight: 0 }, { type: 'country', values: ['France'], weight: 3, exclude: true }],
+    ]) {
+      const refused = await ctx.request('POST', '/intelligence/icp-profiles', { token: a.session, body: { name: 'Refused', criteria } });
+      expect(refused.status, JSON.stringify(criteria)).toBe(422);
+      expect(refused.body.detail[0].loc.slice(0, 2)).toEqual(['body', 'criteria']);
+    }
+    const normalised = await ctx.request('POST', '/intelligence/icp-profiles', {
+      token: a.session,
+      body: { name: 'Codes', criteria: [{ type: 'country', values: ['DE', 'United States of America'], weight: 1 }, { type: 'industry', values: ['SaaS'], weight: 1 }] },
+    });
+    expect(normalised.status).toBe(200);
 
     const ok = await ctx.request('POST', '/intelligence/icp-profiles', { token: a.session, body: { ...PROFILE, name: 'Unique' } });
     expect(ok.status).toBe(200);

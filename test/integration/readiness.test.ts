@@ -130,7 +130,7 @@ describe('readiness profiles on the real dev server', () => {
     expect(history.body.profiles[0]).toEqual((await ctx.request('GET', `/accounts/${accountId}/readiness`, { token: a.session })).body);
   });
 
-  it('labels an account unknown_fit without a default ICP profile, and not_a_fit below 40', async () => {
+  it('labels an account unknown_fit without a default ICP profile or with too few facts, and not_a_fit below 40', async () => {
     const t = await newTenant(ctx, ['api:read', 'api:manage']);
     const id = await (async () => {
       const res = await ctx.request('POST', '/accounts', { token: t.session, body: { name: 'Unprofiled', industry: 'retail' } });
@@ -143,6 +143,11 @@ describe('readiness profiles on the real dev server', () => {
     expect(p.engagement.score).toBe(0);
 
     await ctx.request('POST', '/intelligence/icp-profiles', { token: t.session, body: PROFILE });
+    // Only the industry is known (40 of 100 weight): too few facts to call it a bad fit.
+    expect((await refreshed(t, id)).result).toMatchObject({ label: 'unknown_fit' });
+    const thin = (await ctx.request('GET', `/accounts/${id}/readiness`, { token: t.session })).body;
+    expect(thin.fit).toMatchObject({ score: null, grade: null });
+    await ctx.request('PATCH', `/accounts/${id}`, { token: t.session, body: { employee_count: 5 } });
     expect((await refreshed(t, id)).result).toMatchObject({ label: 'not_a_fit' });
   });
 

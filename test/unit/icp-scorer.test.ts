@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { accountFacts, extractFacts, gradeFor, mergeFacts, parseRange, scoreIcpFit, type Criterion, type Fact } from '../../domain/intelligence';
+import { criteriaProblems, normalizeCountry, normalizeIndustry } from '../../domain/icp-criteria';
+import { accountFacts, gradeFor, scoreIcpFit } from '../../domain/icp-scoring';
+import { extractFacts, mergeFacts, parseRange, type Criterion, type Fact } from '../../domain/intelligence';
 import { engagementAxis, readinessLabel, timingAxis } from '../../domain/readiness';
 import { extractPageProfile } from '../../platform/web-fetch';
 import { ACME_SOFTWARE, companyPages } from '../support/fake-company-site';
@@ -29,14 +31,55 @@ describe('ICP scorer', () => {
   });
 
   it('counts an unknown criterion as unmatched and lowers the confidence', () => {
-    const score = scoreIcpFit(CRITERIA, [fact('industry', 'software', 1)]);
+    const score = scoreIcpFit(CRITERIA, [fact('industry', 'software', 1), fact('employees', '10', 1)]);
     expect(score.fit_score).toBe(40);
-    expect(score.breakdown.map((b) => b.result)).toEqual(['matched', 'unknown', 'unknown', 'unknown']);
-    expect(score.confidence).toBe(0.4);
+    expect(score.breakdown.map((b) => b.result)).toEqual(['matched', 'missed', 'unknown', 'unknown']);
+    expect(score.confidence).toBe(0.7);
   });
 
   it('gives no_score, not 0, when nothing at all is known', () => {
     expect(scoreIcpFit(CRITERIA, [])).toMatchObject({ outcome: 'no_score', fit_score: null, grade: null, confidence: null });
+  });
+
+  it('gives no_score, never a low grade, when less than half of the weight is known', () => {
+    const thin = scoreIcpFit(CRITERIA, [fact('industry', 'retail', 1)]);
+    expect(thin).toMatchObject({ outcome: 'no_score', fit_score: null, grade: null });
+    expect(thin.breakdown.map((b) => b.result)).toEqual(['missed', 'unknown', 'unknown', 'unknown']);
+    expect(scoreIcpFit(CRITERIA, [fact('industry', 'retail', 1), fact('employees', '10', 1)])).toMatchObject({ outcome: 'scored', fit_score: 0 });
+  });
+
+  it('does not read the account name as a fact for keyword criteria', () => {
+    const criteria: Criterion[] = [{ type: 'keyword', values: ['robotics'], weight: 1 }];
+    const facts = accountFacts({ name: 'Acme Robotics', industry: null, employee_count: null, description: null, tags: [] }, []);
+    expect(scoreIcpFit(criteria, facts)).toMatchObject({ outcome: 'no_score', fit_score: null });
+  });
+
+  it('matches countries by name or ISO code, and industries through their synonyms', () => {
+    const criteria: Criterion[] = [
+      { type: 'country', values: ['DE', 'USA'], weight: 1 },
+      { type: 'industry', values: ['SaaS'], weight: 1 },
+    ];
+    expect(scoreIcpFit(criteria, [fact('country', 'Germany'), fact('industry', 'software')])).toMatchObject({ fit_score: 100 });
+    expect(scoreIcpFit(criteria, [fact('country', 'United States'), fact('industry', 'Information Technology')])).toMatchObject({ fit_score: 100 });
+    expect(scoreIcpFit(criteria, [fact('country', 'France'), fact('industry', 'retail')])).toMatchObject({ fit_score: 0 });
+    expect([normalizeCountry('United Kingdom'), normalizeCountry('UK'), normalizeCountry('gbr'), normalizeCountry('Narnia')]).toEqual(['GB', 'GB', 'GB', null]);
+    expect([normalizeIndustry('Fin-Tech'), normalizeIndustry('fintech'), normalizeIndustry('Real Estate'), normalizeIndustry('vibes')]).toEqual([
+      null,
+      'financial_services',
+      'real_estate',
+      null,
+    ]);
+  });
+
+  it('names reversed ranges, unknown countries and industries, and all-zero weights as problems', () => {
+    const problems = criteriaProblems([
+      { type: 'employees', values: ['200-50', '10-20'], weight: 0 },
+      { type: 'country', values: ['Germany', 'Atlantis'], weight: 0 },
+      { type: 'industry', values: ['vibes'], weight: 0 },
+      { type: 'country', values: ['France'], weight: 5, exclude: true },
+    ]);
+    expect(problems.map((p) => p.path)).toEqual([[0, 'values', 0], [1, 'values', 1], [2, 'values', 0], []]);
+    expect(criteriaProblems(CRITERIA)).toEqual([]);
   });
 
   it('makes a matched exclusion criterion score 0', () => {
