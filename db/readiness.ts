@@ -26,14 +26,17 @@ export interface ReadinessSignalsRow {
   open_tasks_due_soon: number;
 }
 
-/** Activity types read as an email reply from the account (activity types are free strings). */
+/**
+ * Activity types read as an email reply from the account (activity types are free strings); an `email`
+ * activity with direction `inbound` (how outreach records a received reply) counts too.
+ */
 export const REPLY_TYPES = ['email_reply', 'reply', 'email_received', 'inbound_email'];
 
 /** Everything the three readiness axes read about one account, at the database's clock; undefined when the account is not in the organization. */
 export async function loadReadinessSignals(db: Db, orgId: string, accountId: string): Promise<ReadinessSignalsRow | undefined> {
   const [row]: [ReadinessSignalsRow?] = await db`
     WITH acts AS (
-      SELECT type, effective_time, due_at FROM activities
+      SELECT type, direction, effective_time, due_at FROM activities
       WHERE org_id = ${orgId} AND account_id = ${accountId} AND effective_time > now() - interval '90 days'
     ), phones AS (
       SELECT coalesce(array_agg(phone), '{}') AS list FROM contacts
@@ -46,7 +49,8 @@ export async function loadReadinessSignals(db: Db, orgId: string, accountId: str
     SELECT now() AS now, a.name, a.industry, a.employee_count, a.description, a.tags, f.facts, f.written, f.updated_at AS last_research_at,
       (SELECT max(effective_time) FROM activities WHERE org_id = ${orgId} AND account_id = ${accountId} AND effective_time <= now()) AS last_activity_at,
       (SELECT count(*)::int FROM acts WHERE effective_time > now() - interval '30 days' AND effective_time <= now()) AS activities_30d,
-      (SELECT count(*)::int FROM acts WHERE type = ANY(${REPLY_TYPES}) AND effective_time <= now()) AS email_replies_90d,
+      (SELECT count(*)::int FROM acts WHERE (type = ANY(${REPLY_TYPES}) OR (type = 'email' AND direction = 'inbound'))
+         AND effective_time <= now()) AS email_replies_90d,
       (SELECT count(*)::int FROM acts WHERE type = 'meeting' AND effective_time <= now()) AS meetings_90d,
       (SELECT count(*)::int FROM acts WHERE type = 'call' AND effective_time <= now()) AS call_activities_90d,
       (SELECT count(*)::int FROM calls WHERE status = 'completed') AS campaign_connected_90d,

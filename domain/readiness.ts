@@ -14,12 +14,16 @@ export interface Signal {
 
 export interface Axis {
   score: number;
+  /** One line saying what earned the score, the biggest contributions first. */
+  reason: string;
   signals: Signal[];
 }
 
 /** The fit axis: the ICP score (null when it cannot be scored), with one signal per criterion. */
 export interface FitAxis {
   score: number | null;
+  /** One line: which criteria matched and missed, or why there is no score. */
+  reason: string;
   grade: 'A' | 'B' | 'C' | 'D' | null;
   confidence: number | null;
   signals: (Signal & { criterion?: { values: string[]; exclude: boolean }; evidence?: { value: string; source: string; confidence: number }[] })[];
@@ -35,7 +39,38 @@ export const NIGHTLY_PAGES_PER_RUN = 20;
 
 const DAY = 86_400_000;
 const daysSince = (now: Date, at: Date | null) => (at ? (now.getTime() - at.getTime()) / DAY : null);
-const axis = (signals: Signal[]): Axis => ({ score: Math.min(100, signals.reduce((s, x) => s + x.points, 0)), signals });
+const label = (name: string) => name.replace(/_(\d+)d$/, ' ($1 days)').replace(/_/g, ' ');
+/** "62/100: last activity 40/40, activities (30 days) 15/25"; signals that earned nothing are left out. */
+export function axisReason(score: number, signals: Signal[]): string {
+  const earned = signals.filter((s) => s.points > 0).sort((a, b) => b.points - a.points);
+  if (earned.length === 0) return `${score}/100: no signal earned points`;
+  return `${score}/100: ${earned.map((s) => `${label(s.name)} ${s.points}/${s.max}`).join(', ')}`;
+}
+const axis = (signals: Signal[]): Axis => {
+  const score = Math.min(100, signals.reduce((s, x) => s + x.points, 0));
+  return { score, reason: axisReason(score, signals), signals };
+};
+
+/** The fit axis's line: matched and missed criteria, unknown ones, or why nothing was scored. */
+export function fitReason(
+  score: number | null,
+  breakdown: { type: string; result: 'matched' | 'missed' | 'unknown'; exclude: boolean }[] | null,
+): string {
+  if (breakdown === null) return 'No default ICP profile: fit is not scored';
+  const of = (result: string, exclude = false) =>
+    breakdown
+      .filter((b) => b.result === result && b.exclude === exclude)
+      .map((b) => b.type)
+      .join(', ');
+  const parts = [
+    of('matched', true) && `excluded by ${of('matched', true)}`,
+    of('matched') && `matched ${of('matched')}`,
+    of('missed') && `missed ${of('missed')}`,
+    of('unknown') && `unknown ${of('unknown')}`,
+  ].filter(Boolean);
+  if (score === null) return `Too few facts to score (${parts.join('; ') || 'nothing known'})`;
+  return `${score}/100: ${parts.join('; ')}`;
+}
 
 export interface EngagementInputs {
   now: Date;

@@ -25,6 +25,7 @@ import { WebFetchError, extractPageProfile, fetchPage } from '../platform/web-fe
 import type { icpFitRunWorkflow, researchRunWorkflow } from '../workflows/intelligence';
 import type { ServiceDeps } from './deps';
 import { emitEvent } from './notifications';
+import { ensureNightlySchedule } from './readiness';
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 const profileNotFound = () => notFound('ICP profile not found');
@@ -57,8 +58,11 @@ export interface ProfileInput {
   is_default?: boolean;
 }
 
-/** The organization's first profile becomes its default (the fit axis of readiness profiles). */
-export async function createProfile(deps: Pick<ServiceDeps, 'sql'>, orgId: string, actor: string, input: ProfileInput) {
+/**
+ * The organization's first profile becomes its default (the fit axis of readiness profiles), and the
+ * organization's nightly readiness schedule is made with it, not at the first manual refresh.
+ */
+export async function createProfile(deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config' | 'logger'>, orgId: string, actor: string, input: ProfileInput) {
   const row = await deps.sql
     .begin(async (tx) => {
       await db.lockRun(tx, orgId, 'profiles');
@@ -74,6 +78,12 @@ export async function createProfile(deps: Pick<ServiceDeps, 'sql'>, orgId: strin
       });
     })
     .catch(duplicateName);
+  if (row.is_default) {
+    // Best effort: the profile is saved either way, and the next readiness refresh makes the schedule.
+    await ensureNightlySchedule(deps, orgId).catch((error: unknown) =>
+      deps.logger.warn({ orgId, err: error instanceof Error ? error.message : String(error) }, 'readiness nightly schedule not created yet'),
+    );
+  }
   return profileView(row);
 }
 
@@ -263,7 +273,7 @@ export async function finishResearchRun(deps: Pick<ServiceDeps, 'sql' | 'config'
     await closeResearchRun(deps, orgId, runId, 'failed', error);
     return { status: 'failed', facts: 0 };
   }
-  const summary = facts.length ? await summarise(deps, facts, run.domain) : { summary: null, source: null };
+  const summary = facts.length ? await summarise(deps, facts, run.domain) : { summary: null, source: null, error: null };
   const status: RunStatus = run.pages.some((p) => p.status === 'failed') ? 'incomplete' : 'completed';
   await deps.sql.begin(async (tx) => {
     const applied = run.account_id && facts.length ? await writeFactsToAccount(tx, orgId, run.account_id, runId, facts) : { applied: [], kept: [] };
@@ -275,6 +285,7 @@ export async function finishResearchRun(deps: Pick<ServiceDeps, 'sql' | 'config'
       applied_fields: applied.applied,
       kept_fields: applied.kept,
       credits_used: facts.length > 0 ? 1 : 0,
+      ...(summary.error ? { error: summary.error } : {}),
       completed: true,
     });
     if (row) await notify(tx, orgId, row);
@@ -282,7 +293,11 @@ export async function finishResearchRun(deps: Pick<ServiceDeps, 'sql' | 'config'
   return { status, facts: facts.length };
 }
 
-async function summarise(deps: Pick<ServiceDeps, 'config' | 'logger'>, facts: Fact[], url: string): Promise<{ summary: string; source: 'llm' | 'builtin' }> {
+async function summarise(
+  deps: Pick<ServiceDeps, 'config' | 'logger'>,
+  facts: Fact[],
+  url: string,
+): Promise<{ summary: string; source: 'llm' | 'builtin'; error: string | null }> {
   const values = (field: string) => facts.filter((f) => f.field === field).map((f) => f.value);
   const page = {
     url,
@@ -293,11 +308,12 @@ async function summarise(deps: Pick<ServiceDeps, 'config' | 'logger'>, facts: Fa
   };
   const writer = createLlmWriter(deps.config);
   try {
-    return { summary: await writer.summariseCompany(page), source: writer.kind };
+    return { summary: await writer.summariseCompany(page), source: writer.kind, error: null };
   } catch (error) {
-    // A failing LLM costs the run its written summary, never its facts or its outcome.
-    deps.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'LLM summary failed; built-in summary used');
-    return { summary: await new BuiltinWriter().summariseCompany(page), source: 'builtin' };
+    // A failing LLM costs the run its written summary, never its facts or its outcome; the run says so.
+    const message = error instanceof Error ? error.message : String(error);
+    deps.logger.warn({ err: message }, 'LLM summary failed; built-in summary used');
+    return { summary: await new BuiltinWriter().summariseCompany(page), source: 'builtin', error: `LLM summary failed (built-in summary used): ${message.slice(0, 300)}` };
   }
 }
 

@@ -9,6 +9,7 @@ import type { Fact } from '../domain/intelligence';
 import {
   NIGHTLY_PAGE_SIZE,
   engagementAxis,
+  fitReason,
   type FitAxis,
   readinessLabel,
   readinessNightlyWorkflowId,
@@ -50,6 +51,7 @@ export async function computeReadiness(sql: Db, orgId: string, accountId: string
   const fitScore = score?.fit_score ?? null;
   const fit: FitAxis = {
     score: fitScore,
+    reason: fitReason(fitScore, score?.breakdown ?? null),
     grade: score?.grade ?? null,
     confidence: score?.confidence ?? null,
     signals: score

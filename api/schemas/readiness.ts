@@ -16,7 +16,8 @@ const Signal = z
   })
   .openapi('ReadinessSignal');
 
-const Axis = z.object({ score: z.number().int().min(0).max(100), signals: z.array(Signal) });
+const Reason = z.string().describe('one line saying what earned the score (or why there is none), biggest contributions first');
+const Axis = z.object({ score: z.number().int().min(0).max(100), reason: Reason, signals: z.array(Signal) });
 
 export const ReadinessProfile = z
   .object({
@@ -26,6 +27,7 @@ export const ReadinessProfile = z
     fit: z
       .object({
         score: z.number().int().min(0).max(100).nullable().describe('null without a default ICP profile, or with nothing known to score'),
+        reason: Reason,
         grade: z.enum(['A', 'B', 'C', 'D']).nullable(),
         confidence: z.number().nullable(),
         signals: z.array(Signal).describe('the ICP breakdown: one signal per criterion, points in criterion weight, with evidence'),

@@ -356,6 +356,8 @@ describe('research with an OpenAI-compatible LLM (local fake server)', () => {
     const fallback = await finished(llmCtx, t.session, `/intelligence/research-runs/${(await research(llmCtx, t, { account_id: accountId })).id}`);
     llm.failWith = null;
     expect(fallback).toMatchObject({ status: 'completed', results: { summary_source: 'builtin' } });
+    expect(fallback.error).toMatch(/^LLM summary failed \(built-in summary used\)/);
+    expect(run.error).toBeNull();
 
     const profile = (await llmCtx.request('POST', '/intelligence/icp-profiles', { token: t.session, body: PROFILE })).body;
     const fit = await llmCtx.request('POST', '/intelligence/icp-fit-runs', { token: t.session, body: { profile_id: profile.id, account_ids: [accountId] } });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newId } from '../../platform/ids';
+import { recordContactEmail } from '../../services/activities';
 import { ORGANIZATION_ID } from '../../platform/temporal';
 import type { readinessNightlyWorkflow, readinessRefreshWorkflow } from '../../workflows/readiness';
 import { createTestContext, type TestContext } from '../support/context';
@@ -114,6 +115,9 @@ describe('readiness profiles on the real dev server', () => {
     expect(p.engagement.signals.find((s: { name: string }) => s.name === 'unanswered_calls_90d')).toMatchObject({ value: 1, points: 0 });
     // negotiation 35 + a deal changed today 25 + a task due in 3 days 20 + research today 20
     expect(p.timing).toMatchObject({ score: 100 });
+    expect(p.fit.reason).toBe('100/100: matched industry, employees, country, technology');
+    expect(p.engagement.reason).toBe('83/100: last activity 40/40, activities (30 days) 15/25, meetings (90 days) 10/10, connected calls (90 days) 10/10, email replies (90 days) 8/15');
+    expect(p.timing.reason).toMatch(/^100\/100: furthest open stage 35\/35, /);
     for (const axis of [p.fit, p.engagement, p.timing]) {
       expect(axis.score).toBeGreaterThanOrEqual(0);
       expect(axis.score).toBeLessThanOrEqual(100);
@@ -149,6 +153,29 @@ describe('readiness profiles on the real dev server', () => {
     expect(thin.fit).toMatchObject({ score: null, grade: null });
     await ctx.request('PATCH', `/accounts/${id}`, { token: t.session, body: { employee_count: 5 } });
     expect((await refreshed(t, id)).result).toMatchObject({ label: 'not_a_fit' });
+  });
+
+  it('counts a reply received through outreach (an inbound email activity) as engagement', async () => {
+    const t = await newTenant(ctx, ['api:read', 'api:manage']);
+    const orgId = await orgUuid(ctx, t);
+    const id = await newAccount(t, { name: 'Replied Co' });
+    const contact = newId();
+    await ctx.deps.sql`INSERT INTO contacts (id, org_id, account_id, first_name, email) VALUES (${contact}, ${orgId}, ${id}, 'Ria', 'ria@replied.example')`;
+    await recordContactEmail(ctx.deps.sql, orgId, contact, { subject: 'Re: hello', body: 'Sounds good', direction: 'inbound', at: new Date(), actor: 'outreach' });
+    await recordContactEmail(ctx.deps.sql, orgId, contact, { subject: 'Hello', body: 'Hi Ria', direction: 'outbound', at: new Date(), actor: 'outreach' });
+    await refreshed(t, id);
+    const p = (await ctx.request('GET', `/accounts/${id}/readiness`, { token: t.session })).body;
+    expect(p.engagement.signals.find((s: { name: string }) => s.name === 'email_replies_90d')).toMatchObject({ value: 1, points: 8 });
+    expect(p.fit.reason).toBe('No default ICP profile: fit is not scored');
+  });
+
+  it("creates the organization's nightly schedule with its first ICP profile, before any refresh", async () => {
+    const t = await newTenant(ctx, ['api:read', 'api:manage']);
+    const orgId = await orgUuid(ctx, t);
+    const handle = ctx.deps.temporal.schedule.getHandle(`readiness-nightly:${orgId}`);
+    await expect(handle.describe()).rejects.toThrow();
+    expect((await ctx.request('POST', '/intelligence/icp-profiles', { token: t.session, body: PROFILE })).status).toBe(200);
+    expect((await handle.describe()).typedSearchAttributes.get(ORGANIZATION_ID)).toBe(orgId);
   });
 
   it('creates the organization nightly schedule once, with its OrganizationId', async () => {
