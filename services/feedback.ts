@@ -1,6 +1,7 @@
 import * as db from '../db/feedback';
-import { rateLimited } from '../domain/errors';
-import type { FeedbackCategory } from '../domain/feedback';
+import type { FeedbackRow } from '../db/feedback';
+import { notFound, rateLimited } from '../domain/errors';
+import type { FeedbackCategory, FeedbackStatus } from '../domain/feedback';
 import type { Config } from '../platform/config';
 import { newId } from '../platform/ids';
 import { RateLimiter } from '../platform/rate-limit';
@@ -8,7 +9,7 @@ import type { ServiceDeps } from './deps';
 import { CreatedCursor, decodeCursor, encodeCursor } from './pagination';
 
 // Feedback: any signed-in user, with or without an active organization (kept as context), limited per
-// user; read only by the service's operators.
+// user; each user reads their own; the service's operators read all of it and triage it.
 
 const limiters = new Map<string, RateLimiter>();
 
@@ -27,6 +28,7 @@ export interface FeedbackInput {
   category: FeedbackCategory;
   rating?: number;
   context?: Record<string, unknown>;
+  email?: string;
 }
 
 export async function submitFeedback(deps: Pick<ServiceDeps, 'sql' | 'config'>, caller: { userId: string; orgId: string | null }, input: FeedbackInput) {
@@ -39,28 +41,55 @@ export async function submitFeedback(deps: Pick<ServiceDeps, 'sql' | 'config'>, 
     message: input.message,
     rating: input.rating ?? null,
     context: input.context ?? {},
+    email: input.email ?? null,
   });
   return { id: row.id, created_at: row.created_at.toISOString() };
 }
 
-export async function listFeedback(deps: Pick<ServiceDeps, 'sql'>, query: { category?: FeedbackCategory; organization_id?: string; limit: number; cursor?: string }) {
+const feedbackView = (r: FeedbackRow) => ({
+  id: r.id,
+  user: `user:${r.user_external_id}`,
+  submitter_email: r.submitter_email,
+  organization_id: r.org_id,
+  organization_external_id: r.org_external_id,
+  category: r.category as FeedbackCategory,
+  message: r.message,
+  rating: r.rating,
+  context: r.context,
+  status: r.status as FeedbackStatus,
+  status_changed_at: r.status_changed_at?.toISOString() ?? null,
+  created_at: r.created_at.toISOString(),
+});
+
+interface ListQuery {
+  category?: FeedbackCategory;
+  status?: FeedbackStatus;
+  limit: number;
+  cursor?: string;
+}
+
+async function pageOf(deps: Pick<ServiceDeps, 'sql'>, filters: Parameters<typeof db.listFeedback>[1], query: ListQuery) {
   const after = decodeCursor(query.cursor, CreatedCursor);
-  const rows = await db.listFeedback(deps.sql, { category: query.category, org_id: query.organization_id }, { limit: query.limit, after });
+  const rows = await db.listFeedback(deps.sql, filters, { limit: query.limit, after });
   const more = rows.length > query.limit;
   const page = more ? rows.slice(0, query.limit) : rows;
   const last = page.at(-1);
-  return {
-    data: page.map((r) => ({
-      id: r.id,
-      user: `user:${r.user_external_id}`,
-      organization_id: r.org_id,
-      organization_external_id: r.org_external_id,
-      category: r.category as FeedbackCategory,
-      message: r.message,
-      rating: r.rating,
-      context: r.context,
-      created_at: r.created_at.toISOString(),
-    })),
-    next_cursor: more && last ? encodeCursor({ t: last.cursor_t, id: last.id }) : null,
-  };
+  return { data: page.map(feedbackView), next_cursor: more && last ? encodeCursor({ t: last.cursor_t, id: last.id }) : null };
+}
+
+/** Every organization's feedback, newest first: operators only. */
+export async function listFeedback(deps: Pick<ServiceDeps, 'sql'>, query: ListQuery & { organization_id?: string }) {
+  return pageOf(deps, { category: query.category, status: query.status, org_id: query.organization_id }, query);
+}
+
+/** The caller's own feedback, newest first, with where operators stand with it. */
+export async function listOwnFeedback(deps: Pick<ServiceDeps, 'sql'>, userId: string, query: ListQuery) {
+  return pageOf(deps, { category: query.category, status: query.status, user_id: userId }, query);
+}
+
+/** Operators triage: new → seen → done, in any order. */
+export async function setFeedbackStatus(deps: Pick<ServiceDeps, 'sql'>, feedbackId: string, status: FeedbackStatus, actor: string) {
+  const row = await db.setFeedbackStatus(deps.sql, feedbackId, status, actor);
+  if (!row) throw notFound('Feedback not found');
+  return feedbackView(row);
 }

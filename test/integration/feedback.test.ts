@@ -105,3 +105,51 @@ describe('reading feedback', () => {
     expect((await ctx.request('GET', '/feedback?category=rant', { token: operator })).status).toBe(400);
   });
 });
+
+describe('answering and triaging feedback', () => {
+  it("keeps the submitter's email: the one sent, else the identity provider's", async () => {
+    const sub = externalId('user');
+    const user = await ctx.session({ sub, permissions: [], email: 'ana@example.com' });
+    const given = await send(user, { message: 'Please call me back', category: 'question', email: 'ana.work@example.com' });
+    const claimed = await send(user, { message: 'Another one', category: 'idea' });
+    const list = (await ctx.request('GET', '/feedback', { token: operator })).body.data;
+    expect(list.find((f: { id: string }) => f.id === given.body.id)).toMatchObject({ submitter_email: 'ana.work@example.com', status: 'new' });
+    expect(list.find((f: { id: string }) => f.id === claimed.body.id)).toMatchObject({ submitter_email: 'ana@example.com', status: 'new', status_changed_at: null });
+    expect((await send(user, { message: 'x', category: 'bug', email: 'not an address' })).status).toBe(422);
+  });
+
+  it('lets operators set new, seen or done, filter by status, and nobody else', async () => {
+    const author = await ctx.session({ sub: externalId('user'), permissions: [] });
+    const sent = await send(author, { message: 'Export is slow', category: 'bug' });
+    const path = `/feedback/${sent.body.id}`;
+    expect((await ctx.request('PATCH', path, { token: author, body: { status: 'done' } })).status).toBe(403);
+    expect((await ctx.request('PATCH', path, { token: tenant.session, body: { status: 'done' } })).status).toBe(403);
+    const seen = await ctx.request('PATCH', path, { token: operator, body: { status: 'seen' } });
+    expect(seen.status).toBe(200);
+    expect(seen.body).toMatchObject({ id: sent.body.id, status: 'seen', status_changed_at: expect.any(String) });
+    expect((await ctx.request('PATCH', path, { token: operator, body: { status: 'archived' } })).status).toBe(422);
+    expect((await ctx.request('PATCH', `/feedback/${crypto.randomUUID()}`, { token: operator, body: { status: 'done' } })).status).toBe(404);
+    const seenList = (await ctx.request('GET', '/feedback?status=seen', { token: operator })).body.data;
+    expect(seenList.map((f: { id: string }) => f.id)).toContain(sent.body.id);
+    expect(seenList.every((f: { status: string }) => f.status === 'seen')).toBe(true);
+  });
+
+  it("lists a user's own feedback only, newest first, with its status", async () => {
+    const me = await ctx.session({ sub: externalId('user'), permissions: [] });
+    const other = await ctx.session({ sub: externalId('user'), permissions: [] });
+    const first = await send(me, { message: 'first', category: 'idea' });
+    const second = await send(me, { message: 'second', category: 'bug' });
+    await send(other, { message: 'not mine', category: 'bug' });
+    await ctx.request('PATCH', `/feedback/${first.body.id}`, { token: operator, body: { status: 'done' } });
+    const mine = await ctx.request('GET', '/feedback/mine', { token: me });
+    expect(mine.status).toBe(200);
+    expect(mine.body.data.map((f: { id: string; status: string }) => [f.id, f.status])).toEqual([
+      [second.body.id, 'new'],
+      [first.body.id, 'done'],
+    ]);
+    const page = await ctx.request('GET', '/feedback/mine?limit=1', { token: me });
+    expect(page.body.data).toHaveLength(1);
+    expect((await ctx.request('GET', `/feedback/mine?limit=1&cursor=${page.body.next_cursor}`, { token: me })).body.data[0].id).toBe(first.body.id);
+    expect((await ctx.request('GET', '/feedback/mine')).status).toBe(401);
+  });
+});
