@@ -166,6 +166,11 @@ export async function finishRefresh(
   return rows.count > 0;
 }
 
+/** Forgets the last refresh's outcome (a reconnect with fresh tokens makes an old failure stale). */
+export async function clearRefreshOutcome(db: Db, orgId: string, id: string): Promise<void> {
+  await db`UPDATE workflow_credentials SET last_refresh_status = NULL, last_refresh_error = NULL WHERE org_id = ${orgId} AND id = ${id}`;
+}
+
 /** Organizations holding values sealed by a key other than `currentKeyId` (the rotation command's work list). */
 export async function orgsWithOtherKeys(db: Db, currentKeyId: string): Promise<string[]> {
   const rows = await db<{ org_id: string }[]>`

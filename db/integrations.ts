@@ -202,6 +202,16 @@ export async function markNeedsReconnect(db: Db, orgId: string, credentialId: st
   return moved ? getConnection(db, orgId, moved.id) : undefined;
 }
 
+/** The service user id of whoever connected the account (`connected_by` is `user:<external id>`), if a member still. */
+export async function connectorUserId(db: Db, orgId: string, connectionId: string): Promise<string | undefined> {
+  const [row]: [{ user_id: string }?] = await db`
+    SELECT u.id AS user_id FROM integration_connections c
+    JOIN users u ON 'user:' || u.external_id = c.connected_by
+    JOIN memberships m ON m.user_id = u.id AND m.org_id = c.org_id
+    WHERE c.org_id = ${orgId} AND c.id = ${connectionId}`;
+  return row?.user_id;
+}
+
 export async function markRevoked(db: Db, orgId: string, id: string, reason: string): Promise<void> {
   await db`
     UPDATE integration_connections SET status = 'revoked', status_reason = ${reason}, credential_id = NULL,

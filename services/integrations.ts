@@ -279,6 +279,8 @@ async function storeConnection(
     if (credentialId) {
       await credentials.setCredentialValue(deps, orgId, credentialId, value, expiresAt, { source: 'input', actor: token.created_by, merge: false });
       await credentials.updateCredential(deps, orgId, token.created_by, credentialId, { refresh_policy: refreshPolicyFor(tokens) });
+      // The failure that asked for this reconnect is history now: fresh tokens, no stale error shown.
+      await credentialsDb.clearRefreshOutcome(deps.sql, orgId, credentialId);
     } else {
       credentialId = (await createTokenCredential(deps, orgId, token.created_by, p, existing.id, account, value, expiresAt, tokens)).id;
     }
@@ -423,10 +425,13 @@ credentials.onRefreshFailure(async (tx, deps, orgId, credentialId, error) => {
   if (!isInvalidGrant(error)) return;
   const moved = await db.markNeedsReconnect(tx, orgId, credentialId, 'The provider refused the refresh token (invalid_grant): reconnect the account');
   if (!moved) return;
+  // Whoever connected the account hears of it without subscribing first (besides any subscribers).
+  const connector = await db.connectorUserId(tx, orgId, moved.id);
   await emitEvent(tx, orgId, {
     event_type: 'integration.needs_reconnect',
     entity_type: 'integration_connection',
     entity_id: moved.id,
+    recipient_user_ids: connector ? [connector] : [],
     payload: {
       connection_id: moved.id,
       integration: moved.integration,

@@ -264,16 +264,19 @@ describe('the connect flow', () => {
     const res = await getConnection(a, connectionId);
     expect(res.body).toMatchObject({ status: 'needs_reconnect', last_refresh_status: 'failed' });
     expect(res.body.last_refresh_error).toContain('invalid_grant');
-    const events = await ctx.deps.sql<{ entity_id: string; payload: Record<string, unknown> }[]>`
-      SELECT entity_id, payload FROM notification_outbox WHERE org_id = ${orgId} AND event_type = 'integration.needs_reconnect'`;
+    const events = await ctx.deps.sql<{ entity_id: string; payload: Record<string, unknown>; recipient_user_ids: string[] }[]>`
+      SELECT entity_id, payload, recipient_user_ids FROM notification_outbox WHERE org_id = ${orgId} AND event_type = 'integration.needs_reconnect'`;
     expect(events).toEqual([expect.objectContaining({ entity_id: connectionId, payload: expect.objectContaining({ integration: 'acme', connection_id: connectionId }) })]);
+    // The connection's creator is told without subscribing first.
+    const [creator] = await ctx.deps.sql<{ id: string }[]>`SELECT id FROM users WHERE external_id = ${a.user}`;
+    expect(events[0]!.recipient_user_ids).toEqual([creator!.id]);
   });
 
   it('reconnects onto the same connection id, active again and refreshing', async () => {
     const { connectionId: again } = await connect(a, { loginHint: 'alice', body: { connection_id: connectionId } });
     expect(again).toBe(connectionId);
     const res = await getConnection(a, connectionId);
-    expect(res.body).toMatchObject({ status: 'active', status_reason: null, credential_id: credentialId });
+    expect(res.body).toMatchObject({ status: 'active', status_reason: null, credential_id: credentialId, last_refresh_status: null, last_refresh_error: null });
     const schedule = await ctx.deps.temporal.schedule.getHandle(`credential-refresh:${credentialId}`).describe();
     expect(schedule.state.paused).toBe(false);
     await refreshAndWait(a, credentialId, 'success');
