@@ -87,6 +87,19 @@ export async function membersByIds(db: Db, orgId: string, userIds: string[]): Pr
     WHERE m.org_id = ${orgId} AND u.id = ANY(${userIds}::uuid[])`;
 }
 
+/**
+ * Service user ids of the members named by actor strings (`user:<identity-provider id>`, as rows keep in
+ * created_by); other actors (keys, `system:…`) and former members name nobody.
+ */
+export async function memberIdsOfActors(db: Db, orgId: string, actors: (string | null | undefined)[]): Promise<string[]> {
+  const external = actors.filter((a): a is string => typeof a === 'string' && a.startsWith('user:')).map((a) => a.slice('user:'.length));
+  if (external.length === 0) return [];
+  const rows = await db<{ user_id: string }[]>`
+    SELECT u.id AS user_id FROM memberships m JOIN users u ON u.id = m.user_id
+    WHERE m.org_id = ${orgId} AND u.external_id = ANY(${external}::text[])`;
+  return rows.map((r) => r.user_id);
+}
+
 /** Members of the organization among the given identity-provider user ids (a deal's owner_id). */
 export async function membersByExternalIds(db: Db, orgId: string, externalIds: string[]): Promise<RecipientRow[]> {
   if (externalIds.length === 0) return [];

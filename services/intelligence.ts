@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Db } from '../db/client';
 import * as db from '../db/intelligence';
+import { memberIdsOfActors } from '../db/notifications';
 import type { IcpFitResultRow, IcpFitRunRow, IcpProfileRow, IcpProfileVersionRow, PageOutcome, ResearchRunRow } from '../db/intelligence';
 import { PG, isPgError } from '../db/pg-errors';
 import { conflict, invalid, notFound } from '../domain/errors';
@@ -354,6 +355,8 @@ async function notify(tx: Db, orgId: string, row: ResearchRunRow | IcpFitRunRow)
     event_type: row.status === 'failed' ? 'research_run.failed' : 'research_run.completed',
     entity_type: kind === 'research' ? 'research_run' : 'icp_fit_run',
     entity_id: row.id,
+    // Whoever asked for the run hears how it ended without subscribing first.
+    recipient_user_ids: await memberIdsOfActors(tx, orgId, [row.created_by]),
     payload: { kind, status: row.status, ...(row.error ? { error: row.error } : {}), ...('domain' in row ? { domain: row.domain, account_id: row.account_id, facts: row.facts.length } : { scored: row.scored }) },
   });
 }

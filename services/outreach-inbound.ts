@@ -1,11 +1,12 @@
 import { simpleParser, type ParsedMail } from 'mailparser';
 import type { Db } from '../db/client';
 import * as mail from '../db/outreach-messages';
+import { memberIdsOfActors } from '../db/notifications';
 import * as seqs from '../db/outreach-sequences';
 import { invalid, unavailable } from '../domain/errors';
 import { isBounce, normalizeMessageId, organizationOf, originalMessageIds, threadCandidates } from '../domain/outreach-threading';
 import { newId } from '../platform/ids';
-import { verifyWebhook } from '../platform/meeting-webhooks';
+import { hasSignatureHeaders, verifyWebhook } from '../platform/meeting-webhooks';
 import { recordContactEmail } from './activities';
 import type { ServiceDeps } from './deps';
 import { emitEvent } from './notifications';
@@ -44,6 +45,8 @@ export async function verifyInbound(
 ): Promise<string> {
   const secrets = inboundSecrets(deps.config);
   if (!secrets.length) throw unavailable('Inbound mail is not configured in this deployment');
+  // Without its signature headers (or with a stale timestamp) the body is never read.
+  if (!hasSignatureHeaders(headers)) throw invalid('Invalid webhook signature');
   const raw = await readBody();
   if (!verifyWebhook(secrets, raw, headers)) throw invalid('Invalid webhook signature');
   return raw;
@@ -121,10 +124,13 @@ export async function receiveMessage(
     if (!stored) return { matched: true, thread_id: thread.id, kind, stored: false };
     await mail.touchThread(tx, orgId, thread.id, 'inbound', now, !bounce);
     await stopFor(tx, orgId, thread, kind);
+    // The sequence's owner hears of replies and bounces without subscribing first.
+    const sequence = thread.sequence_id ? await seqs.getSequence(tx, orgId, thread.sequence_id) : undefined;
     await emitEvent(tx, orgId, {
       event_type: bounce ? 'outreach.message_bounced' : 'outreach.reply_received',
       entity_type: 'outreach_thread',
       entity_id: thread.id,
+      recipient_user_ids: await memberIdsOfActors(tx, orgId, [sequence?.created_by]),
       payload: { thread_id: thread.id, enrollment_id: thread.enrollment_id, contact_id: thread.contact_id, mailbox_id: thread.mailbox_id, from: stored.from_address, subject: stored.subject },
     });
     if (!bounce && thread.contact_id) {

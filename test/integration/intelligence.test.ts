@@ -58,7 +58,8 @@ async function research(c: TestContext, t: Tenant, body: Record<string, unknown>
 }
 
 const outbox = (c: TestContext, entityId: string) =>
-  c.deps.sql<{ event_type: string; payload: Record<string, unknown> }[]>`SELECT event_type, payload FROM notification_outbox WHERE entity_id = ${entityId}`;
+  c.deps.sql<{ event_type: string; payload: Record<string, unknown>; recipient_user_ids: string[] }[]>`
+    SELECT event_type, payload, recipient_user_ids FROM notification_outbox WHERE entity_id = ${entityId}`;
 
 const PROFILE = {
   name: 'Mid-market software in DACH',
@@ -207,7 +208,9 @@ describe('research runs on the real dev server', () => {
     const failed = await finished(ctx, a.session, `/intelligence/research-runs/${started.id}`);
     expect(failed).toMatchObject({ status: 'failed', credits_used: 0, results: { facts: expect.any(Array) } });
     expect(failed.error).toContain('503');
-    expect(await outbox(ctx, started.id)).toEqual([expect.objectContaining({ event_type: 'research_run.failed' })]);
+    // Addressed to whoever asked for the run, who subscribed to nothing.
+    const [requester] = await ctx.deps.sql<{ id: string }[]>`SELECT id FROM users WHERE external_id = ${a.user}`;
+    expect(await outbox(ctx, started.id)).toEqual([expect.objectContaining({ event_type: 'research_run.failed', recipient_user_ids: [requester!.id] })]);
   });
 
   it('completes with an empty result and no credit when the site says nothing', async () => {

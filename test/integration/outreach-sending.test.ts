@@ -186,8 +186,13 @@ describe('sending a sequence', () => {
     expect(stopped).toMatchObject({ status: 'replied', next_send_at: null });
     const threadId = res.body.thread_id;
     expect(stopped.thread_id).toBe(threadId);
-    const events = await ctx.deps.sql<{ event_type: string; payload: any }[]>`SELECT event_type, payload FROM notification_outbox WHERE entity_id = ${threadId}`;
-    expect(events).toEqual([{ event_type: 'outreach.reply_received', payload: expect.objectContaining({ thread_id: threadId, enrollment_id: enrollment!.id }) }]);
+    const events = await ctx.deps.sql<{ event_type: string; payload: any; recipient_user_ids: string[] }[]>`
+      SELECT event_type, payload, recipient_user_ids FROM notification_outbox WHERE entity_id = ${threadId}`;
+    // Addressed to the sequence's owner, who subscribed to nothing.
+    const [owner] = await ctx.deps.sql<{ id: string }[]>`SELECT id FROM users WHERE external_id = ${t.user}`;
+    expect(events).toEqual([
+      { event_type: 'outreach.reply_received', payload: expect.objectContaining({ thread_id: threadId, enrollment_id: enrollment!.id }), recipient_user_ids: [owner!.id] },
+    ]);
 
     const needing = await ctx.request('GET', `/outreach/sequencer/unibox/threads?needs_reply=true&sequence_id=${seq.id}`, { token: t.session });
     expect(needing.body.data.map((x: { id: string }) => x.id)).toEqual([threadId]);
