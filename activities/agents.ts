@@ -58,7 +58,8 @@ export interface ScaffoldDraft {
 const hostOf = (url: string) => new URL(url).hostname.replace(/^www\./, '');
 
 export function createAgentActivities({ sql, config }: ActivityDeps) {
-  const llm = createLlmWriter(config);
+  const instructionsWriter = createLlmWriter(config, 'instructions');
+  const summaryWriter = createLlmWriter(config, 'summary');
 
   return {
     /**
@@ -75,7 +76,7 @@ export function createAgentActivities({ sql, config }: ActivityDeps) {
     },
 
     async writeAgentInstructions(inputs: InstructionInputs): Promise<string> {
-      return llm.writeInstructions(inputs);
+      return instructionsWriter.writeInstructions(inputs);
     },
 
     async saveAgentInstructions(input: VersionRef & { instructions: string }): Promise<boolean> {
@@ -97,7 +98,7 @@ export function createAgentActivities({ sql, config }: ActivityDeps) {
         throw error;
       }
       const profile = extractPageProfile(page.body, page.url, 4000);
-      const overview = await llm.summariseCompany(profile);
+      const overview = await summaryWriter.summariseCompany(profile);
       return { ...profile, overview: overview.slice(0, 20_000) };
     },
 

@@ -11,6 +11,7 @@ import { createIntelligenceActivities } from './intelligence';
 import { createReadinessActivities } from './readiness';
 import { createOutreachActivities } from './outreach';
 import { createIntegrationActivities } from './integrations';
+import { createAiChatActivities } from './ai-chat';
 
 /** Every area's activities, registered on the worker as one object. */
 export function createActivities(deps: ActivityDeps) {
@@ -27,6 +28,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createReadinessActivities(deps),
     ...createOutreachActivities(deps),
     ...createIntegrationActivities(deps),
+    ...createAiChatActivities(deps),
   };
 }
 

@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import * as kbService from '../services/knowledge-base';
 import type { ActivityDeps } from './deps';
@@ -27,9 +28,20 @@ export function createKnowledgeBaseActivities(deps: ActivityDeps) {
     async kbExtractAndChunk({ orgId, sourceId, generation }: SourceStep & { generation: number }): Promise<number | null> {
       return permanentAsNonRetryable(async () => (await kbService.extractAndChunk(deps, orgId, sourceId, generation)) ?? null);
     },
-    /** Embeds one batch; how many chunks it embedded (0 when none is left). */
+    /**
+     * Embeds one batch; how many chunks it embedded (0 when none is left). Heartbeats while the model
+     * works, so a worker that dies mid-batch is noticed within the step's heartbeat timeout, not its
+     * whole start-to-close timeout.
+     */
     async kbEmbedBatch({ orgId, sourceId, generation }: SourceStep & { generation: number }): Promise<number> {
-      return permanentAsNonRetryable(() => kbService.embedBatch(deps, orgId, sourceId, generation));
+      const context = Context.current();
+      context.heartbeat();
+      const beat = setInterval(() => context.heartbeat(), 2000);
+      try {
+        return await permanentAsNonRetryable(() => kbService.embedBatch(deps, orgId, sourceId, generation));
+      } finally {
+        clearInterval(beat);
+      }
     },
     async kbPublishIngestion({ orgId, sourceId, generation }: SourceStep & { generation: number }): Promise<void> {
       await kbService.publishIngestion(deps, orgId, sourceId, generation);

@@ -2,13 +2,18 @@ import Koa from 'koa';
 import { createAuthenticator } from './auth/authenticator';
 import type { AppDeps } from './deps';
 import { bodyLimit, errorHandler, notFound } from './middleware/errors';
+import { clientAddressMiddleware } from './middleware/client-address';
+import { htmlErrors } from './middleware/html-errors';
 import { requestId } from './middleware/request-id';
-import { jsonBody } from './middleware/json-body';
-import { temporalDeadline } from './middleware/deadlines';
+import { readJsonBody } from './middleware/json-body';
+import { closeUnreadBody } from './middleware/unread-body';
+import { requestDeadline, temporalDeadline } from './middleware/deadlines';
 import { methodNotAllowed, serveConnectThroughApp } from './middleware/methods';
 import { createRegistry, generateDocument } from './openapi-registry';
-import { Routes } from './route';
+import { Routes, type BodyReader } from './route';
 import { registerDocsRoutes } from './routes/docs';
+import { publicBaseUrl } from '../platform/config';
+import { MAX_REQUEST_HEADER_BYTES } from './server';
 import { registerHealthRoutes } from './routes/health';
 import { registerIdentityRoutes } from './routes/identity';
 import { registerObjectRoutes } from './routes/objects';
@@ -25,6 +30,7 @@ import { MEETING_CAPTURE_PATH, registerMeetingRoutes } from './routes/meetings';
 import { registerCardRoutes } from './routes/cards';
 import { registerCardShareLinkRoutes } from './routes/card-share-links';
 import { registerCardEventRoutes } from './routes/card-events';
+import { registerCardLeadRoutes } from './routes/card-leads';
 import { registerPublicMediaRoutes } from './routes/public-media';
 import { registerCredentialRoutes } from './routes/credentials';
 import { registerNotificationRoutes } from './routes/notifications';
@@ -48,33 +54,45 @@ import { registerOutreachDomainRoutes } from './routes/outreach-domains';
 import { registerOutreachMailboxRoutes } from './routes/outreach-mailboxes';
 import { registerIntegrationRoutes } from './routes/integrations';
 import { registerFeedbackRoutes } from './routes/feedback';
+import { registerAiChatRoutes } from './routes/ai-chat';
+import { registerAnalyticsAssistantRoutes } from './routes/analytics-assistant';
 
-const AREAS: AreaRoutes[] = [registerIdentityRoutes, registerHealthRoutes, registerObjectRoutes, registerAccountRoutes, registerDealRoutes, registerActivityRoutes, registerContactRoutes, registerTagRoutes, registerFileRoutes, registerAgentsRoutes, registerAgentKnowledgeRoutes, registerCampaignRoutes, registerCredentialRoutes, registerCustomDataRoutes, registerMeetingRoutes, registerNotificationRoutes, registerCardRoutes, registerCardShareLinkRoutes, registerCardEventRoutes, registerPublicMediaRoutes, registerIntelligenceRoutes, registerReadinessRoutes, registerKnowledgeBaseRoutes, registerOutreachDomainRoutes, registerOutreachMailboxRoutes, registerOutreachSequenceRoutes, registerOutreachUniboxRoutes, registerOutreachInboundRoutes, registerIntegrationRoutes, registerFeedbackRoutes];
+const AREAS: AreaRoutes[] = [registerIdentityRoutes, registerHealthRoutes, registerObjectRoutes, registerAccountRoutes, registerDealRoutes, registerActivityRoutes, registerContactRoutes, registerTagRoutes, registerFileRoutes, registerAgentsRoutes, registerAgentKnowledgeRoutes, registerCampaignRoutes, registerCredentialRoutes, registerCustomDataRoutes, registerMeetingRoutes, registerNotificationRoutes, registerCardRoutes, registerCardShareLinkRoutes, registerCardLeadRoutes, registerCardEventRoutes, registerPublicMediaRoutes, registerIntelligenceRoutes, registerReadinessRoutes, registerKnowledgeBaseRoutes, registerOutreachDomainRoutes, registerOutreachMailboxRoutes, registerOutreachSequenceRoutes, registerOutreachUniboxRoutes, registerOutreachInboundRoutes, registerIntegrationRoutes, registerFeedbackRoutes, registerAiChatRoutes, registerAnalyticsAssistantRoutes];
 
 /** The Koa app with every area; tests may add areas of their own (`extraAreas`). */
 export function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []) {
   const registry = createRegistry();
-  const routes = new Routes(registry, createAuthenticator(deps.verifier), { checkResponses: deps.config.NODE_ENV === 'test' });
+  // Bodies are limited to BODY_LIMIT_BYTES, except routes with a limit of their own (custom data snapshots).
+  const limitOf = (path: string) => (CUSTOM_DATA_BULK_PATH.test(path) ? deps.config.CUSTOM_DATA_REPLACE_BODY_LIMIT_BYTES : deps.config.BODY_LIMIT_BYTES);
+  // A route reads its JSON body itself, once its caller is authenticated and allowed (api/route.ts).
+  const readBody: BodyReader = (ctx, own) => readJsonBody(ctx, { limitBytes: Math.min(own ?? Infinity, limitOf(ctx.path)), maxDepth: deps.config.JSON_MAX_DEPTH });
+  const routes = new Routes(registry, createAuthenticator(deps.verifier), readBody, { checkResponses: deps.config.NODE_ENV === 'test' });
   for (const register of [...AREAS, ...extraAreas]) register(routes, deps);
-  const document = generateDocument(registry);
-  registerDocsRoutes(routes.router, document);
+  const document = generateDocument(registry, `${publicBaseUrl(deps.config)}/docs`);
+  registerDocsRoutes(routes.router, document, deps.config);
 
-  const app = new Koa({ proxy: true });
+  // Forwarded headers count only from TRUSTED_PROXIES (middleware/client-address.ts), never Koa's blanket trust.
+  const app = new Koa({ proxy: false });
+  app.use(clientAddressMiddleware(deps.config.TRUSTED_PROXIES));
   app.use(requestId(deps.logger));
+  app.use(closeUnreadBody());
+  // Errors that reach Koa outside the error handler (mostly a client dropping its connection mid-body)
+  // go to the log, never to stderr through Koa's default handler.
+  app.on('error', (err: { code?: string }) => {
+    const clientGone = /^(HPE_|ECONNRESET$|EPIPE$|ECONNABORTED$|ERR_STREAM_PREMATURE_CLOSE$)/.test(err?.code ?? '');
+    deps.logger[clientGone ? 'debug' : 'warn']({ err }, 'connection error outside a request');
+  });
+  app.use(htmlErrors());
   app.use(errorHandler());
   app.use(notFound());
   app.use(methodNotAllowed(routes.router));
-  // Bodies are limited to BODY_LIMIT_BYTES, except routes with a limit of their own (custom data snapshots).
-  const limited = (limitBytes: number): Koa.Middleware => {
-    const check = bodyLimit(limitBytes, readsOwnBody);
-    const read = jsonBody({ limitBytes, maxDepth: deps.config.JSON_MAX_DEPTH });
-    return (ctx, next) => check(ctx, () => read(ctx, next));
-  };
-  const ordinaryBody = limited(deps.config.BODY_LIMIT_BYTES);
-  const bulkBody = limited(deps.config.CUSTOM_DATA_REPLACE_BODY_LIMIT_BYTES);
+  // A declared length over the limit is refused before routing; nothing is read here.
+  const ordinaryBody = bodyLimit(deps.config.BODY_LIMIT_BYTES, readsOwnBody);
+  const bulkBody = bodyLimit(deps.config.CUSTOM_DATA_REPLACE_BODY_LIMIT_BYTES, readsOwnBody);
   app.use((ctx, next) => (CUSTOM_DATA_BULK_PATH.test(ctx.path) ? bulkBody : ordinaryBody)(ctx, next));
+  app.use(requestDeadline(deps.config.REQUEST_TIMEOUT_MS, isUpload));
   app.use(temporalDeadline(deps.config.TEMPORAL_REQUEST_TIMEOUT_MS));
   app.use(routes.router.routes());
-  serveConnectThroughApp(app);
+  serveConnectThroughApp(app, { maxHeaderSize: MAX_REQUEST_HEADER_BYTES });
   return { app, document, routes: routes.declared };
 }

@@ -30,6 +30,8 @@ export async function buildDeps(
     {
       failuresPerKey: config.AUTH_FAILURES_PER_KEY,
       failuresPerAddress: config.AUTH_FAILURES_PER_ADDRESS,
+      unprovenFailuresPerKey: config.AUTH_UNPROVEN_FAILURES_PER_KEY,
+      proofTtlSeconds: config.AUTH_KEY_PROOF_TTL_SECONDS,
       failureWindowSeconds: config.AUTH_FAILURE_WINDOW_SECONDS,
       negativeCacheSeconds: config.AUTH_NEGATIVE_CACHE_SECONDS,
       hashConcurrency: config.AUTH_HASH_CONCURRENCY,

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { echoableInput } from './secret-fields';
 
 /** An error that maps straight to an HTTP status and `{"detail": ...}` body. */
 export class HttpError extends Error {
@@ -142,6 +143,9 @@ function total(item: ValidationIssue): ValidationIssue {
   };
 }
 
-export function fromZodError(error: z.ZodError, location: Location, input: unknown): ValidationError {
-  return new ValidationError(error.issues.flatMap((issue) => mapIssue(issue, location, input)).map(total));
+/** With `schema` (the part's own), fields declared with secretField are never echoed in `input`. */
+export function fromZodError(error: z.ZodError, location: Location, input: unknown, schema?: z.ZodType): ValidationError {
+  const issues = error.issues.flatMap((issue) => mapIssue(issue, location, input)).map(total);
+  if (!schema) return new ValidationError(issues);
+  return new ValidationError(issues.map((item) => ({ ...item, input: echoableInput(schema, item.loc.slice(1), item.input) })));
 }

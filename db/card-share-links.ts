@@ -24,6 +24,16 @@ export async function insertShareLink(
   return row!;
 }
 
+/** The card's live signature link (newest first), if it has one. */
+export async function findSignatureLink(sql: Db, orgId: string, cardId: string, source: string): Promise<ShareLinkRow | undefined> {
+  const [row]: [ShareLinkRow?] = await sql`
+    SELECT * FROM card_share_links
+    WHERE org_id = ${orgId} AND card_id = ${cardId} AND source = ${source} AND revoked_at IS NULL
+      AND (expires_at IS NULL OR expires_at > now())
+    ORDER BY created_at DESC, id DESC LIMIT 1`;
+  return row;
+}
+
 export async function listShareLinks(sql: Db, orgId: string, cardId: string): Promise<ShareLinkRow[]> {
   return sql<ShareLinkRow[]>`
     SELECT * FROM card_share_links WHERE org_id = ${orgId} AND card_id = ${cardId} ORDER BY created_at DESC, id DESC`;

@@ -1,4 +1,6 @@
 import postgres from 'postgres';
+import { PoolMonitor, registerPoolMonitor } from '../platform/postgres-pool';
+import { guardQueries } from './query-guard';
 import { postgresSocketFactory } from '../platform/postgres-watchdog';
 
 export type Sql = postgres.Sql;
@@ -41,12 +43,17 @@ export const databaseTimeouts = (config: {
  * The one postgres.js pool of a process. Rows keep the database's snake_case names, as the API does.
  * Every wait is bounded: connecting, each statement, a transaction left idle, and a server that stops
  * answering. A connection that failed is dropped and replaced on next use, with a reconnect backoff
- * capped at one second so the pool serves again as soon as the server is back.
+ * capped at one second so the pool serves again as soon as the server is back. Queries go through
+ * `guardQueries` (db/query-guard.ts): none is sent for a request past its deadline, or for a transaction
+ * whose connection closed under it.
  */
 export function createSql(url: string, max = 10, timeouts: DatabaseTimeouts = DEFAULT_DATABASE_TIMEOUTS): Sql {
+  // The monitor sees how each connection is used: a request past its deadline loses the connections it
+  // holds (api/middleware/deadlines.ts), and `/health` warns while every connection stays busy.
+  const monitor = new PoolMonitor(max);
   // `socket` is a documented option of postgres.js that its type declarations leave out.
-  const socket = postgresSocketFactory(timeouts.responseMs);
-  return postgres(url, {
+  const socket = postgresSocketFactory(timeouts.responseMs, undefined, monitor);
+  const sql = postgres(url, {
     max,
     onnotice: () => {},
     connect_timeout: timeouts.connectMs / 1000,
@@ -58,6 +65,9 @@ export function createSql(url: string, max = 10, timeouts: DatabaseTimeouts = DE
       idle_in_transaction_session_timeout: timeouts.idleInTransactionMs,
     },
   });
+  const guarded = guardQueries(sql);
+  registerPoolMonitor(guarded, monitor);
+  return guarded;
 }
 
 /** A LIKE/ILIKE pattern matching the term anywhere, with `%`, `_` and `\` in it taken literally. */

@@ -1,7 +1,8 @@
+import postgres from 'postgres';
 import { NAME_PATTERN, type PropertyDeclaration, type PropertyType } from '../domain/custom-data';
 import { invalid } from '../domain/errors';
 import type { Db } from './client';
-import { isPgError, PG } from './pg-errors';
+import { copyIn } from './copy-in';
 
 type Json = Parameters<Db['json']>[0];
 
@@ -171,47 +172,23 @@ const copyField = (text: string) => text.replace(/\\/g, '\\\\');
 
 /**
  * Stages rows in a temporary table with COPY (inside the caller's transaction, dropped at its end).
- * `rows` yields [key, JSON text of the row].
+ * `rows` yields [key, JSON text of the row]. A row Postgres refuses (SQLSTATE class 22: a character
+ * jsonb cannot hold) is a 400 naming no row, and the caller's transaction rolls back: nothing is written.
  */
 export async function stageRows(db: Db, _orgId: string, rows: Iterable<[string, string]>): Promise<void> {
   await db`CREATE TEMP TABLE custom_data_stage (key text NOT NULL, data jsonb NOT NULL) ON COMMIT DROP`;
-  const stream = await db`COPY custom_data_stage (key, data) FROM STDIN`.writable();
-  let failure: Error | undefined;
-  const ended = new Promise<void>((resolve) => {
-    stream.once('finish', resolve);
-    stream.once('close', resolve);
-    stream.once('error', (error) => {
-      failure = error;
-      resolve();
-    });
-  });
-  // Waits for the stream to take more, or to have ended (a refused row ends it: never wait forever).
-  const writable = () =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        stream.off('drain', done);
-        resolve();
-      };
-      stream.once('drain', done);
-      void ended.then(done);
-    });
-  let buffer = '';
-  for (const [key, json] of rows) {
-    buffer += `${copyField(key)}\t${copyField(json)}\n`;
-    if (buffer.length >= 1 << 20) {
-      if (!stream.write(buffer)) await writable();
-      buffer = '';
-      if (failure) break;
-    }
-  }
-  if (!failure) stream.end(buffer);
-  await ended;
-  if (failure) throw failure;
-  // A COPY Postgres refused aborts the transaction; the next statement reports it, and nothing is kept.
-  await db`ANALYZE custom_data_stage`.catch((error: unknown) => {
-    if (isPgError(error, PG.UNTRANSLATABLE_CHARACTER)) throw invalid('A value cannot be stored (e.g. the character \\u0000); nothing was written');
+  try {
+    await copyIn(db`COPY custom_data_stage (key, data) FROM STDIN`, copyLines(rows));
+  } catch (error) {
+    if (error instanceof postgres.PostgresError && error.code.startsWith('22'))
+      throw invalid('A value cannot be stored (e.g. the character \\u0000 or a lone UTF-16 surrogate); nothing was written');
     throw error;
-  });
+  }
+  await db`ANALYZE custom_data_stage`;
+}
+
+function* copyLines(rows: Iterable<[string, string]>): Generator<string> {
+  for (const [key, json] of rows) yield `${copyField(key)}\t${copyField(json)}\n`;
 }
 
 export async function countLive(db: Db, orgId: string, tableId: string): Promise<number> {

@@ -100,12 +100,37 @@ export interface ApiKeyWithOwners extends ApiKeyRow {
 }
 
 /** A key by its public lookup id, with the external ids of its user and organization. */
-export async function findApiKeyByKeyId(sql: Sql, kind: ApiKeyRow['kind'], keyId: string): Promise<ApiKeyWithOwners | undefined> {
-  const [row]: [ApiKeyWithOwners?] = await sql`
-    SELECT k.*, u.external_id AS user_external_id, o.external_id AS org_external_id
+/** A key by its public id, and whether `address` proved it (a live row in api_key_proofs). */
+export async function findApiKeyByKeyId(
+  sql: Sql,
+  kind: ApiKeyRow['kind'],
+  keyId: string,
+  address: string,
+): Promise<(ApiKeyWithOwners & { address_proven: boolean }) | undefined> {
+  const [row]: [(ApiKeyWithOwners & { address_proven: boolean })?] = await sql`
+    SELECT k.*, u.external_id AS user_external_id, o.external_id AS org_external_id,
+      EXISTS (SELECT 1 FROM api_key_proofs p WHERE p.key_id = k.id AND p.address = ${address} AND p.expires_at > now()) AS address_proven
     FROM api_keys k JOIN users u ON u.id = k.user_id LEFT JOIN organizations o ON o.id = k.org_id
     WHERE k.key_id = ${keyId} AND k.kind = ${kind}`;
   return row;
+}
+
+/** The addresses with a live proof of a key, at most `limit` of them. */
+export async function listApiKeyProofAddresses(sql: Sql, kind: ApiKeyRow['kind'], keyId: string, limit: number): Promise<string[]> {
+  const rows = await sql<{ address: string }[]>`
+    SELECT p.address FROM api_key_proofs p JOIN api_keys k ON k.id = p.key_id
+    WHERE k.key_id = ${keyId} AND k.kind = ${kind} AND p.expires_at > now()
+    LIMIT ${limit}`;
+  return rows.map((r) => r.address);
+}
+
+/** Records (or extends) that `address` proved a key; the key's lapsed proofs are dropped on the way. */
+export async function recordApiKeyProof(sql: Sql, keyRowId: string, address: string, ttlSeconds: number): Promise<void> {
+  await sql`
+    WITH lapsed AS (DELETE FROM api_key_proofs WHERE key_id = ${keyRowId} AND address <> ${address} AND expires_at <= now())
+    INSERT INTO api_key_proofs (key_id, address, expires_at)
+    VALUES (${keyRowId}, ${address}, now() + make_interval(secs => ${ttlSeconds}))
+    ON CONFLICT (key_id, address) DO UPDATE SET expires_at = EXCLUDED.expires_at`;
 }
 
 export async function findApiKeyStatus(sql: Sql, id: string) {

@@ -37,6 +37,9 @@ export interface SourceRow {
   chunk_size: number | null;
   generation: number;
   chunk_count: number;
+  /** Progress of the generation being written: chunks extracted, and how many of them have their vector. */
+  chunks_total: number;
+  chunks_embedded: number;
   embedding_model: string | null;
   ingested_at: Date | null;
   created_by: string;
@@ -139,8 +142,21 @@ export async function setSourceStatus(
   return row;
 }
 
-export async function recordExtraction(db: Db, orgId: string, id: string, values: { file_processor: string; file_size: number }): Promise<void> {
-  await db`UPDATE kb_sources SET file_processor = ${values.file_processor}, file_size = ${values.file_size}, updated_at = now() WHERE id = ${id} AND org_id = ${orgId}`;
+export async function recordExtraction(
+  db: Db,
+  orgId: string,
+  id: string,
+  values: { file_processor: string; file_size: number; chunks_total: number; chunks_embedded: number },
+): Promise<void> {
+  await db`
+    UPDATE kb_sources SET file_processor = ${values.file_processor}, file_size = ${values.file_size},
+      chunks_total = ${values.chunks_total}, chunks_embedded = ${values.chunks_embedded}, updated_at = now()
+    WHERE id = ${id} AND org_id = ${orgId}`;
+}
+
+/** Counts a stored batch of vectors into the source's progress. */
+export async function addEmbedded(db: Db, orgId: string, id: string, count: number): Promise<void> {
+  await db`UPDATE kb_sources SET chunks_embedded = least(chunks_total, chunks_embedded + ${count}), updated_at = now() WHERE id = ${id} AND org_id = ${orgId}`;
 }
 
 // ---- dataset membership ----
@@ -174,6 +190,7 @@ export async function prepareGeneration(db: Db, orgId: string, sourceId: string)
   if (!source) return undefined;
   const next = source.generation + 1;
   await db`DELETE FROM kb_chunks WHERE org_id = ${orgId} AND source_id = ${sourceId} AND generation = ${next}`;
+  await db`UPDATE kb_sources SET chunks_total = 0, chunks_embedded = 0 WHERE id = ${sourceId} AND org_id = ${orgId}`;
   return next;
 }
 
@@ -248,7 +265,8 @@ export async function storeEmbeddings(db: Db, orgId: string, model: string, item
 export async function publishGeneration(db: Db, orgId: string, sourceId: string, generation: number, model: string): Promise<SourceRow | undefined> {
   const [row]: [SourceRow?] = await db`
     UPDATE kb_sources SET generation = ${generation}, file_upload_status = 'ready', failure_reason = NULL, embedding_model = ${model},
-      chunk_count = (SELECT count(*) FROM kb_chunks WHERE source_id = ${sourceId} AND generation = ${generation}), ingested_at = now(), updated_at = now()
+      chunk_count = (SELECT count(*) FROM kb_chunks WHERE source_id = ${sourceId} AND generation = ${generation}),
+      chunks_embedded = chunks_total, ingested_at = now(), updated_at = now()
     WHERE id = ${sourceId} AND org_id = ${orgId} RETURNING *`;
   if (row) await db`DELETE FROM kb_chunks WHERE org_id = ${orgId} AND source_id = ${sourceId} AND generation <> ${generation}`;
   return row;
@@ -269,7 +287,7 @@ export async function publishGenerations(db: Db, orgId: string, sourceIds: strin
   if (sourceIds.length === 0) return;
   await db`
     UPDATE kb_sources s SET generation = ${generation}, file_upload_status = 'ready', failure_reason = NULL, embedding_model = ${model},
-      chunk_count = coalesce(c.n, 0), ingested_at = now(), updated_at = now()
+      chunk_count = coalesce(c.n, 0), chunks_total = coalesce(c.n, 0), chunks_embedded = coalesce(c.n, 0), ingested_at = now(), updated_at = now()
     FROM (SELECT id FROM unnest(${sourceIds}::uuid[]) AS id) ids
     LEFT JOIN (SELECT source_id, count(*)::int AS n FROM kb_chunks
                WHERE org_id = ${orgId} AND source_id = ANY(${sourceIds}::uuid[]) AND generation = ${generation} GROUP BY source_id) c ON c.source_id = ids.id
@@ -284,55 +302,79 @@ export interface RankedChunk {
   source_id: string;
   ordinal: number;
   content: string;
+  /** 1-based place in the full-text ranking, and its score: the IDF-weighted share of the query's words the chunk holds, in (0, 1]. */
   lexical_rank: number | null;
+  lexical_score: number | null;
+  /** 1-based place in the vector ranking, and its cosine similarity to the query. */
   vector_rank: number | null;
+  vector_similarity: number | null;
+}
+
+export interface RankQuery {
+  text: string;
+  embedding: number[] | null;
+  model: string;
+  /** Candidates each ranking contributes. */
+  candidates: number;
+  /** Chunks fetched per query word before ranking: bounds the full-text work whatever the words' frequency. */
+  perTerm: number;
+  /** Query words used at most (the longest query still ranks a bounded number of chunks). */
+  maxTerms: number;
 }
 
 /**
- * Candidates of both rankings over the dataset's ready sources (their visible generation only):
- * full text (ts_rank_cd of the query's words, any of them) and cosine distance on the dataset's
- * embedding space, through the HNSW index of that dimension.
+ * Candidates of both rankings over the dataset's ready sources (their visible generation only).
+ *
+ * Full text: each query word (English stemming, stop words dropped) fetches at most `perTerm` of its
+ * chunks from the GIN index, so the ranked set is bounded by maxTerms × perTerm however common the words
+ * are, and a rare word (an error code, a SKU) always brings all its chunks. A word's weight is
+ * ln(1 + perTerm / hits): the fewer chunks hold it, the more it counts (a word that fills its quota is
+ * common). A chunk scores the weighted share of the query's words it holds, so chunks holding every
+ * word rank first (AND before OR), then by ts_rank.
+ * Vector: cosine distance in the dataset's embedding space through the HNSW index of that dimension.
+ * Membership (dataset, ready source, visible generation) is checked per candidate by primary keys, so
+ * the cost does not grow with the dataset's number of sources.
  */
-export async function rankChunks(
-  db: Db,
-  orgId: string,
-  datasetId: string,
-  query: { text: string; embedding: number[] | null; model: string; candidates: number },
-): Promise<RankedChunk[]> {
+export async function rankChunks(db: Db, orgId: string, datasetId: string, query: RankQuery): Promise<RankedChunk[]> {
   // Run inside a transaction: the index settings are local to it.
-  const tx = db;
-  {
-    await tx`SELECT set_config('hnsw.ef_search', ${String(Math.max(40, query.candidates * 2))}, true)`;
-    await tx`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)`;
-    const dim = query.embedding?.length ?? 0;
-    const cast = tx.unsafe(`vector(${Number.isInteger(dim) && dim > 0 ? dim : 1})`);
-    const scope = tx`
-      SELECT s.id, s.generation FROM kb_sources s JOIN kb_dataset_sources ds ON ds.source_id = s.id
-      WHERE ds.dataset_id = ${datasetId} AND ds.org_id = ${orgId} AND s.org_id = ${orgId} AND s.file_upload_status = 'ready'`;
-    const vectorPart = query.embedding
-      ? tx`
-        SELECT c.id, row_number() OVER (ORDER BY d, c.id) AS r FROM (
-          SELECT c.id, c.embedding::${cast} <=> ${vectorLiteral(query.embedding)}::${cast} AS d
-          FROM kb_chunks c JOIN scope ON scope.id = c.source_id AND scope.generation = c.generation
-          WHERE c.org_id = ${orgId} AND c.embedding_model = ${query.model} AND c.dimension = ${dim}
-          ORDER BY d LIMIT ${query.candidates}) c`
-      : tx`SELECT NULL::uuid AS id, NULL::bigint AS r WHERE false`;
-    return tx<RankedChunk[]>`
-      WITH scope AS (${scope}),
-      q AS (SELECT nullif(replace(plainto_tsquery('english', ${query.text})::text, ' & ', ' | '), '')::tsquery AS q),
-      lexical AS (
-        SELECT id, row_number() OVER (ORDER BY rank DESC, id) AS r FROM (
-          SELECT c.id, ts_rank_cd(c.tsv, q.q) AS rank
-          FROM kb_chunks c JOIN scope ON scope.id = c.source_id AND scope.generation = c.generation, q
-          WHERE c.org_id = ${orgId} AND q.q IS NOT NULL AND c.tsv @@ q.q
-          ORDER BY rank DESC, c.id LIMIT ${query.candidates}) l),
-      semantic AS (${vectorPart}),
-      fused AS (
-        SELECT coalesce(l.id, s.id) AS id, l.r AS lexical_rank, s.r AS vector_rank
-        FROM lexical l FULL JOIN semantic s ON s.id = l.id)
-      SELECT c.id AS chunk_id, c.source_id, c.ordinal, c.content, f.lexical_rank::int, f.vector_rank::int
-      FROM fused f JOIN kb_chunks c ON c.id = f.id`;
-  }
+  await db`SELECT set_config('hnsw.ef_search', ${String(Math.max(40, query.candidates * 2))}, true)`;
+  await db`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)`;
+  const dim = query.embedding?.length ?? 0;
+  // Literal, not a parameter: the partial HNSW index (WHERE dimension = N) is only chosen when the planner sees N.
+  const dimension = db.unsafe(String(Number.isInteger(dim) && dim > 0 ? dim : 1));
+  const member = (chunk: string) => db`EXISTS (
+    SELECT 1 FROM kb_sources s JOIN kb_dataset_sources ds ON ds.source_id = s.id
+    WHERE s.id = ${db.unsafe(chunk)}.source_id AND s.generation = ${db.unsafe(chunk)}.generation AND s.org_id = ${orgId}
+      AND s.file_upload_status = 'ready' AND ds.dataset_id = ${datasetId} AND ds.org_id = ${orgId})`;
+  const semantic = query.embedding
+    ? db`
+      SELECT id, row_number() OVER (ORDER BY d, id) AS r, 1 - d AS similarity FROM (
+        SELECT c.id, c.embedding::vector(${dimension}) <=> ${vectorLiteral(query.embedding)}::vector(${dimension}) AS d
+        FROM kb_chunks c
+        WHERE c.org_id = ${orgId} AND c.embedding_model = ${query.model} AND c.dimension = ${dimension} AND ${member('c')}
+        ORDER BY d LIMIT ${query.candidates}) v`
+    : db`SELECT NULL::uuid AS id, NULL::bigint AS r, NULL::float8 AS similarity WHERE false`;
+  return db<RankedChunk[]>`
+    WITH terms AS MATERIALIZED (
+      SELECT t.lexeme, (chr(39) || replace(replace(t.lexeme, chr(92), chr(92) || chr(92)), chr(39), chr(39) || chr(39)) || chr(39))::tsquery AS q
+      FROM unnest(to_tsvector('english', ${query.text})) AS t LIMIT ${query.maxTerms}),
+    hits AS MATERIALIZED (
+      SELECT t.lexeme, h.id, h.tsv FROM terms t CROSS JOIN LATERAL (
+        SELECT c.id, c.tsv FROM kb_chunks c WHERE c.org_id = ${orgId} AND c.tsv @@ t.q AND ${member('c')} LIMIT ${query.perTerm}) h),
+    weights AS MATERIALIZED (
+      SELECT t.q, ln(1 + ${query.perTerm}::float8 / count(*)) AS idf FROM terms t JOIN hits h USING (lexeme) GROUP BY t.lexeme, t.q),
+    anyword AS MATERIALIZED (SELECT string_agg(q::text, ' | ')::tsquery AS q, sum(idf) AS total FROM weights),
+    lexical AS (
+      SELECT id, row_number() OVER (ORDER BY score DESC, density DESC, id) AS r, score FROM (
+        SELECT h.id, (SELECT sum(w.idf) FROM weights w WHERE h.tsv @@ w.q) / a.total AS score, ts_rank(h.tsv, a.q) AS density
+        FROM (SELECT DISTINCT ON (id) id, tsv FROM hits ORDER BY id) h CROSS JOIN anyword a
+        ORDER BY score DESC, density DESC, h.id LIMIT ${query.candidates}) l),
+    semantic AS (${semantic}),
+    fused AS (
+      SELECT coalesce(l.id, s.id) AS id, l.r AS lexical_rank, l.score AS lexical_score, s.r AS vector_rank, s.similarity AS vector_similarity
+      FROM lexical l FULL JOIN semantic s ON s.id = l.id)
+    SELECT c.id AS chunk_id, c.source_id, c.ordinal, c.content, f.lexical_rank::int, f.lexical_score::float8, f.vector_rank::int, f.vector_similarity::float8
+    FROM fused f JOIN kb_chunks c ON c.id = f.id`;
 }
 
 /** Serializes a source's lifecycle steps: the creating transaction, the workflow's first step, publish. */

@@ -21,6 +21,9 @@ export interface MailboxRow {
   window_days: number[];
   timezone: string;
   warmup_enabled: boolean;
+  warmup_started_at: Date | null;
+  warmup_start_per_day: number;
+  warmup_days: number;
   bounce_count: number;
   failure_count: number;
   last_bounce_at: Date | null;
@@ -41,7 +44,9 @@ export interface MailboxRow {
 
 export type MailboxInsert = Omit<MailboxRow, 'org_id' | 'status' | 'bounce_count' | 'failure_count' | 'last_bounce_at' | 'last_failure_at' | 'created_at' | 'updated_at'>;
 
-export type MailboxSettings = Partial<Pick<MailboxRow, 'display_name' | 'daily_limit' | 'window_start' | 'window_end' | 'window_days' | 'timezone' | 'warmup_enabled'>>;
+export type MailboxSettings = Partial<
+  Pick<MailboxRow, 'display_name' | 'daily_limit' | 'window_start' | 'window_end' | 'window_days' | 'timezone' | 'warmup_enabled' | 'warmup_start_per_day' | 'warmup_days'>
+>;
 
 function translate(error: unknown): never {
   if (isPgError(error, PG.UNIQUE_VIOLATION)) throw conflict('The organization already has a mailbox with this email address');
@@ -85,7 +90,12 @@ export async function listMailboxes(
   return { rows, total: count!.total };
 }
 
-export async function updateMailbox(db: Db, orgId: string, mailboxId: string, values: MailboxSettings): Promise<MailboxRow | undefined> {
+export async function updateMailbox(
+  db: Db,
+  orgId: string,
+  mailboxId: string,
+  values: MailboxSettings & Partial<Pick<MailboxRow, 'warmup_started_at'>>,
+): Promise<MailboxRow | undefined> {
   const set = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
   const [row]: [MailboxRow?] = await db`
     UPDATE outreach_mailboxes SET ${db(set)}, updated_at = now() WHERE org_id = ${orgId} AND id = ${mailboxId} RETURNING *`;

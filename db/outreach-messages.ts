@@ -17,10 +17,15 @@ export interface PoolMailbox {
   window_end: string;
   window_days: number[];
   timezone: string;
+  warmup_enabled: boolean;
+  warmup_started_at: Date | null;
+  warmup_start_per_day: number;
+  warmup_days: number;
 }
 
 const MAILBOX_COLUMNS = (db: Db) =>
-  db`id, email_address, display_name, kind, status, daily_limit, window_start, window_end, window_days, timezone`;
+  db`id, email_address, display_name, kind, status, daily_limit, window_start, window_end, window_days, timezone,
+     warmup_enabled, warmup_started_at, warmup_start_per_day, warmup_days`;
 
 /** The organization's mailboxes among `ids`, locked in id order until commit (sends through them serialize on the lock). */
 export async function lockMailboxes(db: Db, orgId: string, ids: string[]): Promise<PoolMailbox[]> {

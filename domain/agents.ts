@@ -30,3 +30,11 @@ export function publishRefusal(v: InstructionFlags & { published: boolean }): 'g
 
 /** The SIP address of an agent. */
 export const sipUri = (agentId: string, sipHost: string) => `sip:${agentId}@${sipHost}`;
+
+/**
+ * What a SIP deploy does in this deployment: there is no SIP server or provider behind SIP_HOST, so it
+ * records the address (shown in the agent's read) and no call reaches the agent through it yet.
+ */
+export const SIP_PROVISIONING = 'recorded' as const;
+export const SIP_PROVISIONING_NOTE =
+  'Recorded only: the address is stored and shown on the agent, but this deployment runs no SIP server or provider, so no call reaches the agent through it yet.';

@@ -44,6 +44,30 @@ document.getElementById('lead').addEventListener('submit', async function (event
   } catch (e) { status.textContent = 'Could not send, please try again.'; }
 });`;
 
+/**
+ * Open Graph and Twitter card tags, so a shared link previews as the person (name, role, photo) in chat
+ * apps and social feeds. Only an absolute http(s) image URL is offered as the preview image.
+ */
+export function previewTags(card: CardContent, urls: SharePageUrls): string {
+  const e = escapeHtml;
+  const role = [card.title, card.company].filter((v): v is string => Boolean(v)).join(' · ');
+  const description = [role, card.bio].filter(Boolean).join(' — ').slice(0, 300) || `Contact details of ${card.name}`;
+  const image = card.photo_url && /^https?:\/\//i.test(card.photo_url) ? card.photo_url : null;
+  const tags: [string, string, string][] = [
+    ['property', 'og:type', 'profile'],
+    ['property', 'og:title', card.name],
+    ['property', 'og:description', description],
+    ['property', 'og:url', urls.share],
+    ...(image ? ([['property', 'og:image', image], ['property', 'og:image:alt', card.name]] as [string, string, string][]) : []),
+    ['name', 'twitter:card', 'summary'],
+    ['name', 'twitter:title', card.name],
+    ['name', 'twitter:description', description],
+    ...(image ? ([['name', 'twitter:image', image]] as [string, string, string][]) : []),
+    ['name', 'description', description],
+  ];
+  return tags.map(([attr, key, value]) => `<meta ${attr}="${key}" content="${e(value)}">`).join('\n');
+}
+
 export function renderSharePage(card: CardContent, urls: SharePageUrls, nonce: string): string {
   const e = escapeHtml;
   const role = [card.title, card.company].filter((v): v is string => Boolean(v)).map(e).join(' · ');
@@ -60,7 +84,8 @@ export function renderSharePage(card: CardContent, urls: SharePageUrls, nonce: s
   const logo = card.logo_url ? `<img class="logo" src="${e(card.logo_url)}" alt="${e(card.company ?? '')}">` : '';
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="robots" content="noindex"><title>${e(card.name)}</title><style>${STYLE}</style></head>
+<meta name="robots" content="noindex"><title>${e(card.name)}</title>
+${previewTags(card, urls)}<style>${STYLE}</style></head>
 <body><main>
 <section class="card"><div class="band" style="background:${card.primary_color}"></div>
 <div class="head">${logo}${photo}<h1>${e(card.name)}</h1>${role ? `<p class="role">${role}</p>` : ''}${card.bio ? `<p class="bio">${e(card.bio)}</p>` : ''}</div>

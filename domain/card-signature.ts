@@ -32,9 +32,13 @@ function image(src: string, alt: string, width: number | null, height: number, e
   return `<img src="${escapeHtml(src)}" alt="${escapeHtml(alt)}" ${size} style="display:block;border:0;outline:none;${extra}">`;
 }
 
-function contactLines(card: CardContent, options: SignatureOptions): string[] {
+/** The line that opens the card (its tracked signature link). */
+const CARD_LINK_TEXT = 'View my card';
+
+function contactLines(card: CardContent, options: SignatureOptions, cardUrl: string | null = null): string[] {
   const accent = card.accent_color;
   const lines: string[] = [];
+  if (cardUrl) lines.push(anchor(cardUrl, CARD_LINK_TEXT, accent));
   if (card.phone) lines.push(anchor(telUri(card.phone), card.phone, '#374151'));
   if (card.email) lines.push(anchor(`mailto:${card.email}`, card.email, accent));
   if (card.website) lines.push(anchor(card.website, displayUrl(card.website), accent));
@@ -52,8 +56,8 @@ function nameBlock(card: CardContent): string {
   );
 }
 
-function detailsCell(card: CardContent, options: SignatureOptions, extraStyle = ''): string {
-  const lines = contactLines(card, options)
+function detailsCell(card: CardContent, options: SignatureOptions, cardUrl: string | null, extraStyle = ''): string {
+  const lines = contactLines(card, options, cardUrl)
     .map((line) => `<div style="${FONT};font-size:13px;color:#374151;line-height:18px">${line}</div>`)
     .join('');
   const logo = options.include_logo && card.logo_url ? `<div style="padding-top:8px">${image(card.logo_url, card.company ?? card.name, null, LOGO_HEIGHT)}</div>` : '';
@@ -64,33 +68,37 @@ function photoCell(card: CardContent, style: string): string {
   return cell(style, image(card.photo_url!, card.name, PHOTO_SIZE, PHOTO_SIZE, 'border-radius:40px'));
 }
 
-/** The signature as one self-contained HTML fragment (a table), ready to paste into a mail client. */
-export function renderSignatureHtml(card: CardContent, options: SignatureOptions): string {
+/**
+ * The signature as one self-contained HTML fragment (a table), ready to paste into a mail client; with a
+ * `cardUrl`, a "View my card" link opens the card through its tracked signature link.
+ */
+export function renderSignatureHtml(card: CardContent, options: SignatureOptions, cardUrl: string | null = null): string {
   const photo = options.include_photo && card.photo_url && options.layout !== 'compact';
   const border = `border-left:3px solid ${card.accent_color};padding-left:12px`;
   switch (options.layout) {
     case 'stacked':
       return table(
-        (photo ? row(photoCell(card, 'padding-bottom:8px')) : '') + row(detailsCell(card, options)),
+        (photo ? row(photoCell(card, 'padding-bottom:8px')) : '') + row(detailsCell(card, options, cardUrl)),
       );
     case 'compact': {
       const parts = [
         `<strong style="color:${card.primary_color}">${escapeHtml(card.name)}</strong>`,
         ...[card.title, card.company].filter((v): v is string => Boolean(v)).map(escapeHtml),
-        ...contactLines(card, { ...options, include_links: false }),
+        ...contactLines(card, { ...options, include_links: false }, cardUrl),
       ];
       return table(row(cell(`${FONT};font-size:13px;color:#374151;line-height:18px`, parts.join(' &middot; '))));
     }
     case 'horizontal':
-      return table(row((photo ? photoCell(card, 'vertical-align:top;padding-right:12px') : '') + detailsCell(card, options, border)));
+      return table(row((photo ? photoCell(card, 'vertical-align:top;padding-right:12px') : '') + detailsCell(card, options, cardUrl, border)));
   }
 }
 
 /** The plain-text alternative, for clients and messages without HTML. */
-export function renderSignatureText(card: CardContent, options: SignatureOptions): string {
+export function renderSignatureText(card: CardContent, options: SignatureOptions, cardUrl: string | null = null): string {
   const lines = [card.name];
   const role = [card.title, card.company].filter(Boolean).join(' | ');
   if (role) lines.push(role);
+  if (cardUrl) lines.push(`${CARD_LINK_TEXT}: ${cardUrl}`);
   if (card.phone) lines.push(card.phone);
   if (card.email) lines.push(card.email);
   if (card.website) lines.push(card.website);

@@ -67,6 +67,14 @@ export function sniffImageType(bytes: Uint8Array): MediaType | undefined {
 
 // ---- share links -----------------------------------------------------------------------------------
 
+/**
+ * The source of the share link every card gets at creation: its email signature links to the card
+ * through it, so signature traffic is attributed (revoking it leaves the signature without the link).
+ */
+export const SIGNATURE_LINK_SOURCE = 'email-signature';
+/** The attribution the signature's link carries. */
+export const SIGNATURE_LINK_QUERY = '?utm_source=email-signature&utm_medium=email';
+
 /** 16 random bytes in base64url: 22 characters. Anything else cannot be a token and is a plain 404. */
 export const SHARE_TOKEN = /^[A-Za-z0-9_-]{22}$/;
 
@@ -88,6 +96,32 @@ export function splitName(name: string): { first_name: string; last_name: string
 }
 
 export const LEAD_SOURCE = 'card';
+
+/** Where a lead stands in its card's inbox. */
+export const LEAD_STATUSES = ['pending', 'accepted', 'dismissed'] as const;
+export type LeadStatus = (typeof LEAD_STATUSES)[number];
+
+const LEGAL_FORMS = /\b(inc|incorporated|llc|ltd|limited|gmbh|ag|sa|sas|bv|nv|plc|co|corp|corporation|company|the)\b/g;
+const companyKey = (name: string) =>
+  name
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^a-z0-9 ]+/g, ' ')
+    .replace(LEGAL_FORMS, ' ')
+    .replace(/\s+/g, '');
+
+/**
+ * Whether a lead's company names the card's account ("Acme, Inc." is "ACME"): case, accents,
+ * punctuation and legal forms aside. A lead naming another company is not filed under the account.
+ */
+export function sameCompany(leadCompany: string, accountName: string): boolean {
+  const a = companyKey(leadCompany);
+  return a.length > 0 && a === companyKey(accountName);
+}
+
+/** A CSV cell a spreadsheet will not run as a formula (OWASP CSV injection): such text gets a leading quote. */
+export const csvSafe = (value: string): string => (/^[=+\-@\t\r]/.test(value) ? `'${value}` : value);
 
 // ---- attribution -----------------------------------------------------------------------------------
 

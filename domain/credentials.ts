@@ -114,13 +114,3 @@ export function describeSecrets(
       return { key, type: typeOf(value[key]), description: KNOWN_KEYS[key] ?? 'custom entry', source, updated_at: at.toISOString() };
     });
 }
-
-/**
- * An error text safe to store and show: refresher errors are composed by our code (status, OAuth
- * `error` code), but are still cut short and stripped of anything that looks like one of the value's strings.
- */
-export function safeErrorText(message: string, secrets: readonly string[]): string {
-  let text = message;
-  for (const s of secrets) if (s.length >= 4) text = text.split(s).join('[redacted]');
-  return text.slice(0, 500);
-}

@@ -105,6 +105,12 @@ export function prepareRows(rows: readonly Record<string, unknown>[], keyPropert
   return { rows: byKey, received: rows.length, duplicates, duplicateKeys, missingKey, typeMismatches: mismatches, undeclared: [...undeclared].sort() };
 }
 
+/**
+ * True when rows were sent but none holds the key: as a replace it would tombstone every live row, which
+ * is never what such a snapshot means (an empty `rows` is how a table is emptied on purpose).
+ */
+export const emptiesByAccident = (prepared: PreparedRows): boolean => prepared.received > 0 && prepared.rows.size === 0;
+
 /** The advisory warnings of a write: the apply has already happened when they are read. */
 export function warningsOf(prepared: PreparedRows, keyProperties: readonly string[]): string[] {
   const warnings: string[] = [];

@@ -143,3 +143,60 @@ export function nextWindowOpening(mb: SendingWindow, after: Date): Date {
 
 /** The domain part of an address, lower-cased. */
 export const domainOf = (email: string): string => email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+
+// --- Warm-up -------------------------------------------------------------------------------------
+
+export const WARMUP_START_PER_DAY_DEFAULT = 5;
+export const WARMUP_DAYS_DEFAULT = 14;
+export const WARMUP_DAYS_MIN = 1;
+export const WARMUP_DAYS_MAX = 90;
+
+/** What the warm-up ramp of a mailbox depends on. */
+export interface WarmupSettings extends Pick<SendingWindow, 'timezone'> {
+  daily_limit: number;
+  warmup_enabled: boolean;
+  /** When warm-up was last switched on; null on a row that predates it (counted from `now`, day 1). */
+  warmup_started_at: Date | null;
+  warmup_start_per_day: number;
+  warmup_days: number;
+}
+
+export interface WarmupToday {
+  /** 1 on the local day warm-up started, 2 the next, …; past `days` the ramp is over. */
+  day: number;
+  /** What the ramp allows today (never above the daily limit). */
+  volume: number;
+  complete: boolean;
+}
+
+/**
+ * The volume of warm-up day `day`: `startPerDay` on day 1, rising in a straight line to the daily limit
+ * on day `days`, then the limit; rounded down, so a day never sends more than the line allows. A start
+ * above the limit is the limit.
+ */
+export function warmupVolume(day: number, startPerDay: number, days: number, dailyLimit: number): number {
+  const start = Math.min(startPerDay, dailyLimit);
+  if (day >= days) return dailyLimit;
+  if (day <= 1) return start;
+  return Math.floor(start + ((dailyLimit - start) * (day - 1)) / (days - 1));
+}
+
+/** Calendar days from one `YYYY-MM-DD` to another. */
+const daysBetween = (from: string, to: string): number => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+
+/**
+ * Where a mailbox stands in its warm-up at `now`, or null when warm-up is off. Days are the mailbox's
+ * local calendar days (those its daily limit counts against), from the one warm-up started on; a start
+ * in the future (another clock) counts as day 1.
+ */
+export function warmupToday(mb: WarmupSettings, now: Date): WarmupToday | null {
+  if (!mb.warmup_enabled) return null;
+  const started = mb.warmup_started_at ?? now;
+  const day = Math.max(1, daysBetween(localDay(mb, started), localDay(mb, now)) + 1);
+  return { day, volume: warmupVolume(day, mb.warmup_start_per_day, mb.warmup_days, mb.daily_limit), complete: day >= mb.warmup_days };
+}
+
+/** The most a mailbox may send on its local day at `now`: its daily limit, or the warm-up volume while that is lower. */
+export function dailyCap(mb: WarmupSettings, now: Date): number {
+  return warmupToday(mb, now)?.volume ?? mb.daily_limit;
+}

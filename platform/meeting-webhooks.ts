@@ -20,6 +20,19 @@ function signatureHeaders(headers: Record<string, string | string[] | undefined>
   return { 'webhook-id': get('id'), 'webhook-timestamp': get('timestamp'), 'webhook-signature': get('signature') };
 }
 
+/** Standard Webhooks' timestamp tolerance, both ways (the standardwebhooks library fixes the same). */
+const TOLERANCE_SECONDS = 5 * 60;
+
+/**
+ * True when the message names an id, a signature and a timestamp within tolerance: what a webhook route
+ * checks before it reads the body, so a caller without them never has its body read.
+ */
+export function hasSignatureHeaders(headers: Record<string, string | string[] | undefined>, now = Date.now()): boolean {
+  const h = signatureHeaders(headers);
+  if (!h['webhook-id'] || !h['webhook-signature'] || !/^\d{1,12}$/.test(h['webhook-timestamp']!)) return false;
+  return Math.abs(Math.floor(now / 1000) - Number(h['webhook-timestamp'])) <= TOLERANCE_SECONDS;
+}
+
 /**
  * Verifies a capture webhook against every configured secret (five minutes of timestamp tolerance, as
  * the standardwebhooks library fixes it). Returns the message id, or null when no secret verifies it.

@@ -1,5 +1,6 @@
 import * as oauth from 'oauth4webapi';
 import type { IntegrationProvider } from './oauth-catalog';
+import { redactSecrets } from './redact';
 
 // The authorization code flow with PKCE and `state` (RFC 6749, RFC 7636), the userinfo read and token
 // revocation (RFC 7009), through oauth4webapi. Every call is bounded by `timeoutMs`.
@@ -70,12 +71,18 @@ export interface TokenSet {
   claims?: Record<string, unknown>;
 }
 
-const flowError = (error: unknown): OAuthFlowError => {
-  if (error instanceof OAuthFlowError) return error;
-  if (error instanceof oauth.AuthorizationResponseError) return new OAuthFlowError(error.error, error.error_description ?? error.error);
+/**
+ * A failure as an OAuthFlowError whose message may be shown (a redirect's error_description, a
+ * connection's revocation reason): the status and OAuth code, never a response body, and no form of
+ * the secrets the request carried (`secrets`), in case a provider's text echoes them.
+ */
+const flowError = (error: unknown, secrets: (string | undefined)[]): OAuthFlowError => {
+  const safe = (text: string) => redactSecrets(text, secrets.filter((s): s is string => !!s)).slice(0, 300);
+  if (error instanceof OAuthFlowError) return new OAuthFlowError(error.code, safe(error.message));
+  if (error instanceof oauth.AuthorizationResponseError) return new OAuthFlowError(error.error, safe(error.error_description ?? error.error));
   if (error instanceof oauth.ResponseBodyError) return new OAuthFlowError(error.error, `Token endpoint answered ${error.status} (${error.error})`);
   if ((error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError') return new OAuthFlowError('temporarily_unavailable', 'The provider did not answer in time');
-  return new OAuthFlowError('server_error', `The provider's answer was not usable: ${(error as Error).message}`.slice(0, 300));
+  return new OAuthFlowError('server_error', safe(`The provider's answer was not usable: ${(error as Error).message}`));
 };
 
 /** Checks the callback (state, `iss`, error) and exchanges the code; errors are OAuthFlowError. */
@@ -105,7 +112,7 @@ export async function finishAuthorization(
       claims,
     };
   } catch (error) {
-    throw flowError(error);
+    throw flowError(error, [secrets.clientSecret, codeVerifier]);
   }
 }
 
@@ -124,7 +131,7 @@ export async function readAccount(p: IntegrationProvider, secrets: ClientSecrets
       const expected = typeof claims?.sub === 'string' ? claims.sub : oauth.skipSubjectCheck;
       claims = (await oauth.processUserInfoResponse(as, clientOf(secrets), expected, response)) as Record<string, unknown>;
     } catch (error) {
-      throw flowError(error);
+      throw flowError(error, [secrets.clientSecret, tokens.access_token, tokens.refresh_token]);
     }
   }
   const text = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
@@ -145,6 +152,6 @@ export async function revokeToken(p: IntegrationProvider, secrets: ClientSecrets
     await oauth.processRevocationResponse(response);
     return true;
   } catch (error) {
-    throw flowError(error);
+    throw flowError(error, [secrets.clientSecret, token]);
   }
 }

@@ -1,4 +1,6 @@
 import net from 'node:net';
+import type { ConnectionUsage } from './postgres-pool';
+import { outsideRequestScope } from './request-scope';
 
 /** The error code of a connection closed because Postgres stopped answering it. */
 export const DATABASE_RESPONSE_TIMEOUT = 'DATABASE_RESPONSE_TIMEOUT';
@@ -13,6 +15,7 @@ const SYNC = 0x53; // 'S'
 const QUERY = 0x51; // 'Q'
 const FLUSH = 0x48; // 'H'
 const READY_FOR_QUERY = 0x5a; // 'Z'
+const IDLE = 0x49; // 'I': ReadyForQuery's status outside a transaction
 
 /**
  * Reads the framing of the Postgres wire protocol (a type byte, then a 4-byte length that counts
@@ -24,8 +27,14 @@ class Framer {
   private have = 0;
   private skip = 0;
   private first: boolean;
+  private statusNext = false;
 
-  constructor(untypedFirst: boolean, private readonly onMessage: (type: number, code?: number) => void) {
+  constructor(
+    untypedFirst: boolean,
+    private readonly onMessage: (type: number, code?: number) => void,
+    /** The transaction status byte of each ReadyForQuery (server to client only). */
+    private readonly onStatus: (status: number) => void = () => {},
+  ) {
     this.first = untypedFirst;
   }
 
@@ -33,6 +42,10 @@ class Framer {
     let i = 0;
     while (i < chunk.length) {
       if (this.skip > 0) {
+        if (this.statusNext) {
+          this.statusNext = false;
+          this.onStatus(chunk[i]!);
+        }
         const n = Math.min(this.skip, chunk.length - i);
         this.skip -= n;
         i += n;
@@ -51,6 +64,7 @@ class Framer {
         this.onMessage(0, this.header.readUInt32BE(4));
       } else {
         this.skip = Math.max(0, this.header.readUInt32BE(1) - 4);
+        this.statusNext = this.header[0] === READY_FOR_QUERY && this.skip > 0;
         this.onMessage(this.header[0]!);
       }
     }
@@ -70,7 +84,7 @@ class Framer {
 export function watchedSocket(
   options: SocketOptions,
   timeoutMs: number,
-  events: { ready?: () => void; failed?: () => void } = {},
+  events: { ready?: () => void; failed?: () => void; usage?: ConnectionUsage } = {},
 ): net.Socket {
   const socket = new net.Socket();
   let startup = false; // a connection attempt, not a cancel request
@@ -78,6 +92,8 @@ export function watchedSocket(
   let owed = 0; // ReadyForQuery messages the server still owes
   let flushed = false; // a Flush waits for any message
   let blind = false;
+  let status = IDLE; // of the last ReadyForQuery: I idle, T in a transaction, E in a failed one
+  let inUse = false;
   let lastActivity = Date.now();
   let timer: NodeJS.Timeout | null = null;
 
@@ -117,14 +133,26 @@ export function watchedSocket(
     else if (type === SYNC || type === QUERY) owed += 1;
     else if (type === FLUSH) flushed = true;
   });
-  const incoming = new Framer(false, (type) => {
-    flushed = false;
-    if (type === READY_FOR_QUERY && owed > 0) owed -= 1;
-    if (type === READY_FOR_QUERY && !ready) {
-      ready = true;
-      events.ready?.();
-    }
-  });
+  const incoming = new Framer(
+    false,
+    (type) => {
+      flushed = false;
+      if (type === READY_FOR_QUERY && owed > 0) owed -= 1;
+      if (type === READY_FOR_QUERY && !ready) {
+        ready = true;
+        events.ready?.();
+        events.usage?.opened(socket);
+      }
+    },
+    (s) => (status = s),
+  );
+  // In use: a statement runs or a transaction is open. Told to the pool's monitor on each change.
+  const report = () => {
+    const now = !blind && ready && (owed > 0 || flushed || status !== IDLE);
+    if (now === inUse) return;
+    inUse = now;
+    events.usage?.busy(socket, now);
+  };
 
   // connect() resets an own `write` property (net.Socket does so to reuse a socket): connect first.
   if (options.path) socket.connect(options.path);
@@ -135,16 +163,21 @@ export function watchedSocket(
     const wasWaiting = waiting();
     if (!blind && Buffer.isBuffer(chunk)) outgoing.push(chunk);
     sent(wasWaiting);
-    return write(chunk, ...rest);
+    report();
+    const result = write(chunk, ...rest);
+    if (ready && !blind) events.usage?.wrote(socket);
+    return result;
   }) as typeof socket.write;
   socket.on('data', (chunk: Buffer) => {
     if (!blind) incoming.push(chunk);
     received();
+    report();
   });
   socket.on('close', () => {
     if (timer) clearTimeout(timer);
     timer = null;
     if (startup && !ready) events.failed?.();
+    if (ready) events.usage?.closed(socket);
   });
 
   return socket;
@@ -155,13 +188,16 @@ export function watchedSocket(
  * connection attempt, so against a frozen server a queue of N requests would take N / pool size
  * connect timeouts to drain. After an attempt fails (or the watchdog closes a connection), new attempts
  * fail at once for `openMs`; the queue then drains at the pool's reconnect backoff (at most a second
- * a round), and the first attempt after the window finds out whether the server is back.
+ * a round), and the first attempt after the window finds out whether the server is back. `usage`, when
+ * given, is told how each connection is used (the pool's monitor).
  */
-export function postgresSocketFactory(timeoutMs: number, openMs = 1000): (options: SocketOptions) => net.Socket {
+export function postgresSocketFactory(timeoutMs: number, openMs = 1000, usage?: ConnectionUsage): (options: SocketOptions) => net.Socket {
   let downUntil = 0;
-  const events = { ready: () => (downUntil = 0), failed: () => (downUntil = Date.now() + openMs) };
+  const events = { ready: () => (downUntil = 0), failed: () => (downUntil = Date.now() + openMs), usage };
   return (options) => {
-    if (Date.now() >= downUntil) return watchedSocket(options, timeoutMs, events);
+    // Made outside the request that happens to open it: the socket's own callbacks (and queries postgres.js
+    // sends from them) must not run as that request, which would be taken as its owner (postgres-pool.ts).
+    if (Date.now() >= downUntil) return outsideRequestScope(() => watchedSocket(options, timeoutMs, events));
     const socket = new net.Socket();
     if (options.path) socket.connect(options.path);
     else socket.connect(options.port[0]!, options.host[0]!);

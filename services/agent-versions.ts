@@ -1,26 +1,24 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { Readable } from 'node:stream';
-import { z } from 'zod';
 import { getAgent } from '../db/agents';
 import * as versions from '../db/agent-versions';
 import type { DraftUpdate, NewVersion, VersionRow } from '../db/agent-versions';
 import type { Db } from '../db/client';
 import { defaultAgentConfig } from '../domain/agent-config';
 import { publishDirections, type PublishDirection } from '../domain/agents';
-import { conflict, invalid, notFound, upstream } from '../domain/errors';
+import { conflict, invalid, notFound, unavailable, upstream } from '../domain/errors';
 import { diffJson } from '../platform/json-diff';
 import { createLlmWriter } from '../platform/llm';
+import { LocalModelError } from '../platform/llm-local';
 import type { Logger } from '../platform/logger';
 import { organizationAttribute } from '../platform/temporal';
 import { generateAgentInstructions, instructionsWorkflowId } from '../workflows/agents';
 import { toBool, versionView } from './agent-views';
 import type { ServiceDeps } from './deps';
 import { emitEvent } from './notifications';
-import { cursorPage, decodeCursor } from './pagination';
+import { VersionCursor, cursorPage, decodeCursor } from './pagination';
 
 // The Agents area's versions: drafts, instruction generation, comparison and publishing.
-
-const VersionCursor = z.object({ v: z.number().int().min(1).max(2_147_483_647) });
 
 const sameJson = (a: unknown, b: unknown) => diffJson(a ?? null, b ?? null).length === 0;
 
@@ -238,12 +236,13 @@ export async function compareVersions(
   if (!from) throw notFound(`Version ${body.from_version} not found`);
   if (!to) throw notFound(`Version ${body.to_version} not found`);
   const snapshot = (v: VersionRow) => ({ version: v.version, published: v.published, config: v.config, instruction_builder_inputs: v.instruction_builder_inputs });
-  const writer = createLlmWriter(deps.config);
+  const writer = createLlmWriter(deps.config, 'compare');
   const pieces = writer.compareVersions({ agentName: agent.name, from: snapshot(from), to: snapshot(to) })[Symbol.asyncIterator]();
   let first: IteratorResult<string>;
   try {
     first = await pieces.next();
   } catch (error) {
+    if (error instanceof LocalModelError) throw unavailable(error.message); // busy, not installed or too slow: 503
     log.error({ err: error }, 'LLM provider failed');
     throw upstream('The LLM provider failed');
   }

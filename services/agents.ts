@@ -3,7 +3,7 @@ import type { ScaffoldInput } from '../activities/agents';
 import * as agents from '../db/agents';
 import { countVersions, recentVersions } from '../db/agent-versions';
 import { numbersOfAgent } from '../db/phone-numbers';
-import { sipUri } from '../domain/agents';
+import { SIP_PROVISIONING, SIP_PROVISIONING_NOTE, sipUri } from '../domain/agents';
 import { conflict, invalid, notFound } from '../domain/errors';
 import { newId } from '../platform/ids';
 import { ORGANIZATION_ID, organizationAttribute } from '../platform/temporal';
@@ -126,7 +126,14 @@ export async function deploySip(deps: Pick<ServiceDeps, 'sql' | 'config'>, orgId
   if (!agent) throw agentNotFound();
   if (agent.published_version === null) throw conflict('Publish a version before deploying the agent over SIP');
   const sip = await agents.upsertSipEndpoint(deps.sql, orgId, agent.id, sipUri(agent.id, deps.config.SIP_HOST), actor);
-  return { agent_id: agent.id, sip_uri: sip.sip_uri, version: agent.published_version, deployed_at: sip.created_at.toISOString() };
+  return {
+    agent_id: agent.id,
+    sip_uri: sip.sip_uri,
+    version: agent.published_version,
+    deployed_at: sip.created_at.toISOString(),
+    provisioning: SIP_PROVISIONING,
+    note: SIP_PROVISIONING_NOTE,
+  };
 }
 
 export async function removeSip(deps: Pick<ServiceDeps, 'sql'>, orgId: string, agentId: string): Promise<void> {

@@ -388,6 +388,15 @@ export async function putConcurrencySettings(
 
 // ---- provider callbacks ----
 
+/**
+ * What a call event must show before its body is read: callbacks configured (503), and an
+ * `X-Dialer-Signature` of the right shape (401); the signature itself is checked on the raw body.
+ */
+export function assertCallEventSigned(deps: Pick<ServiceDeps, 'config'>, signature: string): void {
+  if (!deps.config.DIALER_CALLBACK_SECRET) throw unavailable('Call events are not configured in this deployment');
+  if (!/^sha256=[0-9a-f]{64}$/.test(signature)) throw unauthenticated('Invalid signature');
+}
+
 /** A signed call event from the telephony provider, handed to its organization's dispatcher. */
 export async function acceptCallEvent(
   deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config'>,

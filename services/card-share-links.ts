@@ -1,14 +1,15 @@
 import crypto from 'node:crypto';
+import { isbot } from 'isbot';
 import QRCode from 'qrcode';
-import { lockAccountRef } from '../db/accounts';
 import * as links from '../db/card-share-links';
 import type { ShareLinkRow } from '../db/card-share-links';
 import * as cards from '../db/cards';
 import type { CardRow } from '../db/cards';
 import { renderSharePage, sharePageCsp } from '../domain/card-page';
-import { LEAD_SOURCE, SHARE_TOKEN, UTM_FIELDS, cleanReferrer, linkState, splitName, type CardEventType, type Utm } from '../domain/cards';
+import { SHARE_TOKEN, UTM_FIELDS, cleanReferrer, linkState, type CardEventType, type Utm } from '../domain/cards';
 import { notFound, rateLimited, unprocessable } from '../domain/errors';
 import { renderVcard, vcardFilename } from '../domain/vcard';
+import { addressSubject } from '../platform/client-address';
 import { publicBaseUrl, type Config } from '../platform/config';
 import { newId } from '../platform/ids';
 import { RateLimiter } from '../platform/rate-limit';
@@ -107,6 +108,8 @@ export function createShareLimiters(config: Config): ShareLimiters {
 /** Where a public request came from: its client address (used for limits only, never stored) and attribution. */
 export interface Visit {
   address: string;
+  /** The User-Agent header: known crawlers and link expanders (isbot's list) are not counted as views. */
+  userAgent?: string;
   referrer?: string;
   utm: Utm;
   via?: 'qr' | 'link';
@@ -126,7 +129,7 @@ const hidden = () => notFound('Share link not found');
  * so guessing tokens costs the same budget as using them; then the link itself.
  */
 async function open(deps: PublicDeps, token: string, visit: Visit, kind: 'read' | 'lead'): Promise<{ link: ShareLinkRow; card: CardRow }> {
-  take(kind === 'read' ? deps.limiters.readsPerAddress : deps.limiters.leadsPerAddress, visit.address);
+  take(kind === 'read' ? deps.limiters.readsPerAddress : deps.limiters.leadsPerAddress, addressSubject(visit.address));
   if (!SHARE_TOKEN.test(token)) throw hidden();
   const link = await links.findLinkByToken(deps.sql, token);
   if (!link || linkState(link, link.now) !== 'active') throw hidden();
@@ -140,8 +143,12 @@ function record(deps: PublicDeps, link: ShareLinkRow, type: CardEventType, visit
   return recordCardEvent(deps.sql, link, type, { utm: visit.utm, referrer: cleanReferrer(visit.referrer) }, detail);
 }
 
-/** A page load counts a view, and a QR scan too when the page was opened from the QR code. */
+/**
+ * A page load counts a view, and a QR scan too when the page was opened from the QR code; a crawler or
+ * a link expander fetching the page for a preview (Slackbot, facebookexternalhit, LinkedInBot…) does not.
+ */
 async function recordOpen(deps: PublicDeps, link: ShareLinkRow, visit: Visit): Promise<void> {
+  if (isbot(visit.userAgent)) return;
   await record(deps, link, 'view', visit);
   if (visit.via === 'qr') await record(deps, link, 'qr_scan', visit);
 }
@@ -225,38 +232,27 @@ export interface LeadInput {
  * submission itself, its consent time, a `lead_submitted` event and the owner's notification
  * (`card.lead_submitted`) are written in the same transaction.
  */
+/**
+ * A lead waits in the card's inbox (status `pending`) until a person accepts it into the CRM: the form
+ * is anonymous, so it never writes a contact by itself (services/card-leads.ts).
+ */
 export async function submitLead(deps: PublicDeps, token: string, visit: Visit, input: LeadInput): Promise<{ status: 'received' }> {
   const { link, card } = await open(deps, token, visit, 'lead');
   const orgId = link.org_id;
   await deps.sql.begin(async (tx) => {
-    const accountId = card.account_id && (await lockAccountRef(tx, orgId, card.account_id)) ? card.account_id : null;
-    const { contact, created } = await links.upsertLeadContact(tx, orgId, newId(), {
-      ...splitName(input.name),
-      email: input.email,
-      phone: input.phone ?? null,
-      company: input.company ?? null,
-      notes: input.note ?? null,
-      account_id: accountId,
-      owner_id: card.owner_external_id,
-      source: LEAD_SOURCE,
-    });
     const lead = await links.insertLead(tx, orgId, {
       id: newId(),
       card_id: card.id,
       share_link_id: link.id,
-      contact_id: contact.id,
-      contact_created: created,
+      contact_id: null,
+      contact_created: false,
       name: input.name,
       email: input.email,
       phone: input.phone ?? null,
       company: input.company ?? null,
       note: input.note ?? null,
     });
-    await recordCardEvent(tx, link, 'lead_submitted', { utm: visit.utm, referrer: cleanReferrer(visit.referrer) }, {
-      lead_id: lead.id,
-      contact_id: contact.id,
-      contact_created: created,
-    });
+    await recordCardEvent(tx, link, 'lead_submitted', { utm: visit.utm, referrer: cleanReferrer(visit.referrer) }, { lead_id: lead.id });
     // The owner hears of it through the notification outbox, committed with the lead itself.
     await emitEvent(tx, orgId, {
       event_type: 'card.lead_submitted',
@@ -271,8 +267,6 @@ export async function submitLead(deps: PublicDeps, token: string, visit: Visit, 
         share_link_id: link.id,
         source: link.source,
         lead_id: lead.id,
-        contact_id: contact.id,
-        contact_created: created,
       },
       recipient_user_ids: [card.owner_user_id],
     });

@@ -1,9 +1,11 @@
+import crypto from 'node:crypto';
 import { lockAccountRef } from '../db/accounts';
+import * as shareLinks from '../db/card-share-links';
 import * as cards from '../db/cards';
 import type { CardRow, CardValues } from '../db/cards';
 import type { Db } from '../db/client';
 import { renderSignatureHtml, renderSignatureText, signatureDocument, type SignatureOptions } from '../domain/card-signature';
-import type { CardContent, CardLink } from '../domain/cards';
+import { SIGNATURE_LINK_QUERY, SIGNATURE_LINK_SOURCE, type CardContent, type CardLink } from '../domain/cards';
 import { invalid, notFound } from '../domain/errors';
 import { publicBaseUrl } from '../platform/config';
 import { newId } from '../platform/ids';
@@ -108,7 +110,16 @@ export async function createCard(
   const id = newId();
   const row = await deps.sql.begin(async (tx) => {
     const values = await resolve(tx, orgId, id, input);
-    return cards.insertCard(tx, orgId, id, caller.actor, { ...values, owner_user_id: values.owner_user_id ?? caller.userId, name: input.name });
+    const card = await cards.insertCard(tx, orgId, id, caller.actor, { ...values, owner_user_id: values.owner_user_id ?? caller.userId, name: input.name });
+    // The link the email signature opens the card through (see renderSignature).
+    await shareLinks.insertShareLink(tx, orgId, id, {
+      id: newId(),
+      token: crypto.randomBytes(16).toString('base64url'),
+      source: SIGNATURE_LINK_SOURCE,
+      expires_at: null,
+      created_by: caller.actor,
+    });
+    return card;
   });
   return cardView(deps, row);
 }
@@ -161,7 +172,10 @@ export async function renderSignature(
   const row = await cards.getCard(deps.sql, orgId, cardId);
   if (!row) throw cardNotFound();
   const content = cardContent(deps, row);
-  if (format === 'text') return { body: renderSignatureText(content, options), contentType: 'text/plain; charset=utf-8' };
-  const fragment = renderSignatureHtml(content, options);
+  // Through the card's signature share link, so views that come from signatures are attributed.
+  const link = await shareLinks.findSignatureLink(deps.sql, orgId, cardId, SIGNATURE_LINK_SOURCE);
+  const cardUrl = link ? `${publicBaseUrl(deps.config)}/share/${link.token}${SIGNATURE_LINK_QUERY}` : null;
+  if (format === 'text') return { body: renderSignatureText(content, options, cardUrl), contentType: 'text/plain; charset=utf-8' };
+  const fragment = renderSignatureHtml(content, options, cardUrl);
   return { body: format === 'fragment' ? fragment : signatureDocument(content, fragment), contentType: 'text/html; charset=utf-8' };
 }

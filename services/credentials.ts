@@ -11,7 +11,6 @@ import {
   isPaused,
   refreshScheduleId,
   refreshWorkflowId,
-  safeErrorText,
   type RefreshOutcome,
   type RefreshPolicy,
   type RefreshRunInput,
@@ -20,6 +19,7 @@ import {
 import { conflict, invalid, notFound } from '../domain/errors';
 import type { Config } from '../platform/config';
 import { newId } from '../platform/ids';
+import { redactSecrets, stringsIn } from '../platform/redact';
 import { RefreshError, createSafeHttp, findRefresher, listRefreshers } from '../platform/refreshers';
 import { keyringFor, loadMasterKey, open, parsePreviousKeys, seal, type Keyring } from '../platform/secrets';
 import { organizationAttribute } from '../platform/temporal';
@@ -358,6 +358,9 @@ async function reconcileSchedule(deps: ScheduleDeps, orgId: string, credentialId
 
 // --- Refresh ---------------------------------------------------------------------------------------
 
+/** An error text safe to store and show: every form of every secret removed, cut to 500 characters. */
+const safeErrorText = (message: string, secrets: readonly string[]) => redactSecrets(message, secrets).slice(0, 500);
+
 /** `POST .../refresh`: starts a refresh now, or returns the one already running. */
 export async function triggerRefresh(deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config'>, orgId: string, id: string) {
   const row = await credentials.getCredential(deps.sql, orgId, id);
@@ -409,9 +412,11 @@ export async function runRefresh(
   try {
     result = await refresher.refresh({ input: row.refresh_input, value, now: new Date(), http });
   } catch (error) {
-    const strings = Object.values(value).filter((v): v is string => typeof v === 'string');
-    if (error instanceof RefreshError) throw new RefreshError(safeErrorText(error.message, strings), error.retryable);
-    throw new RefreshError(safeErrorText(`Refresher failed: ${(error as Error).message}`, strings), true);
+    // The error text goes to the row, the workflow history, the notification and logs: none of the
+    // value's strings may survive in it, in any encoding.
+    const secrets = stringsIn(value);
+    if (error instanceof RefreshError) throw new RefreshError(safeErrorText(error.message, secrets), error.retryable);
+    throw new RefreshError(safeErrorText(`Refresher failed: ${(error as Error).message}`, secrets), true);
   }
   await deps.sql.begin(async (tx) => {
     if (!(await credentials.getCredential(tx, orgId, id, { lock: true }))) return;

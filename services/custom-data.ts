@@ -1,8 +1,9 @@
 import * as tables from '../db/custom-data';
 import type { TableRow } from '../db/custom-data';
-import { conflict, invalid, notFound, tooLarge } from '../domain/errors';
+import { conflict, invalid, notFound, tooLarge, unprocessable } from '../domain/errors';
 import {
   KEY_TYPES,
+  emptiesByAccident,
   prepareRows,
   viewSchemaOf,
   warningsOf,
@@ -130,6 +131,7 @@ export async function writeRows(
       const table = await tables.getTable(tx, orgId, name, { lock: true });
       if (!table) throw tableNotFound();
       const prepared = prepareRows(rows, table.key_properties, table.properties);
+      if (mode === 'replace' && emptiesByAccident(prepared)) throw unkeyedReplace(prepared.received, table.key_properties);
       const lines = [...staged(prepared.rows)]; // every row checked before the COPY starts
       const liveBefore = await tables.countLive(tx, orgId, table.id);
       await tables.stageRows(tx, orgId, lines);
@@ -151,6 +153,15 @@ export async function writeRows(
       };
   });
 }
+
+/** A replace whose rows were sent but none can be keyed would tombstone every live row: 422, nothing applied. */
+const unkeyedReplace = (received: number, key: string[]) =>
+  unprocessable([
+    {
+      loc: ['body', 'rows'],
+      msg: `Value error, none of the ${received} row(s) holds every key property (${key.join(', ')}); replacing the table by them would tombstone every live row, so nothing was applied (send rows: [] to empty the table)`,
+    },
+  ]);
 
 // jsonb cannot hold the character U+0000; such a row is refused before anything is written.
 const nulRefused = () => invalid('A value holds the character \\u0000, which Postgres cannot store; nothing was written');

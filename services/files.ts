@@ -39,9 +39,9 @@ const folderNotFound = () => notFound('Folder not found');
 type Page = { limit: number; offset: number };
 
 /**
- * Where an upload URL writes: beside the file's object, never on it. confirm-upload checks the staged
- * object against the declaration and only then moves it to the file's key, so an upload URL that is
- * still valid after the confirmation can never overwrite the confirmed file.
+ * Where upload URLs issued before uploads became create-only wrote (beside the file's object), still
+ * confirmed and cleaned up. Today's URL writes the file's own key, once: it is signed for
+ * `If-None-Match: *`, so it can never replace an object, and after confirm-upload it is refused.
  */
 export const uploadKey = (storageKey: string) => `${storageKey}.upload`;
 
@@ -72,11 +72,13 @@ export async function initiateUpload(
       created_by: actor,
     });
     // The declared size binds the upload exactly; without one, the maximum bounds it where the driver can.
-    const url = await deps.storage.presignPut(uploadKey(key), {
+    // Create-only: the URL is single-use, nothing it sends can replace the object once written.
+    const url = await deps.storage.presignPut(key, {
       contentType: input.content_type,
       contentLength: input.size_bytes ?? undefined,
       maxBytes,
       expiresInSeconds: URL_TTL_SECONDS,
+      createOnly: true,
     });
     return { row, url };
   });
@@ -84,7 +86,7 @@ export async function initiateUpload(
     ...fileView(row),
     upload_url: url,
     upload_method: 'PUT' as const,
-    upload_headers: { 'Content-Type': input.content_type },
+    upload_headers: { 'Content-Type': input.content_type, 'If-None-Match': '*' },
     upload_expires_at: expiresAt(),
   };
 }
@@ -103,31 +105,41 @@ export async function getFile(deps: Pick<ServiceDeps, 'sql'>, orgId: string, fil
 /**
  * Marks a file uploaded once its object is in storage and matches what initiate-upload declared (size,
  * content type, the maximum file size). A mismatching object is removed and refused (409), the file
- * stays pending, and the same URL may upload again. Every call re-checks the store, so a repeat is an
- * idempotent re-verification; a StorageError reaches the API as 502.
+ * stays pending, and the same URL may upload again (it only creates, and the key is free again). Every
+ * call re-checks the store, so a repeat is an idempotent re-verification; a StorageError reaches the
+ * API as 502.
  */
 export async function confirmUpload(deps: Pick<ServiceDeps, 'sql' | 'storage' | 'config'>, orgId: string, fileId: string) {
   const file = await files.getFile(deps.sql, orgId, fileId);
   if (!file || file.status === 'archived') throw fileNotFound();
   const notYet = () => conflict('The uploaded object is not in object storage yet; retry shortly');
-  let head = file.status === 'pending_upload' ? await deps.storage.head(uploadKey(file.storage_key)) : undefined;
-  if (head) {
+  const pending = file.status === 'pending_upload';
+  let head = await deps.storage.head(file.storage_key);
+  if (!head && pending) {
+    // An upload through a URL of the earlier staging scheme.
     const staged = uploadKey(file.storage_key);
-    const problem = uploadMismatch(head, file, deps.config.UPLOAD_MAX_BYTES);
-    if (problem) {
-      await deps.storage.delete(staged);
-      throw conflict(`The uploaded object does not match the upload: ${problem}. It was removed; upload the file again`);
+    const stagedHead = await deps.storage.head(staged);
+    if (stagedHead) {
+      await rejectMismatch(deps, staged, stagedHead, file);
+      await deps.storage.move(staged, file.storage_key, stagedHead.etag ? { ifEtag: stagedHead.etag } : {});
+      head = await deps.storage.head(file.storage_key);
     }
-    await deps.storage.move(staged, file.storage_key, head.etag ? { ifEtag: head.etag } : {});
-  }
-  head = await deps.storage.head(file.storage_key);
+  } else if (head && pending) await rejectMismatch(deps, file.storage_key, head, file);
   if (!head) throw notYet();
   const row = await files.markUploaded(deps.sql, orgId, file.id, head.size);
   if (!row) throw fileNotFound(); // archived meanwhile
   return fileView(row);
 }
 
-/** Why a staged object does not match its file's declaration, or null when it does. */
+/** Removes an uploaded object that does not match its file's declaration, and refuses it (409). */
+async function rejectMismatch(deps: Pick<ServiceDeps, 'storage' | 'config'>, key: string, head: { size: number; contentType: string | null }, file: FileRow) {
+  const problem = uploadMismatch(head, file, deps.config.UPLOAD_MAX_BYTES);
+  if (!problem) return;
+  await deps.storage.delete(key);
+  throw conflict(`The uploaded object does not match the upload: ${problem}. It was removed; upload the file again`);
+}
+
+/** Why an uploaded object does not match its file's declaration, or null when it does. */
 function uploadMismatch(head: { size: number; contentType: string | null }, file: FileRow, maxBytes: number): string | null {
   const declared = file.size_bytes === null ? null : Number(file.size_bytes);
   if (declared !== null && head.size !== declared) return `${head.size} bytes were uploaded, ${declared} were declared`;

@@ -307,7 +307,7 @@ async function summarise(
     headings: values('text'),
     text: [values('industry'), values('location'), values('technology')].map((v) => v.join(', ')).filter(Boolean).join('\n'),
   };
-  const writer = createLlmWriter(deps.config);
+  const writer = createLlmWriter(deps.config, 'summary');
   try {
     return { summary: await writer.summariseCompany(page), source: writer.kind, error: null };
   } catch (error) {

@@ -7,13 +7,15 @@ import { conflict, notFound, upstream } from '../domain/errors';
 import {
   CANDIDATES_PER_RANKING,
   DEFAULT_CHUNKING,
+  FULL_TEXT_MAX_TERMS,
+  FULL_TEXT_PER_TERM,
   chunkText,
   effectiveChunking,
-  fusedScore,
+  fusedScores,
   type ChunkingMethod,
   type SourceType,
 } from '../domain/knowledge-base';
-import { EmbedderError, createEmbedder, type Embedder } from '../platform/embedder';
+import { EmbedderError, createEmbedder, embedderFor, type Embedder } from '../platform/embedder';
 import { ExtractionError, extractText, htmlMainText, processorFor, type FileProcessor } from '../platform/extract';
 import { newId } from '../platform/ids';
 import { organizationAttribute } from '../platform/temporal';
@@ -57,6 +59,9 @@ export const sourceView = (row: SourceRow) => ({
   file_processor: row.file_processor,
   file_size: row.file_size === null ? null : Number(row.file_size),
   chunk_count: row.chunk_count,
+  chunks_total: row.chunks_total,
+  chunks_embedded: row.chunks_embedded,
+  embedding_model: row.embedding_model,
   ingested_at: iso(row.ingested_at),
 });
 
@@ -313,7 +318,7 @@ export async function extractAndChunk(deps: Pick<ServiceDeps, 'sql' | 'storage' 
   // and so does a source too large for one step (every vector also costs an HNSW insert).
   const embedded = embedsInProcess(deps.config) && chunks.length <= INLINE_EMBEDDING_MAX_CHUNKS ? await embedInProcess(deps.config, chunks) : undefined;
   await deps.sql.begin(async (tx) => {
-    await kb.recordExtraction(tx, orgId, sourceId, { file_processor: processor, file_size: size });
+    await kb.recordExtraction(tx, orgId, sourceId, { file_processor: processor, file_size: size, chunks_total: chunks.length, chunks_embedded: embedded ? chunks.length : 0 });
     await kb.insertChunks(tx, orgId, sourceId, generation, chunks, 0, embedded);
   });
   return chunks.length;
@@ -330,24 +335,31 @@ async function embedInProcess(config: ServiceDeps['config'], texts: string[]): P
   const embedder = createEmbedder(config);
   const vectors: number[][] = [];
   for (let i = 0; i < texts.length; i += config.EMBEDDINGS_BATCH_SIZE) {
-    vectors.push(...(await embedder.embed(texts.slice(i, i + config.EMBEDDINGS_BATCH_SIZE))));
+    vectors.push(...(await embedder.embed(texts.slice(i, i + config.EMBEDDINGS_BATCH_SIZE), 'passage')));
     await new Promise((resolve) => setImmediate(resolve));
   }
   return { model: embedder.model, vectors };
 }
 
-/** Embeds up to one batch of the generation's chunks; answers how many were embedded (0: all done). */
+/**
+ * Embeds up to one batch of the generation's chunks and stores the vectors with the progress count in
+ * one transaction; answers how many were embedded (0: all done). A retry (after a worker died) finds
+ * only the chunks still without a vector, so no finished batch is embedded twice.
+ */
 export async function embedBatch(deps: Pick<ServiceDeps, 'sql' | 'config'>, orgId: string, sourceId: string, generation: number, embedder: Embedder = createEmbedder(deps.config)): Promise<number> {
   const batch = await kb.chunksWithoutEmbedding(deps.sql, orgId, sourceId, generation, deps.config.EMBEDDINGS_BATCH_SIZE);
   if (batch.length === 0) return 0;
   let vectors: number[][];
   try {
-    vectors = await embedder.embed(batch.map((c) => c.content));
+    vectors = await embedder.embed(batch.map((c) => c.content), 'passage');
   } catch (error) {
     if (error instanceof EmbedderError && !error.retryable) throw new PermanentIngestionError(error.message);
     throw error;
   }
-  await kb.storeEmbeddings(deps.sql, orgId, embedder.model, batch.map((c, i) => ({ id: c.id, embedding: vectors[i]! })));
+  await deps.sql.begin(async (tx) => {
+    await kb.storeEmbeddings(tx, orgId, embedder.model, batch.map((c, i) => ({ id: c.id, embedding: vectors[i]! })));
+    await kb.addEmbedded(tx, orgId, sourceId, batch.length);
+  });
   return batch.length;
 }
 
@@ -390,9 +402,9 @@ export async function importTexts(
   datasetId: string,
   docs: { name: string; text: string }[],
 ): Promise<{ source_ids: string[]; chunk_count: number }> {
-  const embedder = createEmbedder(deps.config);
   const dataset = await datasetOf(deps.sql, orgId, datasetId);
-  if (dataset.embedding_model !== embedder.model) throw conflict('The dataset was created with another embedding model');
+  const embedder = embedderFor(deps.config, dataset.embedding_model);
+  if (!embedder) throw conflict(`The dataset's embedding model (${dataset.embedding_model}) is not available`);
   const strategy = { method: dataset.chunking_method, chunk_size: dataset.chunk_size };
   const sources = docs.map((d) => ({ id: newId(), name: d.name, chunks: chunkText(d.text, strategy) }));
   const rows: kb.NewChunk[] = sources.flatMap((s) => s.chunks.map((content, ordinal) => ({ source_id: s.id, generation: 1, ordinal, content, embedding: null })));
@@ -400,7 +412,7 @@ export async function importTexts(
     const slice = rows.slice(i, i + deps.config.EMBEDDINGS_BATCH_SIZE);
     let vectors: number[][];
     try {
-      vectors = await embedder.embed(slice.map((r) => r.content));
+      vectors = await embedder.embed(slice.map((r) => r.content), 'passage');
     } catch (error) {
       if (error instanceof EmbedderError) throw upstream('Embeddings service unavailable');
       throw error;
@@ -425,26 +437,31 @@ export async function importTexts(
 // ---- retrieval ----
 
 /**
- * Hybrid retrieval over the dataset's ready sources: full-text ranking and vector similarity fused by
- * reciprocal rank fusion. Scores are in (0, 1] (1: first in both rankings); ties by source, then
- * position in the source. The same function answers agents that use the dataset.
+ * Hybrid retrieval over the dataset's ready sources: the full-text ranking (bounded, IDF-weighted) and
+ * vector similarity in the dataset's embedding space, fused by score (domain `fusedScores`). Scores are
+ * in [0, 1] (1: the nearest vector match holding every query word); ties by source, then position in
+ * the source. The same function answers agents that use the dataset.
  */
 export async function queryDataset(deps: Pick<ServiceDeps, 'sql' | 'config'>, orgId: string, datasetId: string, input: { query: string; results_count: number }) {
   const dataset = await datasetOf(deps.sql, orgId, datasetId);
-  const embedder = createEmbedder(deps.config);
+  // The dataset's own model embeds the query; without it at hand the query ranks by full text only.
+  const embedder = embedderFor(deps.config, dataset.embedding_model);
   let embedding: number[] | null = null;
-  if (embedder.model === dataset.embedding_model) {
+  if (embedder) {
     try {
-      [embedding] = (await embedder.embed([input.query])) as [number[]];
+      [embedding] = (await embedder.embed([input.query], 'query')) as [number[]];
     } catch (error) {
       if (error instanceof EmbedderError) throw upstream('Embeddings service unavailable');
       throw error;
     }
   }
   const candidates = Math.max(CANDIDATES_PER_RANKING, input.results_count);
-  const ranked = await deps.sql.begin((tx) => kb.rankChunks(tx, orgId, datasetId, { text: input.query, embedding, model: dataset.embedding_model, candidates }));
+  const ranked = await deps.sql.begin((tx) =>
+    kb.rankChunks(tx, orgId, datasetId, { text: input.query, embedding, model: dataset.embedding_model, candidates, perTerm: FULL_TEXT_PER_TERM, maxTerms: FULL_TEXT_MAX_TERMS }),
+  );
+  const scores = fusedScores(ranked);
   const results = ranked
-    .map((r) => ({ ...r, score: fusedScore(r.lexical_rank, r.vector_rank) }))
+    .map((r, i) => ({ ...r, score: scores[i]! }))
     .sort((a, b) => b.score - a.score || a.source_id.localeCompare(b.source_id) || a.ordinal - b.ordinal || a.chunk_id.localeCompare(b.chunk_id))
     .slice(0, input.results_count)
     .map((r) => ({ content: r.content, score: Number(r.score.toFixed(6)), source_id: r.source_id, dataset_id: datasetId }));

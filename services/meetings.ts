@@ -4,7 +4,7 @@ import type { BotEventRow, BotRow } from '../db/meetings';
 import { conflict, invalid, notFound, unavailable } from '../domain/errors';
 import { botWorkflowId, meetingPlatform, type BotStatus, type VendorEvent } from '../domain/meetings';
 import { newId } from '../platform/ids';
-import { verifyWebhook, webhookSecrets } from '../platform/meeting-vendor';
+import { hasSignatureHeaders, verifyWebhook, webhookSecrets } from '../platform/meeting-vendor';
 import { organizationAttribute } from '../platform/temporal';
 import type { meetingBotWorkflow } from '../workflows/meetings';
 import { leaveMeetingSignal, vendorEventSignal, type MeetingBotInput } from '../workflows/meeting-messages';
@@ -180,6 +180,8 @@ export async function verifyCapture(
 ): Promise<{ webhookId: string; raw: string }> {
   const secrets = webhookSecrets(deps.config);
   if (!secrets.length) throw unavailable('Meeting capture is not configured in this deployment');
+  // Without its signature headers (or with a stale timestamp) the body is never read.
+  if (!hasSignatureHeaders(headers)) throw invalid('Invalid webhook signature');
   const raw = await readBody();
   const webhookId = verifyWebhook(secrets, raw, headers);
   if (!webhookId) throw invalid('Invalid webhook signature');

@@ -1,6 +1,4 @@
-import { lookup } from 'node:dns/promises';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer';
@@ -12,13 +10,23 @@ import * as sequences from '../db/outreach-sequences';
 import type { MailboxRow, MailboxSettings } from '../db/outreach-mailboxes';
 import { describeSecrets } from '../domain/credentials';
 import { conflict, invalid, notFound, upstream } from '../domain/errors';
-import { canonicalTimeZone, domainOf, localDay, mailboxMove, type MailboxOutcome } from '../domain/outreach-mailboxes';
+import {
+  WARMUP_DAYS_DEFAULT,
+  WARMUP_START_PER_DAY_DEFAULT,
+  canonicalTimeZone,
+  dailyCap,
+  domainOf,
+  localDay,
+  mailboxMove,
+  warmupToday,
+  type MailboxOutcome,
+} from '../domain/outreach-mailboxes';
 import type { Config } from '../platform/config';
 import { newId } from '../platform/ids';
 import type { Logger } from '../platform/logger';
+import { MailHostRefused, resolveMailHost } from '../platform/mail-hosts';
 import { MailboxProviderError, createMailboxProvider } from '../platform/mailbox-provider';
 import { open, seal } from '../platform/secrets';
-import { addressRange, isBlockedAddress } from '../platform/web-fetch';
 import { credentialKeyring, sealedFor } from './credentials';
 import type { ServiceDeps } from './deps';
 import { iso } from './views';
@@ -47,6 +55,9 @@ export function mailboxView(row: MailboxRow) {
     window_days: row.window_days,
     timezone: row.timezone,
     warmup_enabled: row.warmup_enabled,
+    warmup_started_at: iso(row.warmup_started_at),
+    warmup_start_per_day: row.warmup_start_per_day,
+    warmup_days: row.warmup_days,
     smtp: row.smtp_host ? { host: row.smtp_host, port: row.smtp_port!, secure: row.smtp_secure!, username: row.smtp_username } : null,
     imap: row.imap_host ? { host: row.imap_host, port: row.imap_port!, secure: row.imap_secure!, username: row.imap_username } : null,
     has_password: row.credential_id !== null,
@@ -120,7 +131,17 @@ export interface ConnectInput {
   window_days?: number[];
   timezone?: string;
   warmup_enabled?: boolean;
+  warmup_start_per_day?: number;
+  warmup_days?: number;
 }
+
+/** A new mailbox's warm-up columns: the ramp's shape, and its start now when it warms up. */
+const newWarmup = (enabled: boolean, input: { warmup_start_per_day?: number; warmup_days?: number }) => ({
+  warmup_enabled: enabled,
+  warmup_started_at: enabled ? new Date() : null,
+  warmup_start_per_day: input.warmup_start_per_day ?? WARMUP_START_PER_DAY_DEFAULT,
+  warmup_days: input.warmup_days ?? WARMUP_DAYS_DEFAULT,
+});
 
 type Deps = Pick<ServiceDeps, 'sql' | 'config' | 'logger'>;
 
@@ -137,27 +158,28 @@ function checkWindow(start: string, end: string) {
 
 // --- Where a mailbox server may be --------------------------------------------------------------
 
+type ServerKind = 'smtp' | 'imap';
+
 /**
- * The address to dial for a mailbox's SMTP or IMAP host: resolved once, and refused when any address
- * is neither public nor loopback (private networks, link-local and cloud metadata addresses), unless
- * WEB_FETCH_ALLOW_PRIVATE. The connection then goes to that very address (the host name stays the TLS
- * server name), so what is checked is what is dialled. Loopback stays allowed: a relay on the same
- * machine is a common setup.
+ * The one answer for a mail server that cannot be used, whatever the reason: a name that does not
+ * resolve, a private or loopback address (unless OUTREACH_ALLOW_PRIVATE_MAIL_HOSTS), a refused, silent
+ * or non-SMTP port. A caller never learns which, so the API is no probe of our network's hosts and ports.
  */
-async function serverAddress(config: Pick<Config, 'WEB_FETCH_ALLOW_PRIVATE'>, host: string): Promise<{ address: string; servername?: string }> {
-  const bare = host.replace(/^\[|\]$/g, '');
-  let addresses: string[];
-  if (net.isIP(bare)) addresses = [bare];
-  else {
-    try {
-      addresses = (await lookup(bare, { all: true })).map((a) => a.address);
-    } catch {
-      throw invalid(`Cannot resolve ${host}`);
-    }
+export const serverUnreachable = (kind: ServerKind) =>
+  invalid(`${kind.toUpperCase()} server not reachable: ${kind}.host must name a public mail server that answers on ${kind}.port`);
+
+/**
+ * The address to dial for a mailbox's SMTP or IMAP host (platform/mail-hosts.ts: resolved once, within
+ * the connect bound; refused unless public). The connection then goes to that very address (the host
+ * name stays the TLS server name), so what is checked is what is dialled.
+ */
+async function serverAddress(config: Pick<Config, 'OUTREACH_ALLOW_PRIVATE_MAIL_HOSTS' | 'OUTREACH_SMTP_CONNECTION_TIMEOUT_MS'>, host: string, kind: ServerKind) {
+  try {
+    return await resolveMailHost(host, { allowPrivate: config.OUTREACH_ALLOW_PRIVATE_MAIL_HOSTS, timeoutMs: config.OUTREACH_SMTP_CONNECTION_TIMEOUT_MS });
+  } catch (error) {
+    if (error instanceof MailHostRefused) throw serverUnreachable(kind);
+    throw error;
   }
-  const allowed = (a: string) => config.WEB_FETCH_ALLOW_PRIVATE || !isBlockedAddress(a) || addressRange(a) === 'loopback';
-  if (addresses.length === 0 || !addresses.every(allowed)) throw invalid(`${host} is not a public address`);
-  return net.isIP(bare) ? { address: addresses[0]! } : { address: addresses[0]!, servername: bare };
 }
 
 const smtpTimeouts = (config: Config) => ({
@@ -167,7 +189,7 @@ const smtpTimeouts = (config: Config) => ({
 });
 
 async function smtpTransport(config: Config, s: { host: string; port: number; secure: boolean; username: string | null; password: string | null }) {
-  const target = await serverAddress(config, s.host);
+  const target = await serverAddress(config, s.host, 'smtp');
   return nodemailer.createTransport({
     host: target.address,
     ...(target.servername ? { servername: target.servername } : {}),
@@ -180,12 +202,14 @@ async function smtpTransport(config: Config, s: { host: string; port: number; se
   });
 }
 
-/** An SMTP failure as a short text that names no secret (the server's reply, or the network error's code). */
-function smtpFailure(error: unknown): string {
-  const e = error as { code?: string; responseCode?: number; response?: string; message?: string };
-  if (e.code === 'EAUTH') return `SMTP login refused${e.responseCode ? ` (${e.responseCode})` : ''}`;
-  if (e.responseCode) return `SMTP server answered ${e.responseCode}`;
-  return `SMTP server unreachable (${e.code ?? 'error'})`;
+/**
+ * A failed login check: a refused login names its reply code; anything else (refused, timed out, TLS,
+ * a port that does not speak SMTP) is the one unreachable answer, never the network error's code.
+ */
+function smtpFailure(error: unknown) {
+  const e = error as { code?: string; responseCode?: number };
+  if (e.code === 'EAUTH') return invalid(`SMTP check failed: SMTP login refused${e.responseCode ? ` (${e.responseCode})` : ''}`);
+  return serverUnreachable('smtp');
 }
 
 export async function connectMailbox(deps: Deps, orgId: string, actor: string, input: ConnectInput) {
@@ -196,17 +220,16 @@ export async function connectMailbox(deps: Deps, orgId: string, actor: string, i
   const smtp = input.smtp;
   if (smtp.password && !smtp.username) throw invalid('smtp.password needs smtp.username');
   if (input.imap && !input.imap.password && !smtp.password) throw invalid('imap needs a password (imap.password, or smtp.password to share)');
+  // Both servers must be where a mailbox may be, checked whether or not the login is: a mailbox that
+  // could never send or be polled is refused now rather than failing later.
+  await serverAddress(deps.config, smtp.host, 'smtp');
+  if (input.imap) await serverAddress(deps.config, input.imap.host, 'imap');
   if (input.verify_smtp) {
-    let transport;
-    try {
-      transport = await smtpTransport(deps.config, { host: smtp.host, port: smtp.port, secure: smtp.secure, username: smtp.username ?? null, password: smtp.password ?? null });
-    } catch (error) {
-      throw invalid(`SMTP check failed: ${(error as Error).message}`);
-    }
+    const transport = await smtpTransport(deps.config, { host: smtp.host, port: smtp.port, secure: smtp.secure, username: smtp.username ?? null, password: smtp.password ?? null });
     try {
       await transport.verify();
     } catch (error) {
-      throw invalid(`SMTP check failed: ${smtpFailure(error)}`);
+      throw smtpFailure(error);
     } finally {
       transport.close();
     }
@@ -234,7 +257,7 @@ export async function connectMailbox(deps: Deps, orgId: string, actor: string, i
       window_end: window.end,
       window_days: input.window_days ?? [1, 2, 3, 4, 5],
       timezone,
-      warmup_enabled: input.warmup_enabled ?? false,
+      ...newWarmup(input.warmup_enabled ?? false, input),
       smtp_host: smtp.host,
       smtp_port: smtp.port,
       smtp_secure: smtp.secure,
@@ -258,6 +281,8 @@ export interface ProvisionInput {
   daily_limit?: number;
   timezone?: string;
   warmup_enabled?: boolean;
+  warmup_start_per_day?: number;
+  warmup_days?: number;
 }
 
 /** A mailbox on one of the organization's verified domains, created by the mailbox provider. */
@@ -298,7 +323,7 @@ export async function provisionMailbox(deps: Deps, orgId: string, actor: string,
       window_end: '17:00',
       window_days: [1, 2, 3, 4, 5],
       timezone,
-      warmup_enabled: input.warmup_enabled ?? true,
+      ...newWarmup(input.warmup_enabled ?? true, input),
       smtp_host: made.smtp?.host ?? null,
       smtp_port: made.smtp?.port ?? null,
       smtp_secure: made.smtp?.secure ?? null,
@@ -340,7 +365,9 @@ export async function updateMailbox(deps: Pick<ServiceDeps, 'sql'>, orgId: strin
     const before = await mailboxes.getMailbox(tx, orgId, mailboxId, { lock: true });
     if (!before) throw mailboxNotFound();
     checkWindow(patch.window_start ?? before.window_start, patch.window_end ?? before.window_end);
-    return (await mailboxes.updateMailbox(tx, orgId, mailboxId, { ...patch, ...(timezone ? { timezone } : {}) }))!;
+    // Switching warm-up on starts its ramp today; off forgets it; on while on keeps the ramp where it is.
+    const warmupStart = patch.warmup_enabled === undefined || patch.warmup_enabled === before.warmup_enabled ? {} : { warmup_started_at: patch.warmup_enabled ? new Date() : null };
+    return (await mailboxes.updateMailbox(tx, orgId, mailboxId, { ...patch, ...warmupStart, ...(timezone ? { timezone } : {}) }))!;
   });
   return mailboxView(row);
 }
@@ -369,12 +396,14 @@ export async function deleteMailbox(deps: Pick<ServiceDeps, 'sql'>, orgId: strin
   });
 }
 
-/** Bounces, failures, and what went out on the mailbox's local day against its daily limit. */
+/** Bounces, failures, and what went out on the mailbox's local day against today's cap (the daily limit, or the warm-up volume). */
 export async function mailboxHealth(deps: Pick<ServiceDeps, 'sql'>, orgId: string, mailboxId: string, now = new Date()) {
   const row = await mailboxes.getMailbox(deps.sql, orgId, mailboxId);
   if (!row) throw mailboxNotFound();
   const day = localDay(row, now);
   const sent = await mailboxes.sentOnDay(deps.sql, orgId, mailboxId, day);
+  const warmup = warmupToday(row, now);
+  const cap = dailyCap(row, now);
   return {
     mailbox_id: row.id,
     status: row.status,
@@ -384,8 +413,17 @@ export async function mailboxHealth(deps: Pick<ServiceDeps, 'sql'>, orgId: strin
     last_failure_at: iso(row.last_failure_at),
     daily_limit: row.daily_limit,
     local_day: day,
+    cap_today: cap,
     sent_today: sent,
-    remaining_today: Math.max(0, row.daily_limit - sent),
+    remaining_today: Math.max(0, cap - sent),
+    warmup: warmup && {
+      started_at: iso(row.warmup_started_at ?? now)!,
+      day: warmup.day,
+      days: row.warmup_days,
+      start_per_day: row.warmup_start_per_day,
+      volume_today: warmup.volume,
+      complete: warmup.complete,
+    },
   };
 }
 
@@ -462,7 +500,7 @@ export async function mailboxImapSettings(deps: Pick<ServiceDeps, 'sql' | 'confi
   const secret = await readOutreachSecret(deps.sql, deps.config, orgId, mailbox.credential_id);
   const password = secret?.imap_password ?? secret?.smtp_password;
   if (!password) return null;
-  const target = await serverAddress(deps.config, mailbox.imap_host);
+  const target = await serverAddress(deps.config, mailbox.imap_host, 'imap');
   return {
     host: target.address,
     ...(target.servername ? { servername: target.servername } : {}),

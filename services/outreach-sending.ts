@@ -3,7 +3,7 @@ import * as mail from '../db/outreach-messages';
 import type { MessageRow, PoolMailbox, ThreadRow } from '../db/outreach-messages';
 import * as seqs from '../db/outreach-sequences';
 import type { EnrollableContact, EnrollmentRow, SequenceRow } from '../db/outreach-sequences';
-import { isWithinSendingWindow, localDay, nextWindowOpening } from '../domain/outreach-mailboxes';
+import { dailyCap, isWithinSendingWindow, localDay, nextWindowOpening } from '../domain/outreach-mailboxes';
 import { AUTO_COMPLETION, afterStep, nextLocalDayOpening, rotationStart, type SequenceStatus } from '../domain/outreach-sequences';
 import { chooseVariant, oneLine, renderTemplate, type TemplateValues } from '../domain/outreach-templates';
 import { makeMessageId, replyHeaders, replySubject } from '../domain/outreach-threading';
@@ -110,10 +110,11 @@ async function reserve(
   const byId = new Map(pool.map((mb) => [mb.id, mb]));
   const days = new Map(pool.map((mb) => [mb.id, localDay(mb, now)]));
   const counts = await mail.sentPerMailboxDay(tx, orgId, pool.map((mb) => ({ mailbox_id: mb.id, day: days.get(mb.id)! })));
+  // Today's cap is the daily limit, or the warm-up volume while a warming-up mailbox ramps towards it.
   const capacity = new Map(
     pool.map((mb) => [
       mb.id,
-      mb.status === 'active' && isWithinSendingWindow(mb, now) ? Math.max(0, mb.daily_limit - (counts.get(`${mb.id}|${days.get(mb.id)}`) ?? 0)) : 0,
+      mb.status === 'active' && isWithinSendingWindow(mb, now) ? Math.max(0, dailyCap(mb, now) - (counts.get(`${mb.id}|${days.get(mb.id)}`) ?? 0)) : 0,
     ]),
   );
   const order = sequence.mailbox_ids.filter((id) => byId.has(id));

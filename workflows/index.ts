@@ -12,3 +12,4 @@ export * from './intelligence';
 export * from './readiness';
 export * from './outreach-sequences';
 export * from './outreach-imap';
+export * from './ai-chat';

@@ -10,6 +10,12 @@ const steps = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
 });
+/** One embedding batch: a worker that dies mid-batch is seen within the heartbeat timeout, and the batch runs again elsewhere. */
+const embedding = proxyActivities<Activities>({
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: '15 seconds',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
+});
 const bookkeeping = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20 },
@@ -33,8 +39,8 @@ export async function knowledgeSourceIngestion(input: KnowledgeSourceIngestionIn
   try {
     const chunks = await steps.kbExtractAndChunk({ ...input, generation });
     if (chunks === null) return 'missing';
-    while ((await steps.kbEmbedBatch({ ...input, generation })) > 0) {
-      // one batch per activity: progress survives a worker restart
+    while ((await embedding.kbEmbedBatch({ ...input, generation })) > 0) {
+      // one batch per activity, stored with its progress count: a restart redoes at most the batch in flight
     }
     await bookkeeping.kbPublishIngestion({ ...input, generation });
     return 'ready';

@@ -1,5 +1,6 @@
 import type Koa from 'koa';
 import { badRequest, forbidden, unauthorized } from '../errors';
+import { clientAddress } from '../middleware/client-address';
 import type { Authenticator, RequestAuth } from './context';
 import { scopesWithin } from './scopes';
 import type { TokenVerifier, VerifiedToken } from './verifier';
@@ -19,7 +20,7 @@ export function createAuthenticator(verifier: TokenVerifier): Authenticator {
     async authenticate(ctx: Koa.Context): Promise<RequestAuth> {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'));
       if (!match) throw unauthorized('Not authenticated');
-      const token = await verifier.verify(match[1]!, { address: ctx.ip });
+      const token = await verifier.verify(match[1]!, { address: clientAddress(ctx) });
       if (token.expiresAt <= Date.now()) throw unauthorized('Token expired');
 
       const requested = ctx.get(SERVICE_ORG_HEADER).trim();

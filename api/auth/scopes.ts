@@ -12,6 +12,8 @@ export const SCOPE_GROUPS = {
   outreachProvision: ['outreach:provision'],
   agentsRead: ['agents:read', 'agents:manage'],
   agentsManage: ['agents:manage'],
+  // Organization API keys (create, list, revoke): an admin action, not a CRM write.
+  keyAdmin: ['api:manage', 'organizations:manage'],
   // The service's operators (reading feedback); no organization role carries it.
   operator: ['service:operate'],
 } as const satisfies Record<string, readonly string[]>;

@@ -2,10 +2,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { SignJWT, createLocalJWKSet, createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
 import type { Sql } from '../../db/client';
 import * as identity from '../../db/identity';
+import { addressSubject } from '../../platform/client-address';
 import { sha256 } from '../../platform/secrets';
 import { isDomainError, rateLimited } from '../../domain/errors';
 import { HttpError, unauthorized } from '../errors';
 import { AttemptLimiter, Semaphore } from './attempt-limiter';
+import { KeyProofs } from './key-proofs';
 import type { TokenKind } from './context';
 import { TokenCache } from './token-cache';
 import { isPrefixedToken, parseToken, verifySecret } from './tokens';
@@ -37,8 +39,13 @@ export interface IdpSettings {
 
 /** What a wrong ak_/pat_ secret may cost (see the README's configuration table). */
 export interface AttemptSettings {
+  /** Per key id and client address. */
   failuresPerKey: number;
   failuresPerAddress: number;
+  /** Per key id, from every address that has not proven the key. */
+  unprovenFailuresPerKey: number;
+  /** How long an address that verified a key's secret stays exempt from `unprovenFailuresPerKey`. */
+  proofTtlSeconds: number;
   failureWindowSeconds: number;
   negativeCacheSeconds: number;
   hashConcurrency: number;
@@ -49,6 +56,8 @@ export interface AttemptSettings {
 export const DEFAULT_ATTEMPT_SETTINGS: AttemptSettings = {
   failuresPerKey: 10,
   failuresPerAddress: 30,
+  unprovenFailuresPerKey: 50,
+  proofTtlSeconds: 7 * 86_400,
   failureWindowSeconds: 60,
   negativeCacheSeconds: 10,
   hashConcurrency: 2,
@@ -59,6 +68,9 @@ export const DEFAULT_ATTEMPT_SETTINGS: AttemptSettings = {
 export interface Presenter {
   address?: string;
 }
+
+/** What per-address limits and proofs count a presenter by (one bucket for callers without an address). */
+const subjectOf = (presenter: Presenter) => (presenter.address ? addressSubject(presenter.address) : 'unknown');
 
 /** Argon2id checks allowed to queue behind the running ones before new ones are refused. */
 const MAX_QUEUED_HASHES = 256;
@@ -96,8 +108,11 @@ export class TokenVerifier {
   private readonly refused: TokenCache<{ keyRowId: null; expiresAt: number; detail: string }>;
   /** Token hash → the secret hash it was proven against: after the cache TTL only the row is re-read. */
   private readonly proven = new Map<string, string>();
-  private readonly perKey: AttemptLimiter;
+  /** Failures per key id and address, per address, and per key id from addresses that have not proven it. */
+  private readonly perKeyAddress: AttemptLimiter;
   private readonly perAddress: AttemptLimiter;
+  private readonly perKeyUnproven: AttemptLimiter;
+  private readonly proofs: KeyProofs;
   readonly hashing: Semaphore;
   private readonly failureDelayMs: number;
 
@@ -111,8 +126,10 @@ export class TokenVerifier {
   ) {
     this.cache = new TokenCache(cacheTtlSeconds * 1000);
     this.refused = new TokenCache(attempts.negativeCacheSeconds * 1000);
-    this.perKey = new AttemptLimiter(attempts.failuresPerKey, attempts.failureWindowSeconds * 1000);
+    this.perKeyAddress = new AttemptLimiter(attempts.failuresPerKey, attempts.failureWindowSeconds * 1000);
     this.perAddress = new AttemptLimiter(attempts.failuresPerAddress, attempts.failureWindowSeconds * 1000);
+    this.perKeyUnproven = new AttemptLimiter(attempts.unprovenFailuresPerKey, attempts.failureWindowSeconds * 1000);
+    this.proofs = new KeyProofs(sql, attempts.proofTtlSeconds);
     this.hashing = new Semaphore(attempts.hashConcurrency, MAX_QUEUED_HASHES);
     this.failureDelayMs = attempts.failureDelayMs;
     this.serviceKey = new Uint8Array(serviceKey);
@@ -121,7 +138,12 @@ export class TokenVerifier {
   async verify(token: string, presenter: Presenter = {}): Promise<VerifiedToken> {
     const hash = sha256(token);
     const cached = this.cache.get(hash);
-    if (cached) return cached;
+    if (cached) {
+      // Every address a key is used from proves it, also when this process answers from its cache. In
+      // the background: the proof only helps availability later, a slow or failed write must not cost this request.
+      if (cached.keyRowId && isPrefixedToken(token)) void this.proofs.record(cached.keyRowId, subjectOf(presenter)).catch(() => {});
+      return cached;
+    }
     try {
       const refused = this.refused.get(hash);
       if (refused) throw unauthorized(refused.detail);
@@ -154,25 +176,17 @@ export class TokenVerifier {
     }
   }
 
-  /** 429 when the key id or the presenter's address has used up its failed attempts. */
-  private assertMayTry(keyId: string, presenter: Presenter): void {
-    const wait = Math.max(
-      this.perKey.retryAfterSeconds(keyId),
-      presenter.address ? this.perAddress.retryAfterSeconds(presenter.address) : 0,
-    );
-    if (wait > 0) throw rateLimited('Too many failed attempts with API keys; retry later', wait);
-  }
-
   /**
    * Every unproven attempt counts before any work is done for it, and is forgiven once its secret
    * proves right: a burst of concurrent wrong secrets cannot all slip in before the first fails.
+   * 429 (counting nothing) when the limiter's subject has used up its failed attempts.
    */
-  private countAttempt(keyId: string, presenter: Presenter): () => void {
-    this.perKey.fail(keyId);
-    if (presenter.address) this.perAddress.fail(presenter.address);
+  private countAttempt(limits: [AttemptLimiter, string][]): () => void {
+    const wait = Math.max(...limits.map(([limiter, subject]) => limiter.retryAfterSeconds(subject)));
+    if (wait > 0) throw rateLimited('Too many failed attempts with API keys; retry later', wait);
+    for (const [limiter, subject] of limits) limiter.fail(subject);
     return () => {
-      this.perKey.forgive(keyId);
-      if (presenter.address) this.perAddress.forgive(presenter.address);
+      for (const [limiter, subject] of limits) limiter.forgive(subject);
     };
   }
 
@@ -221,19 +235,27 @@ export class TokenVerifier {
   private async verifyPrefixed(token: string, hash: string, presenter: Presenter): Promise<VerifiedToken> {
     const parsed = parseToken(token);
     if (!parsed) throw unauthorized('Invalid API key');
-    // A token proven here before is never limited: a flood aimed at a key id does not lock its holder out.
-    let forgive = () => {};
-    if (!this.proven.has(hash)) {
-      this.assertMayTry(parsed.keyId, presenter);
-      forgive = this.countAttempt(parsed.keyId, presenter);
+    const address = subjectOf(presenter);
+    // A token proven in this process is never limited. Others count per address and per key id from
+    // that address, so a flood from one place cannot lock the key's holder out elsewhere.
+    const provenHere = this.proven.has(hash);
+    const forgive = provenHere ? [] : [this.countAttempt([[this.perAddress, address], [this.perKeyAddress, `${parsed.keyId}|${address}`]])];
+    // While the key id's budget for strangers is spent, a flood is refused from memory, not per row read.
+    const spent = !provenHere && this.perKeyUnproven.retryAfterSeconds(parsed.keyId) > 0;
+    if (spent && !(await this.proofs.possiblyProven(parsed.kind, parsed.keyId, address))) {
+      const wait = this.perKeyUnproven.retryAfterSeconds(parsed.keyId);
+      if (wait > 0) throw rateLimited('Too many failed attempts with API keys; retry later', wait);
     }
-    const row = await identity.findApiKeyByKeyId(this.sql, parsed.kind, parsed.keyId);
+    const row = await identity.findApiKeyByKeyId(this.sql, parsed.kind, parsed.keyId, address);
     if (!row) throw unauthorized('Invalid API key');
+    // The key id's budget for addresses that never proved it bounds the Argon2id a flood from many
+    // addresses costs; an address that proved the key (in any API process) is not held to it.
+    if (!provenHere && !row.address_proven) forgive.push(this.countAttempt([[this.perKeyUnproven, parsed.keyId]]));
     if (!(await this.secretMatches(hash, row.secret_hash, parsed.secret))) throw unauthorized('Invalid API key');
-    forgive();
+    for (const undo of forgive) undo();
     if (row.revoked_at) throw unauthorized('API key revoked');
     if (row.expires_at && row.expires_at.getTime() <= Date.now()) throw unauthorized('API key expired');
-    await identity.touchApiKey(this.sql, row.id);
+    await Promise.all([identity.touchApiKey(this.sql, row.id), this.proofs.record(row.id, address)]);
     const common = { userId: row.user_id, userExternalId: row.user_external_id, scopes: row.scopes, keyRowId: row.id };
     const expiresAt = row.expires_at?.getTime() ?? Number.MAX_SAFE_INTEGER;
     if (row.kind === 'organization') {

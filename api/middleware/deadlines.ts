@@ -1,4 +1,6 @@
 import type Koa from 'koa';
+import { unavailable } from '../../domain/errors';
+import { RequestScope, runInRequestScope } from '../../platform/request-scope';
 import { withRequestDeadline } from '../../platform/temporal';
 
 /**
@@ -8,4 +10,32 @@ import { withRequestDeadline } from '../../platform/temporal';
  */
 export function temporalDeadline(timeoutMs: number): Koa.Middleware {
   return (_ctx, next) => withRequestDeadline(timeoutMs, next);
+}
+
+/**
+ * Every request is answered within `timeoutMs` (REQUEST_TIMEOUT_MS), the reading of its body aside.
+ * Past it, the database connections it keeps busy are closed (the server rolls back what they had
+ * open; the pool opens new ones, platform/postgres-pool.ts) and it answers 503, whatever its handler
+ * is still waiting for: a request that never finishes costs its caller the bound, never a pool slot.
+ * `exempt` paths (streamed uploads, which hold no connection while they stream) have no deadline.
+ */
+export function requestDeadline(timeoutMs: number, exempt: (path: string) => boolean): Koa.Middleware {
+  return (ctx, next) => {
+    if (exempt(ctx.path)) return next();
+    return new Promise<void>((resolve, reject) => {
+      const scope = new RequestScope(timeoutMs, () =>
+        reject(unavailable(`The request did not finish within ${timeoutMs} ms; what it had not committed was rolled back`)),
+      );
+      runInRequestScope(scope, next).then(
+        () => {
+          scope.end();
+          resolve();
+        },
+        (error: unknown) => {
+          scope.end();
+          reject(error);
+        },
+      );
+    });
+  };
 }

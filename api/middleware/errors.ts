@@ -55,7 +55,7 @@ export function errorHandler(): Koa.Middleware {
       } else if (e.type === 'entity.parse.failed' || (error instanceof SyntaxError && e.status === 400)) {
         ctx.status = 422;
         ctx.body = {
-          detail: [{ type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error', input: {}, ctx: { error: e.message ?? 'Invalid JSON' } }],
+          detail: [{ type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error', input: {}, ctx: { error: jsonErrorText(e.message) } }],
         };
       } else if (error instanceof WorkflowExecutionAlreadyStartedError) {
         ctx.status = 409;
@@ -85,6 +85,15 @@ export function errorHandler(): Koa.Middleware {
       }
     }
   };
+}
+
+/**
+ * The JSON parser's complaint without the excerpt of the body V8 quotes in it (`Unexpected token 'x',
+ * "{"password": hunt…" is not valid JSON`): a malformed body may carry secrets, and is never echoed.
+ */
+export function jsonErrorText(message: string | undefined): string {
+  if (!message) return 'Invalid JSON';
+  return message.replace(/,\s*(\.\.\.)?".*"(\.\.\.)?\s+is not valid JSON$/s, ' in JSON').replace(/^(\.\.\.)?".*"(\.\.\.)?\s+is not valid JSON$/s, 'Invalid JSON');
 }
 
 const ECHO = { depth: 8, items: 50, chars: 2048 };

@@ -1,32 +1,42 @@
 import type Koa from 'koa';
 import { invalid, tooLarge, unsupportedMedia } from '../../domain/errors';
+import { withDeadlinePaused } from '../../platform/request-scope';
+import { checkBodyText } from './request-text';
+
+export interface JsonBodyOptions {
+  limitBytes: number;
+  maxDepth: number;
+}
 
 /**
- * The JSON request body, read and checked before anything looks at it: at most `limitBytes` (413,
- * counted while streaming, so a body without Content-Length is bounded too), UTF-8 only (another
- * declared charset is 415, invalid bytes are 400, never replaced by U+FFFD), nested at most `maxDepth`
- * levels (400, checked on the text before JSON.parse, so neither validation nor the 422 echo ever
- * recurses through a hostile body). Malformed JSON keeps the 422 `json_invalid` answer.
- * Sets `ctx.request.body` (the value) and `ctx.request.rawBody` (the text, for signature checks).
+ * The JSON request body, read and checked before anything looks at it: at most `limitBytes` (413 from
+ * the declared Content-Length before a byte is read, else counted while streaming, so a body without
+ * Content-Length is bounded too), UTF-8 only (another declared charset is 415, invalid bytes are 400,
+ * never replaced by U+FFFD; nor is a lone UTF-16 surrogate escape taken), nested at most `maxDepth` levels (400, checked on the text before
+ * JSON.parse, so neither validation nor the 422 echo ever recurses through a hostile body). Malformed
+ * JSON keeps the 422 `json_invalid` answer. Sets `ctx.request.body` (the value) and
+ * `ctx.request.rawBody` (the text, for signature checks). The route wrapper (api/route.ts) calls it
+ * once the caller is authenticated and allowed, so a refused caller's body is never read.
  */
-export function jsonBody(options: { limitBytes: number; maxDepth: number }): Koa.Middleware {
-  return async (ctx, next) => {
-    if (ctx.disableBodyParser || !ctx.request.is('json', '+json')) return next();
-    const charset = ctx.request.charset.toLowerCase();
-    if (charset && charset !== 'utf-8' && charset !== 'utf8') throw unsupportedMedia(`Unsupported charset '${charset}': request bodies must be UTF-8`);
-    const bytes = await readLimited(ctx.req, options.limitBytes);
-    let text: string;
-    try {
-      text = UTF8.decode(bytes);
-    } catch {
-      throw invalid('Request body is not valid UTF-8');
-    }
-    if (jsonDepthExceeds(text, options.maxDepth)) throw invalid(`JSON nested deeper than ${options.maxDepth} levels`);
-    const request = ctx.request as { body?: unknown; rawBody?: string };
-    request.rawBody = text;
-    request.body = parseStrict(text);
-    return next();
-  };
+export async function readJsonBody(ctx: Koa.Context, options: JsonBodyOptions): Promise<void> {
+  if (ctx.disableBodyParser || !ctx.request.is('json', '+json')) return;
+  if (Number(ctx.get('Content-Length') || 0) > options.limitBytes) throw tooLarge('Request body too large');
+  const charset = ctx.request.charset.toLowerCase();
+  if (charset && charset !== 'utf-8' && charset !== 'utf8') throw unsupportedMedia(`Unsupported charset '${charset}': request bodies must be UTF-8`);
+  // A slow client is bounded by the limit and the server's timeouts, not by the request's deadline.
+  const bytes = await withDeadlinePaused(() => readLimited(ctx.req, options.limitBytes));
+  let text: string;
+  try {
+    text = UTF8.decode(bytes);
+  } catch {
+    throw invalid('Request body is not valid UTF-8');
+  }
+  if (jsonDepthExceeds(text, options.maxDepth)) throw invalid(`JSON nested deeper than ${options.maxDepth} levels`);
+  const request = ctx.request as { body?: unknown; rawBody?: string };
+  const body = parseStrict(text);
+  checkBodyText(body, text); // a lone surrogate 400, U+0000 422 naming the field
+  request.rawBody = text;
+  request.body = body;
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });

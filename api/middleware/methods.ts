@@ -32,12 +32,13 @@ export function methodNotAllowed(router: Router): Koa.Middleware {
  * Node hands CONNECT requests to a 'connect' listener with the bare socket instead of to the request
  * handler (and drops the connection when there is none). Serve them through the app like any other
  * method, so they get the same 404 or 405 answer, then close the socket: nothing is ever tunnelled.
+ * `app.listen` then makes its server with `options` (e.g. the request header limit).
  */
-export function serveConnectThroughApp(app: Koa): void {
-  const listen = app.listen.bind(app) as (...args: unknown[]) => http.Server;
+export function serveConnectThroughApp(app: Koa, options: http.ServerOptions = {}): void {
   app.listen = ((...args: unknown[]) => {
-    const server = listen(...args);
     const handle = app.callback();
+    const server = http.createServer(options, handle);
+    server.listen(...(args as Parameters<http.Server['listen']>));
     server.on('connect', (req: http.IncomingMessage, socket: net.Socket) => {
       const res = new http.ServerResponse(req);
       res.shouldKeepAlive = false;

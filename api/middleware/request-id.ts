@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type Koa from 'koa';
 import type { Logger } from '../../platform/logger';
+import { clientAddress } from './client-address';
 
 const VALID_ID = /^[\w.:@/+=-]{1,128}$/;
 
@@ -17,7 +18,7 @@ export function requestId(logger: Logger): Koa.Middleware {
       await next();
     } finally {
       ctx.state.log.info(
-        { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started) },
+        { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started), client_address: clientAddress(ctx) },
         'request',
       );
     }

@@ -63,6 +63,7 @@ export function registerAgentVersionRoutes(routes: Routes, deps: AppDeps): void 
     responses: {
       200: { description: 'The summary, streamed as it is written', schema: z.string(), contentType: 'text/plain' },
       502: { description: 'The LLM provider failed before writing anything', schema: ErrorBody },
+      503: { description: 'The local language model (LLM_LOCAL_FEATURES with compare) is busy, not installed, or did not start within LLM_CALL_TIMEOUT_MS', schema: ErrorBody },
       ...authErrors,
       ...notFoundError,
       ...validationError,

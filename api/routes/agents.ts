@@ -112,11 +112,15 @@ export function registerAgentsRoutes(routes: Routes, deps: AppDeps): void {
     method: 'post',
     path: '/core/agents/{id}/deploy-as-sip',
     tag: TAG,
-    summary: 'Expose the agent at sip:<agent_id>@<SIP_HOST>',
+    summary: 'Record the agent\'s SIP address sip:<agent_id>@<SIP_HOST>',
+    description:
+      'Writes the address sip:<agent_id>@<SIP_HOST> for the agent\'s published version, and nothing else: this deployment ' +
+      'runs no SIP server or provider, so no call reaches the agent through it yet. The answer says so (`provisioning: ' +
+      '"recorded"` and a `note`); the agent\'s read shows the address.',
     auth: MANAGE,
     params: IdParams,
     responses: {
-      200: { description: 'Deployed (deploying again returns the same endpoint)', schema: SipDeployment },
+      200: { description: 'Recorded (deploying again returns the same address)', schema: SipDeployment },
       409: { description: 'No version is published', schema: ErrorBody },
       ...authErrors,
       ...notFoundError,

@@ -144,6 +144,8 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
     summary: 'Report the progress or outcome of a campaign call (telephony or voice runtime callback)',
     auth: 'public',
     headers: CallEventHeaders,
+    // Without a signature of the right shape the body is never read.
+    beforeBody: (ctx) => campaigns.assertCallEventSigned(deps, ctx.get('x-dialer-signature')),
     body: CallEventBody,
     responses: {
       202: { description: 'Handed to the organization dispatcher', schema: CallEventAccepted },

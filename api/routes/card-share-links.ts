@@ -5,11 +5,13 @@ import { contentDisposition } from '../../platform/storage';
 import * as share from '../../services/card-share-links';
 import { actor, orgOf } from '../auth/context';
 import type { AppDeps } from '../deps';
+import { clientAddress } from '../middleware/client-address';
 import { reply, type Routes } from '../route';
 import { ErrorBody, authErrors, notFoundError, validationError } from '../schemas/common';
 import {
   CreateShareLinkBody,
   CardParams,
+  LEAD_BODY_LIMIT_BYTES,
   LeadBody,
   LeadReceived,
   LinkClickParams,
@@ -28,10 +30,14 @@ import {
 
 const TAG = 'Card Share Links' as const;
 
-const hiddenLink = { 404: { description: 'Unknown, revoked or expired link (indistinguishable)', schema: ErrorBody } } as const;
+// A request that prefers text/html (a browser navigating) gets these errors as a small HTML page instead
+// of the JSON body (api/middleware/html-errors.ts): a person never sees raw JSON.
+const hiddenLink = {
+  404: { description: 'Unknown, revoked or expired link (indistinguishable); a small HTML page when the request prefers text/html', schema: ErrorBody },
+} as const;
 const limited = {
   429: {
-    description: 'Too many requests from this address or for this link; retry after Retry-After seconds',
+    description: 'Too many requests from this address or for this link; retry after Retry-After seconds (an HTML page when the request prefers text/html)',
     schema: ErrorBody,
     headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' as const } } },
   },
@@ -44,7 +50,7 @@ const PUBLIC_HEADERS = { 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-ref
 function visitOf(ctx: Koa.Context, query: z.output<typeof VisitQuery>): share.Visit {
   const utm: Utm = {};
   for (const field of UTM_FIELDS) if (query[field] !== undefined) utm[field] = query[field];
-  return { address: ctx.ip, referrer: ctx.get('Referer') || undefined, utm, via: query.via };
+  return { address: clientAddress(ctx), userAgent: ctx.get('User-Agent') || undefined, referrer: ctx.get('Referer') || undefined, utm, via: query.via };
 }
 
 export function registerCardShareLinkRoutes(routes: Routes, deps: AppDeps): void {
@@ -154,7 +160,7 @@ export function registerCardShareLinkRoutes(routes: Routes, deps: AppDeps): void
     query: QrQuery,
     responses: { 200: { description: 'PNG image', schema: z.string().openapi({ format: 'binary' }), contentType: 'image/png' }, ...publicErrors },
     handler: async ({ params, query, ctx }) => {
-      const png = await share.qrCode(publicDeps, params.token, { address: ctx.ip, utm: {} }, 'png', query.size);
+      const png = await share.qrCode(publicDeps, params.token, { address: clientAddress(ctx), utm: {} }, 'png', query.size);
       return reply(200, png, { ...PUBLIC_HEADERS, 'Cache-Control': 'private, max-age=300' }, 'image/png');
     },
   });
@@ -169,7 +175,7 @@ export function registerCardShareLinkRoutes(routes: Routes, deps: AppDeps): void
     query: z.looseObject({}),
     responses: { 200: { description: 'SVG image', schema: z.string(), contentType: 'image/svg+xml' }, ...publicErrors },
     handler: async ({ params, ctx }) => {
-      const svg = await share.qrCode(publicDeps, params.token, { address: ctx.ip, utm: {} }, 'svg', 0);
+      const svg = await share.qrCode(publicDeps, params.token, { address: clientAddress(ctx), utm: {} }, 'svg', 0);
       return reply(200, svg, { ...PUBLIC_HEADERS, 'Cache-Control': 'private, max-age=300', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'" }, 'image/svg+xml');
     },
   });
@@ -201,6 +207,7 @@ export function registerCardShareLinkRoutes(routes: Routes, deps: AppDeps): void
     params: TokenParams,
     query: VisitQuery,
     body: LeadBody,
+    bodyLimitBytes: LEAD_BODY_LIMIT_BYTES,
     responses: { 200: { description: 'Received (the same answer whether the email was known or not)', schema: LeadReceived }, ...publicErrors },
     handler: async ({ params, query, body, ctx }) => reply(200, await share.submitLead(publicDeps, params.token, visitOf(ctx, query), body), PUBLIC_HEADERS),
   });

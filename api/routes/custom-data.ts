@@ -1,10 +1,9 @@
-import { z } from 'zod';
 import * as customData from '../../services/custom-data';
 import { actor, orgOf, type AuthRule } from '../auth/context';
 import type { AppDeps } from '../deps';
-import { cursorPage, decodeCursor } from '../pagination';
+import { KeyCursor, NameCursor, cursorPage, decodeCursor } from '../pagination';
 import { reply, type Routes } from '../route';
-import { ErrorBody, authErrors, notFoundError, validationError } from '../schemas/common';
+import { ErrorBody, ValidationErrorBody, authErrors, notFoundError, validationError } from '../schemas/common';
 import { DeclareTableBody, PageQuery, RowList, RowsQuery, Table, TableList, TableParams, WriteReport, WriteRowsBody } from '../schemas/custom-data';
 
 // Custom data takes the CRM scope groups, like the other organization data.
@@ -15,13 +14,14 @@ const TAG = 'Custom Data';
 /** Snapshot writes take a body limit of their own (CUSTOM_DATA_REPLACE_BODY_LIMIT_BYTES), not BODY_LIMIT_BYTES. */
 export const CUSTOM_DATA_BULK_PATH = /^\/core\/custom-data\/tables\/[^/]+\/(replace|upsert)$/;
 
-const NameCursor = z.object({ n: z.string() });
-const KeyCursor = z.object({ k: z.string() });
 
 export function registerCustomDataRoutes(routes: Routes, deps: AppDeps): void {
   const writeBody = WriteRowsBody(deps.config.CUSTOM_DATA_REPLACE_MAX_ROWS);
   const bulkFailures = {
-    400: { description: 'A value cannot be stored (e.g. the character \\u0000); nothing was written', schema: ErrorBody },
+    400: {
+      description: 'A value cannot be stored (e.g. the character \\u0000), or the body holds a lone UTF-16 surrogate escape or is not UTF-8; nothing was written',
+      schema: ErrorBody,
+    },
     413: { description: 'Body over CUSTOM_DATA_REPLACE_BODY_LIMIT_BYTES, or more rows than CUSTOM_DATA_REPLACE_MAX_ROWS', schema: ErrorBody },
   } as const;
 
@@ -113,10 +113,20 @@ export function registerCustomDataRoutes(routes: Routes, deps: AppDeps): void {
     path: '/core/custom-data/tables/{name}/replace',
     tag: TAG,
     summary: 'Replace the table by a snapshot: rows absent from it are tombstoned, returning keys revive',
+    description:
+      'Rows lacking a key property are skipped (a warning in the report). When rows are sent but none holds every key ' +
+      'property, the replace is refused with 422 (loc `body.rows`) and nothing is applied: it would tombstone every live ' +
+      'row. `rows: []` is the deliberate way to empty a table: every live row is tombstoned.',
     auth: MANAGE,
     params: TableParams,
     body: writeBody,
-    responses: { 200: { description: 'The replace report', schema: WriteReport }, ...bulkFailures, ...authErrors, ...notFoundError, ...validationError },
+    responses: {
+      200: { description: 'The replace report', schema: WriteReport },
+      ...bulkFailures,
+      ...authErrors,
+      ...notFoundError,
+      422: { description: 'Validation failed, or rows were sent but none holds every key property (nothing applied)', schema: ValidationErrorBody },
+    },
     handler: async ({ params, body, auth }) => customData.writeRows(deps, orgOf(auth), params.name, body.rows, 'replace'),
   });
 

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type Router from '@koa/router';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
+import { publicBaseUrl, type Config } from '../../platform/config';
 
 const ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png']);
 
@@ -14,13 +15,24 @@ const PAGE = `<!doctype html>
 <script>window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#ui', persistAuthorization: true });</script>
 </body></html>`;
 
-/** The OpenAPI document and an interactive page served from the swagger-ui-dist package (no CDN). */
-export function registerDocsRoutes(router: Router, document: object): void {
+const WEBSITE_MARK = '\u0000website\u0000'; // no string of the document contains U+0000
+
+/**
+ * The OpenAPI document and an interactive page served from the swagger-ui-dist package (no CDN). The
+ * document's contact URL (the page's "Website" link) is this server's /docs: under PUBLIC_BASE_URL when
+ * set (the address behind a proxy), else at the origin (scheme and Host) the document was requested at.
+ */
+export function registerDocsRoutes(router: Router, document: { info: { contact?: object } }, config: Pick<Config, 'PUBLIC_BASE_URL' | 'PORT'>): void {
   const assetsDir = getAbsoluteFSPath();
-  const body = JSON.stringify(document);
+  // Serialized once around a mark, so each answer only splices its own URL in.
+  const text = JSON.stringify({ ...document, info: { ...document.info, contact: { ...document.info.contact, url: WEBSITE_MARK } } });
+  const [head, tail, ...more] = text.split(JSON.stringify(WEBSITE_MARK));
+  if (tail === undefined || more.length > 0) throw new Error('the OpenAPI document could not be prepared for serving');
+  const fallback = publicBaseUrl(config);
   router.get('/openapi.json', (ctx) => {
+    const base = config.PUBLIC_BASE_URL ?? (ctx.host ? `${ctx.protocol}://${ctx.host}` : fallback);
     ctx.type = 'application/json';
-    ctx.body = body;
+    ctx.body = head! + JSON.stringify(`${base.replace(/\/+$/, '')}/docs`) + tail;
   });
   router.get('/docs', (ctx) => {
     ctx.type = 'text/html';

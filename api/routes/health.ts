@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { poolMonitorOf } from '../../platform/postgres-pool';
 import { temporalReachable } from '../../platform/temporal';
 import { PROJECT_ROOT } from '../../platform/tools';
 import type { AppDeps } from '../deps';
@@ -82,6 +83,28 @@ function postgresReachable(deps: AppDeps, ms: number): Promise<Outcome> {
 /** A read of a key that never exists: answers undefined when the store works, throws when it fails. */
 const storageReachable = (deps: AppDeps, ms: number) => within(ms, deps.storage.head('health/readiness-probe'));
 
+/**
+ * The database pool, from memory (no query): busy connections, and `warn` once every one of them has
+ * been busy for longer than any statement may run, which only transactions held open can do: requests
+ * then wait for a connection (each is given back at its request's deadline, REQUEST_TIMEOUT_MS).
+ */
+function poolCheck(deps: AppDeps, time: string) {
+  const usage = poolMonitorOf(deps.sql)?.usage();
+  if (!usage) return undefined;
+  const exhausted = usage.exhaustedMs > deps.config.DATABASE_STATEMENT_TIMEOUT_MS;
+  const output = `Database pool exhausted: all ${usage.max} connections busy for ${Math.round(usage.exhaustedMs / 1000)} s; requests wait for a connection`;
+  return [
+    {
+      componentType: 'datastore',
+      observedValue: usage.busy,
+      observedUnit: 'connections',
+      status: exhausted ? ('warn' as const) : ('pass' as const),
+      time,
+      ...(exhausted ? { output } : {}),
+    },
+  ] as const;
+}
+
 /** A check passes, warns when it took more than half its bound, or fails. */
 function check(componentType: string, bound: number, outcome: Outcome, time: string) {
   const status = !outcome.ok ? 'fail' : outcome.ms > bound / 2 ? 'warn' : 'pass';
@@ -93,23 +116,35 @@ export function registerHealthRoutes(routes: Routes, deps: AppDeps): void {
     method: 'get',
     path: '/health',
     tag: 'Service Health',
-    summary: 'Liveness: the process answers (touches no dependency)',
+    summary: 'Liveness: the process answers (touches no dependency); warn while every database connection stays busy',
     auth: 'public',
-    responses: { 200: { description: 'Alive', schema: Liveness, contentType: HEALTH_JSON } },
-    handler: async () =>
-      reply(
+    responses: {
+      200: {
+        description: `Alive; \`warn\` (with \`output\`) while every connection of the database pool has been busy for over ${deps.config.DATABASE_STATEMENT_TIMEOUT_MS} ms`,
+        schema: Liveness,
+        contentType: HEALTH_JSON,
+      },
+    },
+    handler: async () => {
+      const time = new Date().toISOString();
+      const pool = poolCheck(deps, time);
+      const warn = pool?.[0].status === 'warn';
+      return reply(
         200,
         {
-          status: 'pass' as const,
+          status: warn ? ('warn' as const) : ('pass' as const),
           ...SERVICE,
           description: 'Liveness of the API process',
+          ...(warn ? { output: pool[0].output } : {}),
           checks: {
-            'uptime': [{ componentType: 'system', observedValue: Math.round(process.uptime()), observedUnit: 's', status: 'pass' as const, time: new Date().toISOString() }],
+            'uptime': [{ componentType: 'system', observedValue: Math.round(process.uptime()), observedUnit: 's', status: 'pass' as const, time }],
+            ...(pool ? { 'postgres:connections': pool } : {}),
           },
         },
         { 'Cache-Control': 'no-store' },
         HEALTH_JSON,
-      ),
+      );
+    },
   });
 
   const bound = deps.config.READY_CHECK_TIMEOUT_MS;

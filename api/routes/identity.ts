@@ -1,17 +1,21 @@
 import { z } from 'zod';
 import * as identity from '../../services/identity';
 import { orgOf, type RequestAuth } from '../auth/context';
-import { hasScopeGroup, scopesWithin } from '../auth/scopes';
+import { scopesWithin } from '../auth/scopes';
 import { issueToken } from '../auth/tokens';
 import type { AppDeps } from '../deps';
 import { forbidden } from '../errors';
+import { clientAddress } from '../middleware/client-address';
 import { reply, type Routes } from '../route';
 import { ErrorBody, IdParams, authErrors, notFoundError, tooManyAttempts, validationError } from '../schemas/common';
-import { CreateKeyBody, CreatedOrganizationKey, CreatedUserToken, ExchangeBody, ExchangeResult, Jwks, KeyView, Me } from '../schemas/identity';
+import { CreateKeyBody, CreatedOrganizationKey, CreatedUserToken, EXCHANGE_BODY_LIMIT_BYTES, ExchangeBody, ExchangeResult, Jwks, KeyView, Me } from '../schemas/identity';
 
 type CreateKey = z.output<typeof CreateKeyBody>;
 
-/** Scopes default to the session's own and may never exceed them; an expiry must lie ahead. */
+/**
+ * Scopes default to the session's own and may never exceed them: asking for one the session lacks is a
+ * 403, never a silently narrower key. An expiry must lie ahead.
+ */
 function grantedScopes(body: CreateKey, auth: RequestAuth): string[] {
   const scopes = body.scopes ? [...new Set(body.scopes)] : auth.scopes;
   if (!scopesWithin(scopes, auth.scopes)) throw forbidden('Requested scopes exceed those of the session');
@@ -28,12 +32,12 @@ const keyRequest = (body: CreateKey, auth: RequestAuth): identity.KeyRequest => 
 });
 
 /**
- * An organization's keys are listed and revoked with a CRM manage scope or Org admin, whatever the
- * token kind: a read-only caller never sees the key ids a wrong-secret flood could aim at.
+ * An organization's keys are created, listed and revoked by its key admins (`api:manage` or
+ * `organizations:manage`), whatever the token kind lists and revokes: a read-only caller never mints a
+ * key, never revokes one, and never sees the key ids a wrong-secret flood could aim at.
  */
-function assertCanManageOrgKeys(auth: RequestAuth): void {
-  if (!hasScopeGroup(auth.scopes, 'crmManage') && !hasScopeGroup(auth.scopes, 'orgAdmin')) throw forbidden('Insufficient permissions');
-}
+const KEY_ADMIN = { scope: 'keyAdmin' } as const;
+const KEY_ADMIN_TEXT = 'Needs `api:manage` or `organizations:manage` (403 `Insufficient permissions` otherwise).';
 
 export function registerIdentityRoutes(routes: Routes, deps: AppDeps): void {
   const { verifier } = deps;
@@ -47,7 +51,8 @@ export function registerIdentityRoutes(routes: Routes, deps: AppDeps): void {
     path: '/organization-pats',
     tag: 'Identity',
     summary: 'Create an organization API key (ak_), shown once',
-    auth: { session: true },
+    description: `An identity-provider session only. ${KEY_ADMIN_TEXT} The key carries the requested \`scopes\` (default: the session's); asking for a scope the session does not hold is 403 \`Requested scopes exceed those of the session\`, and nothing is created. \`expires_at\` (optional, in the future) ends the key: past it the key is 401.`,
+    auth: { session: true, ...KEY_ADMIN },
     body: futureExpiry,
     responses: { 200: { description: 'Created; pat_key is returned only here', schema: CreatedOrganizationKey }, ...authErrors, ...validationError },
     handler: async ({ body, auth }) =>
@@ -58,13 +63,11 @@ export function registerIdentityRoutes(routes: Routes, deps: AppDeps): void {
     method: 'get',
     path: '/organization-pats',
     tag: 'Identity',
-    summary: "List the organization's API keys (never their secrets)",
-    auth: {},
+    summary: "List the organization's API keys (never their secrets), with their scopes and expiry",
+    description: KEY_ADMIN_TEXT,
+    auth: KEY_ADMIN,
     responses: { 200: { description: 'Keys, newest first', schema: z.array(KeyView) }, ...authErrors },
-    handler: async ({ auth }) => {
-      assertCanManageOrgKeys(auth);
-      return identity.listOrganizationKeys(deps, orgOf(auth));
-    },
+    handler: async ({ auth }) => identity.listOrganizationKeys(deps, orgOf(auth)),
   });
 
   routes.add({
@@ -72,11 +75,11 @@ export function registerIdentityRoutes(routes: Routes, deps: AppDeps): void {
     path: '/organization-pats/{id}',
     tag: 'Identity',
     summary: 'Revoke an organization API key',
-    auth: {},
+    description: KEY_ADMIN_TEXT,
+    auth: KEY_ADMIN,
     params: IdParams,
     responses: { 204: { description: 'Revoked' }, ...authErrors, ...notFoundError },
     handler: async ({ params, auth }) => {
-      assertCanManageOrgKeys(auth);
       await identity.revokeOrganizationKey(deps, orgOf(auth), params.id);
       verifier.forget(params.id);
       return reply(204);
@@ -88,6 +91,8 @@ export function registerIdentityRoutes(routes: Routes, deps: AppDeps): void {
     path: '/user-pats',
     tag: 'Identity',
     summary: 'Create a personal access token (pat_), shown once',
+    description:
+      "An identity-provider session only; any member may make one for themselves. The token carries the requested `scopes` (default: the session's), never more (403 `Requested scopes exceed those of the session`), and in each organization only what its user holds there. `expires_at` (optional, in the future) ends it: past it the token is 401.",
     auth: { session: true, org: 'optional' },
     body: futureExpiry,
     responses: { 200: { description: 'Created; token is returned only here', schema: CreatedUserToken }, ...authErrors, ...validationError },
@@ -126,13 +131,14 @@ export function registerIdentityRoutes(routes: Routes, deps: AppDeps): void {
     summary: 'Exchange an ak_ key or pat_ token for a short-lived access token',
     auth: 'public',
     body: ExchangeBody,
+    bodyLimitBytes: EXCHANGE_BODY_LIMIT_BYTES,
     responses: {
       200: { description: 'Access token', schema: ExchangeResult },
       401: { description: 'Invalid, expired or revoked', schema: ErrorBody },
       ...validationError,
       ...tooManyAttempts,
     },
-    handler: async ({ body, ctx }) => verifier.exchange(body.token, { address: ctx.ip }),
+    handler: async ({ body, ctx }) => verifier.exchange(body.token, { address: clientAddress(ctx) }),
   });
 
   routes.add({

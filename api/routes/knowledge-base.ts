@@ -96,7 +96,7 @@ export function registerKnowledgeBaseRoutes(routes: Routes, deps: AppDeps): void
   });
   routes.add({
     method: 'post', path: '/knowledge-base/datasets/{dataset_id}/query', tag: TAG,
-    summary: 'Hybrid retrieval (full text + vector, reciprocal rank fusion) over the ready sources of the dataset', auth: READ,
+    summary: "Hybrid retrieval (full text + vector in the dataset's embedding space, fused by score) over the ready sources of the dataset", auth: READ,
     params: DatasetParams, body: QueryBody,
     responses: {
       200: { description: 'Results, best first', schema: QueryResults },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { LengthMismatchError, ObjectTooLargeError, StorageError, contentDisposition, verifyLocalSignature, type SignedRequest } from '../../platform/storage';
+import { LengthMismatchError, ObjectExistsError, ObjectTooLargeError, StorageError, contentDisposition, verifyLocalSignature, type SignedRequest } from '../../platform/storage';
 import type { AppDeps } from '../deps';
-import { HttpError, badGateway, badRequest, forbidden, notFound } from '../errors';
+import { HttpError, badGateway, badRequest, conflict, forbidden, notFound } from '../errors';
 import { reply, type Routes } from '../route';
 import { ErrorBody } from '../schemas/common';
 
@@ -11,10 +11,14 @@ import { ErrorBody } from '../schemas/common';
 const KeyParams = z.object({ key: z.string().min(1) });
 // Repeated parameters are let through and treated as absent, so any bad URL is the same 403.
 const loose = z.union([z.string(), z.array(z.string())]).optional();
-const SignedQuery = z.object({ method: loose, expires: loose, signature: loose, content_type: loose, filename: loose, content_length: loose, max_bytes: loose });
+const SignedQuery = z.object({ method: loose, expires: loose, signature: loose, content_type: loose, filename: loose, content_length: loose, max_bytes: loose, if_none_match: loose });
+const UploadHeaders = z.object({
+  'if-none-match': z.string().optional().openapi({ description: '`*`: required by a URL that carries if_none_match=* (it only creates its object, never replaces one)' }),
+});
 const single = (value: string | string[] | undefined) => (typeof value === 'string' ? value : undefined);
 
 const refused = () => forbidden('Invalid or expired signature');
+const alreadyUsed = () => conflict('This upload URL was already used: the object exists and is never replaced');
 const denied = { 403: { description: 'Invalid or expired signature', schema: ErrorBody } } as const;
 
 /** The signed request the URL describes, or 403 when its signature does not hold. */
@@ -28,6 +32,7 @@ function signedRequest(deps: AppDeps, method: 'GET' | 'PUT', key: string, query:
     filename: single(query.filename),
     contentLength: single(query.content_length),
     maxBytes: single(query.max_bytes),
+    ifNoneMatch: single(query.if_none_match),
   };
   if (single(query.method) !== method || !verifyLocalSignature(deps.storage, request)) throw refused();
   return request;
@@ -40,6 +45,7 @@ async function storageCall<T>(deps: AppDeps, action: () => Promise<T>): Promise<
     // Nothing was stored in either case: the body broke what the URL allows.
     if (error instanceof ObjectTooLargeError) throw new HttpError(413, 'Upload larger than this URL allows');
     if (error instanceof LengthMismatchError) throw badRequest('Upload length differs from the length this URL was issued for');
+    if (error instanceof ObjectExistsError) throw alreadyUsed();
     if (!(error instanceof StorageError)) throw error;
     deps.logger.error({ err: error }, 'object storage failed');
     throw badGateway('Object storage unavailable');
@@ -57,10 +63,12 @@ export function registerObjectRoutes(routes: Routes, deps: AppDeps): void {
     auth: 'public',
     params: KeyParams,
     query: SignedQuery,
+    documented: { headers: UploadHeaders },
     responses: {
       200: { description: 'Stored', schema: z.object({}) },
       400: { description: 'Content-Length or the body differs from the length the URL binds', schema: ErrorBody },
       ...denied,
+      409: { description: 'A create-only URL (signed for If-None-Match: *) whose object exists: it was used already; nothing is written', schema: ErrorBody },
       413: { description: 'Body larger than the URL allows (its declared length or the maximum file size)', schema: ErrorBody },
     },
     handler: async ({ params, query, ctx }) => {
@@ -68,6 +76,11 @@ export function registerObjectRoutes(routes: Routes, deps: AppDeps): void {
       const sentType = ctx.get('Content-Type') || undefined;
       // As with S3, a signed content type binds the upload's Content-Type header.
       if (signed.contentType !== undefined && sentType !== signed.contentType) throw refused();
+      // Likewise a URL signed for If-None-Match: * needs the header, and only ever creates its object:
+      // once used (and confirmed) it is refused before a byte of the body is read.
+      const createOnly = signed.ifNoneMatch !== undefined;
+      if (createOnly && (signed.ifNoneMatch !== '*' || ctx.get('If-None-Match') !== '*')) throw refused();
+      if (createOnly && (await storageCall(deps, () => deps.storage.head(params.key)))) throw alreadyUsed();
       // The JSON body parser has already read a JSON upload; anything else is still on the socket.
       const parsed = (ctx.request as { rawBody?: string }).rawBody;
       const length = ctx.get('Content-Length') ? Number(ctx.get('Content-Length')) : undefined;
@@ -81,6 +94,7 @@ export function registerObjectRoutes(routes: Routes, deps: AppDeps): void {
           contentType: signed.contentType ?? sentType,
           contentLength: bound ?? (parsed === undefined ? length : undefined),
           maxBytes,
+          createOnly,
         }),
       );
       return reply(200, {});

@@ -52,7 +52,7 @@ export function registerOutreachMailboxRoutes(routes: Routes, deps: AppDeps): vo
     body: ConnectMailboxBody,
     responses: {
       200: { description: 'Connected', schema: Mailbox },
-      400: { description: 'Unknown time zone, window_start not before window_end, a password without a username, IMAP without any password, or the SMTP check failed', schema: ErrorBody },
+      400: { description: 'Unknown time zone, window_start not before window_end, a password without a username, IMAP without any password, an SMTP or IMAP host that is not a reachable public mail server (one answer for every reason: no such name, a private or loopback address, a refused or silent port), or a refused SMTP login', schema: ErrorBody },
       ...duplicate,
       ...authErrors,
       ...validationError,

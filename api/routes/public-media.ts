@@ -40,9 +40,11 @@ export function registerPublicMediaRoutes(routes: Routes, deps: AppDeps): void {
     summary: 'A card image, for anyone; cached for a year (keys never change content)',
     auth: 'public',
     params: MediaParams,
+    // Links shared on social sites get tracking parameters (fbclid, gclid) appended: ignored, as on /share.
+    query: z.looseObject({}),
     responses: {
       200: { description: 'The image', schema: z.string().openapi({ format: 'binary' }), contentType: [...media.MEDIA_CONTENT_TYPES] },
-      404: { description: 'No image under this key', schema: ErrorBody },
+      404: { description: 'No image under this key (a small HTML page instead when the request prefers text/html)', schema: ErrorBody },
       ...validationError,
     },
     handler: async ({ params }) => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { CursorPagination } from '../pagination';
+import { CreatedCursor, CursorPagination, NameCursor, VersionCursor, cursorQuery } from '../pagination';
 import { AgentConfig, E164, InstructionBuilderInputs } from '../../domain/agent-config';
+import { SIP_PROVISIONING, SIP_PROVISIONING_NOTE } from '../../domain/agents';
 import { Uuid, TimestampInput } from './common';
 
 const Bool = z.enum(['true', 'false']);
@@ -39,11 +40,11 @@ export const AgentUpdateBody = z
 
 export const AgentListQuery = z.object({
   limit: Limit,
-  cursor: z.string().optional(),
+  cursor: cursorQuery(CreatedCursor),
   name: z.string().min(1).max(200).optional().openapi({ description: 'case-insensitive substring of the name' }),
   active: Bool.optional(),
   is_demo: Bool.optional(),
-  metadata: z.string().optional().openapi({ description: 'a JSON object; agents whose metadata contains it (@>)', example: '{"team":"sales"}' }),
+  metadata: z.string().max(2000).optional().openapi({ description: 'a JSON object; agents whose metadata contains it (@>)', example: '{"team":"sales"}' }),
   ...timeFilters,
 });
 
@@ -137,7 +138,7 @@ export const VersionParams = z.object({
 export const VersionCreateBody = z
   .object({
     config: AgentConfig.optional(),
-    base_version: z.number().int().min(1).optional(),
+    base_version: z.number().int().min(1).max(2_147_483_647).optional(),
     instruction_builder_inputs: InstructionBuilderInputs.optional(),
   })
   .strict()
@@ -161,7 +162,7 @@ export const VersionUpdateBody = z
 
 export const VersionListQuery = z.object({
   limit: Limit,
-  cursor: z.string().optional(),
+  cursor: cursorQuery(VersionCursor),
   version: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
   published: Bool.optional(),
   ...timeFilters,
@@ -187,7 +188,7 @@ export const AgentVersion = z
 export const VersionList = z.object({ data: z.array(AgentVersion), pagination: CursorPagination }).openapi('AgentVersionList');
 
 export const CompareBody = z
-  .object({ from_version: z.number().int().min(1), to_version: z.number().int().min(1) })
+  .object({ from_version: z.number().int().min(1).max(2_147_483_647), to_version: z.number().int().min(1).max(2_147_483_647) })
   .strict()
   .openapi('AgentVersionCompare');
 
@@ -231,7 +232,16 @@ export const PublishResult = z
 // SIP
 
 export const SipDeployment = z
-  .object({ agent_id: Uuid, sip_uri: z.string(), version: z.number().int(), deployed_at: z.string() })
+  .object({
+    agent_id: Uuid,
+    sip_uri: z.string(),
+    version: z.number().int(),
+    deployed_at: z.string(),
+    provisioning: z.enum([SIP_PROVISIONING]).openapi({
+      description: '`recorded`: the address is written to the agent and nothing else; no SIP server or provider is configured in this deployment',
+    }),
+    note: z.string().openapi({ description: 'What the deploy did, in words', example: SIP_PROVISIONING_NOTE }),
+  })
   .openapi('AgentSipDeployment');
 
 // Phone numbers
@@ -243,7 +253,7 @@ export const PhoneNumberCreateBody = z
 
 export const PhoneNumberListQuery = z.object({
   limit: Limit,
-  cursor: z.string().optional(),
+  cursor: cursorQuery(NameCursor),
   agent_id: Uuid.optional(),
   available: Bool.optional().openapi({ description: 'true: numbers serving no agent in either direction' }),
 });

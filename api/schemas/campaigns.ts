@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { DEFAULT_CALLING_WINDOW, isValidTimeZone, minutesOf } from '../../domain/campaign-schedule';
 import { CALL_STATUSES, CAMPAIGN_STATUSES, CONTACT_STATES } from '../../domain/campaigns';
-import { CursorPagination } from '../pagination';
+import { TIME_ZONE_DESCRIPTION, TIME_ZONE_NAMES } from './common';
+import { CreatedCursor, CursorPagination, cursorQuery } from '../pagination';
 import { Timestamp, Uuid, TimestampInput } from './common';
 
 export const CampaignStatusEnum = z.enum(CAMPAIGN_STATUSES).openapi('CampaignStatus');
@@ -13,14 +14,18 @@ export const CAMPAIGN_LIST_DEFAULT = 50;
 export const CAMPAIGN_LIST_MAX = 200;
 
 const PhoneNumber = z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 number such as +14155550100');
-const TimeZone = z.string().max(64).refine(isValidTimeZone, 'must be an IANA time zone such as Europe/Paris');
+const TimeZone = z
+  .string()
+  .max(64)
+  .refine(isValidTimeZone, 'must be an IANA time zone such as Europe/Paris')
+  .openapi({ enum: [...TIME_ZONE_NAMES], description: TIME_ZONE_DESCRIPTION });
 const JsonObject = z.record(z.string(), z.unknown());
 
 export const CallingWindow = z
   .object({
     start: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM'),
     end: z.string().regex(/^(([01]\d|2[0-3]):[0-5]\d|24:00)$/, 'must be HH:MM (24:00 allowed)'),
-    days: z.array(z.number().int().min(1).max(7)).min(1).max(7).openapi({ description: 'ISO weekdays, 1 = Monday … 7 = Sunday' }),
+    days: z.array(z.number().int().min(1).max(7)).min(1).max(7).openapi({ description: 'ISO weekdays, 1 = Monday … 7 = Sunday', uniqueItems: true }),
   })
   .strict()
   .refine((w) => minutesOf(w.start) < minutesOf(w.end), { message: 'start must be before end', path: ['end'] })
@@ -36,7 +41,7 @@ export const CampaignContactInput = z
     agent_id: Uuid.optional(),
     agent_config: JsonObject.optional(),
     agent_number: PhoneNumber.optional().openapi({ description: 'The number the call comes from (E.164)' }),
-    agent_version: z.number().int().min(1).optional(),
+    agent_version: z.number().int().min(1).max(2_147_483_647).optional(),
     initial_context: z.string().max(20_000).optional(),
     data: JsonObject.optional().openapi({ description: 'Free-form; the simulated dialer reads data.simulate.outcomes (one per attempt)' }),
   })
@@ -53,7 +58,7 @@ export const CreateCampaignBody = z
     agent_number: PhoneNumber.optional().openapi({ description: 'The number the calls come from (E.164)' }),
     priority: z.number().int().min(0).max(999_999).default(0),
     agent_id: Uuid.optional(),
-    version: z.number().int().min(1).optional().openapi({ description: 'Agent version the calls use' }),
+    version: z.number().int().min(1).max(2_147_483_647).optional().openapi({ description: 'Agent version the calls use' }),
     contacts: Contacts.default([]),
     timezone: TimeZone.default('UTC').openapi({ description: 'Zone of contacts that give none' }),
     calling_window: CallingWindow.default(DEFAULT_CALLING_WINDOW),
@@ -121,8 +126,8 @@ const Limit = z.coerce
   .default(CAMPAIGN_LIST_DEFAULT)
   .openapi({ description: `Page size, default ${CAMPAIGN_LIST_DEFAULT}, at most ${CAMPAIGN_LIST_MAX}` });
 
-export const CampaignListQuery = z.object({ status: CampaignStatusEnum.optional(), limit: Limit, cursor: z.string().optional() });
-export const ContactListQuery = z.object({ status: ContactStateEnum.optional(), limit: Limit, cursor: z.string().optional() });
+export const CampaignListQuery = z.object({ status: CampaignStatusEnum.optional(), limit: Limit, cursor: cursorQuery(CreatedCursor) });
+export const ContactListQuery = z.object({ status: ContactStateEnum.optional(), limit: Limit, cursor: cursorQuery(CreatedCursor) });
 
 export const CampaignContact = z
   .object({

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SIGNATURE_LAYOUTS } from '../../domain/card-signature';
-import { CARD_EVENT_TYPES, CARD_LINKS_MAX, UTM_FIELDS } from '../../domain/cards';
+import { CARD_EVENT_TYPES, CARD_LINKS_MAX, LEAD_STATUSES, UTM_FIELDS } from '../../domain/cards';
 import { HttpUrl } from './accounts';
 import { Timestamp, Uuid, TimestampInput } from './common';
 
@@ -192,6 +192,9 @@ export const LeadBody = z
   .strict()
   .openapi('CardLead');
 
+/** The unauthenticated lead form's body limit: its fields fit many times over, even fully escaped. */
+export const LEAD_BODY_LIMIT_BYTES = 64 * 1024;
+
 export const LeadReceived = z.object({ status: z.literal('received') }).openapi('CardLeadReceived');
 
 // ---- events -----------------------------------------------------------------------------------------
@@ -207,7 +210,7 @@ export const CardEvent = z
     source: z.string().nullable(),
     ...Object.fromEntries(UTM_FIELDS.map((f) => [f, z.string().nullable()])),
     referrer: z.string().nullable().describe("the Referer's scheme, host and path; its query is never kept"),
-    detail: z.record(z.string(), z.unknown()).describe('link_click: index, label, url; lead_submitted: lead_id, contact_id, contact_created'),
+    detail: z.record(z.string(), z.unknown()).describe('link_click: index, label, url; lead_submitted: lead_id (the lead waits in the card inbox)'),
     occurred_at: Timestamp,
   })
   .openapi('CardEvent');
@@ -253,3 +256,32 @@ export const CardMedia = z
   .openapi('CardMedia');
 
 export const MediaParams = z.object({ card_id: z.string(), file: z.string() });
+
+// ---- lead inbox ---------------------------------------------------------------------------------------
+
+const LeadStatus = z.enum(LEAD_STATUSES);
+export const LeadParams = z.object({ card_id: Uuid, lead_id: Uuid });
+export const LeadListQuery = z.object({ status: LeadStatus.optional(), limit: PageLimit(50, 200), offset: Offset });
+export const LeadExportQuery = z.object({ status: LeadStatus.optional() });
+
+export const CardLeadItem = z
+  .object({
+    id: Uuid,
+    card_id: Uuid,
+    share_link_id: Uuid,
+    source: z.string().nullable().describe('the source label of the share link it came through'),
+    status: LeadStatus.describe('pending until a person accepts it into the CRM or dismisses it'),
+    name: z.string(),
+    email: z.string(),
+    phone: z.string().nullable(),
+    company: z.string().nullable(),
+    note: z.string().nullable(),
+    consent_at: Timestamp,
+    created_at: Timestamp,
+    decided_at: Timestamp.nullable(),
+    decided_by: z.string().nullable(),
+    contact_id: Uuid.nullable().describe('the contact an accepted lead became or filled'),
+    contact_created: z.boolean().nullable().describe('accepted: whether a new contact was made (false: a known one gained what it lacked)'),
+  })
+  .openapi('CardLeadItem');
+export const CardLeadList = z.object({ leads: z.array(CardLeadItem), limit: z.number().int(), offset: z.number().int() }).openapi('CardLeadList');

@@ -21,6 +21,7 @@ export const ISO_8601_CALENDAR = `^${CALENDAR_DATE}${TIME}$`;
  */
 export const TimestampInput = z
   .string()
+  .max(64)
   .regex(ISO_8601, TIMESTAMP_MESSAGE)
   .refine((value) => {
     const match = ISO_8601.exec(value);
@@ -87,6 +88,10 @@ export const cappedLimit = (fallback: number, max: number, description = `Page s
 
 /** Tag names once each, in the order given (contacts, deals and accounts keep tags as plain names). */
 export const uniqueTags = (tags: string[]): string[] => [...new Set(tags)];
+
+/** The names every `timezone` field lists in the document (domain/time-zones.ts), and what it says of them. */
+export { TIME_ZONE_NAMES } from '../../domain/time-zones';
+export const TIME_ZONE_DESCRIPTION = 'IANA time zone name, e.g. Europe/Paris; other names and letter cases the runtime resolves (aliases such as US/Eastern) are taken too';
 
 /** A nullable timestamp as the API shows it. */
 export const iso = (d: Date | null): string | null => d?.toISOString() ?? null;

@@ -1,8 +1,9 @@
 import { IANAZone } from 'luxon';
 import { z } from 'zod';
 import { MIN_INTERVAL_SECONDS } from '../../domain/credentials';
-import { CursorPagination } from '../pagination';
-import { Timestamp, Uuid, TimestampInput } from './common';
+import { CreatedCursor, CursorPagination, cursorQuery } from '../pagination';
+import { secretField } from '../secret-fields';
+import { TIME_ZONE_DESCRIPTION, TIME_ZONE_NAMES, Timestamp, Uuid, TimestampInput } from './common';
 
 const Paused = z.boolean().optional().openapi({ description: 'Pause the schedule (it stays, visible in the Temporal UI)' });
 
@@ -22,7 +23,12 @@ export const RefreshPolicy = z
         .max(200)
         .regex(CRON, 'must be a five-field cron expression or @daily, @hourly, ...')
         .refine((e) => e.startsWith('@') || e.split(/\s+/).every((f) => CRON_FIELD.test(f)), 'must be a five-field cron expression'),
-      timezone: z.string().max(100).default('UTC').refine((zone) => IANAZone.isValidZone(zone), 'must be an IANA time zone'),
+      timezone: z
+        .string()
+        .max(100)
+        .default('UTC')
+        .refine((zone) => IANAZone.isValidZone(zone), 'must be an IANA time zone')
+        .openapi({ enum: [...TIME_ZONE_NAMES], description: TIME_ZONE_DESCRIPTION }),
       paused: Paused,
     }),
     z.strictObject({
@@ -39,11 +45,13 @@ export const RefreshPolicy = z
   });
 
 const VALUE_MAX_BYTES = 65_536;
-export const CredentialValue = z
-  .record(z.string().min(1).max(200), z.unknown())
-  .refine((v) => Object.keys(v).length <= 100, 'at most 100 keys')
-  .refine((v) => JSON.stringify(v).length <= VALUE_MAX_BYTES, `at most ${VALUE_MAX_BYTES} bytes of JSON`)
-  .openapi({ description: `An object (never a bare string), at most 100 keys and ${VALUE_MAX_BYTES} bytes of JSON; write-only` });
+export const CredentialValue = secretField(
+  z
+    .record(z.string().min(1).max(200), z.unknown())
+    .refine((v) => Object.keys(v).length <= 100, 'at most 100 keys')
+    .refine((v) => JSON.stringify(v).length <= VALUE_MAX_BYTES, `at most ${VALUE_MAX_BYTES} bytes of JSON`),
+  `An object (never a bare string), at most 100 keys and ${VALUE_MAX_BYTES} bytes of JSON; write-only (a 422 never echoes it)`,
+);
 
 const Name = z.string().trim().min(1).max(200);
 const Description = z.string().max(2000);
@@ -91,7 +99,7 @@ export const CredentialList = z.object({ data: z.array(Credential), pagination: 
 export const CredentialListQuery = z.object({
   name: z.string().max(200).optional().openapi({ description: 'Case-insensitive substring of the name' }),
   limit: z.coerce.number().int().min(1).max(100).default(50),
-  cursor: z.string().max(500).optional(),
+  cursor: cursorQuery(CreatedCursor),
 });
 
 export const CreateCredentialBody = z

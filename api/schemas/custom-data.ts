@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_KEY_PROPERTIES, MAX_PROPERTIES, NAME_PATTERN, NAME_RULE, PROPERTY_TYPES } from '../../domain/custom-data';
-import { CursorPagination } from '../pagination';
+import { CursorPagination, KeyCursor, NameCursor, cursorQuery } from '../pagination';
 import { Timestamp } from './common';
 
 const Name = z.string().regex(NAME_PATTERN, NAME_RULE).openapi({ description: NAME_RULE, example: 'orders' });
@@ -43,10 +43,12 @@ export const TableList = z.object({ data: z.array(Table), pagination: CursorPagi
 
 export const PageQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().max(2000).optional(),
+  cursor: cursorQuery(NameCursor),
 });
 
 export const RowsQuery = PageQuery.extend({
+  // A row key may be long (up to eight properties): its cursor gets room, within Node's 16 KiB request line.
+  cursor: cursorQuery(KeyCursor, 8000),
   state: z.enum(['live', 'tombstoned', 'all']).default('live').openapi({ description: 'live (default), tombstoned or all rows' }),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
@@ -81,7 +83,9 @@ export const WriteReport = z
     tombstoned: z.number().int(),
     live_before: z.number().int(),
     live_after: z.number().int(),
-    warnings: z.array(z.string()).openapi({ description: 'Advisory; the write has been applied' }),
+    warnings: z.array(z.string()).openapi({
+      description: 'Advisory; the write has been applied. Rows lacking a key property are skipped with a warning, but a replace none of whose rows holds the key is refused (422) instead: it would tombstone every live row',
+    }),
     type_mismatches: z.record(z.string(), z.number().int()),
     undeclared_properties: z.array(z.string()),
     view: z.string(),

@@ -8,13 +8,15 @@ export const DealStage = z.enum(DEAL_STAGES).openapi('DealStage');
 export const DEAL_LIST_DEFAULT = 50;
 export const DEAL_LIST_MAX = 200;
 
-const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
+const CURRENCIES = Intl.supportedValuesOf('currency');
+const KNOWN_CURRENCIES = new Set(CURRENCIES);
 
+/** An ISO 4217 code the runtime knows: exactly the listed ones (the document says which). */
 export const Currency = z
   .string()
   .regex(/^[A-Z]{3}$/, 'must be an upper-case ISO 4217 code such as USD')
-  .refine((code) => CURRENCIES.has(code), 'unknown ISO 4217 currency code')
-  .openapi({ example: 'USD' });
+  .refine((code) => KNOWN_CURRENCIES.has(code), 'unknown ISO 4217 currency code')
+  .openapi({ enum: CURRENCIES, example: 'USD' });
 
 /** numeric(16, 2): non-negative, stored rounded to cents. */
 const Money = z.number().min(0).max(99_999_999_999_999);
@@ -23,7 +25,7 @@ const dealFields = {
   name: z.string().trim().min(1).max(300),
   stage: DealStage,
   value: Money.nullable(),
-  currency: Currency.nullable(),
+  currency: Currency.nullable().openapi({ enum: [...CURRENCIES, null] }),
   owner_id: z.string().trim().min(1).max(200).nullable(),
   account_id: Uuid.nullable(),
   contact_id: Uuid.nullable(),

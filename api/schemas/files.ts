@@ -35,7 +35,9 @@ export const InitiateUploadBody = z
   .openapi('InitiateUploadRequest');
 
 export const InitiatedUpload = File.extend({
-  upload_url: z.string().openapi({ description: 'PUT the bytes here, with upload_headers, before upload_expires_at' }),
+  upload_url: z.string().openapi({
+    description: 'PUT the bytes here, with upload_headers (If-None-Match: * among them), before upload_expires_at; single-use: once the object exists the store refuses another PUT (S3 412, local 409)',
+  }),
   upload_method: z.literal('PUT'),
   upload_headers: z.record(z.string(), z.string()),
   upload_expires_at: z.string(),

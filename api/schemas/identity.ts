@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { secretField } from '../secret-fields';
 import { TimestampInput } from './common';
 
 export const CreateKeyBody = z
@@ -28,7 +29,10 @@ export const KeyView = z
 export const CreatedOrganizationKey = KeyView.extend({ pat_key: z.string() }).openapi('CreatedOrganizationKey');
 export const CreatedUserToken = KeyView.extend({ token: z.string() }).openapi('CreatedUserToken');
 
-export const ExchangeBody = z.object({ token: z.string().min(1) }).openapi('ExchangeRequest');
+/** The unauthenticated exchange takes one token: a small body limit of its own. */
+export const EXCHANGE_BODY_LIMIT_BYTES = 16 * 1024;
+
+export const ExchangeBody = z.object({ token: secretField(z.string().min(1), 'An ak_ key or a pat_ token (a 422 never echoes it)') }).openapi('ExchangeRequest');
 export const ExchangeResult = z
   .object({ access_token: z.string(), token_type: z.literal('bearer'), expires_in: z.number().int() })
   .openapi('ExchangeResult');

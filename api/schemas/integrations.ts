@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CreatedCursor, cursorQuery } from '../pagination';
 import { CONNECTION_STATUSES } from '../../domain/integrations';
 import { Timestamp, Uuid, cappedLimit } from './common';
 
@@ -46,10 +47,12 @@ export const AuthorizeQuery = z.object({ integration: z.string().max(100) });
 export const CallbackQuery = z.looseObject({
   // Optional to the parser, so its absence is the 400 page rather than a JSON 422; every real redirect carries it.
   state: z.string().max(500).optional().openapi({ minLength: 1, param: { required: true } }),
-  code: z.string().max(4000).optional(),
+  // RFC 6749 and RFC 9207: a code is printable ASCII, an issuer a URL, so the longest callback URL fits
+  // the server's request header limit (api/server.ts).
+  code: z.string().max(4000).regex(/^[ -~]*$/, 'must be printable ASCII').optional(),
   error: z.string().max(200).optional(),
   error_description: z.string().max(2000).optional(),
-  iss: z.string().max(2000).optional(),
+  iss: z.string().max(2000).regex(/^[!-~]*$/, 'must be a URL').optional(),
 });
 
 export const Connection = z
@@ -83,7 +86,7 @@ export const ConnectionQuery = z.object({
   integration: z.string().max(100).optional(),
   end_user_id: z.string().max(200).optional(),
   limit: cappedLimit(50, 100),
-  cursor: z.string().max(500).optional(),
+  cursor: cursorQuery(CreatedCursor),
 });
 
 export const IntegrationSettings = z

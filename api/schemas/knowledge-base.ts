@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CHUNKING_METHODS, CHUNK_SIZE_MAX, CHUNK_SIZE_MIN, RESULTS_COUNT_DEFAULT, RESULTS_COUNT_MAX, SOURCE_STATUSES, SOURCE_TYPES } from '../../domain/knowledge-base';
+import { CHUNKING_METHODS, CHUNK_SIZE_MAX, CHUNK_SIZE_MIN, RESULTS_COUNT_DEFAULT, RESULTS_COUNT_MAX, SOURCE_STATUSES, SOURCE_TYPES, VECTOR_WEIGHT } from '../../domain/knowledge-base';
 import { Timestamp, Uuid } from './common';
 
 const Name = z.string().trim().min(1).max(200);
@@ -20,7 +20,10 @@ export const Dataset = z
     name: z.string(),
     description: z.string(),
     chunking_strategy: z.object({ method: z.enum(CHUNKING_METHODS), chunk_size: z.number().int() }),
-    embedding_model: z.string().openapi({ description: 'The embedding space of the dataset, fixed at creation' }),
+    embedding_model: z.string().openapi({
+      description:
+        'The embedding model of the dataset, fixed at creation: queries are embedded with it. multilingual-e5-small-q4 (the local model npm start runs), the EMBEDDINGS_MODEL of an outside service, or builtin-hashing-384 (a lexical fallback, when no model runs)',
+    }),
     created_at: Timestamp,
     updated_at: Timestamp,
     created_by: z.string(),
@@ -58,7 +61,10 @@ export const Source = z
     chunking_strategy: z.object({ method: z.enum(CHUNKING_METHODS).nullable(), chunk_size: z.number().int().nullable() }),
     file_processor: z.string().nullable().openapi({ description: 'What extracted the text: text, markdown, html, pdf, docx or csv' }),
     file_size: z.number().int().nullable(),
-    chunk_count: z.number().int(),
+    chunk_count: z.number().int().openapi({ description: 'Chunks of the ingestion queries see' }),
+    chunks_total: z.number().int().min(0).openapi({ description: 'Progress of the latest ingestion: chunks extracted' }),
+    chunks_embedded: z.number().int().min(0).openapi({ description: 'Progress of the latest ingestion: chunks embedded so far (equals chunks_total when done)' }),
+    embedding_model: z.string().nullable().openapi({ description: 'The model that embedded the chunks queries see; null before the first ingestion' }),
     ingested_at: Timestamp.nullable(),
   })
   .openapi('KnowledgeSource');
@@ -116,7 +122,9 @@ export const QueryResults = z
     results: z.array(
       z.object({
         content: z.string(),
-        score: z.number().min(0).max(1).openapi({ description: 'Reciprocal rank fusion of full-text and vector ranks, normalized to (0, 1]; 1 is first in both' }),
+        score: z.number().min(0).max(1).openapi({
+          description: `${VECTOR_WEIGHT} × vector similarity (min-max normalized over the candidates) + ${+(1 - VECTOR_WEIGHT).toFixed(2)} × the square of the full-text score (IDF-weighted share of the query words held); 1 is the nearest vector match holding every word`,
+        }),
         source_id: Uuid,
         dataset_id: Uuid,
       }),

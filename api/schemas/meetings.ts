@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BOT_STATUSES, MEETING_PLATFORMS, meetingPlatform } from '../../domain/meetings';
-import { CursorPagination } from '../pagination';
+import { CreatedCursor, CursorPagination, cursorQuery } from '../pagination';
 import { Timestamp, Uuid, TimestampInput } from './common';
 
 export const BOT_LIST_DEFAULT = 50;
@@ -91,7 +91,7 @@ export const BotListQuery = z.object({
     .max(BOT_LIST_MAX)
     .default(BOT_LIST_DEFAULT)
     .openapi({ description: `Page size, default ${BOT_LIST_DEFAULT}, at most ${BOT_LIST_MAX}` }),
-  cursor: z.string().max(500).optional(),
+  cursor: cursorQuery(CreatedCursor),
 });
 
 export const BotParams = z.object({ bot_id: Uuid });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CreatedCursor, cursorQuery } from '../pagination';
 import { EMAIL_CADENCES } from '../../domain/notification-events';
 import { Timestamp, Uuid } from './common';
 
@@ -74,7 +75,7 @@ export const NotificationFeed = z
 export const FeedQuery = z.object({
   unread: z.enum(['true', 'false']).default('false').openapi({ description: 'true lists unread items only' }),
   limit: z.coerce.number().int().min(1).max(FEED_MAX).default(FEED_DEFAULT).openapi({ description: `Page size, default ${FEED_DEFAULT}` }),
-  cursor: z.string().min(1).max(512).optional().openapi({ description: 'next_cursor of the previous page' }),
+  cursor: cursorQuery(CreatedCursor),
 });
 
 export const UnreadCount = z.object({ unread: z.number().int() }).openapi('NotificationUnreadCount');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DOMAIN_NAME, normalizeDomain } from '../../domain/outreach-domains';
-import { CursorPagination } from '../pagination';
+import { CreatedCursor, CursorPagination, cursorQuery } from '../pagination';
 import { Timestamp, Uuid } from './common';
 
 const DomainName = z
@@ -32,7 +32,7 @@ export const DomainParams = z.object({ domain_id: Uuid });
 export const DomainListQuery = z.object({
   status: z.enum(['pending', 'verified', 'failed']).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().max(500).optional(),
+  cursor: cursorQuery(CreatedCursor),
 });
 
 const DomainRecord = z.object({

@@ -1,7 +1,17 @@
 import { z } from 'zod';
-import { DAILY_LIMIT_MAX, DAILY_LIMIT_MIN, WINDOW_END, WINDOW_START } from '../../domain/outreach-mailboxes';
-import { CursorPagination } from '../pagination';
-import { Timestamp, Uuid } from './common';
+import {
+  DAILY_LIMIT_MAX,
+  DAILY_LIMIT_MIN,
+  WARMUP_DAYS_DEFAULT,
+  WARMUP_DAYS_MAX,
+  WARMUP_DAYS_MIN,
+  WARMUP_START_PER_DAY_DEFAULT,
+  WINDOW_END,
+  WINDOW_START,
+} from '../../domain/outreach-mailboxes';
+import { CreatedCursor, CursorPagination, cursorQuery } from '../pagination';
+import { secretField } from '../secret-fields';
+import { TIME_ZONE_DESCRIPTION, TIME_ZONE_NAMES, Timestamp, Uuid } from './common';
 
 const Host = z
   .string()
@@ -11,7 +21,7 @@ const Host = z
   .regex(/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$|^\[[0-9A-Fa-f:.]+\]$/, 'must be a host name or an IP address');
 const Port = z.number().int().min(1).max(65535);
 const Username = z.string().min(1).max(320);
-const Password = z.string().min(1).max(1000).openapi({ description: 'Write-only: stored encrypted as a workflow credential, never returned' });
+const Password = secretField(z.string().min(1).max(1000), 'Write-only: stored encrypted as a workflow credential, never returned (a 422 never echoes it)');
 
 const SmtpSettings = z.strictObject({
   host: Host,
@@ -42,8 +52,29 @@ const WindowDays = z
   .max(7)
   .refine((days) => new Set(days).size === days.length, 'days must not repeat')
   .transform((days) => [...days].sort((a, b) => a - b))
-  .openapi({ description: 'ISO weekdays: 1 Monday … 7 Sunday' });
-const TimeZone = z.string().min(1).max(64).openapi({ description: 'IANA time zone, e.g. Europe/Paris (an unknown zone is a 400)', example: 'Europe/Paris' });
+  .openapi({ description: 'ISO weekdays: 1 Monday … 7 Sunday', uniqueItems: true });
+const TimeZone = z
+  .string()
+  .min(1)
+  .max(64)
+  .openapi({ enum: [...TIME_ZONE_NAMES], description: `${TIME_ZONE_DESCRIPTION}, stored in its canonical spelling (an unknown zone is a 400)`, example: 'Europe/Paris' });
+
+const WarmupEnabled = z.boolean().openapi({
+  description:
+    'While on, sequences send at most the warm-up volume a day: warmup_start_per_day on the local day it was switched on, rising in a straight line (rounded down) to daily_limit on day warmup_days, then daily_limit. Switching it on (again) starts the ramp that day',
+});
+const WarmupStartPerDay = z
+  .number()
+  .int()
+  .min(DAILY_LIMIT_MIN)
+  .max(DAILY_LIMIT_MAX)
+  .openapi({ description: `Warm-up volume of its first day (default ${WARMUP_START_PER_DAY_DEFAULT}); above daily_limit it is daily_limit` });
+const WarmupDays = z
+  .number()
+  .int()
+  .min(WARMUP_DAYS_MIN)
+  .max(WARMUP_DAYS_MAX)
+  .openapi({ description: `Local days the ramp takes to reach daily_limit (default ${WARMUP_DAYS_DEFAULT}); 1 means no ramp` });
 
 const Settings = {
   daily_limit: DailyLimit.optional(),
@@ -51,7 +82,9 @@ const Settings = {
   window_end: WindowEnd.optional(),
   window_days: WindowDays.optional(),
   timezone: TimeZone.optional(),
-  warmup_enabled: z.boolean().optional(),
+  warmup_enabled: WarmupEnabled.optional(),
+  warmup_start_per_day: WarmupStartPerDay.optional(),
+  warmup_days: WarmupDays.optional(),
 };
 
 export const ConnectMailboxBody = z.strictObject({
@@ -73,7 +106,9 @@ export const ProvisionMailboxBody = z.strictObject({
   display_name: DisplayName.nullable().optional(),
   daily_limit: DailyLimit.optional(),
   timezone: TimeZone.optional(),
-  warmup_enabled: z.boolean().optional().openapi({ description: 'Default true: a new domain warms up' }),
+  warmup_enabled: WarmupEnabled.optional().openapi({ description: 'Default true: a new domain warms up' }),
+  warmup_start_per_day: WarmupStartPerDay.optional(),
+  warmup_days: WarmupDays.optional(),
 });
 
 export const PatchMailboxBody = z
@@ -86,7 +121,7 @@ export const MailboxListQuery = z.object({
   status: z.enum(['active', 'paused']).optional(),
   domain_id: Uuid.optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
-  cursor: z.string().max(500).optional(),
+  cursor: cursorQuery(CreatedCursor),
 });
 
 const ServerView = z.object({ host: z.string(), port: z.number().int(), secure: z.boolean(), username: z.string().nullable() });
@@ -108,6 +143,9 @@ export const Mailbox = z
     window_days: z.array(z.number().int()),
     timezone: z.string(),
     warmup_enabled: z.boolean(),
+    warmup_started_at: Timestamp.nullable().openapi({ description: 'When warm-up was switched on (its day 1); null while it is off' }),
+    warmup_start_per_day: z.number().int(),
+    warmup_days: z.number().int(),
     smtp: ServerView.nullable(),
     imap: ServerView.nullable(),
     has_password: z.boolean(),
@@ -129,7 +167,19 @@ export const MailboxHealth = z
     last_failure_at: Timestamp.nullable(),
     daily_limit: z.number().int(),
     local_day: z.string().openapi({ description: "Today in the mailbox's time zone (YYYY-MM-DD)" }),
-    sent_today: z.number().int().min(0).openapi({ description: 'Messages counted against today’s limit' }),
-    remaining_today: z.number().int().min(0),
+    cap_today: z.number().int().min(0).openapi({ description: 'What may go out today: daily_limit, or the warm-up volume while it is lower' }),
+    sent_today: z.number().int().min(0).openapi({ description: 'Messages counted against today’s cap' }),
+    remaining_today: z.number().int().min(0).openapi({ description: 'cap_today minus sent_today, at least 0' }),
+    warmup: z
+      .object({
+        started_at: Timestamp,
+        day: z.number().int().min(1).openapi({ description: 'Today’s warm-up day: 1 on the local day it was switched on' }),
+        days: z.number().int(),
+        start_per_day: z.number().int(),
+        volume_today: z.number().int().openapi({ description: 'What the ramp allows today' }),
+        complete: z.boolean().openapi({ description: 'The ramp has reached daily_limit' }),
+      })
+      .nullable()
+      .openapi({ description: 'Null while warm-up is off' }),
   })
   .openapi('OutreachMailboxHealth');

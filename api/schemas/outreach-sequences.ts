@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CursorPagination } from '../pagination';
+import { CreatedCursor, CursorPagination, cursorQuery } from '../pagination';
 import { Timestamp, TimestampInput, Uuid } from './common';
 import {
   ENROLLMENT_STATUSES,
@@ -86,7 +86,7 @@ export const SequenceList = z.object({ data: z.array(Sequence), pagination: Curs
 const limit = (fallback: number, max: number) =>
   z.coerce.number().int().min(1).max(max).default(fallback).openapi({ description: `Page size, default ${fallback}, at most ${max}` });
 
-export const SequenceListQuery = z.object({ status: SequenceStatusEnum.optional(), limit: limit(50, 200), cursor: z.string().max(500).optional() });
+export const SequenceListQuery = z.object({ status: SequenceStatusEnum.optional(), limit: limit(50, 200), cursor: cursorQuery(CreatedCursor) });
 
 export const SequenceParams = z.object({ sequence_id: Uuid });
 
@@ -118,5 +118,5 @@ export const EnrollResult = z
   .openapi('OutreachEnrollResult');
 
 export const EnrollmentList = z.object({ data: z.array(Enrollment), pagination: CursorPagination }).openapi('OutreachEnrollmentList');
-export const EnrollmentListQuery = z.object({ status: EnrollmentStatusEnum.optional(), limit: limit(50, 500), cursor: z.string().max(500).optional() });
+export const EnrollmentListQuery = z.object({ status: EnrollmentStatusEnum.optional(), limit: limit(50, 500), cursor: cursorQuery(CreatedCursor) });
 export const EnrollmentParams = z.object({ sequence_id: Uuid, enrollment_id: Uuid });

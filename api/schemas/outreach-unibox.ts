@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CursorPagination } from '../pagination';
+import { CreatedCursor, CursorPagination, cursorQuery } from '../pagination';
 import { Timestamp, Uuid } from './common';
 
 const Bool = z.enum(['true', 'false']).transform((v) => v === 'true');
@@ -10,7 +10,7 @@ export const ThreadListQuery = z.object({
   unread: Bool.optional().openapi({ description: 'true: threads with unread messages; false: read ones' }),
   needs_reply: Bool.optional().openapi({ description: 'true: the latest message came in and is not answered yet' }),
   limit: z.coerce.number().int().min(1).max(200).default(50).openapi({ description: 'Page size, default 50, at most 200' }),
-  cursor: z.string().max(500).optional(),
+  cursor: cursorQuery(CreatedCursor),
 });
 
 export const ThreadParams = z.object({ thread_id: Uuid });

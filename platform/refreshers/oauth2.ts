@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { redactSecrets } from '../redact';
 import { WebFetchError } from '../web-fetch';
 import type { SafeHttp } from './http';
 import { RefreshError, type Refresher, type RefreshResult } from './types';
@@ -36,7 +37,21 @@ const TokenResponse = z.looseObject({
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined);
 
-/** One token request; any failure becomes a RefreshError whose message never carries the response body. */
+/**
+ * The server's `error_description`, fit to store and show: stripped of every form of what the request
+ * carried (a server may echo the request), cut to RFC 6749's characters (printable ASCII but `"` and
+ * `\`) and to 200 of them.
+ */
+function safeDescription(raw: unknown, sent: string[]): string | undefined {
+  if (typeof raw !== 'string') return undefined;
+  const text = redactSecrets(raw, sent).replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]+/g, ' ').trim();
+  return text ? text.slice(0, 200) : undefined;
+}
+
+/**
+ * One token request; any failure becomes a RefreshError that keeps the HTTP status, the OAuth `error`
+ * code and a scrubbed `error_description`, never the rest of the response body.
+ */
 export async function tokenRequest(
   http: SafeHttp,
   input: { token_url: string; client_id?: string; auth_method: 'client_secret_basic' | 'client_secret_post' },
@@ -62,9 +77,10 @@ export async function tokenRequest(
   }
   if (response.status < 200 || response.status >= 300) {
     const body = (response.json ?? {}) as Record<string, unknown>;
-    // The OAuth error code is a registered short word; the description is the server's and shown as is, cut short.
+    // The OAuth error code is a registered short word; the description is the server's, scrubbed of what we sent.
     const code = typeof body.error === 'string' ? /^[\w.-]{1,64}$/.exec(body.error)?.[0] : undefined;
-    const description = typeof body.error_description === 'string' ? body.error_description.slice(0, 200) : undefined;
+    const sent = [clientSecret, params.refresh_token].filter((v): v is string => !!v);
+    const description = safeDescription(body.error_description, sent);
     const detail = [code, description].filter(Boolean).join(': ');
     const retryable = response.status >= 500 || response.status === 429;
     throw new RefreshError(`Token endpoint answered ${response.status}${detail ? ` (${detail})` : ''}`, retryable);

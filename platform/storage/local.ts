@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { LengthMismatchError, ObjectTooLargeError, StorageError, type ObjectHead, type ObjectStorage, type PresignPutOptions, type PutOptions, type StoredObject } from './types';
+import { LengthMismatchError, ObjectExistsError, ObjectTooLargeError, StorageError, type ObjectHead, type ObjectStorage, type PresignPutOptions, type PutOptions, type StoredObject } from './types';
 
 // The local-disk driver: one file per key under root, its content type and etag in a sidecar
 // `<file>.meta.json`. Presigned URLs point at the API's own /storage/objects route and carry an
@@ -45,6 +45,8 @@ export interface SignedRequest {
   /** PUT only: the exact length, or the most, the upload may have (decimal strings, as in the URL). */
   contentLength?: string;
   maxBytes?: string;
+  /** PUT only: `*` when the URL may only create the object (the uploader sends `If-None-Match: *`). */
+  ifNoneMatch?: string;
 }
 
 interface Meta {
@@ -95,11 +97,17 @@ export class LocalObjectStorage implements ObjectStorage {
       const meta: Meta = { contentType: options.contentType ?? DEFAULT_CONTENT_TYPE, etag: md5.digest('hex') };
       await fs.promises.writeFile(`${tmp}.meta`, JSON.stringify(meta), { flag: 'wx' });
       // Data first, then meta: a reader may briefly see new bytes with the old type, never a torn file.
-      await fs.promises.rename(tmp, file);
+      // A create-only write links instead of renaming: link fails atomically when the key is taken.
+      if (options.createOnly) {
+        await fs.promises.link(tmp, file).catch((error: NodeJS.ErrnoException) => {
+          throw error.code === 'EEXIST' ? new ObjectExistsError(`object ${key} already exists`) : error;
+        });
+        await fs.promises.rm(tmp, { force: true });
+      } else await fs.promises.rename(tmp, file);
       await fs.promises.rename(`${tmp}.meta`, file + META_SUFFIX);
     } catch (error) {
       await Promise.allSettled([fs.promises.rm(tmp, { force: true }), fs.promises.rm(`${tmp}.meta`, { force: true })]);
-      if (error instanceof StorageError || error instanceof ObjectTooLargeError || error instanceof LengthMismatchError) throw error;
+      if (error instanceof StorageError || error instanceof ObjectTooLargeError || error instanceof LengthMismatchError || error instanceof ObjectExistsError) throw error;
       throw new StorageError(`could not write object ${key}`, { cause: error });
     }
   }
@@ -144,6 +152,7 @@ export class LocalObjectStorage implements ObjectStorage {
     const request: SignedRequest = { method: 'PUT', key, contentType: options.contentType };
     if (options.contentLength !== undefined) request.contentLength = String(options.contentLength);
     if (options.maxBytes !== undefined) request.maxBytes = String(options.maxBytes);
+    if (options.createOnly) request.ifNoneMatch = '*';
     return this.presign(request, options.expiresInSeconds);
   }
 
@@ -182,6 +191,7 @@ export class LocalObjectStorage implements ObjectStorage {
     if (request.filename !== undefined) url.searchParams.set('filename', request.filename);
     if (request.contentLength !== undefined) url.searchParams.set('content_length', request.contentLength);
     if (request.maxBytes !== undefined) url.searchParams.set('max_bytes', request.maxBytes);
+    if (request.ifNoneMatch !== undefined) url.searchParams.set('if_none_match', request.ifNoneMatch);
     url.searchParams.set('signature', this.sign(request, expires));
     return url.toString();
   }
@@ -196,6 +206,8 @@ export class LocalObjectStorage implements ObjectStorage {
       request.filename ?? null,
       request.contentLength ?? null,
       request.maxBytes ?? null,
+      // Appended only when present, so URLs signed before the field existed still verify.
+      ...(request.ifNoneMatch === undefined ? [] : [request.ifNoneMatch]),
     ]);
     return crypto.createHmac('sha256', this.signingKey).update(payload).digest('hex');
   }

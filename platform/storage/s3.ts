@@ -11,7 +11,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { DEFAULT_CONTENT_TYPE, assertValidKey, contentDisposition } from './local';
-import { StorageError, type ObjectHead, type ObjectStorage, type PresignPutOptions, type PutOptions, type StoredObject } from './types';
+import { ObjectExistsError, StorageError, type ObjectHead, type ObjectStorage, type PresignPutOptions, type PutOptions, type StoredObject } from './types';
 
 export interface S3Settings {
   endpoint?: string;
@@ -37,6 +37,11 @@ function isNotFound(error: unknown): boolean {
   if (e.name === 'NoSuchBucket' || e.Code === 'NoSuchBucket') return false; // misconfiguration, not a missing object
   return e.name === 'NotFound' || e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404;
 }
+
+const isPreconditionFailed = (error: unknown) => {
+  const e = error as AwsError;
+  return e.name === 'PreconditionFailed' || e.Code === 'PreconditionFailed' || e.$metadata?.httpStatusCode === 412;
+};
 
 const etagOf = (raw: string | undefined) => (raw ? raw.replace(/^(W\/)?"|"$/g, '') : null);
 
@@ -101,9 +106,11 @@ export class S3ObjectStorage implements ObjectStorage {
           Body: payload,
           ContentType: options.contentType ?? DEFAULT_CONTENT_TYPE,
           ContentLength: options.contentLength,
+          IfNoneMatch: options.createOnly ? '*' : undefined,
         }),
       );
     } catch (error) {
+      if (options.createOnly && isPreconditionFailed(error)) throw new ObjectExistsError(`object ${key} already exists`);
       throw new StorageError(`could not write object ${key}`, { cause: error });
     }
   }
@@ -148,10 +155,21 @@ export class S3ObjectStorage implements ObjectStorage {
 
   async presignPut(key: string, options: PresignPutOptions = {}): Promise<string> {
     assertValidKey(key);
-    const command = new PutObjectCommand({ Bucket: this.bucket, Key: key, ContentType: options.contentType, ContentLength: options.contentLength });
-    // Sign the headers too, or the uploader could store any type and any length it likes. maxBytes has
-    // no equivalent in a presigned PUT: the caller checks the stored size afterwards.
-    const signed = [...(options.contentType === undefined ? [] : ['content-type']), ...(options.contentLength === undefined ? [] : ['content-length'])];
+    const command = new PutObjectCommand({
+      Bucket: this.bucket,
+      Key: key,
+      ContentType: options.contentType,
+      ContentLength: options.contentLength,
+      IfNoneMatch: options.createOnly ? '*' : undefined,
+    });
+    // Sign the headers too, or the uploader could store any type and any length it likes, or replace
+    // an object a create-only URL already wrote (S3 then answers 412). maxBytes has no equivalent in a
+    // presigned PUT: the caller checks the stored size afterwards.
+    const signed = [
+      ...(options.contentType === undefined ? [] : ['content-type']),
+      ...(options.contentLength === undefined ? [] : ['content-length']),
+      ...(options.createOnly ? ['if-none-match'] : []),
+    ];
     return this.presign(command, options.expiresInSeconds, signed.length ? new Set(signed) : undefined);
   }
 

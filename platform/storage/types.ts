@@ -41,6 +41,8 @@ export interface PutOptions {
   contentLength?: number;
   /** The body may be at most this long; refused while streaming (ObjectTooLargeError). */
   maxBytes?: number;
+  /** Only create: when the key already holds an object nothing is written (ObjectExistsError). */
+  createOnly?: boolean;
 }
 
 export interface PresignPutOptions {
@@ -48,12 +50,20 @@ export interface PresignPutOptions {
   contentType?: string;
   contentLength?: number;
   maxBytes?: number;
+  /**
+   * The URL may only create the object, never replace it: it is signed for `If-None-Match: *`, which
+   * the uploader must send (S3 answers 412 while the key holds an object; the local route 409).
+   */
+  createOnly?: boolean;
 }
 
 /** A body longer than the upload allows: the uploader's mistake (413), nothing is stored. */
 export class ObjectTooLargeError extends Error {}
 /** A body whose length is not the one declared: the uploader's mistake (400), nothing is stored. */
 export class LengthMismatchError extends Error {}
+
+/** A create-only write found the key already holding an object: nothing was written. */
+export class ObjectExistsError extends Error {}
 
 export class StorageError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {

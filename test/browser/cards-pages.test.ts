@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dumpDom, findChromium, screenshot } from '../support/browser';
+import { chromiumFor, dumpDom, screenshot } from '../support/browser';
 import { createCard, createShareLink, pngBytes, uploadImage } from '../support/cards';
 import { createTestContext, type TestContext } from '../support/context';
 import { crmTenant, type CrmTenant } from '../support/crm-contacts';
@@ -10,8 +10,7 @@ import { crmTenant, type CrmTenant } from '../support/crm-contacts';
 // What a person opens in a browser, opened in a real (headless) Chromium: the share page and the
 // signature. Screenshots go to CARD_SCREENSHOT_DIR (default: the OS temp dir) for a look by eye.
 
-const chromium = findChromium();
-if (!chromium) console.warn('cards browser tests skipped: no chromium binary found (install chromium, or set CHROMIUM_PATH)');
+const chromium = chromiumFor('cards browser tests');
 const shots = process.env.CARD_SCREENSHOT_DIR ?? path.join(os.tmpdir(), 'card-screenshots');
 const HOSTILE = `Ada <img src=x onerror="document.title='pwned'"> "Lovelace"`;
 
@@ -50,6 +49,14 @@ describe.skipIf(!chromium)('cards in a browser', () => {
     const png = await screenshot(chromium!, link.url, path.join(shots, 'share-page.png'));
     expect(png.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
     expect(png.length).toBeGreaterThan(5_000);
+  });
+
+  it('shows a person a page, not JSON, for a revoked link', async () => {
+    const link = await createShareLink(ctx, t, card.id, { source: 'revoked' });
+    await ctx.request('DELETE', `/cards/${card.id}/share-links/${link.id}`, { token: t.session });
+    const dom = await dumpDom(chromium!, link.url);
+    expect(dom).toContain('<h1>This link is not available</h1>');
+    expect(dom).not.toContain('"detail"');
   });
 
   it('renders the signature with its photo and nothing executed', async () => {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIMULATED_CLIENT_ID } from '../../platform/oauth-catalog';
 import { freePort } from '../../platform/ports';
 import { startSimulatedOAuthProvider, type SimulatedProvider } from '../../platform/simulated-oauth-provider';
-import { dumpDom, findChromium, screenshot } from '../support/browser';
+import { chromiumFor, dumpDom, screenshot } from '../support/browser';
 import { createTestContext, type TestContext } from '../support/context';
 import { newTenant, type Tenant } from '../support/identity';
 
@@ -12,8 +12,7 @@ import { newTenant, type Tenant } from '../support/identity';
 // the built-in `simulated` provider (the loopback OAuth server npm start runs) is the catalog.
 // Screenshots go to INTEGRATION_SCREENSHOT_DIR (default: the OS temp dir) for a look by eye.
 
-const chromium = findChromium();
-if (!chromium) console.warn('integrations browser tests skipped: no chromium binary found (install chromium, or set CHROMIUM_PATH)');
+const chromium = chromiumFor('integrations browser tests');
 const shots = process.env.INTEGRATION_SCREENSHOT_DIR ?? path.join(os.tmpdir(), 'integration-screenshots');
 
 describe.skipIf(!chromium)('the connect page in a browser', () => {

@@ -643,6 +643,20 @@ describe('SIP', () => {
     expect((await call('GET', `/core/agents/${agent.id}`)).body.sip.deployed).toBe(false);
     expect((await call('DELETE', `/core/agents/${agent.id}/deploy-as-sip`)).status).toBe(204);
   });
+
+  it('says it only records the address, in the answer and in the document', async () => {
+    const agent = await publishedAgent();
+    const res = await call('POST', `/core/agents/${agent.id}/deploy-as-sip`);
+    expect(res.status).toBe(200);
+    expect(res.body.provisioning).toBe('recorded');
+    expect(res.body.note).toMatch(/^Recorded only: .*no SIP server or provider.*no call reaches the agent/);
+    const operation = (await ctx.request('GET', '/openapi.json')).body.paths['/core/agents/{id}/deploy-as-sip'].post;
+    expect(operation.description).toMatch(/runs no SIP server or provider, so no call reaches the agent/);
+    const answer = operation.responses['200'].content['application/json'].schema;
+    const schema = answer.$ref ? (await ctx.request('GET', '/openapi.json')).body.components.schemas[answer.$ref.split('/').pop()] : answer;
+    expect(schema.properties.provisioning).toMatchObject({ type: 'string', enum: ['recorded'] });
+    expect(schema.required).toEqual(expect.arrayContaining(['provisioning', 'note']));
+  });
 });
 
 describe('compare with the built-in writer (no LLM configured)', () => {

@@ -9,7 +9,8 @@ let a: CrmTenant;
 let b: CrmTenant;
 beforeAll(async () => {
   ctx = await createTestContext({
-    env: { CARD_READS_PER_ADDRESS: '8', CARD_READS_PER_LINK: '12', CARD_LEADS_PER_ADDRESS: '2', CARD_LEADS_PER_LINK: '3' },
+    // The test client stands in for a proxy chain (127.0.0.1, then 10.0.0.1) forwarding each visitor's address.
+    env: { CARD_READS_PER_ADDRESS: '8', CARD_READS_PER_LINK: '12', CARD_LEADS_PER_ADDRESS: '2', CARD_LEADS_PER_LINK: '3', TRUSTED_PROXIES: '127.0.0.1,10.0.0.1' },
   });
   [a, b] = await Promise.all([crmTenant(ctx), crmTenant(ctx)]);
 });
@@ -50,7 +51,11 @@ describe('managing share links', () => {
       revoked_at: null,
     });
     expect(link.token).toMatch(/^[A-Za-z0-9_-]{22}$/);
-    expect((await ctx.request('GET', `/cards/${card.id}/share-links`, { token: a.session })).body.share_links).toEqual([link]);
+    // Newest first; the card's own email-signature link was made with the card.
+    expect((await ctx.request('GET', `/cards/${card.id}/share-links`, { token: a.session })).body.share_links).toEqual([
+      link,
+      expect.objectContaining({ source: 'email-signature', state: 'active' }),
+    ]);
     expect((await ctx.request('DELETE', `/cards/${card.id}/share-links/${link.id}`, { token: a.session })).status).toBe(204);
     expect((await ctx.request('DELETE', `/cards/${card.id}/share-links/${link.id}`, { token: a.session })).status).toBe(204);
     const after = await ctx.request('GET', `/cards/${card.id}/share-links/${link.id}`, { token: a.session });
@@ -149,47 +154,106 @@ describe('the public side of a link', () => {
 });
 
 describe('lead capture', () => {
-  it('creates a contact (source card, owned by the card owner, on the card’s account) and notifies the owner', async () => {
+  it('keeps a lead in the card inbox, touching no contact, and notifies the owner', async () => {
     const accountId = await insertAccount(ctx, a.orgId);
     const { card, link } = await cardWithLink(a, { account_id: accountId });
     const body = lead({ phone: '+1 555 0199', company: 'Navy', note: 'Met at the booth' });
     const res = await visitor().post(`${sharePath(link)}/leads`, body);
     expect(res.status, res.text).toBe(200);
     expect(res.body).toEqual({ status: 'received' });
-    const [contact, ...more] = await contactsByEmail(a, body.email);
-    expect(more).toEqual([]);
-    expect(contact).toMatchObject({
-      first_name: 'Grace Brewster',
-      last_name: 'Hopper',
-      email: body.email,
-      phone: '+1 555 0199',
-      company: 'Navy',
-      notes: 'Met at the booth',
-      source: 'card',
-      owner_id: a.user,
-      account_id: accountId,
-    });
+    expect(await contactsByEmail(a, body.email)).toEqual([]);
+    const inbox = await ctx.request('GET', `/cards/${card.id}/leads?status=pending`, { token: a.session });
+    expect(inbox.status).toBe(200);
+    expect(inbox.body.leads).toEqual([
+      expect.objectContaining({ status: 'pending', name: body.name, email: body.email, company: 'Navy', note: 'Met at the booth', contact_id: null, source: null }),
+    ]);
     const [outbox] = await ctx.deps.sql`
       SELECT event_type, entity_type, entity_id, payload, recipient_user_ids FROM notification_outbox
       WHERE org_id = ${a.orgId} AND entity_id = ${card.id}`;
     const [owner] = await ctx.deps.sql`SELECT id FROM users WHERE external_id = ${a.user}`;
     expect(outbox).toMatchObject({ event_type: 'card.lead_submitted', entity_type: 'card', recipient_user_ids: [owner!.id] });
-    expect(outbox!.payload).toMatchObject({ name: body.name, email: body.email, contact_id: contact!.id, contact_created: true, card_name: card.name });
+    expect(outbox!.payload).toMatchObject({ name: body.name, email: body.email, lead_id: inbox.body.leads[0].id, card_name: card.name });
     expect(ctx.logs.join('')).not.toContain(body.email);
   });
 
-  it('fills only the gaps of a known contact (email case aside), and never touches another organization', async () => {
-    const { link } = await cardWithLink(a);
+  it('accepts a lead into a new contact (source card, the card owner’s, on the card’s account when the company matches)', async () => {
+    const accountId = await insertAccount(ctx, a.orgId);
+    const [account] = await ctx.deps.sql<{ name: string }[]>`SELECT name FROM accounts WHERE id = ${accountId}`;
+    const accountName = account!.name;
+    const { card, link } = await cardWithLink(a, { account_id: accountId });
+    const same = lead({ phone: '+1 555 0199', company: `${accountName.toUpperCase()}, Inc.`, note: 'Met at the booth' });
+    const other = lead({ company: 'Somewhere Else Ltd' });
+    for (const body of [same, other]) expect((await visitor().post(`${sharePath(link)}/leads`, body)).status).toBe(200);
+    const pending = (await ctx.request('GET', `/cards/${card.id}/leads`, { token: a.session })).body.leads;
+    const idOf = (email: string) => pending.find((l: { email: string }) => l.email === email).id;
+
+    expect((await ctx.request('POST', `/cards/${card.id}/leads/${idOf(same.email)}/accept`, { token: await readOnlyKey(ctx, a) })).status).toBe(403);
+    const accepted = await ctx.request('POST', `/cards/${card.id}/leads/${idOf(same.email)}/accept`, { token: a.session });
+    expect(accepted.status, accepted.text).toBe(200);
+    expect(accepted.body).toMatchObject({ status: 'accepted', contact_created: true, decided_by: `user:${a.user}` });
+    const [contact] = await contactsByEmail(a, same.email);
+    expect(contact).toMatchObject({
+      id: accepted.body.contact_id,
+      first_name: 'Grace Brewster',
+      last_name: 'Hopper',
+      phone: '+1 555 0199',
+      notes: 'Met at the booth',
+      source: 'card',
+      owner_id: a.user,
+      account_id: accountId,
+    });
+    expect((await ctx.request('POST', `/cards/${card.id}/leads/${idOf(same.email)}/accept`, { token: a.session })).status).toBe(409);
+
+    // Another company is not filed under the card's account.
+    await ctx.request('POST', `/cards/${card.id}/leads/${idOf(other.email)}/accept`, { token: a.session });
+    expect((await contactsByEmail(a, other.email))[0]).toMatchObject({ account_id: null, company: 'Somewhere Else Ltd' });
+  });
+
+  it('accepting fills only the gaps of a known contact (email case aside), and never touches another organization', async () => {
+    const { card, link } = await cardWithLink(a);
     const email = `known-${crypto.randomBytes(4).toString('hex')}@example.com`;
-    const known = await createContact(ctx, a, { first_name: 'Original', last_name: 'Name', email, source: 'import' });
+    const known = await createContact(ctx, a, { first_name: 'Original', last_name: 'Name', email, source: 'import', phone: '+1 555 0000' });
     const elsewhere = await createContact(ctx, b, { first_name: 'B', email });
     const res = await visitor().post(`${sharePath(link)}/leads`, lead({ name: 'Someone Else', email: email.toUpperCase(), phone: '+1 555 0123', company: 'Evil' }));
     expect(res.body).toEqual({ status: 'received' });
+    // Until a person accepts it, the known contact is untouched.
+    expect((await contactsByEmail(a, email))[0]).toMatchObject({ id: known.id, phone: '+1 555 0000', company: null });
+    const [pending] = (await ctx.request('GET', `/cards/${card.id}/leads`, { token: a.session })).body.leads;
+    const accepted = await ctx.request('POST', `/cards/${card.id}/leads/${pending.id}/accept`, { token: a.session });
+    expect(accepted.body).toMatchObject({ contact_id: known.id, contact_created: false });
     const contacts = await contactsByEmail(a, email);
     expect(contacts).toHaveLength(1);
-    expect(contacts[0]).toMatchObject({ id: known.id, first_name: 'Original', last_name: 'Name', source: 'import', phone: '+1 555 0123', company: 'Evil' });
+    expect(contacts[0]).toMatchObject({ id: known.id, first_name: 'Original', last_name: 'Name', source: 'import', phone: '+1 555 0000', company: 'Evil' });
     const other = (await ctx.request('GET', `/contacts/${elsewhere.id}`, { token: b.session })).body;
     expect(other).toMatchObject({ first_name: 'B', phone: null, company: null });
+  });
+
+  it('dismisses a lead, exports the inbox as spreadsheet-safe CSV, and is 404 across organizations', async () => {
+    const { card, link } = await cardWithLink(a);
+    const formula = lead({ name: '=HYPERLINK("http://evil.example","x")', company: '+cmd' });
+    const plain = lead({ company: 'Plain, "Quoted" Co' });
+    for (const body of [formula, plain]) expect((await visitor().post(`${sharePath(link)}/leads`, body)).status).toBe(200);
+    const [newest] = (await ctx.request('GET', `/cards/${card.id}/leads?limit=1`, { token: a.session })).body.leads;
+    expect(newest.email).toBe(plain.email);
+    const dismissed = await ctx.request('POST', `/cards/${card.id}/leads/${newest.id}/dismiss`, { token: a.session });
+    expect(dismissed.body).toMatchObject({ status: 'dismissed', contact_id: null, contact_created: null });
+    expect(await contactsByEmail(a, plain.email)).toEqual([]);
+    expect((await ctx.request('POST', `/cards/${card.id}/leads/${newest.id}/accept`, { token: a.session })).status).toBe(409);
+
+    const csv = await ctx.request('GET', `/cards/${card.id}/leads/export`, { token: a.session });
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    const lines = csv.text.trim().split('\n');
+    expect(lines[0]).toBe('id,created_at,status,name,email,phone,company,note,source,contact_id,consent_at');
+    expect(lines).toHaveLength(3);
+    expect(lines[1]).toContain(',dismissed,');
+    expect(lines[1]).toContain('"Plain, ""Quoted"" Co"');
+    expect(lines[2]).toContain(`,pending,"'=HYPERLINK(""http://evil.example"",""x"")",`);
+    expect(lines[2]).toContain(",'+cmd,");
+    expect((await ctx.request('GET', `/cards/${card.id}/leads/export?status=pending`, { token: a.session })).text.trim().split('\n')).toHaveLength(2);
+
+    expect((await ctx.request('GET', `/cards/${card.id}/leads`, { token: b.session })).status).toBe(404);
+    expect((await ctx.request('POST', `/cards/${card.id}/leads/${newest.id}/dismiss`, { token: b.session })).status).toBe(404);
   });
 
   it('validates the form strictly (422) and requires consent', async () => {
@@ -305,3 +369,59 @@ describe('attribution', () => {
     expect((await ctx.request('GET', `/cards/${card.id}/events?ip=1`, { token: a.session })).status).toBe(400);
   });
 });
+
+describe('what people and link previews see', () => {
+  const HTML = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+
+  it('does not count crawlers and link expanders as views; a person counts', async () => {
+    const { card, link } = await cardWithLink(a);
+    for (const agent of ['Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)', 'facebookexternalhit/1.1', 'LinkedInBot/1.0 (compatible; Mozilla/5.0)']) {
+      expect((await visitor().get(`${sharePath(link)}?via=qr`, { 'User-Agent': agent })).status).toBe(200);
+    }
+    expect((await visitor().get(sharePath(link))).status).toBe(200);
+    const events = (await ctx.request('GET', `/cards/${card.id}/events?share_link_id=${link.id}`, { token: a.session })).body.events;
+    expect(events.map((e: { event_type: string }) => e.event_type)).toEqual(['view']);
+  });
+
+  it('gives the page Open Graph and Twitter card tags, escaped', async () => {
+    const { link } = await cardWithLink(a, { name: 'Ada "Countess" Lovelace', bio: 'Writes <programs>' });
+    const page = (await visitor().get(sharePath(link))).text;
+    expect(page).toContain('<meta property="og:title" content="Ada &quot;Countess&quot; Lovelace">');
+    expect(page).toContain('<meta property="og:type" content="profile">');
+    expect(page).toMatch(new RegExp(`<meta property="og:url" content="https?://[^"]+/share/${link.token}">`));
+    expect(page).toMatch(/<meta property="og:description" content="Engineer[^"]*Writes &lt;programs&gt;">/);
+    expect(page).toContain('<meta name="twitter:card" content="summary">');
+  });
+
+  it('answers a person a small HTML page for a dead link and a rate limit; API clients keep JSON', async () => {
+    const { card, link } = await cardWithLink(a);
+    await ctx.request('DELETE', `/cards/${card.id}/share-links/${link.id}`, { token: a.session });
+    const page = await visitor().get(sharePath(link), { Accept: HTML });
+    expect(page.status).toBe(404);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.text).toContain('This link is not available');
+    expect(page.text).not.toContain('{"detail"');
+    const api = await visitor().get(sharePath(link), { Accept: 'application/json' });
+    expect(api.body).toEqual({ detail: 'Share link not found' });
+    expect((await visitor().get(sharePath(link))).body).toEqual({ detail: 'Share link not found' });
+
+    const v = visitor();
+    let limited = await v.get(`/share/${'A'.repeat(22)}`, { Accept: HTML });
+    while (limited.status === 404) limited = await v.get(`/share/${'A'.repeat(22)}`, { Accept: HTML });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(limited.text).toContain('Too many requests');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+
+  it('ignores tracking parameters on card images, like the share page', async () => {
+    const res = await ctx.request('GET', `/media/cards/${card0()}/00000000-0000-4000-8000-000000000000.png?fbclid=abc&gclid=x`);
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ detail: expect.any(String) });
+    expect((await ctx.request('GET', `/media/cards/${card0()}/00000000-0000-4000-8000-000000000000.png?fbclid=1`, { headers: { Accept: HTML } })).text).toContain(
+      '<!DOCTYPE html>',
+    );
+  });
+});
+
+const card0 = () => '00000000-0000-4000-8000-000000000001';

@@ -166,7 +166,27 @@ describe('GET /cards/{card_id}/signature', () => {
     const card = await createCard(ctx, a, { name: hostile, title: 'CEO', email: 'x@example.com' });
     const res = await get(`/cards/${card.id}/signature?format=text`);
     expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
-    expect(res.text).toBe(`-- \n${hostile}\nCEO\nx@example.com\n`);
+    expect(res.text).toMatch(
+      new RegExp(`^-- \\n[^\\n]+\\nCEO\\nView my card: https?://[^\\n]+/share/[A-Za-z0-9_-]{22}\\?utm_source=email-signature&utm_medium=email\\nx@example\\.com\\n$`),
+    );
+    expect(res.text.split('\n')[1]).toBe(hostile);
+  });
+
+  it('links to the card through its tracked signature link, so signature visits are attributed', async () => {
+    const card = await createCard(ctx, a, { email: 'sig@example.com' });
+    const html = (await get(`/cards/${card.id}/signature?format=fragment`)).text;
+    const href = /href="(https?:\/\/[^"]+\/share\/([A-Za-z0-9_-]{22})\?utm_source=email-signature&amp;utm_medium=email)"[^>]*>View my card</.exec(html);
+    expect(href, html).not.toBeNull();
+    const links = (await ctx.request('GET', `/cards/${card.id}/share-links`, { token: a.session })).body.share_links;
+    expect(links).toEqual([expect.objectContaining({ token: href![2], source: 'email-signature', state: 'active' })]);
+    // A person opening it counts a view from the signature.
+    expect((await ctx.request('GET', `/share/${href![2]}?utm_source=email-signature&utm_medium=email`)).status).toBe(200);
+    const events = (await ctx.request('GET', `/cards/${card.id}/events`, { token: a.session })).body.events;
+    expect(events).toEqual([expect.objectContaining({ event_type: 'view', source: 'email-signature', utm_source: 'email-signature', utm_medium: 'email' })]);
+    // Revoked, the signature no longer links to the card (nothing is stored by rendering it).
+    await ctx.request('DELETE', `/cards/${card.id}/share-links/${links[0].id}`, { token: a.session });
+    expect((await get(`/cards/${card.id}/signature?format=fragment`)).text).not.toContain('View my card');
+    expect((await ctx.request('GET', `/cards/${card.id}/share-links`, { token: a.session })).body.share_links).toHaveLength(1);
   });
 
   it('refuses unknown options (400) and is 404 across organizations', async () => {

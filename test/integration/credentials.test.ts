@@ -1,6 +1,7 @@
 import { ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REFRESHER_IDS } from '../../domain/credentials';
+import { INTEGRATION_REFRESHER_ID } from '../../platform/oauth-refresher';
 import { ORGANIZATION_ID } from '../../platform/temporal';
 import { credentialKeyring, readCredentialValue, resealCredentialValues } from '../../services/credentials';
 import { loadConfig } from '../../platform/config';
@@ -20,12 +21,22 @@ const responses: string[] = [];
 
 const CLIENT_SECRET = 'cs-very-secret-4c1d9e';
 const TYPED_SECRET = 'typed-api-key-77aa01';
+/** A secret whose URL, form and JSON encodings all differ from it. */
+const ECHO_SECRET = 'Echo/S3cret+z9=w&q"ü';
+const ECHO_CLIENT = 'client-echo';
 
 beforeAll(async () => {
-  ctx = await createTestContext({ worker: true, env: { WEB_FETCH_ALLOW_PRIVATE: 'true', CREDENTIAL_REFRESH_TIMEOUT_MS: '2000', LOG_LEVEL: 'debug' } });
+  tokens = await startTokenServer({ 'client-1': CLIENT_SECRET, [ECHO_CLIENT]: ECHO_SECRET }, refreshTokens);
+  // An integration whose client secret lives only in the deployment's catalog, not in any value.
+  const catalog = [
+    { key: 'echo', name: 'Echo', authorization_url: `${tokens.url}/authorize`, token_url: tokens.url, client_id: ECHO_CLIENT, client_secret: ECHO_SECRET },
+  ];
+  ctx = await createTestContext({
+    worker: true,
+    env: { WEB_FETCH_ALLOW_PRIVATE: 'true', CREDENTIAL_REFRESH_TIMEOUT_MS: '2000', LOG_LEVEL: 'debug', INTEGRATION_PROVIDERS: JSON.stringify(catalog) },
+  });
   [a, b] = await Promise.all([newTenant(ctx), newTenant(ctx)]);
   aOrg = await orgUuid(ctx, a);
-  tokens = await startTokenServer({ 'client-1': CLIENT_SECRET }, refreshTokens);
 });
 afterAll(async () => {
   await tokens?.close();
@@ -124,7 +135,7 @@ describe('credential metadata', () => {
 
   it('refuses writes to a read-only key (403) and hides another organization’s credentials (404)', async () => {
     const { id } = await oauthCredential(a);
-    const readOnly = await createOrgKey(ctx, (await newTenant(ctx, ['api:read'])).session);
+    const readOnly = await createOrgKey(ctx, (await newTenant(ctx, ['api:read', 'organizations:manage'])).session, { scopes: ['api:read'] });
     expect((await call('POST', '/workflow/credentials', readOnly, { name: 'x' })).status).toBe(403);
     expect((await call('GET', '/workflow/credentials', readOnly)).status).toBe(200);
     expect((await call('GET', `/workflow/credentials/${id}`, b.session)).status).toBe(404);
@@ -175,6 +186,26 @@ describe('PUT /workflow/credentials/{id}/value', () => {
     expect(res.status).toBe(422);
     expect(res.body.detail[0].loc).toEqual(['body', 'value']);
     expect((await call('PUT', `/workflow/credentials/${created.body.id}/value`, a.session, { value: ['x'] })).status).toBe(422);
+  });
+
+  it('never echoes the rejected value in a 422, nor a malformed body in json_invalid', async () => {
+    const created = await call('POST', '/workflow/credentials', a.session, { name: 'typed 3' });
+    const url = `/workflow/credentials/${created.body.id}/value`;
+    const bare = await call('PUT', url, a.session, { value: TYPED_SECRET });
+    expect(bare.status).toBe(422);
+    expect(bare.body.detail).toHaveLength(1);
+    expect(bare.body.detail[0]).toMatchObject({ loc: ['body', 'value'], input: '[redacted]' });
+    const listed = await call('PUT', url, a.session, { value: [TYPED_SECRET], expires_at: 'soon' });
+    expect(listed.status).toBe(422);
+    expect(listed.body.detail.map((d: { loc: string[] }) => d.loc)).toEqual([['body', 'value'], ['body', 'expires_at']]);
+    expect(listed.body.detail[1].input).toBe('soon'); // fields that are no secret are echoed as ever
+    const onCreate = await call('POST', '/workflow/credentials', a.session, { name: 'typed 4', value: TYPED_SECRET });
+    expect(onCreate.status).toBe(422);
+    const malformed = await ctx.request('PUT', url, { token: a.session, rawBody: `{"value": {"api_key": ${TYPED_SECRET}}}`, headers: { 'Content-Type': 'application/json' } });
+    responses.push(malformed.text);
+    expect(malformed.status).toBe(422);
+    expect(malformed.body.detail[0].type).toBe('json_invalid');
+    for (const res of [bare, listed, onCreate, malformed]) expect(res.text).not.toContain(TYPED_SECRET);
   });
 
   it('is refused with 409 when the credential has a refresher', async () => {
@@ -382,6 +413,88 @@ describe('key rotation', () => {
     const back = loadConfig({ ...process.env, DATA_DIR: ctx.config.DATA_DIR, ENCRYPTION_KEYS_PREVIOUS: newMaster, DATABASE_URL: ctx.config.DATABASE_URL });
     await resealCredentialValues({ sql: ctx.deps.sql, config: back });
   });
+});
+
+/** Every way a request carries `secret` (client `id`'s, for HTTP Basic), base64 without its padding. */
+function encodingsOf(secret: string, id = ECHO_CLIENT): string[] {
+  const b64 = (text: string) => Buffer.from(text).toString('base64').replace(/=+$/, '');
+  const b64url = (text: string) => Buffer.from(text).toString('base64url');
+  return [
+    secret,
+    encodeURIComponent(secret),
+    new URLSearchParams({ v: secret }).toString().slice(2),
+    JSON.stringify(secret).slice(1, -1),
+    b64(secret),
+    b64url(secret),
+    b64(`${id}:${secret}`),
+    b64(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`),
+    b64url(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`),
+  ];
+}
+
+describe('no secret in an error, a log, a notification or a history, in any encoding', () => {
+  it('a token endpoint that echoes the request leaves no form of the secrets it was sent anywhere', async () => {
+    const echoRefresh = `rt-echo-${Math.random().toString(36).slice(2)}/+=`;
+    refreshTokens.add(echoRefresh);
+    const create = async (body: Record<string, unknown>) => {
+      const res = await call('POST', '/workflow/credentials', a.session, body);
+      expect(res.status, res.text).toBe(200);
+      return res.body.id as string;
+    };
+    const ids = [
+      // HTTP Basic: base64(urlencoded id : urlencoded secret) in the Authorization header.
+      await create({
+        name: 'echo basic',
+        refresher_workflow_id: REFRESHER_IDS.oauth2_refresh_token,
+        refresh_input: { token_url: tokens.url, client_id: ECHO_CLIENT },
+        value: { client_secret: ECHO_SECRET, refresh_token: echoRefresh },
+      }),
+      // client_secret_post: form-encoded in the body.
+      await create({
+        name: 'echo post',
+        refresher_workflow_id: REFRESHER_IDS.oauth2_client_credentials,
+        refresh_input: { token_url: tokens.url, client_id: ECHO_CLIENT, auth_method: 'client_secret_post' },
+        value: { client_secret: ECHO_SECRET },
+      }),
+      // An integration connection: the client secret comes from the catalog, the value does not hold it.
+      await create({
+        name: 'echo integration',
+        refresher_workflow_id: INTEGRATION_REFRESHER_ID,
+        refresh_input: { integration: 'echo' },
+        value: { integration: 'echo', refresh_token: echoRefresh },
+      }),
+    ];
+    tokens.mode = 'echo';
+    const logsBefore = ctx.logs.length;
+    const places: [string, string][] = [];
+    try {
+      for (const id of ids) {
+        const requestsBefore = tokens.requests.length;
+        const { started, result } = await refreshAndWait(a, id);
+        expect(tokens.requests.length - requestsBefore).toBe(1);
+        expect(result).toMatchObject({ status: 'failed', error: expect.stringContaining('Token endpoint answered 400 (invalid_request') });
+        const row = (await call('GET', `/workflow/credentials/${id}`, a.session)).body;
+        expect(row.last_refresh_error).toMatch(/^Token endpoint answered 400 \(invalid_request: Rejected /);
+        places.push([`${id} last_refresh_error`, row.last_refresh_error]);
+        places.push([`${id} workflow history`, await historyText(started.workflow_id, started.execution_id)]);
+        const events = await ctx.deps.sql`SELECT payload FROM notification_outbox WHERE entity_id = ${id} AND event_type = 'credential.refresh_failed'`;
+        expect(events).toHaveLength(1);
+        places.push([`${id} notification payload`, JSON.stringify(events[0]!.payload)]);
+      }
+    } finally {
+      tokens.mode = 'ok';
+    }
+    // The server did get the secrets, in the encodings the checks look for.
+    const sent = tokens.requests.slice(-3).map((r) => `${r.authorization ?? ''} ${new URLSearchParams(r.form).toString()}`).join('\n');
+    expect(sent).toContain(encodingsOf(ECHO_SECRET)[7]);
+    expect(sent).toContain(encodingsOf(ECHO_SECRET)[2]);
+    const logs = ctx.logs.slice(logsBefore).join('\n');
+    expect(logs).toContain('credential refresh failed');
+    places.push(['logs', logs]);
+    for (const [place, text] of places) {
+      for (const form of [...encodingsOf(ECHO_SECRET), ...encodingsOf(echoRefresh)]) expect(text, `${place} carries ${form}`).not.toContain(form);
+    }
+  }, 60_000);
 });
 
 describe('secrecy', () => {

@@ -272,7 +272,7 @@ describe('activity feeds', () => {
 
   it('needs a CRM read scope', async () => {
     const accountId = await newAccount(a);
-    const none = await createOrgKey(ctx, (await newTenant(ctx, ['agents:read'])).session);
+    const none = await createOrgKey(ctx, (await newTenant(ctx, ['agents:read', 'organizations:manage'])).session, { scopes: ['agents:read'] });
     expect((await ctx.request('GET', `/accounts/${accountId}/activities`, { token: none })).status).toBe(403);
   });
 });

@@ -14,7 +14,7 @@ beforeAll(async () => {
   // A 100,000-row merge on a machine busy with parallel test files can outlast the default 10 s
   // statement bound; deployments that replace tables this large raise it the same way.
   ctx = await createTestContext({
-    env: { BODY_LIMIT_BYTES: String(1024 * 1024), DATABASE_STATEMENT_TIMEOUT_MS: '60000', DATABASE_RESPONSE_TIMEOUT_MS: '65000' },
+    env: { BODY_LIMIT_BYTES: String(1024 * 1024), DATABASE_STATEMENT_TIMEOUT_MS: '60000', DATABASE_RESPONSE_TIMEOUT_MS: '65000', REQUEST_TIMEOUT_MS: '120000' },
   });
   [a, b] = await Promise.all([newTenant(ctx), newTenant(ctx)]);
   [aOrg, bOrg] = await Promise.all([orgUuid(ctx, a), orgUuid(ctx, b)]);
@@ -251,10 +251,10 @@ describe('POST /core/custom-data/tables/{name}/replace', () => {
       await ctx.deps.sql.unsafe('DROP TRIGGER refuse_explosive ON custom_data_rows; DROP FUNCTION refuse_explosive()');
     }
     expect(await rows(a, name, '?state=all')).toEqual(before);
-    // A value Postgres cannot store (U+0000) is refused before anything is written.
+    // A value Postgres cannot store (U+0000) is refused, naming its field, before anything is written.
     const nul = await replace(a, name, [order(3), order(4, { name: 'bad \u0000 byte' })]);
-    expect(nul.status).toBe(400);
-    expect(nul.body.detail).toMatch(/nothing was written/);
+    expect(nul.status).toBe(422);
+    expect(nul.body.detail).toEqual([expect.objectContaining({ type: 'value_error', loc: ['body', 'rows', 1, 'name'], msg: expect.stringContaining('U+0000') })]);
     expect(await rows(a, name, '?state=all')).toEqual(before);
     // The table takes the next write as usual.
     expect((await replace(a, name, [order(1)])).body).toMatchObject({ written: 0, unchanged: 1, tombstoned: 1 });
@@ -292,8 +292,8 @@ describe('tenancy and scopes', () => {
   });
 
   it('refuses writes to a read-only key (403)', async () => {
-    const t = await newTenant(ctx, ['api:read']);
-    const key = await createOrgKey(ctx, t.session);
+    const t = await newTenant(ctx, ['api:read', 'organizations:manage']);
+    const key = await createOrgKey(ctx, t.session, { scopes: ['api:read'] });
     expect((await ctx.request('PUT', '/core/custom-data/tables/ro', { token: key, body: ORDERS })).status).toBe(403);
     expect((await ctx.request('POST', '/core/custom-data/tables/ro/replace', { token: key, body: { rows: [] } })).status).toBe(403);
     expect((await ctx.request('GET', '/core/custom-data/tables', { token: key })).status).toBe(200);

@@ -12,10 +12,13 @@ beforeAll(async () => {
       TOKEN_CACHE_TTL_SECONDS: '0',
       AUTH_FAILURES_PER_KEY: '3',
       AUTH_FAILURES_PER_ADDRESS: '5',
+      AUTH_UNPROVEN_FAILURES_PER_KEY: '6',
       AUTH_FAILURE_WINDOW_SECONDS: '60',
       AUTH_NEGATIVE_CACHE_SECONDS: '60',
       AUTH_HASH_CONCURRENCY: '2',
       AUTH_FAILURE_DELAY_MS: '0',
+      // The test client stands in for a proxy forwarding each caller's address.
+      TRUSTED_PROXIES: '127.0.0.1',
     },
   });
   tenant = await newTenant(ctx);
@@ -24,7 +27,7 @@ afterAll(() => ctx?.close());
 
 const verifications = () => ctx.deps.verifier.stats.secretVerifications;
 let addressSeq = 0;
-/** A client address of its own (the app trusts X-Forwarded-For, as behind a proxy). */
+/** A client address of its own (forwarded by the trusted proxy the test client stands in for). */
 const newAddress = () => `203.0.113.${++addressSeq}`;
 const me = (token: string, address: string) => ctx.request('GET', '/me', { token, headers: { 'X-Forwarded-For': address } });
 const wrongSecret = (key: string, n: number) => `${key.slice(0, key.indexOf('.') + 1)}${String(n).padStart(43, 'x')}`;
@@ -61,22 +64,34 @@ describe('wrong secrets', () => {
     expect(verifications() - before).toBe(1);
   });
 
-  it('are limited per key id, whatever the address: 429 with Retry-After, without running Argon2id', async () => {
+  it('are limited per key id and address: 429 with Retry-After, without running Argon2id', async () => {
     const key = await createOrgKey(ctx, tenant.session);
     expect((await me(key, newAddress())).status).toBe(200); // the holder, proven before the flood
-    for (let i = 0; i < 3; i++) expect((await me(wrongSecret(key, 100 + i), newAddress())).status).toBe(401);
+    const attacker = newAddress();
+    for (let i = 0; i < 3; i++) expect((await me(wrongSecret(key, 100 + i), attacker)).status).toBe(401);
     const before = verifications();
-    const limited = await me(wrongSecret(key, 200), newAddress());
+    const limited = await me(wrongSecret(key, 200), attacker);
     expect(limited.status).toBe(429);
     expect(limited.body).toEqual({ detail: 'Too many failed attempts with API keys; retry later' });
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(60);
     expect(verifications()).toBe(before);
-    // The key's holder, whose secret this process already proved, is not locked out.
+    // Another address still gets an answer for this key id, and the key's holder is not locked out.
+    expect((await me(wrongSecret(key, 201), newAddress())).status).toBe(401);
     expect((await me(key, newAddress())).status).toBe(200);
     // POST /pat/exchange is limited the same way.
-    const exchange = await ctx.request('POST', '/pat/exchange', { body: { token: wrongSecret(key, 300) } });
+    const exchange = await ctx.request('POST', '/pat/exchange', { body: { token: wrongSecret(key, 300) }, headers: { 'X-Forwarded-For': attacker } });
     expect(exchange.status).toBe(429);
+  });
+
+  it('are limited per key id across addresses that have not proven it (AUTH_UNPROVEN_FAILURES_PER_KEY)', async () => {
+    const key = await createOrgKey(ctx, tenant.session);
+    expect((await me(key, newAddress())).status).toBe(200); // the holder, proven before the flood
+    for (let i = 0; i < 6; i++) expect((await me(wrongSecret(key, 400 + i), newAddress())).status).toBe(401);
+    const before = verifications();
+    expect((await me(wrongSecret(key, 410), newAddress())).status).toBe(429);
+    expect(verifications()).toBe(before);
+    expect((await me(key, newAddress())).status).toBe(200);
   });
 
   it('are limited per client address, across key ids', async () => {
@@ -137,16 +152,19 @@ describe('the answer to a refused key', () => {
 });
 
 describe('who sees key ids', () => {
-  it('a read scope neither lists nor revokes keys; CRM manage or Org admin does both', async () => {
-    const t = await newTenant(ctx, ['api:read', 'contacts:read', 'organizations:read', 'contacts:manage']);
+  it('a read scope or a CRM manage scope neither lists nor revokes keys; api:manage or Org admin does both', async () => {
+    const t = await newTenant(ctx, ['api:read', 'contacts:read', 'organizations:read', 'contacts:manage', 'organizations:manage']);
     const reader = await createOrgKey(ctx, t.session, { scopes: ['api:read', 'contacts:read', 'organizations:read'] });
-    const manager = await createOrgKey(ctx, t.session, { scopes: ['contacts:manage'] });
-    expect(await ctx.request('GET', '/organization-pats', { token: reader })).toMatchObject({ status: 403, body: { detail: 'Insufficient permissions' } });
-    const list = await ctx.request('GET', '/organization-pats', { token: manager });
+    const crmManager = await createOrgKey(ctx, t.session, { scopes: ['contacts:manage'] });
+    const admin = await createOrgKey(ctx, t.session, { scopes: ['organizations:manage'] });
+    for (const token of [reader, crmManager]) {
+      expect(await ctx.request('GET', '/organization-pats', { token })).toMatchObject({ status: 403, body: { detail: 'Insufficient permissions' } });
+    }
+    const list = await ctx.request('GET', '/organization-pats', { token: admin });
     expect(list.status).toBe(200);
-    expect(list.body).toHaveLength(2);
-    expect((await ctx.request('DELETE', `/organization-pats/${list.body[0].id}`, { token: reader })).status).toBe(403);
-    const admin = await newTenant(ctx, ['organizations:manage']);
-    expect((await ctx.request('GET', '/organization-pats', { token: admin.session })).status).toBe(200);
+    expect(list.body).toHaveLength(3);
+    for (const token of [reader, crmManager]) expect((await ctx.request('DELETE', `/organization-pats/${list.body[0].id}`, { token })).status).toBe(403);
+    const apiManager = await newTenant(ctx, ['api:manage']);
+    expect((await ctx.request('GET', '/organization-pats', { token: apiManager.session })).status).toBe(200);
   });
 });

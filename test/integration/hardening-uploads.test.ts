@@ -1,5 +1,8 @@
+import fs from 'node:fs';
 import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import path from 'node:path';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { uploadKey } from '../../services/files';
 import { createTestContext, type TestContext } from '../support/context';
 import { crmTenant, type CrmTenant } from '../support/crm-contacts';
@@ -49,7 +52,7 @@ describe.each([
     const file = await initiate({ size_bytes: 10 });
     const code = await put(file.upload_url, { ...file.upload_headers, 'Content-Length': oversized }, Buffer.alloc(oversized, 1));
     expect([refusedStatus, 0]).toContain(code);
-    expect(await ctx.deps.storage.head(uploadKey(await keyOf(file.id)))).toBeUndefined();
+    expect(await ctx.deps.storage.head(await keyOf(file.id))).toBeUndefined();
     expect((await confirm(file.id)).status).toBe(409);
     expect(await status(file.id)).toBe('pending_upload');
   });
@@ -58,7 +61,7 @@ describe.each([
     const file = await initiate({ size_bytes: 10 });
     const code = await put(file.upload_url, { ...file.upload_headers, 'Content-Length': 9 }, Buffer.from('123456789'));
     expect(code).toBe(driver === 'local' ? 400 : 403);
-    expect(await ctx.deps.storage.head(uploadKey(await keyOf(file.id)))).toBeUndefined();
+    expect(await ctx.deps.storage.head(await keyOf(file.id))).toBeUndefined();
   });
 
   it('accepts exactly the declared size, and confirm records it', async () => {
@@ -86,7 +89,7 @@ describe.each([
       // Without Content-Length too: refused while streaming.
       const chunked = await put(file.upload_url, { ...file.upload_headers, 'Transfer-Encoding': 'chunked' }, [Buffer.alloc(MAX, 3), Buffer.alloc(MAX, 3)]);
       expect(chunked).toBe(413);
-      expect(await ctx.deps.storage.head(uploadKey(await keyOf(file.id)))).toBeUndefined();
+      expect(await ctx.deps.storage.head(await keyOf(file.id))).toBeUndefined();
     } else {
       // A presigned S3 PUT has no range: confirm refuses the oversized object and removes it.
       expect(code).toBe(200);
@@ -95,7 +98,7 @@ describe.each([
       expect(res.body.detail).toBe(
         `The uploaded object does not match the upload: ${MAX + 1} bytes were uploaded, the maximum file size is ${MAX} bytes. It was removed; upload the file again`,
       );
-      expect(await ctx.deps.storage.head(uploadKey(await keyOf(file.id)))).toBeUndefined();
+      expect(await ctx.deps.storage.head(await keyOf(file.id))).toBeUndefined();
     }
     expect(await status(file.id)).toBe('pending_upload');
     // The same URL can upload a right-sized file afterwards.
@@ -105,11 +108,12 @@ describe.each([
 
   it('confirm compares the stored size and content type with the declaration and refuses a mismatch', async () => {
     const sized = await initiate({ size_bytes: 3 });
-    await ctx.deps.storage.put(uploadKey(await keyOf(sized.id)), 'four', { contentType: 'text/plain' });
+    await ctx.deps.storage.put(await keyOf(sized.id), 'four', { contentType: 'text/plain' });
     const wrongSize = await confirm(sized.id);
     expect(wrongSize).toMatchObject({ status: 409, body: { detail: 'The uploaded object does not match the upload: 4 bytes were uploaded, 3 were declared. It was removed; upload the file again' } });
     expect(await status(sized.id)).toBe('pending_upload');
 
+    // An object staged by a URL of the earlier scheme (beside the file's key) is held to the same rules.
     const typed = await initiate({ size_bytes: 3 });
     await ctx.deps.storage.put(uploadKey(await keyOf(typed.id)), 'abc', { contentType: 'application/x-msdownload' });
     const wrongType = await confirm(typed.id);
@@ -119,15 +123,42 @@ describe.each([
     expect(await ctx.deps.storage.head(uploadKey(await keyOf(typed.id)))).toBeUndefined();
   });
 
-  it('an upload URL still valid after the confirmation cannot overwrite the confirmed file', async () => {
+  it('an upload URL is single-use: refused once its object exists and after confirm, writing nothing, leaving no other object', async () => {
     const file = await initiate({ size_bytes: 8 });
+    const key = await keyOf(file.id);
+    expect(file.upload_headers).toEqual({ 'Content-Type': 'text/plain', 'If-None-Match': '*' });
+    // The URL is signed for If-None-Match: *, so a PUT without it is refused (S3: a bad signature).
+    expect(await put(file.upload_url, { 'Content-Type': 'text/plain', 'Content-Length': 8 }, Buffer.from('nomatch!'))).toBe(403);
+    expect(await ctx.deps.storage.head(key)).toBeUndefined();
     expect(await put(file.upload_url, { ...file.upload_headers, 'Content-Length': 8 }, Buffer.from('original'))).toBe(200);
+    // Local: our route's 409; S3 answers 412 Precondition Failed itself.
+    const refused = driver === 'local' ? 409 : 412;
+    expect(await put(file.upload_url, { ...file.upload_headers, 'Content-Length': 8 }, Buffer.from('racing!!'))).toBe(refused);
     const confirmed = await confirm(file.id);
     expect(confirmed.status).toBe(200);
-    await put(file.upload_url, { ...file.upload_headers, 'Content-Length': 8 }, Buffer.from('replaced'));
+    expect(await put(file.upload_url, { ...file.upload_headers, 'Content-Length': 8 }, Buffer.from('replaced'))).toBe(refused);
     const again = await confirm(file.id);
     expect(again.body).toEqual(confirmed.body);
     const { url } = (await ctx.request('GET', `/files/${file.id}/download-url`, { token: t.session })).body;
     expect(await (await fetch(url)).text()).toBe('original');
+    // The file's object is the only one under its key: no staging copy, nothing left behind.
+    expect(await keysUnder(key)).toEqual([key]);
   });
+
+  /** Every object key starting with `prefix`, as the store lists them (sidecar files of the local driver aside). */
+  async function keysUnder(prefix: string): Promise<string[]> {
+    if (driver === 'local') {
+      const root = path.join(ctx.config.dataDir, 'objects');
+      const dir = path.dirname(path.join(root, prefix));
+      return fs
+        .readdirSync(dir)
+        .map((name) => path.relative(root, path.join(dir, name)))
+        .filter((k) => k.startsWith(prefix) && !k.endsWith('.meta.json'));
+    }
+    const s3 = inject('s3');
+    const client = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+    const out = await client.send(new ListObjectsV2Command({ Bucket: ctx.config.S3_BUCKET, Prefix: prefix }));
+    client.destroy();
+    return (out.Contents ?? []).map((o) => o.Key!);
+  }
 });

@@ -46,7 +46,9 @@ describe('auth matrix: token kind × X-Service-Org × scope', () => {
     for (const [name, scopes] of Object.entries(scopeSets)) {
       const session = await ctx.session({ sub: externalId('user'), org_id: org, org_ids: [org], permissions: [...scopes] });
       tokens[`session/${name}`] = session;
-      tokens[`ak_/${name}`] = await createOrgKey(ctx, session);
+      // Keys are minted by a key admin, with exactly the scopes of the cell.
+      const admin = await ctx.session({ sub: externalId('admin'), org_id: org, org_ids: [org], permissions: [...scopes, 'organizations:manage'] });
+      tokens[`ak_/${name}`] = await createOrgKey(ctx, admin, { scopes: [...scopes] });
       tokens[`pat_/${name}`] = await createUserToken(ctx, session);
     }
   });
@@ -174,6 +176,51 @@ describe('POST /organization-pats', () => {
     expect(wider).toMatchObject({ status: 403, body: { detail: 'Requested scopes exceed those of the session' } });
   });
 
+  it('is an admin action: a read-only or CRM-manage session gets 403 on create and delete, and nothing is created', async () => {
+    const org = externalId('org');
+    const session = (permissions: string[]) => ctx.session({ sub: externalId('user'), org_id: org, org_ids: [org], permissions });
+    const admin = await session(['api:read', 'organizations:manage']);
+    const key = await createOrgKey(ctx, admin, { scopes: ['api:read'] });
+    const [{ id }] = (await ctx.request('GET', '/organization-pats', { token: admin })).body;
+    for (const permissions of [['api:read'], ['api:read', 'organizations:read'], ['contacts:manage', 'deals:manage']]) {
+      const caller = await session(permissions);
+      const created = await ctx.request('POST', '/organization-pats', { token: caller, body: { name: 'sneaky', scopes: ['api:read'] } });
+      expect(created, permissions.join(' ')).toMatchObject({ status: 403, body: { detail: 'Insufficient permissions' } });
+      expect(await ctx.request('DELETE', `/organization-pats/${id}`, { token: caller })).toMatchObject({ status: 403, body: { detail: 'Insufficient permissions' } });
+    }
+    expect((await ctx.request('GET', '/organization-pats', { token: admin })).body.map((k: { name: string }) => k.name)).toEqual(['test key']);
+    expect((await ctx.request('GET', '/me', { token: key })).status).toBe(200);
+    // Either admin scope is enough, on its own.
+    expect((await ctx.request('POST', '/organization-pats', { token: await session(['api:manage']), body: { name: 'by api:manage' } })).status).toBe(200);
+    expect((await ctx.request('DELETE', `/organization-pats/${id}`, { token: await session(['organizations:manage']) })).status).toBe(204);
+  });
+
+  it('caps a key at its creator: default scopes are the session\'s, a scope the session lacks is 403 and stores nothing', async () => {
+    const tenant = await newTenant(ctx, ['organizations:manage', 'contacts:read']);
+    const all = await ctx.request('POST', '/organization-pats', { token: tenant.session, body: { name: 'default' } });
+    expect(all.body.scopes).toEqual(['organizations:manage', 'contacts:read']);
+    // organizations:manage implies organizations:read, so that one may be asked for.
+    const implied = await ctx.request('POST', '/organization-pats', { token: tenant.session, body: { name: 'implied', scopes: ['organizations:read'] } });
+    expect(implied).toMatchObject({ status: 200, body: { scopes: ['organizations:read'] } });
+    for (const scopes of [['api:manage'], ['contacts:read', 'contacts:manage'], ['service:operate']]) {
+      const res = await ctx.request('POST', '/organization-pats', { token: tenant.session, body: { name: 'wider', scopes } });
+      expect(res, scopes.join(' ')).toMatchObject({ status: 403, body: { detail: 'Requested scopes exceed those of the session' } });
+    }
+    const names = (await ctx.request('GET', '/organization-pats', { token: tenant.session })).body.map((k: { name: string }) => k.name);
+    expect(names.sort()).toEqual(['default', 'implied']);
+  });
+
+  it('lists each key with its expiry', async () => {
+    const tenant = await newTenant(ctx);
+    const expiresAt = new Date(Date.now() + 86_400_000);
+    const created = await ctx.request('POST', '/organization-pats', { token: tenant.session, body: { name: 'expiring', expires_at: expiresAt.toISOString() } });
+    expect(created.status).toBe(200);
+    expect(new Date(created.body.expires_at).getTime()).toBe(expiresAt.getTime());
+    await createOrgKey(ctx, tenant.session, { name: 'forever' });
+    const listed = (await ctx.request('GET', '/organization-pats', { token: tenant.session })).body as { name: string; expires_at: string | null }[];
+    expect(Object.fromEntries(listed.map((k) => [k.name, k.expires_at && new Date(k.expires_at).getTime()]))).toEqual({ expiring: expiresAt.getTime(), forever: null });
+  });
+
   it('needs a session: an ak_ or pat_ caller gets 403', async () => {
     const tenant = await newTenant(ctx);
     const key = await createOrgKey(ctx, tenant.session);
@@ -285,6 +332,28 @@ describe('revocation and expiry', () => {
 });
 
 describe('user tokens (pat_)', () => {
+  it('are self-service, capped at the session: a read-only member makes a read-only token, never a wider one', async () => {
+    const tenant = await newTenant(ctx, ['api:read']);
+    const own = await ctx.request('POST', '/user-pats', { token: tenant.session, body: { name: 'mine' } });
+    expect(own).toMatchObject({ status: 200, body: { scopes: ['api:read'] } });
+    const wider = await ctx.request('POST', '/user-pats', { token: tenant.session, body: { name: 'wider', scopes: ['api:manage'] } });
+    expect(wider).toMatchObject({ status: 403, body: { detail: 'Requested scopes exceed those of the session' } });
+    expect((await ctx.request('POST', '/tags', { token: own.body.token, org: tenant.org, body: { name: 'no' } })).status).toBe(403);
+    expect((await ctx.request('GET', '/user-pats', { token: tenant.session })).body.map((t: { name: string }) => t.name)).toEqual(['mine']);
+  });
+
+  it('stop at their expiry, which the list shows', async () => {
+    const tenant = await newTenant(ctx);
+    const expiresAt = new Date(Date.now() + 3000);
+    const res = await ctx.request('POST', '/user-pats', { token: tenant.session, body: { name: 'short', expires_at: expiresAt.toISOString() } });
+    expect(res.status).toBe(200);
+    const listed = (await ctx.request('GET', '/user-pats', { token: tenant.session })).body;
+    expect(new Date(listed[0].expires_at).getTime()).toBe(expiresAt.getTime());
+    expect((await ctx.request('GET', '/me', { token: res.body.token, org: tenant.org })).status).toBe(200);
+    await sleep(Math.max(0, expiresAt.getTime() - Date.now()) + 200);
+    expect((await ctx.request('GET', '/me', { token: res.body.token, org: tenant.org })).status).toBe(401);
+  });
+
   it('creates pat_<secret>, lists and revokes the user own tokens', async () => {
     const tenant = await newTenant(ctx);
     const res = await ctx.request('POST', '/user-pats', { token: tenant.session, body: { name: 'laptop' } });
@@ -350,8 +419,8 @@ describe('user tokens (pat_)', () => {
 
 describe('POST /pat/exchange', () => {
   it('exchanges an ak_ key for a short-lived token carrying the organization and scopes', async () => {
-    const tenant = await newTenant(ctx, ['api:read']);
-    const key = await createOrgKey(ctx, tenant.session);
+    const tenant = await newTenant(ctx, ['api:read', 'organizations:manage']);
+    const key = await createOrgKey(ctx, tenant.session, { scopes: ['api:read'] });
     const res = await ctx.request('POST', '/pat/exchange', { body: { token: key } });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ token_type: 'bearer' });

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simpleParser } from 'mailparser';
@@ -25,7 +26,7 @@ async function tenant(scopes = ['outreach:provision']) {
 }
 
 beforeAll(async () => {
-  ctx = await createTestContext();
+  ctx = await createTestContext({ env: { OUTREACH_SMTP_GREETING_TIMEOUT_MS: '1000' } });
   smtp = await startSmtpServer();
   authSmtp = await startSmtpServer({ login: { user: 'sender@acme.test', pass: SMTP_PASSWORD } });
   [a, b] = await Promise.all([tenant(), tenant()]);
@@ -103,24 +104,24 @@ describe('POST /outreach/mailboxes (connect)', () => {
     expect(ok.status, ok.text).toBe(200);
   });
 
-  it('an unreachable SMTP server fails the check (400)', async () => {
-    const port = await freePort();
-    const res = await connect(a, withPassword({ verify_smtp: true, smtp: { host: '127.0.0.1', port, secure: false } }));
-    expect(res.status).toBe(400);
-    expect(res.body.detail).toMatch(/^SMTP check failed: SMTP server unreachable/);
-  });
-
-  it('never dials a private, link-local or metadata address (checked before connecting); loopback is allowed', async () => {
-    for (const host of ['10.0.0.1', '169.254.169.254', '192.168.1.10', '[fd00::1]', '0.0.0.0']) {
-      const res = await connect(a, withPassword({ verify_smtp: true, smtp: { host, port: 25, secure: false } }));
-      expect(res.status, host).toBe(400);
-      expect(res.body.detail).toBe(`SMTP check failed: ${host} is not a public address`);
+  it('every way an SMTP server cannot be reached is one answer: closed, silent or not SMTP, same status and detail', async () => {
+    const closed = await freePort();
+    // A port that accepts and never greets (held to OUTREACH_SMTP_GREETING_TIMEOUT_MS), and one that answers something else.
+    const silent = net.createServer(() => {});
+    const other = net.createServer((socket) => socket.end('HTTP/1.1 400 Bad Request\r\n\r\n'));
+    const sockets = [silent, other];
+    for (const server of sockets) await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const answers = [];
+      for (const port of [closed, ...sockets.map((server) => (server.address() as net.AddressInfo).port)]) {
+        const res = await connect(a, withPassword({ verify_smtp: true, smtp: { host: '127.0.0.1', port, secure: false } }));
+        answers.push({ status: res.status, body: res.body });
+      }
+      const unreachable = { status: 400, body: { detail: 'SMTP server not reachable: smtp.host must name a public mail server that answers on smtp.port' } };
+      expect(answers).toEqual([unreachable, unreachable, unreachable]);
+    } finally {
+      for (const server of sockets) server.close();
     }
-    // Saved without a check, such a mailbox still cannot send or be polled.
-    const saved = (await connect(a, withPassword({ smtp: { host: '10.1.2.3', port: 25, secure: false }, imap: { host: '169.254.169.254', port: 993, secure: true, password: 'x' } }))).body;
-    const sender = await mailboxSender(ctx.deps, a.orgId, saved.id);
-    await expect(sender.send({ to: 'x@prospect.test', subject: 's', text: 't' })).rejects.toMatchObject({ kind: 'invalid', detail: '10.1.2.3 is not a public address' });
-    await expect(mailboxImapSettings(ctx.deps, a.orgId, saved.id)).rejects.toMatchObject({ kind: 'invalid' });
   });
 
   it('validates the body (422) and rules that need more than the schema (400)', async () => {
@@ -250,6 +251,71 @@ describe('reads, settings, pause/resume, health, delete', () => {
     expect((await ctx.request('DELETE', `/outreach/mailboxes/${mb.id}`, { token: a.session })).status).toBe(204);
     expect((await ctx.request('GET', `/outreach/mailboxes/${mb.id}`, { token: a.session })).status).toBe(404);
     expect(await ctx.deps.sql`SELECT 1 FROM workflow_credentials WHERE id = ${row!.credential_id}`).toHaveLength(0);
+  });
+});
+
+describe('warm-up', () => {
+  const patch = (id: string, body: Record<string, unknown>) => ctx.request('PATCH', `/outreach/mailboxes/${id}`, { token: a.session, body });
+  const health = async (id: string) => (await ctx.request('GET', `/outreach/mailboxes/${id}/health`, { token: a.session })).body;
+
+  it('is off by default with a ramp of 5 a day over 14 days; on at connect, it starts now', async () => {
+    const off = (await connect(a, withPassword())).body;
+    expect(off).toMatchObject({ warmup_enabled: false, warmup_started_at: null, warmup_start_per_day: 5, warmup_days: 14 });
+    const before = Date.now();
+    const on = await connect(a, withPassword({ warmup_enabled: true, warmup_start_per_day: 3, warmup_days: 7, daily_limit: 30 }));
+    expect(on.status, on.text).toBe(200);
+    expect(on.body).toMatchObject({ warmup_enabled: true, warmup_start_per_day: 3, warmup_days: 7 });
+    expect(new Date(on.body.warmup_started_at).getTime()).toBeGreaterThanOrEqual(before - 1000);
+    expect(await health(on.body.id)).toMatchObject({
+      daily_limit: 30,
+      cap_today: 3,
+      sent_today: 0,
+      remaining_today: 3,
+      warmup: { started_at: on.body.warmup_started_at, day: 1, days: 7, start_per_day: 3, volume_today: 3, complete: false },
+    });
+    expect(await health(off.id)).toMatchObject({ cap_today: 50, remaining_today: 50, warmup: null });
+  });
+
+  it('refuses a ramp outside its bounds with 422 and stores nothing', async () => {
+    const count = async () => (await ctx.deps.sql`SELECT count(*)::int AS n FROM outreach_mailboxes WHERE org_id = ${a.orgId}`)[0]!.n;
+    const before = await count();
+    for (const bad of [{ warmup_days: 0 }, { warmup_days: 91 }, { warmup_start_per_day: 0 }, { warmup_start_per_day: 2001 }, { warmup_days: 2.5 }]) {
+      const res = await connect(a, withPassword({ warmup_enabled: true, ...bad }));
+      expect(res.status, JSON.stringify(bad)).toBe(422);
+      expect(res.body.detail[0].loc[1]).toBe(Object.keys(bad)[0]);
+    }
+    expect(await count()).toBe(before);
+    const id = (await connect(a, withPassword())).body.id;
+    expect((await patch(id, { warmup_days: 0 })).status).toBe(422);
+    expect((await ctx.request('GET', `/outreach/mailboxes/${id}`, { token: a.session })).body.warmup_days).toBe(14);
+  });
+
+  it('PATCH on starts the ramp that day, on again keeps it, off forgets it', async () => {
+    const id = (await connect(a, withPassword({ daily_limit: 40 }))).body.id;
+    const on = await patch(id, { warmup_enabled: true, warmup_start_per_day: 4, warmup_days: 10 });
+    expect(on.status, on.text).toBe(200);
+    expect(on.body.warmup_started_at).not.toBeNull();
+    // Two local days later (the start moved back in Postgres): day 3 of 10, 4 + 36 × 2 / 9 = 12.
+    await ctx.deps.sql`UPDATE outreach_mailboxes SET warmup_started_at = warmup_started_at - interval '2 days' WHERE id = ${id}`;
+    const moved = (await ctx.request('GET', `/outreach/mailboxes/${id}`, { token: a.session })).body.warmup_started_at;
+    expect(await health(id)).toMatchObject({ cap_today: 12, remaining_today: 12, warmup: { day: 3, volume_today: 12, complete: false } });
+    expect((await patch(id, { warmup_enabled: true })).body.warmup_started_at).toBe(moved);
+    // A lower limit lowers the ramp with it (4 + 4 × 2 / 9, rounded down); past the last day the cap is the limit.
+    expect((await patch(id, { daily_limit: 8 })).status).toBe(200);
+    expect((await health(id)).cap_today).toBe(4);
+    await ctx.deps.sql`UPDATE outreach_mailboxes SET warmup_started_at = now() - interval '30 days' WHERE id = ${id}`;
+    expect(await health(id)).toMatchObject({ cap_today: 8, warmup: { day: 31, volume_today: 8, complete: true } });
+    const off = await patch(id, { warmup_enabled: false });
+    expect(off.body).toMatchObject({ warmup_enabled: false, warmup_started_at: null });
+    expect(await health(id)).toMatchObject({ cap_today: 8, warmup: null });
+    const again = await patch(id, { warmup_enabled: true });
+    expect(new Date(again.body.warmup_started_at).getTime()).toBeGreaterThan(Date.now() - 60_000);
+    expect((await health(id)).warmup).toMatchObject({ day: 1, volume_today: 4 });
+  });
+
+  it('provisioning checks the ramp too', async () => {
+    const res = await ctx.request('POST', '/outreach/mailboxes/provision', { token: a.session, body: { domain_id: MISSING_ID, local_part: 'x', warmup_days: 0 } });
+    expect(res.status).toBe(422);
   });
 });
 

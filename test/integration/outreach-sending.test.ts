@@ -314,6 +314,42 @@ describe('limits, windows, rotation and idempotency', () => {
     for (const row of byDay) expect(row.n).toBeLessThanOrEqual(row.mailbox_id === pool[0] ? 2 : 1);
   });
 
+  it('a warming-up mailbox sends its warm-up volume a day, growing day by day to its daily limit; health shows the day and the cap', async () => {
+    // Ramp of 1 a day over 4 days towards a limit of 4: day d allows d.
+    const mailbox = await insertMailbox(t.orgId, { daily_limit: 4, warmup_enabled: true, warmup_started_at: new Date(), warmup_start_per_day: 1, warmup_days: 4 });
+    const contacts = await Promise.all(Array.from({ length: 7 }, (_, i) => createContact(ctx, t, { first_name: `W${i}`, email: uniqueEmail(`warm${i}`) })));
+    const seq = await sequence({ steps: [{ delay_days: 0, subject: 'Hi', body: 'Hi' }], mailbox_ids: [mailbox] });
+    await enroll(seq.id, contacts.map((c) => c.id));
+    await activate(seq.id);
+    const sent = async () =>
+      (await ctx.deps.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM outreach_messages WHERE mailbox_id = ${mailbox} AND status = 'sent'`)[0]!.n;
+    const health = async () => (await ctx.request('GET', `/outreach/mailboxes/${mailbox}/health`, { token: t.session })).body;
+    /** The next local day: what went out counts a day earlier, and warm-up began a day earlier. */
+    const nextDay = async () => {
+      await ctx.deps.sql`UPDATE outreach_messages SET local_day = local_day - 1 WHERE mailbox_id = ${mailbox}`;
+      await ctx.deps.sql`UPDATE outreach_mailboxes SET warmup_started_at = warmup_started_at - interval '1 day' WHERE id = ${mailbox}`;
+    };
+
+    let total = 0;
+    for (const day of [1, 2, 3]) {
+      total += day;
+      if (day > 1) {
+        await nextDay();
+        await runSequenceCycle(ctx.deps, t.orgId, seq.id);
+      }
+      await waitFor(async () => (await sent()) === total, 30_000, `${total} sends by day ${day}`);
+      // The day's volume is used up: a cycle sends nothing more.
+      expect(await runSequenceCycle(ctx.deps, t.orgId, seq.id)).toMatchObject({ state: 'active', sent: 0 });
+      expect(await sent()).toBe(total);
+      expect(await health()).toMatchObject({ daily_limit: 4, cap_today: day, sent_today: day, remaining_today: 0, warmup: { day, volume_today: day, complete: false } });
+    }
+    // Day 4 the ramp reaches the daily limit; the last one of seven goes out.
+    await nextDay();
+    await runSequenceCycle(ctx.deps, t.orgId, seq.id);
+    await waitFor(async () => (await sent()) === 7, 30_000, 'seven sends');
+    expect(await health()).toMatchObject({ cap_today: 4, sent_today: 1, remaining_today: 3, warmup: { day: 4, complete: true } });
+  });
+
   it('sends nothing outside the mailbox’s window and looks again when it opens', async () => {
     const today = new Date();
     const closedDay = ((today.getUTCDay() + 6) % 7) + 1; // today's ISO weekday (UTC)

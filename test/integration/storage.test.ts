@@ -6,7 +6,7 @@ import { text } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../platform/config';
 import { freePort } from '../../platform/ports';
-import { InvalidKeyError, StorageError, createStorage, type ObjectStorage } from '../../platform/storage';
+import { InvalidKeyError, ObjectExistsError, StorageError, createStorage, type ObjectStorage } from '../../platform/storage';
 import { createTestContext, type TestContext } from '../support/context';
 
 // One suite, both drivers: the local disk behind the real app (its presigned URLs are served by
@@ -115,6 +115,13 @@ describe.each(['local', 's3'] as const)('object storage: %s driver', (name) => {
     const object = await storage.get(k);
     expect(await text(object!.body)).toBe('{"version":2}');
     expect(object).toMatchObject({ size: 13, etag: md5('{"version":2}') });
+  });
+
+  it('a create-only put never replaces an object: ObjectExistsError, the first one stays', async () => {
+    const k = key('once.txt');
+    await storage.put(k, 'first', { contentType: 'text/plain', createOnly: true });
+    await expect(storage.put(k, 'second', { contentType: 'text/plain', createOnly: true })).rejects.toBeInstanceOf(ObjectExistsError);
+    expect(await text((await storage.get(k))!.body)).toBe('first');
   });
 
   it('stores a stream, with or without a known length, and defaults the content type', async () => {

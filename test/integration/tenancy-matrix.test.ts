@@ -18,6 +18,7 @@ const NOT_IDS: Record<string, string> = {
   index: 'a link position inside a public share page',
   event_type: 'a notification event type name, the same catalog in every organization',
   workflow_id: 'a workflow id is `<kind>:<id>`: covered through the ids it embeds (built below)',
+  feedback_id: "feedback is global, not an organization's: only the service's operators address it by id",
 };
 
 let ctx: TestContext;
@@ -73,8 +74,15 @@ beforeAll(async () => {
   const card = idOf(await create('/cards', { name: 'Bea Other' }));
   if (card) {
     ids.card_id = card;
-    const link = idOf(await create(`/cards/${card}/share-links`, {}));
-    if (link) ids.link_id = link;
+    const link = await create(`/cards/${card}/share-links`, {});
+    if (link) {
+      ids.link_id = link.id as string;
+      // A lead in B's card inbox, sent through the public form.
+      await ctx.request('POST', `/share/${link.token}/leads`, { body: { name: 'Lee Lead', email: 'lee@example.com', consent: true } });
+      const [lead] = await ctx.deps.sql<{ id: string }[]>`SELECT id FROM card_leads WHERE card_id = ${card}`;
+      if (lead) ids.lead_id = lead.id;
+      else fixtureErrors.push('no lead in the card inbox');
+    }
   }
   const dataset = idOf(await create('/knowledge-base/datasets', { name: 'Docs' }));
   if (dataset) ids.dataset_id = dataset;

@@ -61,6 +61,8 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
     TEMPORAL_ADDRESS: inject('temporalAddress'),
     TEMPORAL_TASK_QUEUE: `test-${crypto.randomBytes(5).toString('hex')}`,
     LOG_LEVEL: 'info',
+    // The outreach tests' SMTP and IMAP servers listen on loopback (outreach-mailboxes-hosts.test.ts turns it off).
+    OUTREACH_ALLOW_PRIVATE_MAIL_HOSTS: 'true',
     ...(options.s3
       ? {
           S3_ENDPOINT: s3.endpoint,

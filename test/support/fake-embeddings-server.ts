@@ -16,10 +16,12 @@ const DIMENSION = 32;
 export interface FakeEmbeddingsServer {
   baseUrl: string;
   apiKey: string;
-  /** Every request body received. */
-  requests: { model: string; input: string[] }[];
+  /** Every request body received (input_type only when the client sent one). */
+  requests: { model: string; input: string[]; input_type?: string }[];
   /** Answer the next n requests with this status. */
   failNext(n: number, status: number): void;
+  /** Answer every later request this late (a slow model). */
+  setDelay(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -40,6 +42,7 @@ export function fakeEmbedding(text: string): number[] {
 
 export async function startFakeEmbeddingsServer(apiKey = 'sk-test-embeddings'): Promise<FakeEmbeddingsServer> {
   let failures: { n: number; status: number } = { n: 0, status: 500 };
+  let delayMs = 0;
   const requests: FakeEmbeddingsServer['requests'] = [];
   const server = http.createServer((req, res) => {
     let raw = '';
@@ -52,15 +55,17 @@ export async function startFakeEmbeddingsServer(apiKey = 'sk-test-embeddings'): 
         failures.n--;
         return send(failures.status, { error: { message: 'simulated failure' } });
       }
-      const body = JSON.parse(raw) as { model: string; input: string | string[] };
+      const body = JSON.parse(raw) as { model: string; input: string | string[]; input_type?: string };
       const input = Array.isArray(body.input) ? body.input : [body.input];
-      requests.push({ model: body.model, input });
-      send(200, {
+      requests.push({ model: body.model, input, ...(body.input_type === undefined ? {} : { input_type: body.input_type }) });
+      const answer = () => send(200, {
         object: 'list',
         model: body.model,
         data: input.map((text, index) => ({ object: 'embedding', index, embedding: fakeEmbedding(text) })),
         usage: { prompt_tokens: input.join(' ').length, total_tokens: input.join(' ').length },
       });
+      if (delayMs > 0) setTimeout(answer, delayMs);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -70,6 +75,7 @@ export async function startFakeEmbeddingsServer(apiKey = 'sk-test-embeddings'): 
     apiKey,
     requests,
     failNext: (n, status) => (failures = { n, status }),
+    setDelay: (ms) => (delayMs = ms),
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -14,10 +14,13 @@ export interface RequestOptions {
   org?: string;
 }
 
+export const BROWSER_USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36';
+
 /** A small fetch wrapper against a running app: JSON in, JSON (or text) out. */
 export function httpClient(baseUrl: string) {
   return async function request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<HttpResponse<T>> {
-    const headers: Record<string, string> = { ...options.headers };
+    // A browser's User-Agent: share-link views from known bots (and bare HTTP libraries) are not counted.
+    const headers: Record<string, string> = { 'User-Agent': BROWSER_USER_AGENT, ...options.headers };
     if (options.token) headers.Authorization = `Bearer ${options.token}`;
     if (options.org) headers['X-Service-Org'] = options.org;
     let body: string | Buffer | undefined;

@@ -4,13 +4,15 @@ import type { AddressInfo } from 'node:net';
 /**
  * A small OAuth 2.0 token endpoint (RFC 6749 sections 4.4 and 6) on 127.0.0.1: it checks client
  * authentication (HTTP Basic or form fields), answers the refresh_token and client_credentials grants
- * with JSON tokens, and can be told to refuse (400 invalid_grant), to fail (503) or to hang.
+ * with JSON tokens, and can be told to refuse (400 invalid_grant), to fail (503), to hang, or to answer
+ * like a careless server that echoes the request it refuses (`echo`: 400 invalid_request whose
+ * error_description and other fields repeat the Authorization header and the form body, as sent).
  */
 export interface TokenServer {
   url: string;
   /** Every token request received, with its form fields and Authorization header. */
   requests: { grant_type: string; form: Record<string, string>; authorization: string | undefined }[];
-  mode: 'ok' | 'invalid_grant' | 'unavailable' | 'hang';
+  mode: 'ok' | 'invalid_grant' | 'unavailable' | 'hang' | 'echo';
   /** Delay before answering, to hold a refresh in flight. */
   delayMs: number;
   expiresIn: number;
@@ -27,7 +29,8 @@ export async function startTokenServer(clients: Record<string, string>, validRef
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const form = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const form = Object.fromEntries(new URLSearchParams(raw));
       state.requests.push({ grant_type: form.grant_type ?? '', form, authorization: req.headers.authorization });
       const answer = (status: number, body: unknown) => {
         setTimeout(() => {
@@ -38,6 +41,14 @@ export async function startTokenServer(clients: Record<string, string>, validRef
       };
       if (state.mode === 'hang') return void hanging.add(res);
       if (state.mode === 'unavailable') return answer(503, { error: 'temporarily_unavailable' });
+      if (state.mode === 'echo') {
+        const authorization = req.headers.authorization ?? '';
+        return answer(400, {
+          error: 'invalid_request',
+          error_description: `Rejected ${authorization ? `Authorization: ${authorization}, ` : ''}body: ${raw}`,
+          request: { headers: req.headers, body: raw, form },
+        });
+      }
       // Client authentication: Basic header first, then form fields.
       let clientId = form.client_id;
       let secret = form.client_secret;

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAgentConfig } from '../../domain/agent-config';
+import { loadConfig } from '../../platform/config';
 import { BUILTIN_NOTICE, BuiltinWriter, OpenAiWriter, createLlmWriter, type CompareInput } from '../../platform/llm';
+import { LocalWriter } from '../../platform/llm-writer-local';
 import { startFakeLlmServer, type FakeLlm } from '../support/fake-llm-server';
 
 const collect = async (pieces: AsyncIterable<string>) => {
@@ -18,9 +20,19 @@ const input: CompareInput = {
 };
 
 describe('createLlmWriter', () => {
-  it('is the built-in writer without LLM_BASE_URL, the OpenAI-compatible one with it', () => {
-    expect(createLlmWriter({}).kind).toBe('builtin');
-    expect(createLlmWriter({ LLM_BASE_URL: 'http://127.0.0.1:9/v1' }).kind).toBe('llm');
+  it('is the built-in writer for every feature by default, the OpenAI-compatible one with LLM_BASE_URL', () => {
+    for (const feature of ['compare', 'instructions', 'summary'] as const) {
+      expect(createLlmWriter(loadConfig({}), feature)).toBeInstanceOf(BuiltinWriter);
+      expect(createLlmWriter(loadConfig({ LLM_BASE_URL: 'http://127.0.0.1:9/v1' }), feature)).toBeInstanceOf(OpenAiWriter);
+    }
+  });
+
+  it('gives the local model the features LLM_LOCAL_FEATURES names, and only those', () => {
+    const config = loadConfig({ LLM_LOCAL_FEATURES: 'compare, summary' });
+    expect(createLlmWriter(config, 'compare')).toBeInstanceOf(LocalWriter);
+    expect(createLlmWriter(config, 'summary')).toBeInstanceOf(LocalWriter);
+    expect(createLlmWriter(config, 'instructions')).toBeInstanceOf(BuiltinWriter);
+    expect(() => loadConfig({ LLM_LOCAL_FEATURES: 'compare,poems' })).toThrow(/LLM_LOCAL_FEATURES must be a comma-separated list/);
   });
 });
 

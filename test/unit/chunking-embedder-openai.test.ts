@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EmbedderError, createEmbedder } from '../../platform/embedder';
+import { EmbedderError, createEmbedder, embedderFor } from '../../platform/embedder';
 import { OpenAiEmbedder } from '../../platform/embedder-openai';
 import { fakeEmbedding, startFakeEmbeddingsServer, type FakeEmbeddingsServer } from '../support/fake-embeddings-server';
 
@@ -30,7 +30,22 @@ describe('OpenAI-compatible embedder', () => {
     expect(String(error)).not.toContain('nope');
   });
   it('is chosen by EMBEDDINGS_BASE_URL, else the built-in embedder', () => {
-    expect(createEmbedder({ EMBEDDINGS_BASE_URL: server.baseUrl, EMBEDDINGS_MODEL: 'm2', EMBEDDINGS_API_KEY: 'k' }).model).toBe('m2');
-    expect(createEmbedder({ EMBEDDINGS_BASE_URL: undefined, EMBEDDINGS_MODEL: undefined, EMBEDDINGS_API_KEY: undefined }).model).toBe('builtin-hashing-384');
+    expect(createEmbedder({ EMBEDDINGS_BASE_URL: server.baseUrl, EMBEDDINGS_MODEL: 'm2', EMBEDDINGS_API_KEY: 'k', EMBEDDINGS_INPUT_TYPE: false }).model).toBe('m2');
+    expect(createEmbedder({ EMBEDDINGS_BASE_URL: undefined, EMBEDDINGS_MODEL: undefined, EMBEDDINGS_API_KEY: undefined, EMBEDDINGS_INPUT_TYPE: false }).model).toBe('builtin-hashing-384');
+  });
+  it('says input_type (query or passage) only when configured to', async () => {
+    const config = { EMBEDDINGS_BASE_URL: server.baseUrl, EMBEDDINGS_MODEL: 'e5', EMBEDDINGS_API_KEY: server.apiKey };
+    await createEmbedder({ ...config, EMBEDDINGS_INPUT_TYPE: true }).embed(['how do I reset it'], 'query');
+    expect(server.requests.at(-1)).toMatchObject({ input_type: 'query' });
+    await createEmbedder({ ...config, EMBEDDINGS_INPUT_TYPE: true }).embed(['Reset: hold the button.']);
+    expect(server.requests.at(-1)).toMatchObject({ input_type: 'passage' });
+    await createEmbedder({ ...config, EMBEDDINGS_INPUT_TYPE: false }).embed(['how do I reset it'], 'query');
+    expect(server.requests.at(-1)).not.toHaveProperty('input_type');
+  });
+  it("picks the embedder of a dataset's model: the configured one, the built-in one, or none", () => {
+    const config = { EMBEDDINGS_BASE_URL: server.baseUrl, EMBEDDINGS_MODEL: 'e5', EMBEDDINGS_API_KEY: 'k', EMBEDDINGS_INPUT_TYPE: true };
+    expect(embedderFor(config, 'e5')).toBeInstanceOf(OpenAiEmbedder);
+    expect(embedderFor(config, 'builtin-hashing-384')?.model).toBe('builtin-hashing-384');
+    expect(embedderFor(config, 'text-embedding-3-large')).toBeUndefined();
   });
 });

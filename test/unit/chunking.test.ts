@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chunkText, effectiveChunking, fixedSizeChunks, fusedScore, likePattern, structureChunks } from '../../domain/knowledge-base';
+import { VECTOR_WEIGHT, chunkText, effectiveChunking, fixedSizeChunks, fusedScores, likePattern, structureChunks } from '../../domain/knowledge-base';
 import { HashingEmbedder } from '../../platform/embedder-hashing';
 import { htmlMainText, processorFor } from '../../platform/extract';
 
@@ -42,11 +42,31 @@ describe('structure-aware chunking', () => {
 });
 
 describe('retrieval helpers', () => {
-  it('fuses ranks into (0, 1], 1 for first in both', () => {
-    expect(fusedScore(1, 1)).toBe(1);
-    expect(fusedScore(1, null)).toBeCloseTo(0.5);
-    expect(fusedScore(2, 3)).toBeLessThan(fusedScore(1, 3));
-    expect(fusedScore(null, 60)).toBeGreaterThan(0);
+  it('fuses scores into [0, 1]: 1 for the nearest vector match holding every word', () => {
+    const [best, vectorOnly, farthest, everyWord] = fusedScores([
+      { lexical_score: 1, vector_similarity: 0.9 },
+      { lexical_score: null, vector_similarity: 0.85 },
+      { lexical_score: null, vector_similarity: 0.8 },
+      { lexical_score: 1, vector_similarity: null },
+    ]);
+    expect(best).toBe(1);
+    expect(vectorOnly).toBeCloseTo(VECTOR_WEIGHT * 0.5);
+    expect(farthest).toBe(0);
+    expect(everyWord).toBeCloseTo(1 - VECTOR_WEIGHT);
+  });
+  it('keeps a chunk sharing one common word with the question below a good vector match', () => {
+    // One word of four (weighted share 0.25) is worth 0.25² of the full-text weight, the second-nearest chunk half the vector weight.
+    const [weakWord, goodVector] = fusedScores([
+      { lexical_score: 0.25, vector_similarity: 0.7 },
+      { lexical_score: null, vector_similarity: 0.8 },
+      { lexical_score: null, vector_similarity: 0.9 },
+    ]);
+    expect(goodVector).toBeGreaterThan(weakWord!);
+  });
+  it('gives the whole weight to the only ranking a query has', () => {
+    expect(fusedScores([{ lexical_score: 1, vector_similarity: null }])).toEqual([1]);
+    expect(fusedScores([{ lexical_score: null, vector_similarity: 0.4 }])).toEqual([1]);
+    expect(fusedScores([])).toEqual([]);
   });
   it('makes % the only wildcard', () => {
     expect(likePattern('a_b\\c%')).toBe('a\\_b\\\\c%');

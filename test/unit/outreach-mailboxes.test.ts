@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalTimeZone, isWithinSendingWindow, localDay, mailboxMove, nextWindowOpening, type SendingWindow } from '../../domain/outreach-mailboxes';
+import {
+  canonicalTimeZone,
+  dailyCap,
+  isWithinSendingWindow,
+  localDay,
+  mailboxMove,
+  nextWindowOpening,
+  warmupToday,
+  warmupVolume,
+  type SendingWindow,
+  type WarmupSettings,
+} from '../../domain/outreach-mailboxes';
 
 const mb = (overrides: Partial<SendingWindow> = {}): SendingWindow => ({
   window_start: '09:00',
@@ -107,5 +118,57 @@ describe('time zones and moves', () => {
     expect(mailboxMove('paused', 'pause')).toBeNull();
     expect(mailboxMove('paused', 'resume')).toBe('active');
     expect(mailboxMove('active', 'resume')).toBeNull();
+  });
+});
+
+describe('warm-up', () => {
+  it('ramps in a straight line from the start volume on day 1 to the daily limit on the last day', () => {
+    const ramp = Array.from({ length: 16 }, (_, i) => warmupVolume(i + 1, 5, 14, 50));
+    expect(ramp[0]).toBe(5);
+    expect(ramp[13]).toBe(50);
+    expect(ramp.slice(13)).toEqual([50, 50, 50]);
+    // 5 + 45 × (day − 1) / 13, rounded down.
+    expect(ramp.slice(0, 5)).toEqual([5, 8, 11, 15, 18]);
+    for (let i = 1; i < ramp.length; i++) expect(ramp[i]).toBeGreaterThanOrEqual(ramp[i - 1]!);
+    for (const v of ramp) expect(v).toBeLessThanOrEqual(50);
+  });
+
+  it('never exceeds the limit, whatever the start; one day means no ramp', () => {
+    expect(warmupVolume(1, 80, 10, 50)).toBe(50);
+    expect(warmupVolume(5, 80, 10, 50)).toBe(50);
+    expect(warmupVolume(1, 5, 1, 50)).toBe(50);
+    expect(warmupVolume(2, 1, 4, 4)).toBe(2);
+    expect(warmupVolume(0, 5, 14, 50)).toBe(5);
+  });
+
+  const mailbox = (overrides: Partial<WarmupSettings> = {}): WarmupSettings => ({
+    timezone: 'UTC',
+    daily_limit: 40,
+    warmup_enabled: true,
+    warmup_started_at: at('2030-01-07T15:00:00Z'),
+    warmup_start_per_day: 4,
+    warmup_days: 10,
+    ...overrides,
+  });
+
+  it("counts the mailbox's local calendar days from the one warm-up started on", () => {
+    expect(warmupToday(mailbox(), at('2030-01-07T23:59:00Z'))).toEqual({ day: 1, volume: 4, complete: false });
+    expect(warmupToday(mailbox(), at('2030-01-08T00:00:00Z'))).toEqual({ day: 2, volume: 8, complete: false });
+    expect(warmupToday(mailbox(), at('2030-01-16T09:00:00Z'))).toEqual({ day: 10, volume: 40, complete: true });
+    expect(warmupToday(mailbox(), at('2030-03-01T09:00:00Z'))).toMatchObject({ volume: 40, complete: true });
+    // In Tokyo (UTC+9) 15:00Z on the 7th is already the 8th: day 2 begins at 15:00Z that day.
+    const tokyo = mailbox({ timezone: 'Asia/Tokyo', warmup_started_at: at('2030-01-07T14:00:00Z') });
+    expect(warmupToday(tokyo, at('2030-01-07T14:59:00Z'))?.day).toBe(1);
+    expect(warmupToday(tokyo, at('2030-01-07T15:00:00Z'))?.day).toBe(2);
+    // A start stamped by a clock ahead of this one is day 1, never day 0.
+    expect(warmupToday(mailbox(), at('2030-01-06T10:00:00Z'))?.day).toBe(1);
+  });
+
+  it('caps a day at the warm-up volume while on, at the daily limit when off', () => {
+    expect(dailyCap(mailbox(), at('2030-01-09T10:00:00Z'))).toBe(12);
+    expect(dailyCap(mailbox({ warmup_enabled: false, warmup_started_at: null }), at('2030-01-09T10:00:00Z'))).toBe(40);
+    expect(warmupToday(mailbox({ warmup_enabled: false }), at('2030-01-09T10:00:00Z'))).toBeNull();
+    // A lowered limit lowers the ramp with it.
+    expect(dailyCap(mailbox({ daily_limit: 3 }), at('2030-01-07T16:00:00Z'))).toBe(3);
   });
 });

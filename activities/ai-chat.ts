@@ -1,0 +1,34 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { ChatModel } from '../platform/chat-model';
+import { createChatModel } from '../platform/chat-model-factory';
+import { LocalModelError } from '../platform/llm-local';
+import { applyDecision } from '../services/ai-chat/approvals';
+import { runModelStep, type StepInput } from '../services/ai-chat/model-step';
+import { runTools } from '../services/ai-chat/tools';
+import { endTurn } from '../services/ai-chat/turns';
+import type { ActivityDeps } from './deps';
+
+export function createAiChatActivities(deps: ActivityDeps) {
+  // The OpenAI-compatible server with LLM_BASE_URL, else the local model (platform/chat-model-factory.ts).
+  let model: ChatModel | undefined;
+  return {
+    /** One model call, its tokens streamed to Postgres (not to the workflow's history). */
+    async aiChatModelStep(input: StepInput) {
+      model ??= createChatModel(deps.config, deps.logger);
+      const ctx = Context.current();
+      try {
+        return await runModelStep(deps, model, input, { attempt: ctx.info.attempt, heartbeat: () => ctx.heartbeat(), signal: ctx.cancellationSignal });
+      } catch (error) {
+        // Canceled by a stop: report the cancellation itself, so the workflow sees a canceled activity.
+        if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason;
+        // The model is not installed: retrying cannot help; the turn ends with this message.
+        if (error instanceof LocalModelError && error.code === 'missing') throw ApplicationFailure.nonRetryable(error.message, 'ModelRefused');
+        throw error;
+      }
+    },
+    aiChatRunTools: (input: Parameters<typeof runTools>[1]) => runTools(deps, input),
+    aiChatApplyDecision: (input: Parameters<typeof applyDecision>[1]) => applyDecision(deps, input),
+    aiChatEndTurn: (input: Parameters<typeof endTurn>[1]) => endTurn(deps, input),
+  };
+}

@@ -1,0 +1,261 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import type { ChatHistoryItem, GbnfJsonSchema, Llama, LlamaChat, LlamaContextSequence, LlamaModel } from 'node-llama-cpp';
+import type { Config } from './config';
+import type { Logger } from './logger';
+import { PROJECT_ROOT } from './tools';
+
+/**
+ * The local language model: a GGUF file (SmolLM2-135M-Instruct by default, installed by
+ * `scripts/install-tools.sh llm`) run in-process on the CPU by node-llama-cpp's prebuilt binaries.
+ * One model and one context per process, loaded on first use and shared; one call runs at a time
+ * (two cores), a bounded number wait, and every call has a deadline, queue wait included.
+ */
+
+export type LocalLlmConfig = Pick<
+  Config,
+  'LLM_LOCAL_MODEL_PATH' | 'LLM_LOCAL_THREADS' | 'LLM_LOCAL_CONTEXT_SIZE' | 'LLM_LOCAL_QUEUE_LIMIT' | 'LLM_CALL_TIMEOUT_MS'
+>;
+
+/** `busy`: the queue is full; `timeout`: LLM_CALL_TIMEOUT_MS passed; `missing`: no model file. Callers answer 503. */
+export class LocalModelError extends Error {
+  constructor(
+    readonly code: 'busy' | 'timeout' | 'missing',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'LocalModelError';
+  }
+}
+
+export interface LocalCall {
+  /** The conversation in node-llama-cpp's terms (system, user, model); the chat template comes from the GGUF. */
+  messages: ChatHistoryItem[];
+  /** When set, the output is constrained by a grammar to JSON matching this schema. */
+  schema?: GbnfJsonSchema;
+  maxTokens: number;
+  temperature?: number;
+  /** The caller's deadline or hang-up; the call also ends at LLM_CALL_TIMEOUT_MS. */
+  signal?: AbortSignal;
+  /** Each piece of text as it is generated (about one token each). */
+  onText?: (text: string) => void;
+}
+
+export interface LocalOutput {
+  text: string;
+  stopReason: 'stop' | 'length';
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export type LocalPiece = { type: 'text'; text: string } | { type: 'done'; output: LocalOutput };
+
+/** `local:SmolLM2-135M-Instruct-Q4_1` for `.../SmolLM2-135M-Instruct.Q4_1.gguf`. */
+export function localModelName(config: Pick<Config, 'LLM_LOCAL_MODEL_PATH'>): string {
+  return `local:${path.basename(config.LLM_LOCAL_MODEL_PATH).replace(/\.gguf$/i, '').replace(/\./g, '-')}`;
+}
+
+/** A relative model path is taken from the project folder, so the API and workers find it wherever they start. */
+export function localModelPath(config: Pick<Config, 'LLM_LOCAL_MODEL_PATH'>): string {
+  return path.resolve(PROJECT_ROOT, config.LLM_LOCAL_MODEL_PATH);
+}
+
+interface Loaded {
+  llama: Llama;
+  model: LlamaModel;
+  sequence: LlamaContextSequence;
+  chat: LlamaChat;
+}
+
+/** One call at a time; at most `limit` callers wait, in order; a waiter whose signal aborts leaves the line. */
+class CallQueue {
+  private busy = false;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly limit: number) {}
+
+  get waiters(): number {
+    return this.waiting.length;
+  }
+
+  async acquire(signal: AbortSignal): Promise<() => void> {
+    signal.throwIfAborted();
+    if (!this.busy) {
+      this.busy = true;
+      return this.releaser();
+    }
+    if (this.waiting.length >= this.limit) throw new LocalModelError('busy', 'The local language model is busy; try again shortly');
+    await new Promise<void>((resolve, reject) => {
+      const turn = () => {
+        signal.removeEventListener('abort', leave);
+        resolve();
+      };
+      const leave = () => {
+        this.waiting.splice(this.waiting.indexOf(turn), 1);
+        reject(signal.reason);
+      };
+      this.waiting.push(turn);
+      signal.addEventListener('abort', leave, { once: true });
+    });
+    return this.releaser();
+  }
+
+  private releaser(): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.busy = false;
+    };
+  }
+}
+
+export class LocalLlm {
+  readonly name: string;
+  private readonly queue: CallQueue;
+  private loading?: Promise<Loaded>;
+
+  constructor(
+    private readonly config: LocalLlmConfig,
+    private readonly logger?: Logger,
+  ) {
+    this.name = localModelName(config);
+    this.queue = new CallQueue(config.LLM_LOCAL_QUEUE_LIMIT);
+  }
+
+  /** Calls waiting behind the running one. */
+  get waiting(): number {
+    return this.queue.waiters;
+  }
+
+  /** Loads the model now (it is otherwise loaded by the first call). */
+  async load(): Promise<void> {
+    await this.loaded();
+  }
+
+  /**
+   * The same call as a stream: text pieces as they come, then the output. A reader that stops early
+   * stops the generation (and frees the model for the next call).
+   */
+  async *stream(call: Omit<LocalCall, 'onText'>): AsyncIterable<LocalPiece> {
+    const hangUp = new AbortController();
+    const pieces = new Readable({ objectMode: true, read() {} });
+    const running = this.run({
+      ...call,
+      signal: call.signal ? AbortSignal.any([call.signal, hangUp.signal]) : hangUp.signal,
+      onText: (text) => pieces.push({ type: 'text', text } satisfies LocalPiece),
+    }).then(
+      (output) => {
+        pieces.push({ type: 'done', output } satisfies LocalPiece);
+        pieces.push(null);
+      },
+      (error: unknown) => pieces.destroy(error instanceof Error ? error : new Error(String(error))),
+    );
+    try {
+      for await (const piece of pieces) yield piece as LocalPiece;
+    } finally {
+      hangUp.abort();
+      await running;
+    }
+  }
+
+  async run(call: LocalCall): Promise<LocalOutput> {
+    const timeoutMs = this.config.LLM_CALL_TIMEOUT_MS;
+    const bound = AbortSignal.timeout(timeoutMs);
+    const signal = call.signal ? AbortSignal.any([call.signal, bound]) : bound;
+    let release: (() => void) | undefined;
+    try {
+      release = await this.queue.acquire(signal);
+      const { chat, sequence, llama } = await abortable(this.loaded(), signal);
+      const grammar = call.schema ? await llama.createGrammarForJsonSchema<GbnfJsonSchema>(call.schema) : undefined;
+      let outputTokens = 0;
+      const result = await chat.generateResponse(call.messages, {
+        grammar,
+        maxTokens: call.maxTokens,
+        temperature: call.temperature ?? 0,
+        seed: 1,
+        // A small model falls into loops ("X\nX\nX…"); DRY forbids verbatim repeats. Not under a grammar,
+        // where JSON's own punctuation must repeat.
+        dryRepeatPenalty: grammar ? undefined : { strength: 0.8 },
+        signal,
+        onToken: (tokens) => {
+          outputTokens += tokens.length;
+        },
+        onTextChunk: call.onText,
+      });
+      return {
+        text: result.response,
+        stopReason: result.metadata.stopReason === 'maxTokens' ? 'length' : 'stop',
+        inputTokens: Math.max(0, sequence.nextTokenIndex - outputTokens),
+        outputTokens,
+      };
+    } catch (error) {
+      if (call.signal?.aborted) throw call.signal.reason;
+      if (bound.aborted) throw new LocalModelError('timeout', `The local language model did not answer within ${timeoutMs} ms`);
+      throw error;
+    } finally {
+      release?.();
+    }
+  }
+
+  private loaded(): Promise<Loaded> {
+    this.loading ??= this.open().catch((error: unknown) => {
+      this.loading = undefined; // a model installed later is picked up by the next call
+      throw error;
+    });
+    return this.loading;
+  }
+
+  private async open(): Promise<Loaded> {
+    const modelPath = localModelPath(this.config);
+    if (!fs.existsSync(modelPath)) {
+      throw new LocalModelError('missing', `The local language model is not installed (${this.config.LLM_LOCAL_MODEL_PATH}): run \`npm run tools llm\``);
+    }
+    const threads = this.config.LLM_LOCAL_THREADS;
+    // Only node-llama-cpp's prebuilt CPU binaries from npm: never a GPU probe, a download or a build.
+    const { getLlama, LlamaChat, LlamaLogLevel } = await import('node-llama-cpp');
+    const llama = await getLlama({
+      gpu: false,
+      build: 'never',
+      skipDownload: true,
+      usePrebuiltBinaries: true,
+      progressLogs: false,
+      maxThreads: threads,
+      logLevel: LlamaLogLevel.warn,
+      logger: (level, message) => this.logger?.warn({ llama: level }, message.trim()),
+    });
+    const model = await llama.loadModel({ modelPath, gpuLayers: 0 });
+    const context = await model.createContext({ contextSize: this.config.LLM_LOCAL_CONTEXT_SIZE, threads: { ideal: threads, min: 1 }, sequences: 1 });
+    const sequence = context.getSequence();
+    this.logger?.info({ model: this.name, threads, contextSize: context.contextSize }, 'local language model loaded');
+    return { llama, model, sequence, chat: new LlamaChat({ contextSequence: sequence }) };
+  }
+}
+
+const shared = new Map<string, LocalLlm>();
+
+/** The process's one runner for this model and these settings (tests may hold a few with different limits). */
+export function localLlm(config: LocalLlmConfig, logger?: Logger): LocalLlm {
+  const key = JSON.stringify([
+    localModelPath(config),
+    config.LLM_LOCAL_THREADS,
+    config.LLM_LOCAL_CONTEXT_SIZE,
+    config.LLM_LOCAL_QUEUE_LIMIT,
+    config.LLM_CALL_TIMEOUT_MS,
+  ]);
+  let runner = shared.get(key);
+  if (!runner) shared.set(key, (runner = new LocalLlm(config, logger)));
+  return runner;
+}
+
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  signal.throwIfAborted();
+  return new Promise<T>((resolve, reject) => {
+    const stop = () => reject(signal.reason);
+    signal.addEventListener('abort', stop, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
+  });
+}

@@ -1,0 +1,113 @@
+import * as db from '../../db/ai-chat';
+import { abandonSource, appendFrames, framesOfSource, getStream } from '../../db/ui-streams';
+import { type TranscriptMessage, toolDefinitions } from '../../domain/ai-chat';
+import { openTextIds, type UiFrame } from '../../domain/ui-message-stream';
+import type { ChatModel } from '../../platform/chat-model';
+import type { ServiceDeps } from '../deps';
+import { FrameWriter } from '../ui-stream/writer';
+import { modelMessages } from './context';
+
+export interface StepInput {
+  orgId: string;
+  chatId: string;
+  turnId: string;
+  step: number;
+  transcript: TranscriptMessage[];
+}
+
+export interface StepResult {
+  text: string;
+  toolCalls: { id: string; name: string; input: unknown }[];
+  finishReason: string;
+}
+
+/** What the running activity gives a step: its attempt, a heartbeat, and the signal of its cancellation. */
+export interface RunContext {
+  attempt: number;
+  heartbeat: () => void;
+  signal: AbortSignal;
+}
+
+const tag = (turnId: string) => turnId.slice(-8);
+const STOP_POLL_MS = 500;
+
+/**
+ * One model call of a turn, streamed to the chat's stream as it comes: `start` (first step of a
+ * segment), `start-step`, the text as `text-*` frames, then each tool call as `tool-input-available`,
+ * written together with the step's result, so a retry returns that result instead of calling again.
+ * A retry after a cut-off attempt (a killed worker) closes the text that attempt left open, leaves its
+ * frames out of the stored message, and calls the model again.
+ */
+export async function runModelStep(deps: Pick<ServiceDeps, 'sql' | 'logger'>, model: ChatModel, input: StepInput, run: RunContext): Promise<StepResult> {
+  const { orgId, chatId, turnId, step } = input;
+  const done = await db.getStepResult<StepResult>(deps.sql, orgId, turnId, step, 'model');
+  if (done) return done;
+  const [turn, chat, stream] = await Promise.all([db.getTurn(deps.sql, orgId, turnId), db.chatById(deps.sql, orgId, chatId), getStream(deps.sql, orgId, chatId)]);
+  if (!turn || turn.ended_at || !chat || !stream) return { text: '', toolCalls: [], finishReason: 'other' };
+
+  const source = `${turnId}:${step}:model`;
+  const cutOff = await framesOfSource(deps.sql, orgId, chatId, source);
+  if (cutOff.length > 0) {
+    await deps.sql.begin(async (tx) => {
+      await abandonSource(tx, orgId, chatId, source);
+      const closing = openTextIds(cutOff).map((id): UiFrame => ({ type: 'text-end', id }));
+      await appendFrames(tx, orgId, chatId, `${source}:cut-off`, closing, { abandoned: true });
+    });
+    deps.logger.info({ orgId, chatId, turnId, step, attempt: run.attempt }, 'model step redone after a cut-off attempt');
+  }
+  const opening = `${turnId}:${step}:start`;
+  if ((await framesOfSource(deps.sql, orgId, chatId, opening)).length === 0) {
+    const first: UiFrame[] = stream.segment_open ? [] : [{ type: 'start', messageId: turn.assistant_message_id }];
+    await appendFrames(deps.sql, orgId, chatId, opening, [...first, { type: 'start-step' }]);
+  }
+
+  const writer = new FrameWriter(deps.sql, orgId, chatId, source);
+  const messages = await modelMessages(deps.sql, chat, turn, input.transcript);
+  const textId = `text-${step}-${run.attempt}-${tag(turnId)}`;
+  let text = '';
+  const calls: StepResult['toolCalls'] = [];
+  let finishReason = 'stop';
+  // A stop reaches the call through Postgres within STOP_POLL_MS (a cancellation through Temporal waits for a heartbeat to go out).
+  const stop = new AbortController();
+  const signal = AbortSignal.any([run.signal, stop.signal]);
+  const beat = setInterval(() => {
+    run.heartbeat();
+    db.stopRequested(deps.sql, orgId, turnId).then(
+      (stopped) => stopped && stop.abort(),
+      () => {},
+    );
+  }, STOP_POLL_MS);
+  try {
+    for await (const event of model.stream({ messages, tools: toolDefinitions(), signal, temperature: 0.2 })) {
+      run.heartbeat();
+      if (event.type === 'text-delta') {
+        if (!text) writer.push({ type: 'text-start', id: textId });
+        text += event.delta;
+        writer.push({ type: 'text-delta', id: textId, delta: event.delta });
+      } else if (event.type === 'tool-call') {
+        calls.push({ id: `call-${step}-${calls.length}-${tag(turnId)}`, name: event.call.name, input: event.call.input });
+      } else finishReason = event.reason;
+    }
+  } catch (error) {
+    clearInterval(beat);
+    if (!stop.signal.aborted || run.signal.aborted) {
+      // Failed or canceled mid-answer: what was streamed stays, closed (the turn's end writes the rest).
+      await writer.finish(text ? [{ type: 'text-end', id: textId }] : [], async () => {}).catch(() => {});
+      throw error;
+    }
+    // Stopped: the answer so far is the step's result, without its tool calls.
+    calls.length = 0;
+    finishReason = 'stopped';
+  }
+  clearInterval(beat);
+  const result: StepResult = { text, toolCalls: calls, finishReason };
+  const last: UiFrame[] = [
+    ...(text ? [{ type: 'text-end' as const, id: textId }] : []),
+    ...calls.map((c): UiFrame => ({ type: 'tool-input-available', toolCallId: c.id, toolName: c.name, input: c.input })),
+  ];
+  await writer.finish(last, async (tx) => {
+    await db.insertStepResult(tx, orgId, turnId, step, 'model', result);
+    if (step === 0) await db.setTurnModel(tx, orgId, turnId, model.name);
+  });
+  return result;
+}

@@ -1,0 +1,113 @@
+import type { Readable } from 'node:stream';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import * as db from '../../db/ai-chat';
+import type { TurnStatus } from '../../db/ai-chat';
+import type { Db } from '../../db/client';
+import { appendFrames, getStream, keptFramesFrom, readFrames } from '../../db/ui-streams';
+import { type TranscriptMessage, completeTranscript, titleFrom } from '../../domain/ai-chat';
+import { conflict } from '../../domain/errors';
+import { type UiFrame, type UiMessage, closingFrames, partsFromFrames } from '../../domain/ui-message-stream';
+import { newId } from '../../platform/ids';
+import { organizationAttribute } from '../../platform/temporal';
+import { aiChatWorkflowId, stopTurnSignal } from '../../workflows/ai-chat-messages';
+import type { aiChatTurnWorkflow } from '../../workflows/ai-chat';
+import type { ServiceDeps } from '../deps';
+import { ownChat } from './chats';
+import { chatStream } from './stream';
+
+export const userText = (message: UiMessage) =>
+  message.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
+
+/**
+ * POST /ai/chats/{chat_id}/messages: records the user's message as a new turn and starts its workflow
+ * in one transaction (Temporal unreachable: 503, nothing recorded), then answers the turn's stream.
+ * The history the model reads is the server's own; the client sends only the new message.
+ */
+export async function sendMessage(
+  deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config' | 'logger'>,
+  orgId: string,
+  userId: string,
+  chatId: string,
+  message: UiMessage,
+): Promise<Readable> {
+  const afterId = await deps.sql.begin(async (tx) => {
+    const chat = await ownChat({ sql: tx as never }, orgId, userId, chatId, true);
+    if (chat.active_turn_id) throw conflict('A turn is active in this chat: wait for it to finish, answer its approval, or stop it');
+    if (await db.messageIdTaken(tx, orgId, chatId, message.id)) throw conflict(`A message with id ${message.id} is already in this chat`);
+    const stream = await getStream(tx, orgId, chatId);
+    const last = Number(stream!.last_frame_id);
+    const turnId = newId();
+    const turns = await db.listTurns(tx, orgId, chatId);
+    await db.insertTurn(tx, orgId, { id: turnId, chat_id: chatId, user_message: message, assistant_message_id: `msg-${turnId}`, first_frame_id: last + 1 });
+    const title = turns.length === 0 && chat.title === 'New chat' ? titleFrom(userText(message)) : undefined;
+    await db.setActiveTurn(tx, orgId, chatId, turnId, title);
+    const start = () =>
+      deps.temporal.workflow.start<typeof aiChatTurnWorkflow>('aiChatTurnWorkflow', {
+        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+        workflowId: aiChatWorkflowId(chatId),
+        workflowIdConflictPolicy: 'FAIL',
+        args: [{ orgId, chatId, turnId, maxSteps: deps.config.AI_CHAT_MAX_STEPS, approvalTtlMs: deps.config.AI_CHAT_APPROVAL_TTL_SECONDS * 1000 }],
+        typedSearchAttributes: organizationAttribute(orgId),
+      });
+    // The previous turn freed the chat in its last activity and is returning: its run closes within moments.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await start();
+        return last;
+      } catch (error) {
+        if (!(error instanceof WorkflowExecutionAlreadyStartedError) || attempt >= 20) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  });
+  return chatStream(deps, orgId, chatId, afterId);
+}
+
+/** POST /ai/chats/{chat_id}/stop: asks the active turn to end (a model call in flight is canceled). */
+export async function stopTurn(deps: Pick<ServiceDeps, 'sql' | 'temporal'>, orgId: string, userId: string, chatId: string) {
+  const chat = await ownChat(deps, orgId, userId, chatId);
+  if (!chat.active_turn_id) throw conflict('No turn is active in this chat');
+  const turnId = chat.active_turn_id;
+  await deps.sql.begin(async (tx) => {
+    await db.requestStop(tx, orgId, turnId);
+    await deps.temporal.workflow.getHandle(aiChatWorkflowId(chatId)).signal(stopTurnSignal);
+  });
+  return { turn_id: chat.active_turn_id, stopping: true as const };
+}
+
+const STATUS: Record<string, TurnStatus> = { completed: 'completed', stopped: 'stopped', failed: 'failed', denied: 'completed', expired: 'completed' };
+
+/**
+ * The turn's last activity: closes the segment being written (open text parts, the step, `finish`,
+ * `[DONE]`; an `error` frame first when the turn failed), stores the answer as the client saw it and
+ * the transcript later turns read, and frees the chat for the next turn. All in one transaction;
+ * a repeat does nothing.
+ */
+export async function endTurn(
+  deps: Pick<ServiceDeps, 'sql'>,
+  input: { orgId: string; chatId: string; turnId: string; outcome: string; error: string | null; transcript: TranscriptMessage[]; steps: number },
+): Promise<void> {
+  const { orgId, chatId, turnId } = input;
+  await deps.sql.begin(async (tx) => {
+    const turn = await db.getTurn(tx, orgId, turnId, true);
+    if (!turn || turn.ended_at) return;
+    const stream = await getStream(tx, orgId, chatId);
+    if (stream) {
+      const closing: (UiFrame | null)[] = [];
+      if (!stream.segment_open) closing.push({ type: 'start', messageId: turn.assistant_message_id });
+      const segment = stream.segment_open ? await segmentFrames(tx, orgId, chatId, Number(stream.segment_start_id)) : [];
+      if (input.error) closing.push({ type: 'error', errorText: input.error });
+      closing.push(...closingFrames(segment, input.outcome === 'stopped' ? 'other' : input.error ? 'error' : 'stop'));
+      // A turn that ended while waiting (stopped, expired) and whose segment is already closed needs no new one.
+      if (stream.segment_open || input.error) await appendFrames(tx, orgId, chatId, `${turnId}:end`, closing);
+    }
+    const parts = partsFromFrames(await keptFramesFrom(tx, orgId, chatId, Number(turn.first_frame_id)));
+    await db.endTurn(tx, orgId, turnId, { status: STATUS[input.outcome] ?? 'completed', parts, transcript: completeTranscript(input.transcript), model: null, steps: input.steps });
+    await db.clearActiveTurn(tx, orgId, chatId, turnId);
+  });
+}
+
+async function segmentFrames(tx: Db, orgId: string, chatId: string, segmentStart: number): Promise<UiFrame[]> {
+  const frames = await readFrames(tx, orgId, chatId, segmentStart - 1, 100_000);
+  return frames.flatMap((f) => (f.frame ? [f.frame] : []));
+}
