@@ -19,7 +19,7 @@ export async function benchBodyFlood(env: BenchEnvironment, seconds: number) {
   const reader = { headers: { Authorization: `Bearer ${session}` }, connections: 4 };
   await load(url, { ...reader, seconds: 2 }); // warm-up: JIT, the verified-token cache
   // CPU of this process (the API, and the reading client in both phases) per second of each phase.
-  const cpuPerSecond = async (run: () => Promise<unknown>) => {
+  const cpuPerSecond = async <T>(run: () => Promise<T>) => {
     const before = process.cpuUsage();
     const result = await run();
     const used = process.cpuUsage(before);

@@ -34,7 +34,8 @@ export const ACCEPTS_ENROLLMENTS: readonly SequenceStatus[] = ['draft', 'active'
 /** The statuses in which the sender works. */
 export const SENDING: readonly SequenceStatus[] = ['active'];
 
-export const ENROLLMENT_STATUSES = ['active', 'completed', 'replied', 'bounced', 'removed', 'failed'] as const;
+/** `suppressed`: the address went on the organization's suppression list; it is never mailed again. */
+export const ENROLLMENT_STATUSES = ['active', 'completed', 'replied', 'bounced', 'removed', 'failed', 'suppressed'] as const;
 export type EnrollmentStatus = (typeof ENROLLMENT_STATUSES)[number];
 export const isFinalEnrollment = (status: EnrollmentStatus): boolean => status !== 'active';
 

@@ -210,29 +210,46 @@ export class LocalLlm {
   }
 
   private async open(): Promise<Loaded> {
-    const modelPath = localModelPath(this.config);
-    if (!fs.existsSync(modelPath)) {
-      throw new LocalModelError('missing', `The local language model is not installed (${this.config.LLM_LOCAL_MODEL_PATH}): run \`npm run tools llm\``);
-    }
     const threads = this.config.LLM_LOCAL_THREADS;
-    // Only node-llama-cpp's prebuilt CPU binaries from npm: never a GPU probe, a download or a build.
-    const { getLlama, LlamaChat, LlamaLogLevel } = await import('node-llama-cpp');
-    const llama = await getLlama({
-      gpu: false,
-      build: 'never',
-      skipDownload: true,
-      usePrebuiltBinaries: true,
-      progressLogs: false,
-      maxThreads: threads,
-      logLevel: LlamaLogLevel.warn,
-      logger: (level, message) => this.logger?.warn({ llama: level }, message.trim()),
-    });
-    const model = await llama.loadModel({ modelPath, gpuLayers: 0 });
+    const { llama, model } = await loadWeights(localModelPath(this.config), threads, this.logger);
+    const { LlamaChat } = await import('node-llama-cpp');
     const context = await model.createContext({ contextSize: this.config.LLM_LOCAL_CONTEXT_SIZE, threads: { ideal: threads, min: 1 }, sequences: 1 });
     const sequence = context.getSequence();
     this.logger?.info({ model: this.name, threads, contextSize: context.contextSize }, 'local language model loaded');
     return { llama, model, sequence, chat: new LlamaChat({ contextSequence: sequence }) };
   }
+}
+
+const weights = new Map<string, Promise<{ llama: Llama; model: LlamaModel }>>();
+
+/** The weights are loaded once per process and file; each runner has its own context on them. */
+function loadWeights(modelPath: string, threads: number, logger?: Logger): Promise<{ llama: Llama; model: LlamaModel }> {
+  const key = `${threads}:${modelPath}`;
+  let loading = weights.get(key);
+  if (!loading) {
+    loading = (async () => {
+      if (!fs.existsSync(modelPath)) {
+        throw new LocalModelError('missing', 'The local language model is not installed on this server (scripts/install-tools.sh llm)');
+      }
+      // Only node-llama-cpp's prebuilt CPU binaries from npm: never a GPU probe, a download or a build.
+      const { getLlama, LlamaLogLevel } = await import('node-llama-cpp');
+      const llama = await getLlama({
+        gpu: false,
+        build: 'never',
+        skipDownload: true,
+        usePrebuiltBinaries: true,
+        progressLogs: false,
+        maxThreads: threads,
+        logLevel: LlamaLogLevel.warn,
+        logger: (level, message) => logger?.warn({ llama: level }, message.trim()),
+      });
+      return { llama, model: await llama.loadModel({ modelPath, gpuLayers: 0 }) };
+    })();
+    // A failed load is forgotten, so a model installed later is picked up by the next call.
+    loading.catch(() => weights.delete(key));
+    weights.set(key, loading);
+  }
+  return loading;
 }
 
 const shared = new Map<string, LocalLlm>();

@@ -10,6 +10,7 @@ import { hasSignatureHeaders, verifyWebhook } from '../platform/meeting-webhooks
 import { recordContactEmail } from './activities';
 import type { ServiceDeps } from './deps';
 import { emitEvent } from './notifications';
+import { suppressAddress } from './outreach-suppressions';
 import { recordMailboxOutcome } from './outreach-mailboxes';
 
 // Received mail (the signed inbound-mail webhook and IMAP polling): each message finds its thread by
@@ -124,6 +125,8 @@ export async function receiveMessage(
     if (!stored) return { matched: true, thread_id: thread.id, kind, stored: false };
     await mail.touchThread(tx, orgId, thread.id, 'inbound', now, !bounce);
     await stopFor(tx, orgId, thread, kind);
+    // A delivery failure report: the address is suppressed, so no sequence mails it again.
+    if (bounce) await suppressAddress(tx, orgId, thread.counterpart, 'bounce', `bounce report: ${stored.subject}`);
     // The sequence's owner hears of replies and bounces without subscribing first.
     const sequence = thread.sequence_id ? await seqs.getSequence(tx, orgId, thread.sequence_id) : undefined;
     await emitEvent(tx, orgId, {

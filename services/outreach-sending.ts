@@ -2,6 +2,7 @@ import type { Db } from '../db/client';
 import * as mail from '../db/outreach-messages';
 import type { MessageRow, PoolMailbox, ThreadRow } from '../db/outreach-messages';
 import * as seqs from '../db/outreach-sequences';
+import { suppressedAmong } from '../db/outreach-suppressions';
 import type { EnrollableContact, EnrollmentRow, SequenceRow } from '../db/outreach-sequences';
 import { dailyCap, isWithinSendingWindow, localDay, nextWindowOpening } from '../domain/outreach-mailboxes';
 import { AUTO_COMPLETION, afterStep, nextLocalDayOpening, rotationStart, type SequenceStatus } from '../domain/outreach-sequences';
@@ -11,6 +12,7 @@ import { newId } from '../platform/ids';
 import { recordContactEmail } from './activities';
 import type { ServiceDeps } from './deps';
 import { mailboxSender, recordMailboxOutcome } from './outreach-mailboxes';
+import { suppressAddress } from './outreach-suppressions';
 
 // Sending a sequence's steps. One cycle reserves due sends in a transaction that holds the pool's
 // mailbox rows (so every sender of the organization counts the same daily totals), then hands each
@@ -119,6 +121,7 @@ async function reserve(
   );
   const order = sequence.mailbox_ids.filter((id) => byId.has(id));
   const contacts = await seqs.contactsForSend(tx, orgId, due.map((e) => e.contact_id));
+  const suppressed = await suppressedAmong(tx, orgId, [...contacts.values()].map((c) => c.email ?? '').filter(Boolean));
   const threadIds = due.map((e) => e.thread_id).filter((id): id is string => !!id);
   const threads = await mail.threadsByIds(tx, orgId, threadIds);
   const parents = await mail.lastDeliveredMessages(tx, orgId, threadIds);
@@ -145,6 +148,11 @@ async function reserve(
     }
     if (!contact?.email?.trim()) {
       await seqs.stopEnrollment(tx, orgId, enrollment.id, 'failed');
+      continue;
+    }
+    // Listed since it was enrolled (a bounce or an unsubscribe elsewhere): never mailed again.
+    if (suppressed.has(contact.email.trim().toLowerCase())) {
+      await seqs.stopEnrollment(tx, orgId, enrollment.id, 'suppressed');
       continue;
     }
     const key = idempotencyKey(enrollment.id, enrollment.next_step);
@@ -331,6 +339,8 @@ async function deliver(deps: SendDeps, orgId: string, r: Reservation): Promise<b
     await mail.setMessageStatus(tx, orgId, message.id, { status: 'failed', sent_at: null, error: outcome.detail });
     await recordMailboxOutcome(tx, orgId, r.mailbox.id, outcome.kind === 'bounce' ? 'bounce' : 'failure');
     await seqs.stopEnrollment(tx, orgId, enrollment.id, outcome.kind === 'bounce' ? 'bounced' : 'failed');
+    // A hard bounce at the SMTP door: the address goes on the suppression list.
+    if (outcome.kind === 'bounce') await suppressAddress(tx, orgId, contact.email ?? '', 'bounce', outcome.detail);
   });
   if (outcome && outcome.kind !== 'doubt') deps.logger.warn({ orgId, messageId: message.id, mailboxId: r.mailbox.id, outcome: outcome.kind }, 'outreach send refused');
   return !outcome || outcome.kind === 'doubt';

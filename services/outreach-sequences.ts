@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Db } from '../db/client';
 import { mailboxesInOrg } from '../db/outreach-messages';
 import * as db from '../db/outreach-sequences';
+import { suppressedAmong } from '../db/outreach-suppressions';
 import type { EnrollmentRow, SequenceRow, SequenceStep, SequenceValues } from '../db/outreach-sequences';
 import { conflict, notFound, unprocessable, type FieldIssue } from '../domain/errors';
 import {
@@ -250,7 +251,9 @@ export async function enrollContacts(deps: Pick<ServiceDeps, 'sql' | 'temporal' 
     if (!ACCEPTS_ENROLLMENTS.includes(sequence.status)) throw conflict(`Cannot enroll contacts in a sequence that is ${sequence.status}`);
     const contacts = await db.contactsInOrg(tx, orgId, ids);
     if (contacts.length !== ids.length) throw notFound('Contact not found');
-    const withEmail = contacts.filter((c) => c.email?.trim());
+    const suppressed = await suppressedAmong(tx, orgId, contacts.map((c) => c.email ?? '').filter(Boolean));
+    const isSuppressed = (c: { email: string | null }) => !!c.email && suppressed.has(c.email.trim().toLowerCase());
+    const withEmail = contacts.filter((c) => c.email?.trim() && !isSuppressed(c));
     const now = new Date();
     const firstDue = sequence.start_at && sequence.start_at > now ? sequence.start_at : now;
     const firstDelay = sequence.steps[0]?.delay_days ?? 0;
@@ -264,7 +267,11 @@ export async function enrollContacts(deps: Pick<ServiceDeps, 'sql' | 'temporal' 
     const added = new Set(inserted.map((e) => e.contact_id));
     const skipped = ids
       .filter((id) => !added.has(id))
-      .map((id) => ({ contact_id: id, reason: withEmail.some((c) => c.id === id) ? ('already_enrolled' as const) : ('no_email' as const) }));
+      .map((id) => {
+        const contact = contacts.find((c) => c.id === id)!;
+        const reason = isSuppressed(contact) ? ('suppressed' as const) : withEmail.includes(contact) ? ('already_enrolled' as const) : ('no_email' as const);
+        return { contact_id: id, reason };
+      });
     return { inserted, skipped, status: sequence.status };
   });
   if (result.status === 'active' && result.inserted.length) {

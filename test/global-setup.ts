@@ -6,9 +6,12 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
+import { setDerivedReaderPassword } from '../db/analytics-assistant';
 import { migrate } from '../db/migrate';
+import { loadConfig } from '../platform/config';
 import { startEmbeddedPostgres } from '../platform/embedded-postgres';
 import { startLocalEmbeddingsServer, type LocalEmbeddingsServer } from '../platform/embeddings-server';
+import { localModelPath } from '../platform/llm-local';
 import { freePort } from '../platform/ports';
 import { startS3Server } from '../platform/s3-server';
 import { ORGANIZATION_ID } from '../platform/temporal';
@@ -39,6 +42,10 @@ export default async function setup(project: TestProject) {
   // A fresh machine has neither tool: install them the way `npm run tools` does (idempotent, pinned).
   if (!findTemporalCli() || !findS3Server()) {
     spawnSync('bash', [path.join(PROJECT_ROOT, 'scripts', 'install-tools.sh'), 'all'], { stdio: 'inherit' });
+  }
+  // The local language model's tests load the real model file (test/support/local-model.ts).
+  if (!fs.existsSync(localModelPath(loadConfig({})))) {
+    spawnSync('bash', [path.join(PROJECT_ROOT, 'scripts', 'install-tools.sh'), 'llm'], { stdio: 'inherit' });
   }
   if (!findEmbeddingsServer()) spawnSync('bash', [path.join(PROJECT_ROOT, 'scripts', 'install-tools.sh'), 'embeddings'], { stdio: 'inherit' });
   const cli = findTemporalCli();
@@ -93,6 +100,10 @@ export default async function setup(project: TestProject) {
   await admin.unsafe(`CREATE DATABASE ${TEMPLATE_DATABASE}`);
   await admin.end();
   await migrate(pg.urlFor(TEMPLATE_DATABASE));
+  // The Analytics Assistant's login role is cluster-wide: its derived password is set once here, not by each test file.
+  const owner = postgres(pg.url, { max: 1, onnotice: () => {} });
+  await setDerivedReaderPassword(owner, { DATABASE_URL: pg.url, ANALYTICS_DATABASE_URL: undefined });
+  await owner.end();
 
   const bundlePath = path.join(scratch, 'workflow-bundle.js');
   fs.writeFileSync(bundlePath, bundle.code);

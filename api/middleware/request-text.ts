@@ -23,12 +23,14 @@ export function checkBodyText(value: unknown, text: string): void {
   if (!SUSPECT_ESCAPE.test(text)) return;
   const nul: FieldIssue[] = [];
   const visit = (v: unknown, loc: Loc): void => {
-    if (typeof v === 'string') return checkString(v, loc, nul);
-    if (v === null || typeof v !== 'object') return;
-    if (Array.isArray(v)) return v.forEach((item, i) => visit(item, [...loc, i]));
-    for (const [key, item] of Object.entries(v)) {
-      checkString(key, [...loc, key], nul, 'property name');
-      visit(item, [...loc, key]);
+    if (nul.length >= MAX_ISSUES) return; // enough to answer; a lone surrogate further on is refused with them
+    if (typeof v === 'string') checkString(v, loc, nul);
+    else if (Array.isArray(v)) v.forEach((item, i) => void visit(item, [...loc, i]));
+    else if (v !== null && typeof v === 'object') {
+      for (const [key, item] of Object.entries(v)) {
+        checkString(key, [...loc, key], nul, 'property name');
+        visit(item, [...loc, key]);
+      }
     }
   };
   visit(value, ['body']);

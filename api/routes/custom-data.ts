@@ -19,7 +19,7 @@ export function registerCustomDataRoutes(routes: Routes, deps: AppDeps): void {
   const writeBody = WriteRowsBody(deps.config.CUSTOM_DATA_REPLACE_MAX_ROWS);
   const bulkFailures = {
     400: {
-      description: 'A value cannot be stored (e.g. the character \\u0000), or the body holds a lone UTF-16 surrogate escape or is not UTF-8; nothing was written',
+      description: 'The body holds a lone UTF-16 surrogate escape or is not UTF-8, or a value Postgres cannot store; nothing was written',
       schema: ErrorBody,
     },
     413: { description: 'Body over CUSTOM_DATA_REPLACE_BODY_LIMIT_BYTES, or more rows than CUSTOM_DATA_REPLACE_MAX_ROWS', schema: ErrorBody },

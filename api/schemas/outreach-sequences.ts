@@ -113,7 +113,12 @@ export const EnrollBody = z
 export const EnrollResult = z
   .object({
     enrolled: z.array(Enrollment),
-    skipped: z.array(z.object({ contact_id: Uuid, reason: z.enum(['already_enrolled', 'no_email']) })),
+    skipped: z.array(
+      z.object({
+        contact_id: Uuid,
+        reason: z.enum(['already_enrolled', 'no_email', 'suppressed']).describe('suppressed: the address is on the suppression list'),
+      }),
+    ),
   })
   .openapi('OutreachEnrollResult');
 

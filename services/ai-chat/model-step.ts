@@ -13,6 +13,8 @@ export interface StepInput {
   turnId: string;
   step: number;
   transcript: TranscriptMessage[];
+  /** The turn's last allowed step: the model gets no tools, so it answers in text. */
+  final?: boolean;
 }
 
 export interface StepResult {
@@ -78,7 +80,7 @@ export async function runModelStep(deps: Pick<ServiceDeps, 'sql' | 'logger'>, mo
     );
   }, STOP_POLL_MS);
   try {
-    for await (const event of model.stream({ messages, tools: toolDefinitions(), signal, temperature: 0.2 })) {
+    for await (const event of model.stream({ messages, tools: input.final ? [] : toolDefinitions(), signal, temperature: 0.2 })) {
       run.heartbeat();
       if (event.type === 'text-delta') {
         if (!text) writer.push({ type: 'text-start', id: textId });

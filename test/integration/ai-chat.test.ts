@@ -325,3 +325,41 @@ describe('approvals', () => {
     expect((await ctx.request('POST', `/ai/chats/${chatId}/stop`, { token: a.session })).status).toBe(409);
   });
 });
+
+describe('overhead', () => {
+  it('measures what the API adds per streamed frame (model token written → frame read by the client)', async () => {
+    const n = 400;
+    llm.script.push({ text: Array.from({ length: n }, (_, i) => `w${i}`).join(' ') });
+    llm.sentAt = [];
+    const chatId = await newChat(ctx, a.session);
+    const res = await fetch(`${ctx.baseUrl}/ai/chats/${chatId}/messages`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${a.session}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ message: { id: 'm', role: 'user', parts: [{ type: 'text', text: 'Count' }] } }),
+    });
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    const receivedAt: number[] = [];
+    let buffer = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += value;
+      const now = performance.now();
+      let cut;
+      while ((cut = buffer.indexOf('\n\n')) >= 0) {
+        if (buffer.slice(0, cut).includes('"type":"text-delta"')) receivedAt.push(now);
+        buffer = buffer.slice(cut + 2);
+      }
+    }
+    expect(receivedAt).toHaveLength(n);
+    const latency = receivedAt.map((t, i) => t - llm.sentAt[i]!).sort((x, y) => x - y);
+    const pct = (p: number) => latency[Math.min(latency.length - 1, Math.floor((p / 100) * latency.length))]!;
+    const span = (receivedAt.at(-1)! - receivedAt[0]!) / 1000;
+    console.info(
+      `AI chat frame overhead over ${n} text deltas: latency p50 ${pct(50).toFixed(1)} ms, p95 ${pct(95).toFixed(1)} ms, max ${latency.at(-1)!.toFixed(1)} ms; ` +
+        `${(n / Math.max(span, 0.001)).toFixed(0)} frames/s delivered`,
+    );
+    expect(pct(95)).toBeLessThan(2000);
+    await idle(chatId);
+  });
+});

@@ -56,7 +56,7 @@ beforeAll(async () => {
   ctx = await createTestContext({
     worker: true,
     s3: true,
-    env: { WEB_FETCH_ALLOW_PRIVATE: 'true', EMBEDDINGS_BASE_URL: embeddings.baseUrl, EMBEDDINGS_MODEL: 'fake-concepts', EMBEDDINGS_API_KEY: embeddings.apiKey, EMBEDDINGS_BATCH_SIZE: '2' },
+    env: { WEB_FETCH_ALLOW_PRIVATE: 'true', EMBEDDINGS_BASE_URL: embeddings.baseUrl, EMBEDDINGS_MODEL: 'fake-concepts', EMBEDDINGS_API_KEY: embeddings.apiKey, EMBEDDINGS_BATCH_SIZE: '2', EMBEDDINGS_INPUT_TYPE: 'true' },
   });
   t = await newTenant(ctx);
   other = await newTenant(ctx);
@@ -103,7 +103,10 @@ describe('knowledge bases', () => {
     fileSource = await settled(res.body.id);
     expect(fileSource).toMatchObject({ name: 'clinic.md', file_upload_status: 'ready', file_processor: 'markdown', file_size: Buffer.byteLength(MARKDOWN) });
     expect(fileSource.chunk_count).toBe(2);
+    expect(fileSource).toMatchObject({ chunks_total: 2, chunks_embedded: 2, embedding_model: 'fake-concepts' });
     expect(embeddings.requests.length).toBeGreaterThan(0);
+    // Ingestion embeds passages (e5-style models prefix them as such).
+    expect(embeddings.requests.every((r) => r.input_type === 'passage')).toBe(true);
   });
 
   it('attaches by pattern (% wildcard, case-insensitive), reporting attached and already attached', async () => {
@@ -135,6 +138,7 @@ describe('knowledge bases', () => {
     // No word in common with the answer: "car" ~ "automobile", "money back" ~ "reimbursement".
     const semantic = await create(`/knowledge-base/datasets/${dataset.id}/query`, { query: 'car refund', results_count: 3 });
     expect(semantic.body.results[0].content).toContain('automobile part');
+    expect(embeddings.requests.at(-1)).toMatchObject({ input: ['car refund'], input_type: 'query' });
     const doctor = await create(`/knowledge-base/datasets/${dataset.id}/query`, { query: 'when does the doctor work' });
     expect(doctor.body.results[0].content).toContain('physician');
     for (const r of [...lexical.body.results, ...semantic.body.results]) {

@@ -268,6 +268,25 @@ describe('sending a sequence', () => {
     expect(mb!.bounce_count).toBe(1);
     const events = await ctx.deps.sql<{ event_type: string }[]>`SELECT event_type FROM notification_outbox WHERE entity_id = ${res.body.thread_id}`;
     expect(events.map((e) => e.event_type)).toEqual(['outreach.message_bounced']);
+
+    // The bounced address is suppressed: a new sequence refuses it per row and nothing more is mailed.
+    const listed = await ctx.request('GET', `/outreach/suppressions?search=${encodeURIComponent(email)}`, { token: t.session });
+    expect(listed.body.data).toEqual([expect.objectContaining({ email, reason: 'bounce', created_by: 'system:outreach' })]);
+    const again = await sequence({ steps: [{ delay_days: 0, subject: 'Hi again', body: 'Hi' }], mailbox_ids: [mailbox] });
+    const res2 = await ctx.request('POST', `/outreach/sequencer/sequences/${again.id}/enrollments`, { token: t.session, body: { contact_ids: [contact.id] } });
+    expect(res2.body).toEqual({ enrolled: [], skipped: [{ contact_id: contact.id, reason: 'suppressed' }] });
+  });
+
+  it('stops an enrollment whose address was suppressed after it was enrolled, sending nothing', async () => {
+    const mailbox = await insertMailbox(t.orgId);
+    const email = uniqueEmail('unsubscribed');
+    const contact = await createContact(ctx, t, { first_name: 'U', email });
+    const seq = await sequence({ steps: [{ delay_days: 0, subject: 'Hi', body: 'Hi' }], mailbox_ids: [mailbox] });
+    const [enrollment] = await enroll(seq.id, [contact.id]);
+    expect((await ctx.request('POST', '/outreach/suppressions', { token: t.session, body: { email: email.toUpperCase(), reason: 'unsubscribe' } })).status).toBe(200);
+    await activate(seq.id);
+    await waitFor(async () => (await enrollmentOf(seq.id, enrollment!.id)).status === 'suppressed', 20_000, 'the enrollment to stop as suppressed');
+    expect(smtp.to(email)).toEqual([]);
   });
 });
 

@@ -84,6 +84,8 @@ beforeAll(async () => {
       else fixtureErrors.push('no lead in the card inbox');
     }
   }
+  const suppression = idOf(await create('/outreach/suppressions', { email: 'gone@other.example' }));
+  if (suppression) ids.suppression_id = suppression;
   const dataset = idOf(await create('/knowledge-base/datasets', { name: 'Docs' }));
   if (dataset) ids.dataset_id = dataset;
   const credential = idOf(await create('/workflow/credentials', { name: 'crm-token' }));

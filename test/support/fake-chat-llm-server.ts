@@ -26,6 +26,8 @@ export interface FakeChatLlm {
   requests: ChatRequestBody[];
   /** Connections the server saw closed by the client before the reply ended. */
   abandoned: number;
+  /** performance.now() of every text token written, in order (for latency figures). */
+  sentAt: number[];
   /** Resolves when a held reply reached its hold. */
   held(): Promise<void>;
   release(): void;
@@ -52,6 +54,7 @@ export async function startFakeChatLlm(): Promise<FakeChatLlm> {
     fallback: { text: 'OK.' },
     requests: [],
     abandoned: 0,
+    sentAt: [],
     failWith: null,
     held: () => (heldReached ? Promise.resolve() : new Promise((resolve) => heldWaiters.push(resolve))),
     release: () => {
@@ -108,6 +111,7 @@ export async function startFakeChatLlm(): Promise<FakeChatLlm> {
         if (gone) return;
         if (reply.delayMs) await sleep(reply.delayMs);
         chunk({ content: token });
+        fake.sentAt.push(performance.now());
       }
       for (const [index, call] of (reply.toolCalls ?? []).entries()) {
         const args = JSON.stringify(call.arguments);
