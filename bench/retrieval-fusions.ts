@@ -17,13 +17,13 @@ export const rrf = (k: number, depth: number, lexicalWeight = 1, vectorWeight = 
     (r.vector_rank !== null && r.vector_rank <= depth ? vectorWeight / (k + r.vector_rank) : 0));
 
 /** alpha · vector + (1 − alpha) · full text, the vector similarity min-max normalized over the candidates (or raw). */
-export const convex = (alpha: number, depth: number, normalize: boolean): Fuse => (ranked) => {
+export const convex = (alpha: number, depth: number, normalize: boolean, power = 1): Fuse => (ranked) => {
   const sims = ranked.filter((r) => r.vector_rank !== null && r.vector_rank <= depth).map((r) => r.vector_similarity!);
   const lo = Math.min(...sims);
   const hi = Math.max(...sims);
   const vec = (r: RankedChunk) =>
     r.vector_rank === null || r.vector_rank > depth ? 0 : normalize ? (hi > lo ? (r.vector_similarity! - lo) / (hi - lo) : 1) : r.vector_similarity!;
-  const lex = (r: RankedChunk) => (r.lexical_rank === null || r.lexical_rank > depth ? 0 : r.lexical_score!);
+  const lex = (r: RankedChunk) => (r.lexical_rank === null || r.lexical_rank > depth ? 0 : r.lexical_score! ** power);
   return sorted(ranked, (r) => alpha * vec(r) + (1 - alpha) * lex(r));
 };
 
@@ -38,6 +38,8 @@ export const FUSIONS: Record<string, Fuse> = {
   'convex 0.7, min-max, 20 per ranking': convex(0.7, 20, true),
   'convex 0.5, min-max, 60 per ranking': convex(0.5, 60, true),
   'convex 0.5, raw, 20 per ranking': convex(0.5, 20, false),
+  'convex 0.5, min-max, 20 per ranking, full text squared': convex(0.5, 20, true, 2),
+  'convex 0.6, min-max, 20 per ranking, full text squared': convex(0.6, 20, true, 2),
 };
 
 /** The full-text ranking the service ran before: every chunk holding any query word, by ts_rank_cd; source ids in order. */

@@ -21,7 +21,9 @@ export const RESULTS_COUNT_MAX = 50;
 /** Each ranking (full text, vector) contributes this many candidates to the fusion (more when more results are asked). */
 export const CANDIDATES_PER_RANKING = 20;
 /** The vector side's share of a fused score; full text has the rest (chosen on bench/retrieval, see docs/performance.md). */
-export const VECTOR_WEIGHT = 0.6;
+export const VECTOR_WEIGHT = 0.55;
+/** The same share for an embedder that is itself lexical (the built-in hashing one): its vectors repeat the words, without their rarity. */
+export const LEXICAL_EMBEDDER_VECTOR_WEIGHT = 0.3;
 /** Full text fetches at most this many chunks per query word, for at most this many words, before ranking. */
 export const FULL_TEXT_PER_TERM = 200;
 export const FULL_TEXT_MAX_TERMS = 16;
@@ -154,18 +156,18 @@ export function likePattern(pattern: string): string {
 
 /**
  * Fused scores of the candidates of both rankings, in [0, 1], in input order:
- * VECTOR_WEIGHT × the cosine similarity min-max normalized over the vector candidates (1: the nearest)
+ * `vectorWeight` × the cosine similarity min-max normalized over the vector candidates (1: the nearest)
  * + the rest × the square of the full-text score (the IDF-weighted share of the query's words a chunk
  * holds). Squaring keeps a chunk that shares one common word with the question from pushing a good
  * vector match down; a chunk holding every word (an error code, a SKU) keeps its full weight. Scores,
  * not ranks: reciprocal rank fusion gives the 20th weak word match as much as the 20th vector match.
  * When a query has only one ranking (no vector: the dataset's model is not at hand), it has the whole weight.
  */
-export function fusedScores(candidates: { lexical_score: number | null; vector_similarity: number | null }[]): number[] {
+export function fusedScores(candidates: { lexical_score: number | null; vector_similarity: number | null }[], weight = VECTOR_WEIGHT): number[] {
   const similarities = candidates.map((c) => c.vector_similarity).filter((s): s is number => s !== null);
   const lo = Math.min(...similarities);
   const hi = Math.max(...similarities);
-  const vectorWeight = similarities.length === 0 ? 0 : candidates.some((c) => c.lexical_score !== null) ? VECTOR_WEIGHT : 1;
+  const vectorWeight = similarities.length === 0 ? 0 : candidates.some((c) => c.lexical_score !== null) ? weight : 1;
   return candidates.map((c) => {
     const vector = c.vector_similarity === null ? 0 : hi > lo ? (c.vector_similarity - lo) / (hi - lo) : 1;
     const lexical = c.lexical_score === null ? 0 : Math.min(1, c.lexical_score) ** 2;

@@ -18,7 +18,9 @@ export type UiFrame =
   | { type: 'finish-step' }
   | { type: 'finish'; finishReason?: 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'other'; messageMetadata?: unknown }
   | { type: 'error'; errorText: string }
-  | { type: 'abort'; reason?: string };
+  | { type: 'abort'; reason?: string }
+  /** A data part (e.g. the Analytics Assistant's `data-sql`); a later frame with the same type and id replaces it. */
+  | { type: `data-${string}`; id?: string; data: unknown };
 
 /** A frame as stored and sent: its id is the SSE `id:` (increasing within a stream); null frame = `[DONE]`. */
 export interface StoredFrame {
@@ -39,7 +41,8 @@ export type UiPart =
       output?: unknown;
       errorText?: string;
       approval?: { id: string };
-    };
+    }
+  | { type: `data-${string}`; id?: string; data: unknown };
 
 export type ToolPart = Extract<UiPart, { toolCallId: string }>;
 
@@ -111,6 +114,12 @@ export function partsFromFrames(frames: Iterable<UiFrame>, initial: UiPart[] = [
         break;
       }
       default:
+        if (f.type.startsWith('data-')) {
+          const data = f as Extract<UiFrame, { data: unknown }>;
+          const same = data.id === undefined ? undefined : parts.find((p) => p.type === data.type && 'id' in p && p.id === data.id);
+          if (same) Object.assign(same, { data: data.data });
+          else parts.push({ type: data.type, ...(data.id === undefined ? {} : { id: data.id }), data: data.data });
+        }
         break;
     }
   }

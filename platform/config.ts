@@ -175,6 +175,8 @@ const schema = z.object({
     .regex(/^\s*whsec_[A-Za-z0-9+/]+={0,2}(\s*[,\s]\s*whsec_[A-Za-z0-9+/]+={0,2})*\s*$/, 'must be whsec_<base64> secrets separated by commas')
     .optional(),
   OUTREACH_IMAP_POLL_SECONDS: intIn(1, 86_400).default(60),
+  /** An out-of-office answer that names no return date pauses its enrollment this many days. */
+  OUTREACH_AUTO_REPLY_PAUSE_DAYS: intIn(1, 60).default(3),
   // Readiness: when each organization's nightly refresh runs (cron, UTC) and how old a profile must be to be recomputed.
   READINESS_NIGHTLY_CRON: z.string().regex(/^\S+( \S+){4}$/, 'must be a five-field cron expression').default('0 3 * * *'),
   READINESS_STALE_HOURS: intIn(1, 24 * 365).default(20),

@@ -31,6 +31,7 @@ function stem(word: string): string {
 export class HashingEmbedder implements Embedder {
   readonly model = `builtin-hashing-${DIMENSION}`;
   readonly dimension = DIMENSION;
+  readonly lexical = true;
 
   async embed(texts: string[]): Promise<number[][]> {
     return texts.map((t) => this.vector(t));

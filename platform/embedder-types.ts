@@ -13,6 +13,8 @@ export type EmbedKind = 'query' | 'passage';
 export interface Embedder {
   readonly model: string;
   readonly dimension: number;
+  /** True when the vectors only encode words (the built-in hashing embedder): retrieval then trusts full text more. */
+  readonly lexical?: boolean;
   /** One vector per text, in order, each of length `dimension`. */
   embed(texts: string[], kind?: EmbedKind): Promise<number[][]>;
 }

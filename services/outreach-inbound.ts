@@ -4,7 +4,7 @@ import * as mail from '../db/outreach-messages';
 import { memberIdsOfActors } from '../db/notifications';
 import * as seqs from '../db/outreach-sequences';
 import { invalid, unavailable } from '../domain/errors';
-import { isBounce, normalizeMessageId, organizationOf, originalMessageIds, threadCandidates } from '../domain/outreach-threading';
+import { autoReplyKind, isBounce, normalizeMessageId, resumeAfterAutoReply, organizationOf, originalMessageIds, threadCandidates } from '../domain/outreach-threading';
 import { newId } from '../platform/ids';
 import { hasSignatureHeaders, verifyWebhook } from '../platform/meeting-webhooks';
 import { recordContactEmail } from './activities';
@@ -20,7 +20,8 @@ import { recordMailboxOutcome } from './outreach-mailboxes';
 export interface InboundResult {
   matched: boolean;
   thread_id: string | null;
-  kind: 'reply' | 'bounce' | null;
+  /** `auto_reply`: an out-of-office or other automatic answer, which pauses the enrollment instead of ending it. */
+  kind: 'reply' | 'auto_reply' | 'bounce' | null;
   /** False when the same Message-ID was already stored (a redelivery). */
   stored: boolean;
 }
@@ -80,7 +81,7 @@ const addressList = (value: ParsedMail['to']): string[] =>
  * domain/outreach-threading.ts). A message naming no thread of ours is ignored.
  */
 export async function receiveMessage(
-  deps: Pick<ServiceDeps, 'sql' | 'logger'>,
+  deps: Pick<ServiceDeps, 'sql' | 'logger' | 'config'>,
   raw: string | Buffer,
   scope?: { orgId: string; mailboxId: string },
 ): Promise<InboundResult> {
@@ -88,6 +89,11 @@ export async function receiveMessage(
   const contentType = parsed.headers.get('content-type') as { value?: string; params?: Record<string, string> } | undefined;
   const typeText = contentType ? `${contentType.value ?? ''}; report-type=${contentType.params?.['report-type'] ?? ''}` : '';
   const bounce = isBounce({ contentType: typeText, partTypes: partTypes(parsed), from: parsed.from?.text, subject: parsed.subject });
+  const header = (name: string) => {
+    const value = parsed.headers.get(name);
+    return value === undefined ? undefined : typeof value === 'string' ? value : String((value as { value?: unknown }).value ?? value);
+  };
+  const auto = bounce ? null : autoReplyKind({ header, subject: parsed.subject });
   const candidates = bounce ? bouncedIds(parsed) : threadCandidates(parsed.inReplyTo, parsed.references as string | string[] | undefined);
   const orgId = scope?.orgId ?? candidates.map(organizationOf).find((o): o is string => !!o);
   if (!orgId || !candidates.length) return UNMATCHED;
@@ -98,7 +104,7 @@ export async function receiveMessage(
     if (!parent) return UNMATCHED;
     const thread = (await mail.getThread(tx, orgId, parent.thread_id, true))!;
     if (scope && scope.mailboxId !== thread.mailbox_id) return UNMATCHED;
-    const kind = bounce ? ('bounce' as const) : ('reply' as const);
+    const kind = bounce ? ('bounce' as const) : auto ? ('auto_reply' as const) : ('reply' as const);
     const id = newId();
     const now = new Date();
     const stored = await mail.insertMessage(tx, orgId, {
@@ -123,6 +129,14 @@ export async function receiveMessage(
       received_at: now,
     });
     if (!stored) return { matched: true, thread_id: thread.id, kind, stored: false };
+    if (kind === 'auto_reply') {
+      // Not a reply: the thread shows it, nobody needs to answer, and the sequence waits, then goes on.
+      await mail.touchThread(tx, orgId, thread.id, 'inbound', now, false);
+      const resumeAt = resumeAfterAutoReply(`${stored.subject}\n${stored.text_body ?? ''}`, now, deps.config.OUTREACH_AUTO_REPLY_PAUSE_DAYS);
+      await pauseFor(tx, orgId, thread, resumeAt);
+      deps.logger.info({ orgId, threadId: thread.id, kind, auto, resumeAt }, 'outreach automatic answer received');
+      return { matched: true, thread_id: thread.id, kind, stored: true };
+    }
     await mail.touchThread(tx, orgId, thread.id, 'inbound', now, !bounce);
     await stopFor(tx, orgId, thread, kind);
     // A delivery failure report: the address is suppressed, so no sequence mails it again.
@@ -142,6 +156,15 @@ export async function receiveMessage(
     deps.logger.info({ orgId, threadId: thread.id, kind }, 'outreach mail received');
     return { matched: true, thread_id: thread.id, kind, stored: true };
   });
+}
+
+/** An automatic answer holds the active enrollment's next step until `resumeAt` (never earlier than it was due). */
+async function pauseFor(tx: Db, orgId: string, thread: mail.ThreadRow, resumeAt: Date): Promise<void> {
+  if (!thread.enrollment_id) return;
+  const enrollment = await seqs.getEnrollmentById(tx, orgId, thread.enrollment_id, true);
+  if (!enrollment || enrollment.status !== 'active' || !enrollment.next_send_at) return;
+  if (enrollment.next_send_at.getTime() >= resumeAt.getTime()) return;
+  await seqs.rescheduleEnrollments(tx, orgId, [{ id: enrollment.id, at: resumeAt }]);
 }
 
 /** A bounce stops the enrollment and counts against the mailbox's health; a reply stops it when the sequence says so. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CHUNKING_METHODS, CHUNK_SIZE_MAX, CHUNK_SIZE_MIN, RESULTS_COUNT_DEFAULT, RESULTS_COUNT_MAX, SOURCE_STATUSES, SOURCE_TYPES, VECTOR_WEIGHT } from '../../domain/knowledge-base';
+import { CHUNKING_METHODS, CHUNK_SIZE_MAX, CHUNK_SIZE_MIN, RESULTS_COUNT_DEFAULT, RESULTS_COUNT_MAX, LEXICAL_EMBEDDER_VECTOR_WEIGHT, SOURCE_STATUSES, SOURCE_TYPES, VECTOR_WEIGHT } from '../../domain/knowledge-base';
 import { Timestamp, Uuid } from './common';
 
 const Name = z.string().trim().min(1).max(200);
@@ -123,7 +123,7 @@ export const QueryResults = z
       z.object({
         content: z.string(),
         score: z.number().min(0).max(1).openapi({
-          description: `${VECTOR_WEIGHT} × vector similarity (min-max normalized over the candidates) + ${+(1 - VECTOR_WEIGHT).toFixed(2)} × the square of the full-text score (IDF-weighted share of the query words held); 1 is the nearest vector match holding every word`,
+          description: `${VECTOR_WEIGHT} × vector similarity (min-max normalized over the candidates) + ${+(1 - VECTOR_WEIGHT).toFixed(2)} × the square of the full-text score (IDF-weighted share of the query words held); ${LEXICAL_EMBEDDER_VECTOR_WEIGHT} and ${+(1 - LEXICAL_EMBEDDER_VECTOR_WEIGHT).toFixed(2)} for a dataset of the lexical builtin-hashing-384; 1 is the nearest vector match holding every word`,
         }),
         source_id: Uuid,
         dataset_id: Uuid,

@@ -87,5 +87,5 @@ export const InboundHeaders = z.object({
 export const InboundBody = z.string().openapi({ description: 'The received message as RFC 822 text (headers, blank line, body), as the mail server got it', format: 'binary' });
 
 export const InboundAnswer = z
-  .object({ matched: z.boolean(), thread_id: Uuid.nullable(), kind: z.enum(['reply', 'bounce']).nullable(), stored: z.boolean() })
+  .object({ matched: z.boolean(), thread_id: Uuid.nullable(), kind: z.enum(['reply', 'auto_reply', 'bounce']).nullable(), stored: z.boolean() })
   .openapi('OutreachInboundAnswer');

@@ -4,11 +4,14 @@ import type { Logger } from '../../platform/logger';
 
 /**
  * Wake-ups for stream readers: one LISTEN per process (per pool), fanned out by stream id. A reader
- * also polls on its own, so a lost notification (or a LISTEN that could not start) only delays it.
+ * takes its ticket before it reads, so a frame written between its read and its wait still wakes it;
+ * it also polls on its own, so a lost notification (or a LISTEN that could not start) only delays it.
  */
 export interface FrameSignals {
-  /** Resolves on the stream's next notification, or after `ms`, or when `signal` aborts. */
-  wait(streamId: string, ms: number, signal?: AbortSignal): Promise<void>;
+  /** Resolves once LISTEN is in place (or has failed: readers then poll), at most after `ms`. */
+  ready(ms: number): Promise<void>;
+  /** A ticket for the stream's next notification: `wait` resolves on it, after `ms`, or on abort. */
+  ticket(streamId: string): { wait(ms: number, signal?: AbortSignal): Promise<void>; cancel(): void };
 }
 
 const registry = new WeakMap<Sql, FrameSignals>();
@@ -24,28 +27,45 @@ export function frameSignals(sql: Sql, logger: Logger): FrameSignals {
     for (const fn of set) fn();
   };
   let listening: Promise<unknown> | null = null;
-  const listen = () => {
-    listening ??= sql.listen(FRAMES_CHANNEL, (streamId) => wake(streamId)).catch((error: unknown) => {
+  const listen = () =>
+    (listening ??= sql.listen(FRAMES_CHANNEL, (streamId) => wake(streamId)).catch((error: unknown) => {
       logger.warn({ err: error }, 'stream readers could not LISTEN; they poll');
       listening = null;
-    });
-  };
+    }));
   const signals: FrameSignals = {
-    wait(streamId, ms, signal) {
-      listen();
-      return new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', done);
-          waiters.get(streamId)?.delete(done);
-          resolve();
-        };
-        const timer = setTimeout(done, ms);
-        signal?.addEventListener('abort', done, { once: true });
-        let set = waiters.get(streamId);
-        if (!set) waiters.set(streamId, (set = new Set()));
-        set.add(done);
-      });
+    async ready(ms) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([listen(), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+      clearTimeout(timer);
+    },
+    ticket(streamId) {
+      let fired = false;
+      let resolveWait: (() => void) | null = null;
+      const fire = () => {
+        fired = true;
+        resolveWait?.();
+      };
+      let set = waiters.get(streamId);
+      if (!set) waiters.set(streamId, (set = new Set()));
+      set.add(fire);
+      const cancel = () => waiters.get(streamId)?.delete(fire);
+      return {
+        cancel,
+        wait(ms, signal) {
+          if (fired || signal?.aborted) return Promise.resolve();
+          return new Promise<void>((resolve) => {
+            const done = () => {
+              clearTimeout(timer);
+              signal?.removeEventListener('abort', done);
+              cancel();
+              resolve();
+            };
+            const timer = setTimeout(done, ms);
+            signal?.addEventListener('abort', done, { once: true });
+            resolveWait = done;
+          });
+        },
+      };
     },
   };
   registry.set(sql, signals);

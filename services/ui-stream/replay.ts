@@ -23,10 +23,13 @@ export interface TailOptions {
  */
 export async function* tailFrames(deps: { sql: Sql; logger: Logger }, options: TailOptions): AsyncGenerator<StoredFrame> {
   const signals = frameSignals(deps.sql, deps.logger);
+  await signals.ready(2000);
   let after = options.afterId;
   let lastProgress = Date.now();
   while (!options.signal?.aborted) {
+    const ticket = signals.ticket(options.streamId);
     const frames = await readFrames(deps.sql, options.orgId, options.streamId, after, 500);
+    if (frames.length > 0) ticket.cancel();
     for (const f of frames) {
       yield f;
       after = f.id;
@@ -38,10 +41,11 @@ export async function* tailFrames(deps: { sql: Sql; logger: Logger }, options: T
     }
     const idle = Date.now() - lastProgress;
     if (idle >= options.idleTimeoutMs) {
+      ticket.cancel();
       yield { id: after, frame: { type: 'error', errorText: `No progress for ${Math.round(idle / 1000)} s; the answer goes on: reconnect with Last-Event-ID to read the rest` } };
       yield { id: after, frame: null };
       return;
     }
-    await signals.wait(options.streamId, Math.min(options.pollMs ?? 1000, options.idleTimeoutMs - idle), options.signal);
+    await ticket.wait(Math.min(options.pollMs ?? 1000, options.idleTimeoutMs - idle), options.signal);
   }
 }

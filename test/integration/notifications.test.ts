@@ -205,10 +205,22 @@ describe('POST /notifications/events', () => {
   });
 
   it('rule 5: an event that cannot be queued is answered 202 {accepted: false}, not an error', async () => {
-    // Postgres refuses \u0000 in jsonb, so the outbox write fails.
-    const res = await emit(org.admin.session, { event_type: 'deal.won', entity_type: 'deal', entity_id: deal.id, payload: { note: 'nul \u0000 byte' } });
-    expect(res.status).toBe(202);
-    expect(res.body).toEqual({ accepted: false });
+    // The database refuses this one outbox row, so the write fails.
+    await ctx.deps.sql.unsafe(`
+      CREATE FUNCTION refuse_outbox() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.payload->>'note' = 'refuse me' THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$;
+      CREATE TRIGGER refuse_outbox BEFORE INSERT ON notification_outbox FOR EACH ROW EXECUTE FUNCTION refuse_outbox();`);
+    try {
+      const res = await emit(org.admin.session, { event_type: 'deal.won', entity_type: 'deal', entity_id: deal.id, payload: { note: 'refuse me' } });
+      expect(res.status).toBe(202);
+      expect(res.body).toEqual({ accepted: false });
+    } finally {
+      await ctx.deps.sql.unsafe('DROP TRIGGER refuse_outbox ON notification_outbox; DROP FUNCTION refuse_outbox()');
+    }
+    // A value no row could hold (U+0000) is the caller's error, refused before anything is tried.
+    const nul = await emit(org.admin.session, { event_type: 'deal.won', entity_type: 'deal', entity_id: deal.id, payload: { note: 'nul \u0000 byte' } });
+    expect(nul.status).toBe(422);
+    expect(nul.body.detail[0].loc).toEqual(['body', 'payload', 'note']);
   });
 
   it('validates the body (422) and declares it in OpenAPI', async () => {

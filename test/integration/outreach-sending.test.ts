@@ -277,6 +277,49 @@ describe('sending a sequence', () => {
     expect(res2.body).toEqual({ enrolled: [], skipped: [{ contact_id: contact.id, reason: 'suppressed' }] });
   });
 
+  it('an out-of-office answer is not a reply: the enrollment waits until the stated return, then goes on', async () => {
+    const mailbox = await insertMailbox(t.orgId);
+    const email = uniqueEmail('away');
+    const contact = await createContact(ctx, t, { first_name: 'Away', email });
+    const seq = await sequence({ steps: [{ delay_days: 0, subject: 'Hello', body: 'Hi' }, { delay_days: 1, body: 'Again' }], mailbox_ids: [mailbox] });
+    const [enrollment] = await enroll(seq.id, [contact.id]);
+    await activate(seq.id);
+    const [sent] = await smtp.waitForMail(email, 1);
+    const back = new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10);
+    const auto = (headers: string[], subject: string, body: string) =>
+      [
+        `From: Away <${email}>`,
+        `To: ${sent!.mail.from!.value[0]!.address}`,
+        `Subject: ${subject}`,
+        `Message-ID: <ooo-${crypto.randomUUID()}@prospects.test>`,
+        `In-Reply-To: ${sent!.mail.messageId}`,
+        ...headers,
+        '',
+        body,
+        '',
+      ].join('\r\n');
+    const res = await postInbound(auto(['Auto-Submitted: auto-replied', 'X-Autoreply: yes'], 'Out of Office: Hello', `I am away until ${back}.`));
+    expect(res.body).toMatchObject({ matched: true, kind: 'auto_reply', stored: true });
+    const paused = await enrollmentOf(seq.id, enrollment!.id);
+    expect(paused.status).toBe('active');
+    expect(paused.next_send_at.slice(0, 10)).toBe(new Date(Date.parse(back) + 86_400_000).toISOString().slice(0, 10));
+    const events = await ctx.deps.sql`SELECT event_type FROM notification_outbox WHERE entity_id = ${res.body.thread_id}`;
+    expect(events).toEqual([]);
+    const thread = (await ctx.request('GET', `/outreach/sequencer/unibox/threads/${res.body.thread_id}`, { token: t.session })).body;
+    expect(thread.needs_reply).toBe(false);
+    expect(thread.messages).toHaveLength(2);
+
+    // A subject-only out-of-office answer (no header) with no date pauses for the configured days.
+    const subjectOnly = await postInbound(auto([], 'Automatic reply: Hello', 'Thanks for your message.'));
+    expect(subjectOnly.body.kind).toBe('auto_reply');
+    // The return date passes: the sequence goes on with its next step, in the same thread.
+    await dueNow(enrollment!.id);
+    await smtp.waitForMail(email, 2);
+    const outbound = await ctx.deps.sql`SELECT step FROM outreach_messages WHERE thread_id = ${res.body.thread_id} AND direction = 'outbound' ORDER BY step`;
+    expect(outbound.map((m) => m.step)).toEqual([0, 1]);
+    expect((await enrollmentOf(seq.id, enrollment!.id)).status).toBe('completed');
+  });
+
   it('stops an enrollment whose address was suppressed after it was enrolled, sending nothing', async () => {
     const mailbox = await insertMailbox(t.orgId);
     const email = uniqueEmail('unsubscribed');

@@ -13,7 +13,7 @@ export function hasLocalModel(): boolean {
   return false;
 }
 
-/** Settings of a runner for one test: its own limits, the default model; one thread leaves a core to the rest of the run. */
+/** Settings of a runner for one test: the default model, a small context, its own limits. */
 export function localModelConfig(env: Record<string, string> = {}) {
-  return loadConfig({ LLM_LOCAL_THREADS: '1', ...env });
+  return loadConfig({ LLM_LOCAL_THREADS: '1', LLM_LOCAL_CONTEXT_SIZE: '1024', ...env });
 }

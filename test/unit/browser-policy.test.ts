@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { browserRequired, findChromium } from '../support/browser';
 
@@ -8,6 +9,14 @@ import { browserRequired, findChromium } from '../support/browser';
 // the run (test/support/browser.ts chromiumFor); these are the two decisions it rests on.
 
 describe('browser test policy', () => {
+  it('holds every browser test file to it: each finds its browser through chromiumFor', () => {
+    const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../browser');
+    const files = fs.readdirSync(dir).filter((file) => file.endsWith('.test.ts'));
+    expect(files.length).toBeGreaterThan(0);
+    const bypassing = files.filter((file) => !/\bchromiumFor\(/.test(fs.readFileSync(path.join(dir, file), 'utf8')));
+    expect(bypassing, 'browser test files that would skip under CI without a browser').toEqual([]);
+  });
+
   it('requires the browser under CI=true (or any CI value but false and 0), not locally', () => {
     expect(browserRequired({})).toBe(false);
     expect(browserRequired({ CI: '' })).toBe(false);

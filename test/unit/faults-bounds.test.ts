@@ -62,6 +62,7 @@ describe('configuration of the bounds', () => {
       DATABASE_STATEMENT_TIMEOUT_MS: 10_000,
       DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: 15_000,
       DATABASE_RESPONSE_TIMEOUT_MS: 12_000,
+      REQUEST_TIMEOUT_MS: 60_000,
       READY_CHECK_TIMEOUT_MS: 2000,
       S3_SOCKET_TIMEOUT_MS: 10_000,
     });
@@ -75,6 +76,7 @@ describe('configuration of the bounds', () => {
       'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS must exceed TEMPORAL_REQUEST_TIMEOUT_MS',
     );
     expect(() => loadConfig({ ...base, DATABASE_CONNECT_TIMEOUT_MS: 'soon' })).toThrow('DATABASE_CONNECT_TIMEOUT_MS');
+    expect(() => loadConfig({ ...base, REQUEST_TIMEOUT_MS: '12000' })).toThrow('REQUEST_TIMEOUT_MS must exceed DATABASE_RESPONSE_TIMEOUT_MS');
   });
 });
 

@@ -1,0 +1,93 @@
+import { pathToFileURL } from 'node:url';
+import type { ChatRequest } from '../platform/chat-model';
+import { replySchema, toHistory } from '../platform/chat-model-local';
+import { loadConfig } from '../platform/config';
+import { type LocalLlm, localLlm } from '../platform/llm-local';
+
+// `npm run bench -- llm-local` (or `node --import tsx bench/llm-local.ts`): the local model's load time,
+// time to first token and generation speed, for plain text and for a tool call under the JSON grammar,
+// at each thread count in LLM_BENCH_THREADS (default "1,2"). Prints the median of ROUNDS runs.
+
+const ROUNDS = 3;
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+const TEXT: ChatRequest = {
+  messages: [
+    { role: 'system', content: 'You are a helpful assistant.' },
+    { role: 'user', content: 'Write a short paragraph about the sea.' },
+  ],
+  tools: [],
+  maxTokens: 128,
+  temperature: 0.3,
+  signal: new AbortController().signal,
+};
+
+const TOOL_CALL: ChatRequest = {
+  messages: [
+    { role: 'system', content: 'You are a CRM assistant.' },
+    { role: 'user', content: 'What is the weather in Paris?' },
+  ],
+  tools: [
+    { name: 'get_weather', description: 'Get the current weather in a city.', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+    { name: 'search_contacts', description: 'Search CRM contacts by name.', parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } },
+  ],
+  maxTokens: 80,
+  signal: new AbortController().signal,
+};
+
+/** Through the runner, so a tool call's first token counts too (the ChatModel hands the call over whole). */
+async function measure(llm: LocalLlm, request: ChatRequest) {
+  const started = performance.now();
+  let first: number | undefined;
+  let output = { inputTokens: 0, outputTokens: 0 };
+  const tools = request.tools;
+  for await (const piece of llm.stream({
+    messages: toHistory(request.messages, tools),
+    schema: tools.length ? replySchema(tools) : undefined,
+    maxTokens: request.maxTokens!,
+    temperature: request.temperature,
+  })) {
+    if (piece.type === 'text') first ??= performance.now() - started;
+    else output = piece.output;
+  }
+  const total = performance.now() - started;
+  return { ttftMs: first ?? total, totalMs: total, ...output };
+}
+
+export async function benchLlmLocal() {
+  const threadCounts = (process.env.LLM_BENCH_THREADS ?? '1,2').split(',').map(Number);
+  const results: Record<string, unknown>[] = [];
+  for (const threads of threadCounts) {
+    const config = loadConfig({ ...process.env, LLM_LOCAL_THREADS: String(threads), LLM_CALL_TIMEOUT_MS: '600000' });
+    const loadStarted = performance.now();
+    await localLlm(config).load();
+    const loadMs = performance.now() - loadStarted;
+    const llm = localLlm(config);
+    for (const [name, request] of [
+      ['text', TEXT],
+      ['tool_call', TOOL_CALL],
+    ] as const) {
+      await measure(llm, { ...request, maxTokens: 8 }); // warm the context and the grammar
+      const runs = [];
+      for (let i = 0; i < ROUNDS; i++) runs.push(await measure(llm, request));
+      // Generation speed after the first token; the prompt is evaluated before it (time to first token).
+      const speeds = runs.map((r) => (r.outputTokens - 1) / ((r.totalMs - r.ttftMs) / 1000));
+      results.push({
+        threads,
+        kind: name,
+        load_ms: Math.round(loadMs),
+        prompt_tokens: runs[0]!.inputTokens,
+        output_tokens: median(runs.map((r) => r.outputTokens)),
+        ttft_ms: Math.round(median(runs.map((r) => r.ttftMs))),
+        tokens_per_second: Math.round(median(speeds) * 10) / 10,
+      });
+    }
+  }
+  return { model: localLlm(loadConfig()).name, rounds: ROUNDS, results };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
+  process.stdout.write(`${JSON.stringify(await benchLlmLocal(), null, 2)}\n`);
+  process.exit(0);
+}

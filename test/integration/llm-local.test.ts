@@ -1,0 +1,121 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { defaultAgentConfig } from '../../domain/agent-config';
+import type { ChatEvent, ChatRequest, ChatTool } from '../../platform/chat-model';
+import { createLocalChatModel } from '../../platform/chat-model-local';
+import { ModelDeadlineError } from '../../platform/chat-model-openai';
+import { LocalModelError, localLlm } from '../../platform/llm-local';
+import { LocalWriter, localNotice } from '../../platform/llm-writer-local';
+import { hasLocalModel, localModelConfig } from '../support/local-model';
+
+// The real local model (SmolLM2-135M-Instruct Q4_1 on node-llama-cpp's prebuilt CPU binaries), loaded
+// once per file; each runner below has its own small context on the same weights.
+
+const present = hasLocalModel();
+const config = localModelConfig({ LLM_CALL_TIMEOUT_MS: '120000' });
+
+async function collect(events: AsyncIterable<ChatEvent>): Promise<ChatEvent[]> {
+  const out: ChatEvent[] = [];
+  for await (const event of events) out.push(event);
+  return out;
+}
+
+const ask = (content: string, extra: Partial<ChatRequest> = {}): ChatRequest => ({
+  messages: [
+    { role: 'system', content: 'You are a CRM assistant.' },
+    { role: 'user', content },
+  ],
+  tools: [],
+  maxTokens: 16,
+  signal: AbortSignal.timeout(120_000),
+  ...extra,
+});
+
+const tools: ChatTool[] = [
+  {
+    name: 'get_weather',
+    description: 'Get the current weather in a city.',
+    parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['C', 'F'] } }, required: ['city'] },
+  },
+  { name: 'search_contacts', description: 'Search CRM contacts by name.', parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } },
+];
+
+describe.skipIf(!present)('the local model', () => {
+  beforeAll(() => localLlm(config).load(), 120_000);
+
+  it('streams its text token by token, then finishes once', async () => {
+    const model = createLocalChatModel(config);
+    expect(model.name).toBe('local:SmolLM2-135M-Instruct-Q4_1');
+    const events = await collect(model.stream(ask('Name three colours.')));
+    const deltas = events.filter((e) => e.type === 'text-delta');
+    expect(deltas.length).toBeGreaterThanOrEqual(5);
+    expect(deltas.map((d) => d.delta).join('').trim()).not.toBe('');
+    expect(events.filter((e) => e.type === 'finish')).toHaveLength(1);
+    expect(events.at(-1)).toMatchObject({ type: 'finish', reason: expect.stringMatching(/^(stop|length)$/), usage: { outputTokens: expect.any(Number) } });
+  });
+
+  it('calls a tool under the grammar, with an input that tool accepts', async () => {
+    const model = createLocalChatModel(config);
+    const events = await collect(model.stream(ask('What is the weather in Paris?', { tools, maxTokens: 80 })));
+    expect(events.filter((e) => e.type === 'text-delta')).toEqual([]);
+    const calls = events.filter((e) => e.type === 'tool-call').map((e) => e.call);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ id: expect.stringMatching(/^call_/), name: 'get_weather', input: { city: expect.stringMatching(/paris/i) } });
+    const input = calls[0]!.input as Record<string, unknown>;
+    expect(Object.keys(input).every((k) => k === 'city' || k === 'unit')).toBe(true);
+    if ('unit' in input) expect(['C', 'F']).toContain(input.unit); // an optional property is a valid value or absent
+    expect(events.at(-1)).toMatchObject({ type: 'finish', reason: 'tool-calls' });
+  });
+
+  it("stops at the caller's deadline", async () => {
+    const model = createLocalChatModel(config);
+    const started = performance.now();
+    const run = collect(model.stream(ask('Write a long story about a lighthouse.', { maxTokens: 4000, signal: AbortSignal.timeout(400) })));
+    await expect(run).rejects.toMatchObject({ name: 'TimeoutError' });
+    expect(performance.now() - started).toBeLessThan(5000);
+    // The model is free again at once.
+    expect((await collect(model.stream(ask('Say hi.', { maxTokens: 4 })))).at(-1)).toMatchObject({ type: 'finish' });
+  });
+
+  it('stops at LLM_CALL_TIMEOUT_MS with the deadline error both chat models throw', async () => {
+    const bounded = localModelConfig({ LLM_CALL_TIMEOUT_MS: '1000' });
+    await localLlm(bounded).load();
+    const started = performance.now();
+    const run = collect(createLocalChatModel(bounded).stream(ask('Write a long story about a lighthouse.', { maxTokens: 4000 })));
+    await expect(run).rejects.toBeInstanceOf(ModelDeadlineError);
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  it('refuses a call when its queue is full, and serves the ones waiting in order', async () => {
+    const queued = localModelConfig({ LLM_LOCAL_QUEUE_LIMIT: '1', LLM_CALL_TIMEOUT_MS: '120000' });
+    const llm = localLlm(queued);
+    await llm.load();
+    const stop = new AbortController();
+    const story = { messages: [{ type: 'user' as const, text: 'Write a long story about a lighthouse.' }], maxTokens: 4000 };
+    const running = llm.run({ ...story, signal: stop.signal });
+    const waiting = llm.run({ messages: [{ type: 'user', text: 'Say hi.' }], maxTokens: 4 });
+    expect(llm.waiting).toBe(1);
+    const refused = llm.run({ messages: [{ type: 'user', text: 'Say hi.' }], maxTokens: 4 });
+    await expect(refused).rejects.toBeInstanceOf(LocalModelError);
+    await expect(refused).rejects.toMatchObject({ code: 'busy' });
+    stop.abort();
+    await expect(running).rejects.toMatchObject({ name: 'AbortError' });
+    expect((await waiting).outputTokens).toBeGreaterThan(0);
+    expect(llm.waiting).toBe(0);
+  });
+
+  it('writes a version comparison whose first line says which model wrote it', async () => {
+    const writer = new LocalWriter(config);
+    const base = defaultAgentConfig();
+    let text = '';
+    for await (const piece of writer.compareVersions({
+      agentName: 'Front desk',
+      from: { version: 1, published: true, config: base, instruction_builder_inputs: null },
+      to: { version: 2, published: false, config: { ...base, first_message: 'Hello' }, instruction_builder_inputs: null },
+    }))
+      text += piece;
+    const [first, ...rest] = text.split('\n');
+    expect(first).toBe(localNotice('local:SmolLM2-135M-Instruct-Q4_1'));
+    expect(first).toContain('SmolLM2-135M-Instruct-Q4_1');
+    expect(rest.join('\n').trim()).not.toBe('');
+  });
+});
