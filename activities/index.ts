@@ -12,6 +12,7 @@ import { createReadinessActivities } from './readiness';
 import { createOutreachActivities } from './outreach';
 import { createIntegrationActivities } from './integrations';
 import { createAiChatActivities } from './ai-chat';
+import { createAnalyticsAssistantActivities } from './analytics-assistant';
 
 /** Every area's activities, registered on the worker as one object. */
 export function createActivities(deps: ActivityDeps) {
@@ -29,6 +30,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createOutreachActivities(deps),
     ...createIntegrationActivities(deps),
     ...createAiChatActivities(deps),
+    ...createAnalyticsAssistantActivities(deps),
   };
 }
 

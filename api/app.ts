@@ -53,12 +53,13 @@ import { OUTREACH_INBOUND_PATH, registerOutreachInboundRoutes } from './routes/o
 import { registerOutreachDomainRoutes } from './routes/outreach-domains';
 import { registerOutreachMailboxRoutes } from './routes/outreach-mailboxes';
 import { registerOutreachSuppressionRoutes } from './routes/outreach-suppressions';
+import { registerOutreachUnsubscribeRoutes } from './routes/outreach-unsubscribe';
 import { registerIntegrationRoutes } from './routes/integrations';
 import { registerFeedbackRoutes } from './routes/feedback';
 import { registerAiChatRoutes } from './routes/ai-chat';
 import { registerAnalyticsAssistantRoutes } from './routes/analytics-assistant';
 
-const AREAS: AreaRoutes[] = [registerIdentityRoutes, registerHealthRoutes, registerObjectRoutes, registerAccountRoutes, registerDealRoutes, registerActivityRoutes, registerContactRoutes, registerTagRoutes, registerFileRoutes, registerAgentsRoutes, registerAgentKnowledgeRoutes, registerCampaignRoutes, registerCredentialRoutes, registerCustomDataRoutes, registerMeetingRoutes, registerNotificationRoutes, registerCardRoutes, registerCardShareLinkRoutes, registerCardLeadRoutes, registerCardEventRoutes, registerPublicMediaRoutes, registerIntelligenceRoutes, registerReadinessRoutes, registerKnowledgeBaseRoutes, registerOutreachDomainRoutes, registerOutreachMailboxRoutes, registerOutreachSuppressionRoutes, registerOutreachSequenceRoutes, registerOutreachUniboxRoutes, registerOutreachInboundRoutes, registerIntegrationRoutes, registerFeedbackRoutes, registerAiChatRoutes, registerAnalyticsAssistantRoutes];
+const AREAS: AreaRoutes[] = [registerIdentityRoutes, registerHealthRoutes, registerObjectRoutes, registerAccountRoutes, registerDealRoutes, registerActivityRoutes, registerContactRoutes, registerTagRoutes, registerFileRoutes, registerAgentsRoutes, registerAgentKnowledgeRoutes, registerCampaignRoutes, registerCredentialRoutes, registerCustomDataRoutes, registerMeetingRoutes, registerNotificationRoutes, registerCardRoutes, registerCardShareLinkRoutes, registerCardLeadRoutes, registerCardEventRoutes, registerPublicMediaRoutes, registerIntelligenceRoutes, registerReadinessRoutes, registerKnowledgeBaseRoutes, registerOutreachDomainRoutes, registerOutreachMailboxRoutes, registerOutreachSuppressionRoutes, registerOutreachSequenceRoutes, registerOutreachUniboxRoutes, registerOutreachInboundRoutes, registerOutreachUnsubscribeRoutes, registerIntegrationRoutes, registerFeedbackRoutes, registerAiChatRoutes, registerAnalyticsAssistantRoutes];
 
 /** The Koa app with every area; tests may add areas of their own (`extraAreas`). */
 export function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []) {

@@ -46,6 +46,9 @@ export interface EnrollmentRow {
   thread_id: string | null;
   last_sent_at: Date | null;
   stopped_at: Date | null;
+  /** The one-click unsubscribe capability named in every step's List-Unsubscribe header. */
+  unsubscribe_token: string;
+  unsubscribed_at: Date | null;
   created_at: Date;
   updated_at: Date;
   cursor_t?: string;
@@ -305,4 +308,23 @@ export async function sequencesUsingMailbox(db: Db, orgId: string, mailboxId: st
     WHERE org_id = ${orgId} AND ${mailboxId}::uuid = ANY(mailbox_ids) AND status IN ('draft', 'active', 'paused')
     ORDER BY created_at, id`;
   return rows.map((r) => r.name);
+}
+
+/** The enrollment an unsubscribe token names, with its contact's address; across organizations (the token is the capability). */
+export async function findByUnsubscribeToken(db: Db, token: string, lock = false): Promise<(EnrollmentRow & { email: string | null }) | undefined> {
+  const [row]: [(EnrollmentRow & { email: string | null })?] = await db`
+    SELECT e.*, c.email FROM outreach_enrollments e JOIN contacts c ON c.id = e.contact_id AND c.org_id = e.org_id
+    WHERE e.unsubscribe_token = ${token} ${lock ? db`FOR UPDATE OF e` : db``}`;
+  return row;
+}
+
+/** Records the unsubscribe (the first time only) and stops the enrollment if it still had steps to send. */
+export async function markUnsubscribed(db: Db, orgId: string, id: string): Promise<void> {
+  await db`
+    UPDATE outreach_enrollments
+    SET unsubscribed_at = coalesce(unsubscribed_at, now()), updated_at = now(),
+        status = CASE WHEN status = 'active' THEN 'suppressed' ELSE status END,
+        next_send_at = CASE WHEN status = 'active' THEN NULL ELSE next_send_at END,
+        stopped_at = CASE WHEN status = 'active' THEN now() ELSE stopped_at END
+    WHERE id = ${id} AND org_id = ${orgId}`;
 }

@@ -1,7 +1,7 @@
 // Step templates: `{{variable}}` or `{{variable|fallback}}` taken from the contact, escaped in HTML.
 
-/** The contact fields a template may name. */
-export const TEMPLATE_VARIABLES = ['first_name', 'last_name', 'full_name', 'email', 'company', 'title', 'department', 'phone'] as const;
+/** The contact fields a template may name, and the enrollment's one-click unsubscribe link. */
+export const TEMPLATE_VARIABLES = ['first_name', 'last_name', 'full_name', 'email', 'company', 'title', 'department', 'phone', 'unsubscribe_url'] as const;
 export type TemplateVariable = (typeof TEMPLATE_VARIABLES)[number];
 export type TemplateValues = Partial<Record<TemplateVariable, string | null>>;
 

@@ -13,6 +13,7 @@ import { recordContactEmail } from './activities';
 import type { ServiceDeps } from './deps';
 import { mailboxSender, recordMailboxOutcome } from './outreach-mailboxes';
 import { suppressAddress } from './outreach-suppressions';
+import { unsubscribeUrl } from './outreach-unsubscribe';
 
 // Sending a sequence's steps. One cycle reserves due sends in a transaction that holds the pool's
 // mailbox rows (so every sender of the organization counts the same daily totals), then hands each
@@ -35,6 +36,8 @@ interface Reservation {
   mailbox: PoolMailbox;
   stepCount: number;
   delays: number[];
+  /** The enrollment's one-click unsubscribe URL (List-Unsubscribe, RFC 8058). */
+  unsubscribe: string;
 }
 
 type SendDeps = Pick<ServiceDeps, 'sql' | 'config' | 'logger'>;
@@ -76,7 +79,7 @@ export async function runSequenceCycle(deps: SendDeps, orgId: string, sequenceId
   if (sequence.status !== 'active') return { state: sequence.status, sent: 0, more: false, nextDueInMs: null };
   if (sequence.start_at && sequence.start_at > now) return { state: 'active', sent: 0, more: false, nextDueInMs: sequence.start_at.getTime() - now.getTime() };
 
-  const batch = await deps.sql.begin((tx) => reserve(tx, orgId, sequence, now, deps.config.OUTREACH_SEND_BATCH));
+  const batch = await deps.sql.begin((tx) => reserve(tx, orgId, sequence, now, deps.config.OUTREACH_SEND_BATCH, (token) => unsubscribeUrl(deps.config, token)));
   let sent = 0;
   // Reservations are independent (each its own row, limits already taken): a few SMTP sessions at once.
   let next = 0;
@@ -103,6 +106,7 @@ async function reserve(
   sequence: SequenceRow,
   now: Date,
   batchSize: number,
+  unsubscribeUrlOf: (token: string) => string,
 ): Promise<{ reservations: Reservation[]; exhausted: boolean; full: boolean; reopensInMs: number | null }> {
   const due = await seqs.lockDueEnrollments(tx, orgId, sequence.id, now, batchSize);
   if (!due.length) return { reservations: [], exhausted: false, full: false, reopensInMs: null };
@@ -188,7 +192,7 @@ async function reserve(
       }
     }
     capacity.set(mailbox.id, capacity.get(mailbox.id)! - 1);
-    reservations.push(await reserveOne(tx, orgId, sequence, enrollment, contact, mailbox, thread, parents.get(thread?.id ?? ''), key, now));
+    reservations.push(await reserveOne(tx, orgId, sequence, enrollment, contact, mailbox, thread, parents.get(thread?.id ?? ''), key, now, unsubscribeUrlOf(enrollment.unsubscribe_token)));
   }
 
   if (rotation !== sequence.rotation) await seqs.advanceRotation(tx, orgId, sequence.id, rotation - sequence.rotation);
@@ -213,11 +217,12 @@ async function reserveOne(
   parent: MessageRow | undefined,
   key: string,
   now: Date,
+  unsubscribe: string,
 ): Promise<Reservation> {
   const step = sequence.steps[enrollment.next_step]!;
   const variant = chooseVariant(enrollment.id, enrollment.next_step, 1 + step.variants.length);
   const content = variant === 0 ? step : step.variants[variant - 1]!;
-  const values = templateValues(contact);
+  const values = { ...templateValues(contact), unsubscribe_url: unsubscribe };
   const ownSubject = content.subject?.trim() ? oneLine(renderTemplate(content.subject, values, 'text')) : null;
   const subject = ownSubject ?? replySubject(thread?.subject ?? '');
   if (!thread) {
@@ -254,7 +259,7 @@ async function reserveOne(
     html_body: content.body_html ? renderTemplate(content.body_html, values, 'html') : null,
     local_day: localDay(mailbox, now),
   }))!;
-  return { message, enrollment: { ...enrollment, thread_id: thread.id }, contact, mailbox, stepCount: sequence.steps.length, delays: [] };
+  return { message, enrollment: { ...enrollment, thread_id: thread.id }, contact, mailbox, stepCount: sequence.steps.length, delays: [], unsubscribe };
 }
 
 /**
@@ -315,6 +320,8 @@ async function deliver(deps: SendDeps, orgId: string, r: Reservation): Promise<b
       text: message.text_body ?? '',
       ...(message.html_body ? { html: message.html_body } : {}),
       messageId: message.message_id,
+      list: { unsubscribe: { url: r.unsubscribe, comment: 'Unsubscribe' } },
+      headers: { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
       ...(message.in_reply_to ? { inReplyTo: message.in_reply_to, references: message.references } : {}),
     });
     if ((info.rejected ?? []).length > 0 && (info.accepted ?? []).length === 0) outcome = { kind: 'bounce', detail: 'Recipient refused by the server' };

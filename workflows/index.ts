@@ -13,3 +13,4 @@ export * from './readiness';
 export * from './outreach-sequences';
 export * from './outreach-imap';
 export * from './ai-chat';
+export * from './analytics-assistant';

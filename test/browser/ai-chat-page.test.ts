@@ -45,6 +45,7 @@ describe.skipIf(!executablePath)('the chat page in a browser', () => {
     await page.fill('#key', key);
     await page.click('#save-key');
     await page.click('#new-chat');
+    await page.locator('#chats li button[aria-current="true"]').waitFor();
 
     llm.script.push({ text: 'Globex is a retail account with no open deals.', delayMs: 20 });
     await page.fill('#prompt', 'Tell me about Globex');

@@ -239,6 +239,7 @@ describe('approvals', () => {
 
     // Single use: a second answer is a conflict.
     expect((await ctx.request('POST', path, { token: a.session, body: { approved: false } })).status).toBe(409);
+    expect(await ctx.deps.temporal.workflow.getHandle(`ai-chat:${chatId}`).result()).toEqual({ outcome: 'completed', steps: 2 });
     keepHistory(ctx.config.TEMPORAL_ADDRESS!, `ai-chat:${chatId}`, 'ai-chat-approval');
   });
 

@@ -1,0 +1,155 @@
+import * as conversations from '../../db/analytics-conversations';
+import type { Db } from '../../db/client';
+import { abandonSource, appendFrames, framesOfSource, getStream, keptFramesFrom, readFrames } from '../../db/ui-streams';
+import { type AssistantTranscript, RUN_SQL_TOOL, toolOutput } from '../../domain/analytics-assistant';
+import { type UiFrame, closingFrames, openTextIds, partsFromFrames } from '../../domain/ui-message-stream';
+import type { ChatModel } from '../../platform/chat-model';
+import type { ServiceDeps } from '../deps';
+import { FrameWriter } from '../ui-stream/writer';
+import { modelMessages, systemPrompt } from './prompt';
+import { attemptQuery } from './query-runner';
+import { readableSchema } from './schema';
+
+type Deps = Pick<ServiceDeps, 'sql' | 'config' | 'logger'>;
+
+export interface TurnRef {
+  orgId: string;
+  conversationId: string;
+  turnId: string;
+}
+
+export interface StepResult {
+  text: string;
+  toolCalls: { id: string; name: string; input: unknown }[];
+}
+
+export interface RunContext {
+  attempt: number;
+  heartbeat: () => void;
+  signal: AbortSignal;
+}
+
+const tag = (turnId: string) => turnId.slice(-8);
+
+/**
+ * One model call: its text streams to the conversation's stream as it comes; its tool calls are the
+ * result. `final`: no tools offered, so the model answers in text. A retry after a cut-off attempt
+ * closes the text that attempt left open and leaves its frames out of the stored answer.
+ */
+export async function modelStep(deps: Deps, model: ChatModel, input: TurnRef & { step: number; transcript: AssistantTranscript; final: boolean }, run: RunContext): Promise<StepResult> {
+  const { orgId, conversationId, turnId, step } = input;
+  const turn = await conversations.getTurn(deps.sql, orgId, turnId);
+  const stream = await getStream(deps.sql, orgId, conversationId);
+  if (!turn || turn.ended_at || !stream) return { text: '', toolCalls: [] };
+  const source = `${turnId}:${step}:model`;
+  const cutOff = await framesOfSource(deps.sql, orgId, conversationId, source);
+  if (cutOff.length > 0) {
+    await deps.sql.begin(async (tx) => {
+      await abandonSource(tx, orgId, conversationId, source);
+      const closing = openTextIds(cutOff).map((id): UiFrame => ({ type: 'text-end', id }));
+      await appendFrames(tx, orgId, conversationId, `${source}:cut-off`, closing, { abandoned: true });
+    });
+  }
+  const opening = `${turnId}:${step}:start`;
+  if ((await framesOfSource(deps.sql, orgId, conversationId, opening)).length === 0) {
+    const first: UiFrame[] = step === 0 && !stream.segment_open ? [{ type: 'start', messageId: turn.answer_message_id }] : [];
+    await appendFrames(deps.sql, orgId, conversationId, opening, [...first, { type: 'start-step' }]);
+  }
+  const [relations, earlier] = await Promise.all([readableSchema(deps, orgId), conversations.previousTurns(deps.sql, orgId, conversationId, turnId, 10)]);
+  const messages = modelMessages(
+    systemPrompt(relations, new Date().toISOString().slice(0, 10)),
+    earlier.map((t) => ({ question: t.question, answer: t.answer_text })),
+    turn.question,
+    input.transcript,
+  );
+  const writer = new FrameWriter(deps.sql, orgId, conversationId, source);
+  const textId = `text-${step}-${run.attempt}-${tag(turnId)}`;
+  let text = '';
+  const toolCalls: StepResult['toolCalls'] = [];
+  const beat = setInterval(run.heartbeat, 1000);
+  try {
+    const tools = input.final ? [] : [{ ...RUN_SQL_TOOL, parameters: RUN_SQL_TOOL.parameters as unknown as Record<string, unknown> }];
+    for await (const event of model.stream({ messages, tools, signal: run.signal, temperature: 0 })) {
+      run.heartbeat();
+      if (event.type === 'text-delta') {
+        if (!text) writer.push({ type: 'text-start', id: textId });
+        text += event.delta;
+        writer.push({ type: 'text-delta', id: textId, delta: event.delta });
+      } else if (event.type === 'tool-call') {
+        toolCalls.push({ id: `call-${step}-${toolCalls.length}-${tag(turnId)}`, name: event.call.name, input: event.call.input });
+      }
+    }
+  } catch (error) {
+    await writer.finish(text ? [{ type: 'text-end', id: textId }] : [], async () => {}).catch(() => {});
+    throw error;
+  } finally {
+    clearInterval(beat);
+  }
+  await writer.finish(text ? [{ type: 'text-end', id: textId }] : [], async (tx) => {
+    if (step === 0) await conversations.setTurnModel(tx, orgId, turnId, model.name);
+  });
+  return { text, toolCalls };
+}
+
+/**
+ * One run_sql call: the statement as a `data-sql` part, then its result as `data-result` or its refusal
+ * or database error as `data-error`; what goes back to the model is the result marked untrusted, or the
+ * error to fix. A retry re-runs the read without writing its parts twice.
+ */
+export async function runSqlCall(
+  deps: Deps,
+  input: TurnRef & { step: number; attempt: number; call: { id: string; name: string; input: unknown } },
+): Promise<{ message: { role: 'tool'; toolCallId: string; content: string }; ok: boolean }> {
+  const { orgId, conversationId, turnId, attempt, call } = input;
+  const source = `${turnId}:${input.step}:${call.id}`;
+  const write = async (frames: UiFrame[], suffix: string) => {
+    const written = (await framesOfSource(deps.sql, orgId, conversationId, `${source}${suffix}`)).length > 0;
+    if (!written) await appendFrames(deps.sql, orgId, conversationId, `${source}${suffix}`, frames);
+  };
+  const id = `${tag(turnId)}-${attempt}`;
+  const sql = call.name === RUN_SQL_TOOL.name ? (call.input as { sql?: unknown } | null)?.sql : undefined;
+  if (typeof sql !== 'string' || sql.trim() === '') {
+    const error = `Unknown tool call ${call.name}: the only tool is run_sql {sql}`;
+    await write([{ type: 'data-error', id, data: { attempt, error } }, { type: 'finish-step' }], '');
+    return { message: { role: 'tool', toolCallId: call.id, content: toolOutput({ ok: false, error }) }, ok: false };
+  }
+  await write([{ type: 'data-sql', id, data: { attempt, sql } }], '');
+  const outcome = await attemptQuery(deps, orgId, sql);
+  if (!outcome.ok) {
+    await write([{ type: 'data-error', id, data: { attempt, error: outcome.error.detail } }, { type: 'finish-step' }], ':result');
+    return { message: { role: 'tool', toolCallId: call.id, content: toolOutput({ ok: false, error: outcome.error.detail }) }, ok: false };
+  }
+  await write([{ type: 'data-result', id, data: { attempt, ...outcome.result } }, { type: 'finish-step' }], ':result');
+  return { message: { role: 'tool', toolCallId: call.id, content: toolOutput({ ok: true, ...outcome.result }) }, ok: true };
+}
+
+/**
+ * The turn's end: closes the segment (an `error` frame first when it failed), stores the answer as the
+ * client saw it and the transcript, frees the conversation. One transaction; a repeat does nothing.
+ */
+export async function endTurn(deps: Pick<ServiceDeps, 'sql'>, input: TurnRef & { error: string | null; transcript: AssistantTranscript }): Promise<void> {
+  const { orgId, conversationId, turnId } = input;
+  await deps.sql.begin(async (tx) => {
+    const turn = await conversations.getTurn(tx, orgId, turnId, true);
+    if (!turn || turn.ended_at) return;
+    const stream = await getStream(tx, orgId, conversationId);
+    if (stream) {
+      const closing: (UiFrame | null)[] = [];
+      if (!stream.segment_open) closing.push({ type: 'start', messageId: turn.answer_message_id });
+      const segment = stream.segment_open ? await segmentFrames(tx, orgId, conversationId, Number(stream.segment_start_id)) : [];
+      if (input.error) closing.push({ type: 'error', errorText: input.error });
+      closing.push(...closingFrames(segment, input.error ? 'error' : 'stop'));
+      await appendFrames(tx, orgId, conversationId, `${turnId}:end`, closing);
+    }
+    const parts = partsFromFrames(await keptFramesFrom(tx, orgId, conversationId, Number(turn.first_frame_id)));
+    const answers = input.transcript.filter((m) => m.role === 'assistant' && m.content.trim());
+    const text = answers.length ? answers[answers.length - 1]!.content : null;
+    await conversations.endTurn(tx, orgId, turnId, { status: input.error ? 'failed' : 'completed', parts, text, transcript: input.transcript, model: null, error: input.error });
+    await conversations.clearActiveTurn(tx, orgId, conversationId, turnId);
+  });
+}
+
+async function segmentFrames(tx: Db, orgId: string, streamId: string, segmentStart: number): Promise<UiFrame[]> {
+  const frames = await readFrames(tx, orgId, streamId, segmentStart - 1, 100_000);
+  return frames.flatMap((f) => (f.frame ? [f.frame] : []));
+}
