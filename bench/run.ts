@@ -11,6 +11,9 @@ import { benchIntelligence } from './intelligence';
 import { benchMixedLoad } from './load';
 import { benchKnowledgeBase } from './knowledge-base';
 import { benchRetrieval } from './retrieval';
+import { benchLlmLocal } from './llm-local';
+import { benchLlmWriters } from './llm-writers';
+import { benchAnalyticsAccuracy } from './analytics/accuracy';
 
 // `npm run bench [-- name ...] [-- --seconds N]`: runs the named benchmarks (all by default) and prints
 // their figures as JSON. Every run is bounded in time and sends traffic to loopback only.
@@ -67,6 +70,12 @@ const BENCHES = {
   'knowledge-base': () => benchKnowledgeBase(),
   // recall@5 / MRR@10 per question kind on the judged help-centre set (bench/retrieval/); `--check` only checks the set.
   retrieval: () => benchRetrieval({ check: args.includes('--check') }),
+  // Execution accuracy of the Analytics Assistant's model per difficulty (bench/analytics/); `--check` only runs the gold SQL.
+  'analytics-accuracy': () => benchAnalyticsAccuracy({ check: args.includes('--check'), limit: process.env.ANALYTICS_BENCH_LIMIT ? Number(process.env.ANALYTICS_BENCH_LIMIT) : undefined }),
+  // The local language model: load time, time to first token, tokens/s (LLM_BENCH_THREADS, default 1,2).
+  'llm-local': () => benchLlmLocal(),
+  // The judged sample of each LlmWriter feature, built-in writer and local model side by side (on stderr).
+  'llm-writers': () => benchLlmWriters(),
   // 60 s unless --seconds is given; the API runs as a process of its own.
   load: async () => {
     const env = await startBenchEnvironment();

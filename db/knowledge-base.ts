@@ -336,9 +336,10 @@ export interface RankQuery {
  * the cost does not grow with the dataset's number of sources.
  */
 export async function rankChunks(db: Db, orgId: string, datasetId: string, query: RankQuery): Promise<RankedChunk[]> {
-  // Run inside a transaction: the index settings are local to it.
-  await db`SELECT set_config('hnsw.ef_search', ${String(Math.max(40, query.candidates * 2))}, true)`;
-  await db`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)`;
+  // Run inside a transaction: the settings are local to it. The statement is prepared once per
+  // connection and its plan kept (a generic plan): planning it costs more than running it.
+  await db`SELECT set_config('hnsw.ef_search', ${String(Math.max(40, query.candidates * 2))}, true),
+    set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('plan_cache_mode', 'force_generic_plan', true)`;
   const dim = query.embedding?.length ?? 0;
   // Literal, not a parameter: the partial HNSW index (WHERE dimension = N) is only chosen when the planner sees N.
   const dimension = db.unsafe(String(Number.isInteger(dim) && dim > 0 ? dim : 1));

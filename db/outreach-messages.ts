@@ -1,3 +1,4 @@
+import type { ReplyClass } from '../domain/outreach-replies';
 import { newId } from '../platform/ids';
 import type { Db } from './client';
 import { PG, isPgError } from './pg-errors';
@@ -173,10 +174,13 @@ export interface MessageRow {
   sent_at: Date | null;
   received_at: Date | null;
   error: string | null;
+  /** Of a received message: what it says (domain/outreach-replies.ts); null on outbound ones. */
+  classification: ReplyClass | null;
   created_at: Date;
 }
 
-export type NewMessage = Omit<MessageRow, 'org_id' | 'created_at' | 'sent_at' | 'received_at' | 'error' | 'local_day'> & {
+export type NewMessage = Omit<MessageRow, 'org_id' | 'created_at' | 'sent_at' | 'received_at' | 'error' | 'local_day' | 'classification'> & {
+  classification?: ReplyClass | null;
   local_day?: string | null;
   sent_at?: Date | null;
   received_at?: Date | null;
@@ -187,10 +191,10 @@ export async function insertMessage(db: Db, orgId: string, m: NewMessage): Promi
   try {
     const [row]: [MessageRow?] = await db`
       INSERT INTO outreach_messages (id, org_id, thread_id, mailbox_id, direction, kind, enrollment_id, step, variant, idempotency_key, status,
-        message_id, in_reply_to, "references", from_address, to_addresses, subject, text_body, html_body, local_day, sent_at, received_at)
+        message_id, in_reply_to, "references", from_address, to_addresses, subject, text_body, html_body, local_day, sent_at, received_at, classification)
       VALUES (${m.id}, ${orgId}, ${m.thread_id}, ${m.mailbox_id}, ${m.direction}, ${m.kind}, ${m.enrollment_id}, ${m.step}, ${m.variant},
         ${m.idempotency_key}, ${m.status}, ${m.message_id}, ${m.in_reply_to}, ${m.references}::text[], ${m.from_address}, ${m.to_addresses}::text[],
-        ${m.subject}, ${m.text_body}, ${m.html_body}, ${m.local_day ?? null}::date, ${m.sent_at ?? null}, ${m.received_at ?? null})
+        ${m.subject}, ${m.text_body}, ${m.html_body}, ${m.local_day ?? null}::date, ${m.sent_at ?? null}, ${m.received_at ?? null}, ${m.classification ?? null})
       ON CONFLICT DO NOTHING
       RETURNING *, local_day::text AS local_day`;
     return row;

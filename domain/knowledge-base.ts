@@ -161,13 +161,13 @@ export function likePattern(pattern: string): string {
  * holds). Squaring keeps a chunk that shares one common word with the question from pushing a good
  * vector match down; a chunk holding every word (an error code, a SKU) keeps its full weight. Scores,
  * not ranks: reciprocal rank fusion gives the 20th weak word match as much as the 20th vector match.
- * When a query has only one ranking (no vector: the dataset's model is not at hand), it has the whole weight.
+ * Without a vector ranking (the dataset's model is not at hand) pass a weight of 0: full text has it all.
+ * The weights stay when full text finds nothing, so scores of datasets stay comparable (an agent merges them).
  */
-export function fusedScores(candidates: { lexical_score: number | null; vector_similarity: number | null }[], weight = VECTOR_WEIGHT): number[] {
+export function fusedScores(candidates: { lexical_score: number | null; vector_similarity: number | null }[], vectorWeight = VECTOR_WEIGHT): number[] {
   const similarities = candidates.map((c) => c.vector_similarity).filter((s): s is number => s !== null);
   const lo = Math.min(...similarities);
   const hi = Math.max(...similarities);
-  const vectorWeight = similarities.length === 0 ? 0 : candidates.some((c) => c.lexical_score !== null) ? weight : 1;
   return candidates.map((c) => {
     const vector = c.vector_similarity === null ? 0 : hi > lo ? (c.vector_similarity - lo) / (hi - lo) : 1;
     const lexical = c.lexical_score === null ? 0 : Math.min(1, c.lexical_score) ** 2;

@@ -177,9 +177,6 @@ export class LocalLlm {
         maxTokens: call.maxTokens,
         temperature: call.temperature ?? 0,
         seed: 1,
-        // A small model falls into loops ("X\nX\nX…"); DRY forbids verbatim repeats. Not under a grammar,
-        // where JSON's own punctuation must repeat.
-        dryRepeatPenalty: grammar ? undefined : { strength: 0.8 },
         signal,
         onToken: (tokens) => {
           outputTokens += tokens.length;

@@ -58,7 +58,7 @@ export class LocalWriter implements LlmWriter {
       { type: 'system' as const, text: system },
       { type: 'user' as const, text: user },
     ];
-    // 0.3, not greedy: at 0 the model repeats one line to the token limit (penalties apply only when sampling).
+    // 0.3, not greedy: at 0 the model repeated one line to the token limit on the judged sample.
     // The runner bounds the call by LLM_CALL_TIMEOUT_MS; a reader that stops reading stops the model.
     for await (const piece of this.llm.stream({ messages, maxTokens, temperature: 0.3 })) {
       if (piece.type === 'text') yield piece.text;

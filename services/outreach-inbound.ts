@@ -4,6 +4,7 @@ import * as mail from '../db/outreach-messages';
 import { memberIdsOfActors } from '../db/notifications';
 import * as seqs from '../db/outreach-sequences';
 import { invalid, unavailable } from '../domain/errors';
+import { classifyReply } from '../domain/outreach-replies';
 import { autoReplyKind, isBounce, normalizeMessageId, resumeAfterAutoReply, organizationOf, originalMessageIds, threadCandidates } from '../domain/outreach-threading';
 import { newId } from '../platform/ids';
 import { hasSignatureHeaders, verifyWebhook } from '../platform/meeting-webhooks';
@@ -127,6 +128,7 @@ export async function receiveMessage(
       text_body: parsed.text ?? null,
       html_body: typeof parsed.html === 'string' ? parsed.html : null,
       received_at: now,
+      classification: classifyReply({ bounce, autoReply: auto, text: parsed.text }),
     });
     if (!stored) return { matched: true, thread_id: thread.id, kind, stored: false };
     if (kind === 'auto_reply') {

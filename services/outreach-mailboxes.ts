@@ -448,7 +448,19 @@ export interface MailboxSender {
 const addressText = (a: string | Mail.Address): string => (typeof a === 'string' ? a : (a.address ?? ''));
 
 /**
- * How the sequence workflows send through a mailbox: nodemailer over the mailbox's SMTP with its
+ * The DKIM signing key of a mailbox: its own domain's (provisioned on it), else the organization's
+ * sending domain of the address's domain. Null when the organization has no such domain: the mail goes
+ * out unsigned by us (a connected mailbox's own provider may sign it).
+ */
+async function dkimSigner(deps: Pick<ServiceDeps, 'sql' | 'config'>, orgId: string, mailbox: MailboxRow): Promise<Mail.Options['dkim'] | null> {
+  const domain = mailbox.domain_id ? await domains.getDomain(deps.sql, orgId, mailbox.domain_id) : await domains.findByName(deps.sql, orgId, domainOf(mailbox.email_address));
+  if (!domain?.dkim_credential_id) return null;
+  const key = (await readOutreachSecret(deps.sql, deps.config, orgId, domain.dkim_credential_id))?.dkim_private_key;
+  return key ? { domainName: domain.name, keySelector: domain.dkim_selector, privateKey: key } : null;
+}
+
+/**
+ * How the sequence workflows send through a mailbox (DKIM-signed with its sending domain's key): nodemailer over the mailbox's SMTP with its
  * decrypted password (bounded by the OUTREACH_SMTP_* timeouts), or, for a `simulated` mailbox, the
  * message written as an `.eml` file under DATA_DIR/outreach-mail/<mailbox_id>/ with an SMTP-like answer.
  * `from` defaults to the mailbox's address and display name.
@@ -457,8 +469,9 @@ export async function mailboxSender(deps: Pick<ServiceDeps, 'sql' | 'config' | '
   const mailbox = await mailboxes.getMailbox(deps.sql, orgId, mailboxId);
   if (!mailbox) throw mailboxNotFound();
   const from = mailbox.display_name ? { name: mailbox.display_name, address: mailbox.email_address } : mailbox.email_address;
+  const dkim = await dkimSigner(deps, orgId, mailbox);
   if (mailbox.kind === 'simulated') {
-    return { mailbox, send: (mail) => sendToFile(deps.config.dataDir, deps.logger, mailbox, { from, ...mail }) };
+    return { mailbox, send: (mail) => sendToFile(deps.config.dataDir, deps.logger, mailbox, { from, ...mail, ...(dkim ? { dkim } : {}) }) };
   }
   const secret = await readOutreachSecret(deps.sql, deps.config, orgId, mailbox.credential_id);
   return {
@@ -472,7 +485,7 @@ export async function mailboxSender(deps: Pick<ServiceDeps, 'sql' | 'config' | '
         password: secret?.smtp_password ?? null,
       });
       try {
-        const info = await transport.sendMail({ from, ...mail });
+        const info = await transport.sendMail({ from, ...mail, ...(dkim ? { dkim } : {}) });
         return { messageId: info.messageId, accepted: info.accepted.map(addressText), rejected: info.rejected.map(addressText) };
       } finally {
         transport.close();

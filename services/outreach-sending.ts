@@ -320,7 +320,7 @@ async function deliver(deps: SendDeps, orgId: string, r: Reservation): Promise<b
       text: message.text_body ?? '',
       ...(message.html_body ? { html: message.html_body } : {}),
       messageId: message.message_id,
-      list: { unsubscribe: { url: r.unsubscribe, comment: 'Unsubscribe' } },
+      list: { unsubscribe: r.unsubscribe },
       headers: { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
       ...(message.in_reply_to ? { inReplyTo: message.in_reply_to, references: message.references } : {}),
     });

@@ -61,6 +61,7 @@ function messageView(m: MessageRow) {
     html: m.html_body === null ? null : sanitizeMessageHtml(m.html_body),
     step: m.step,
     variant: m.variant,
+    classification: m.classification,
     sent_at: iso(m.sent_at),
     received_at: iso(m.received_at),
   };

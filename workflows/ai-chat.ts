@@ -7,7 +7,8 @@ import { type AiChatTurnInput, type TurnState, approvalAnsweredSignal, stopTurnS
 // returns (the step's text and tool calls) is the history. A kill of the worker mid-call retries the
 // call; the frames its cut-off attempt sent are closed and left out of the stored message.
 const model = proxyActivities<Activities>({
-  startToCloseTimeout: '5 minutes',
+  // Above LLM_CALL_TIMEOUT_MS's largest value: the call's own deadline ends it first.
+  startToCloseTimeout: '11 minutes',
   heartbeatTimeout: '10 seconds',
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 2, nonRetryableErrorTypes: ['ModelRefused'] },

@@ -22,6 +22,7 @@ import {
   SendMessageBody,
   StopResult,
   StreamHeaders,
+  UiStreamEvent,
 } from '../schemas/ai-chat';
 
 // Routes only declare: schemas, auth, the statuses they answer, and a one-line call into the service.
@@ -32,7 +33,7 @@ const unavailable = { 503: { description: 'Workflow engine unavailable: nothing 
 const sse = (description: string) =>
   ({
     description: `${description}. ${SSE_DESCRIPTION}`,
-    schema: z.string(),
+    schema: UiStreamEvent,
     contentType: 'text/event-stream',
     headers: {
       'x-vercel-ai-ui-message-stream': { description: 'v1', schema: { type: 'string' as const } },

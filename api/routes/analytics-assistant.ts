@@ -1,14 +1,28 @@
+import { z } from 'zod';
+import * as questions from '../../services/analytics-assistant/questions';
 import * as runner from '../../services/analytics-assistant/query-runner';
 import * as schema from '../../services/analytics-assistant/schema';
+import { UI_MESSAGE_STREAM_CONTENT_TYPE, UI_MESSAGE_STREAM_HEADERS } from '../../platform/ui-message-stream';
 import { orgOf } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { reply, type Routes } from '../route';
-import { AnalyticsSchema, QueryBody, QueryResult } from '../schemas/analytics-assistant';
+import {
+  ANALYTICS_SSE_DESCRIPTION,
+  AnalyticsSchema,
+  ConversationDetail,
+  ConversationList,
+  ConversationListQuery,
+  ConversationParams,
+  QueryBody,
+  QueryResult,
+  QuestionBody,
+} from '../schemas/analytics-assistant';
 import { ErrorBody, authErrors, validationError } from '../schemas/common';
 
 // Routes only declare: schemas, auth, the statuses they answer, and a one-line call into the service.
 
 const tag = 'Analytics Assistant' as const;
+const conversationNotFound = { 404: { description: 'Conversation not found (another user’s or another organization’s included)', schema: ErrorBody } } as const;
 
 export function registerAnalyticsAssistantRoutes(routes: Routes, deps: AppDeps): void {
   routes.add({
@@ -36,5 +50,56 @@ export function registerAnalyticsAssistantRoutes(routes: Routes, deps: AppDeps):
       ...validationError,
     },
     handler: async ({ body, auth }) => reply(200, await runner.runQuery(deps, orgOf(auth), body.sql)),
+  });
+
+  routes.add({
+    method: 'post',
+    path: '/analytics-assistant/questions',
+    tag,
+    summary: 'Ask a question in plain words: the model writes SQL (run_sql), each attempt runs as in /query, then it answers (a Temporal workflow, analytics-assistant:<conversation_id>)',
+    auth: { scope: 'dataAccess' },
+    body: QuestionBody,
+    responses: {
+      200: {
+        description: `The turn, streamed. ${ANALYTICS_SSE_DESCRIPTION}`,
+        schema: z.string(),
+        contentType: 'text/event-stream',
+        headers: {
+          'x-vercel-ai-ui-message-stream': { description: 'v1', schema: { type: 'string' as const } },
+          'X-Conversation-Id': { description: 'The conversation the question belongs to', schema: { type: 'string' as const, format: 'uuid' } },
+        },
+      },
+      ...conversationNotFound,
+      409: { description: 'A question is already being answered in this conversation', schema: ErrorBody },
+      503: { description: 'Workflow engine unavailable: nothing was recorded', schema: ErrorBody },
+      ...authErrors,
+      ...validationError,
+    },
+    handler: async ({ body, auth }) => {
+      const asked = await questions.ask(deps, orgOf(auth), auth.userId, body);
+      return reply(200, asked.stream, { ...UI_MESSAGE_STREAM_HEADERS, 'X-Conversation-Id': asked.conversationId }, UI_MESSAGE_STREAM_CONTENT_TYPE);
+    },
+  });
+
+  routes.add({
+    method: 'get',
+    path: '/analytics-assistant/conversations',
+    tag,
+    summary: "The caller's conversations, newest first (cursor list)",
+    auth: { scope: 'dataAccess' },
+    query: ConversationListQuery,
+    responses: { 200: { description: 'A page of conversations', schema: ConversationList }, ...authErrors, ...validationError },
+    handler: async ({ query, auth }) => reply(200, await questions.listConversations(deps, orgOf(auth), auth.userId, query)),
+  });
+
+  routes.add({
+    method: 'get',
+    path: '/analytics-assistant/conversations/{conversation_id}',
+    tag,
+    summary: 'One conversation with its questions and answers (the SQL tried, results, errors and text, as AI SDK UIMessage parts)',
+    auth: { scope: 'dataAccess' },
+    params: ConversationParams,
+    responses: { 200: { description: 'The conversation', schema: ConversationDetail }, ...conversationNotFound, ...authErrors, ...validationError },
+    handler: async ({ params, auth }) => reply(200, await questions.getConversation(deps, orgOf(auth), auth.userId, params.conversation_id)),
   });
 }

@@ -1,10 +1,12 @@
 import { SEQUENCE_MOVES, SEQUENCE_MOVE_NAMES } from '../../domain/outreach-sequences';
+import * as analytics from '../../services/outreach-analytics';
 import * as sequences from '../../services/outreach-sequences';
 import { actor, orgOf, type AuthRule } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { badRequest } from '../errors';
 import { reply, type Routes } from '../route';
 import { ErrorBody, authErrors, notFoundError, validationError } from '../schemas/common';
+import { SequenceAnalytics } from '../schemas/outreach-analytics';
 import {
   CreateSequenceBody,
   EnrollBody,
@@ -66,6 +68,17 @@ export function registerOutreachSequenceRoutes(routes: Routes, deps: AppDeps): v
     params: SequenceParams,
     responses: { 200: { description: 'The sequence', schema: Sequence }, ...authErrors, ...notFoundError, ...validationError },
     handler: async ({ params, auth }) => sequences.getSequence(deps, orgOf(auth), params.sequence_id),
+  });
+
+  routes.add({
+    method: 'get',
+    path: `${BASE}/{sequence_id}/analytics`,
+    tag: TAG,
+    summary: 'Figures of a sequence, per step and per A/B variant: sent, delivered, bounced, replied (by class), automatic answers, unsubscribed, with rates',
+    auth: READ,
+    params: SequenceParams,
+    responses: { 200: { description: 'The figures', schema: SequenceAnalytics }, ...authErrors, ...notFoundError, ...validationError },
+    handler: async ({ params, auth }) => analytics.sequenceAnalytics(deps, orgOf(auth), params.sequence_id),
   });
 
   routes.add({

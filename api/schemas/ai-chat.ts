@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CursorPagination } from '../pagination';
+import { CreatedCursor, CursorPagination, cursorQuery } from '../pagination';
 import { Timestamp, Uuid, cappedLimit } from './common';
 
 export const ChatParams = z.object({ chat_id: Uuid });
@@ -26,7 +26,7 @@ export const Chat = z
 
 export const ChatListQuery = z.object({
   limit: cappedLimit(20, 100),
-  cursor: z.string().max(500).optional().describe('next_cursor of the previous page'),
+  cursor: cursorQuery(CreatedCursor),
 });
 export const ChatList = z.object({ data: z.array(Chat), pagination: CursorPagination }).openapi('AiChatList');
 
@@ -111,6 +111,16 @@ export const StreamHeaders = z.object({
     .optional()
     .describe('the id of the last frame the client received; frames after it are replayed'),
 });
+
+/** One server-sent event of a chat stream, as an SSE reader parses it. */
+export const UiStreamEvent = z
+  .object({
+    id: z.string().regex(/^\d+$/).optional().describe('the frame id: send it back as Last-Event-ID to resume after it'),
+    event: z.string().optional().describe('always the default, message'),
+    data: z.string().describe('a frame of the UI message stream protocol as JSON (`{"type": …}`), or `[DONE]` at the end'),
+    retry: z.number().int().optional(),
+  })
+  .openapi('AiChatStreamEvent');
 
 export const SSE_DESCRIPTION =
   'AI SDK UI message stream protocol v1 (header `x-vercel-ai-ui-message-stream: v1`): server-sent events `id: <n>` + ' +

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { REPLY_CLASSES } from '../../domain/outreach-replies';
 import { CreatedCursor, CursorPagination, cursorQuery } from '../pagination';
 import { Timestamp, Uuid } from './common';
 
@@ -50,6 +51,10 @@ export const ThreadMessage = z
     html: z.string().nullable().openapi({ description: 'Sanitized: no scripts, styles, event handlers or non-web links' }),
     step: z.number().int().nullable(),
     variant: z.number().int().nullable(),
+    classification: z
+      .enum(REPLY_CLASSES)
+      .nullable()
+      .openapi({ description: 'Of a received message: interested, not_interested, out_of_office, auto_reply, bounce or other (a fixed phrase rule over its first lines); null on sent ones' }),
     sent_at: Timestamp.nullable(),
     received_at: Timestamp.nullable(),
   })

@@ -136,6 +136,25 @@ beforeAll(async () => {
     INSERT INTO notification_items (id, org_id, user_id, event_id, event_type, category, entity_type, entity_id, title, body, payload)
     SELECT ${ids.notification_id}, ${await orgUuid(ctx, b)}, u.id, ${newId()}, 'deal.created', 'deals', 'deal', 'x', 'Deal created', 'x', '{}'
     FROM users u WHERE u.external_id = ${b.user}`;
+  // An AI chat of B and a change proposed in it (a proposal is made by a turn: its rows go straight in).
+  const chat = idOf(await create('/ai/chats', { title: 'B chat' }));
+  if (chat) {
+    ids.chat_id = chat;
+    const orgB = await orgUuid(ctx, b);
+    const turn = newId();
+    await ctx.deps.sql`
+      INSERT INTO ai_chat_turns (id, org_id, chat_id, status, user_message, assistant_message_id, first_frame_id)
+      VALUES (${turn}, ${orgB}, ${chat}, 'awaiting_approval', ${ctx.deps.sql.json({ id: 'm', role: 'user', parts: [] })}, 'a', 1)`;
+    ids.approval_id = newId();
+    await ctx.deps.sql`
+      INSERT INTO ai_chat_approvals (id, org_id, chat_id, turn_id, step, tool_call_id, tool_name, input, input_hash, status, expires_at)
+      VALUES (${ids.approval_id}, ${orgB}, ${chat}, ${turn}, 0, 'c', 'update_account', '{}', 'x', 'pending', now() + interval '1 day')`;
+  }
+  // An Analytics Assistant conversation of B's user (a conversation is made by a question: its row goes straight in).
+  ids.conversation_id = newId();
+  await ctx.deps.sql`
+    INSERT INTO analytics_conversations (id, org_id, owner_user_id, title)
+    SELECT ${ids.conversation_id}, ${await orgUuid(ctx, b)}, u.id, 'B question' FROM users u WHERE u.external_id = ${b.user}`;
   const key = idOf(await create('/organization-pats', { name: 'b key' }));
   const userToken = idOf(await create('/user-pats', { name: 'b token' }));
   if (key) ids.organization_key = key;
@@ -184,6 +203,8 @@ const BODIES: Record<string, unknown> = {
   'POST /core/custom-data/tables/{name}/replace': { rows: [] },
   'POST /core/custom-data/tables/{name}/upsert': { rows: [] },
   'PUT /core/custom-data/tables/{name}': { key: ['order_id'], properties: [{ name: 'order_id', type: 'string' }] },
+  'POST /ai/chats/{chat_id}/messages': { message: { id: 'm', role: 'user', parts: [{ type: 'text', text: 'hi' }] } },
+  'POST /ai/chats/{chat_id}/approvals/{approval_id}': { approved: true },
 };
 
 describe('tenancy matrix: another organization’s ids are 404 on every route', () => {

@@ -7,6 +7,8 @@ import { waitFor } from './campaigns';
 export interface ReceivedMail {
   rcptTo: string[];
   mail: ParsedMail;
+  /** The message exactly as received (to verify signatures over it). */
+  raw: Buffer;
 }
 
 export interface TestSmtpServer {
@@ -37,12 +39,18 @@ export async function startSmtpServer(options: { login?: { user: string; pass: s
       return callback(new Error('Invalid username or password'));
     },
     onData(stream, session, callback) {
-      simpleParser(stream)
-        .then((mail) => {
-          received.push({ rcptTo: session.envelope.rcptTo.map((r) => r.address), mail });
-          callback();
-        })
-        .catch(callback);
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('error', callback);
+      stream.on('end', () => {
+        const raw = Buffer.concat(chunks);
+        simpleParser(raw)
+          .then((mail) => {
+            received.push({ rcptTo: session.envelope.rcptTo.map((r) => r.address), mail, raw });
+            callback();
+          })
+          .catch(callback);
+      });
     },
   });
   const port = await freePort();

@@ -63,9 +63,10 @@ describe('retrieval helpers', () => {
     ]);
     expect(goodVector).toBeGreaterThan(weakWord!);
   });
-  it('gives the whole weight to the only ranking a query has', () => {
-    expect(fusedScores([{ lexical_score: 1, vector_similarity: null }])).toEqual([1]);
-    expect(fusedScores([{ lexical_score: null, vector_similarity: 0.4 }])).toEqual([1]);
+  it('gives full text the whole weight without a vector ranking, and keeps the weights when full text finds nothing', () => {
+    expect(fusedScores([{ lexical_score: 1, vector_similarity: null }], 0)).toEqual([1]);
+    // A lone vector match in one dataset scores below a match of both rankings in another (an agent merges them).
+    expect(fusedScores([{ lexical_score: null, vector_similarity: 0.4 }])).toEqual([VECTOR_WEIGHT]);
     expect(fusedScores([])).toEqual([]);
   });
   it('makes % the only wildcard', () => {
