@@ -20,6 +20,8 @@ export interface DomainRow {
   dkim_public_key: string;
   dkim_credential_id: string | null;
   tracking_host: string;
+  /** Open and click tracking: its tracking CNAME is required only while on. */
+  tracking_enabled: boolean;
   last_verified_at: Date | null;
   verified_at: Date | null;
   created_by: string;
@@ -39,7 +41,7 @@ export interface DomainRecordRow {
   checked_at: Date | null;
 }
 
-export type DomainInsert = Omit<DomainRow, 'org_id' | 'status' | 'last_verified_at' | 'verified_at' | 'created_at' | 'updated_at'>;
+export type DomainInsert = Omit<DomainRow, 'org_id' | 'status' | 'last_verified_at' | 'verified_at' | 'created_at' | 'updated_at' | 'tracking_enabled'> & { tracking_enabled?: boolean };
 
 function translate(error: unknown): never {
   if (isPgError(error, PG.UNIQUE_VIOLATION)) throw conflict('The organization already has this domain');
@@ -110,6 +112,16 @@ export async function setDomainStatus(db: Db, orgId: string, domainId: string, s
   const [row]: [DomainRow?] = await db`
     UPDATE outreach_domains SET status = ${status}, last_verified_at = now(), updated_at = now(),
       verified_at = CASE WHEN ${status} = 'verified' THEN coalesce(verified_at, now()) ELSE verified_at END
+    WHERE org_id = ${orgId} AND id = ${domainId} RETURNING *`;
+  return row;
+}
+
+/** Switches tracking; `status` (when the domain was verified before) is its status judged again from the stored record statuses. */
+export async function setTracking(db: Db, orgId: string, domainId: string, enabled: boolean, status: DomainStatus | null): Promise<DomainRow | undefined> {
+  const [row]: [DomainRow?] = await db`
+    UPDATE outreach_domains SET tracking_enabled = ${enabled}, updated_at = now(),
+      status = coalesce(${status}::text, status),
+      verified_at = CASE WHEN ${status}::text = 'verified' THEN coalesce(verified_at, now()) ELSE verified_at END
     WHERE org_id = ${orgId} AND id = ${domainId} RETURNING *`;
   return row;
 }

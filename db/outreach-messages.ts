@@ -22,11 +22,15 @@ export interface PoolMailbox {
   warmup_started_at: Date | null;
   warmup_start_per_day: number;
   warmup_days: number;
+  send_gap_min_seconds: number;
+  send_gap_max_seconds: number;
+  /** The earliest this mailbox sends again: its last send plus the random gap drawn for it. */
+  next_send_not_before: Date | null;
 }
 
 const MAILBOX_COLUMNS = (db: Db) =>
   db`id, email_address, display_name, kind, status, daily_limit, window_start, window_end, window_days, timezone,
-     warmup_enabled, warmup_started_at, warmup_start_per_day, warmup_days`;
+     warmup_enabled, warmup_started_at, warmup_start_per_day, warmup_days, send_gap_min_seconds, send_gap_max_seconds, next_send_not_before`;
 
 /** The organization's mailboxes among `ids`, locked in id order until commit (sends through them serialize on the lock). */
 export async function lockMailboxes(db: Db, orgId: string, ids: string[]): Promise<PoolMailbox[]> {
@@ -38,6 +42,13 @@ export async function lockMailboxes(db: Db, orgId: string, ids: string[]): Promi
 export async function getMailbox(db: Db, orgId: string, id: string): Promise<PoolMailbox | undefined> {
   const [row]: [PoolMailbox?] = await db`SELECT ${MAILBOX_COLUMNS(db)} FROM outreach_mailboxes WHERE org_id = ${orgId} AND id = ${id}`;
   return row;
+}
+
+/** Holds the mailbox's next send until `at` at least (the spacing between two sends of one mailbox). */
+export async function holdMailboxUntil(db: Db, orgId: string, id: string, at: Date): Promise<void> {
+  await db`
+    UPDATE outreach_mailboxes SET next_send_not_before = greatest(next_send_not_before, ${at}::timestamptz)
+    WHERE org_id = ${orgId} AND id = ${id}`;
 }
 
 /** Those of `ids` that are mailboxes of the organization. */

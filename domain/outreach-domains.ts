@@ -89,5 +89,12 @@ export function judgeRecord(record: RequiredRecord, lookup: Lookup): RecordStatu
   }
 }
 
+/** The tracking CNAME is needed only while the domain tracks opens and clicks; the others always. */
+export const isRecordRequired = (purpose: RecordPurpose, trackingEnabled: boolean): boolean => purpose !== 'tracking' || trackingEnabled;
+
+/** The domain's status from its records: verified when every required record is. */
+export const requiredStatusOf = (records: readonly { purpose: RecordPurpose; status: RecordStatus }[], trackingEnabled: boolean): DomainStatus =>
+  domainStatusOf(records.filter((r) => isRecordRequired(r.purpose, trackingEnabled)).map((r) => r.status));
+
 /** A domain is verified when every record is. */
 export const domainStatusOf = (statuses: RecordStatus[]): DomainStatus => (statuses.every((s) => s === 'verified') ? 'verified' : 'failed');

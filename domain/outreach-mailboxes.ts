@@ -200,3 +200,13 @@ export function warmupToday(mb: WarmupSettings, now: Date): WarmupToday | null {
 export function dailyCap(mb: WarmupSettings, now: Date): number {
   return warmupToday(mb, now)?.volume ?? mb.daily_limit;
 }
+
+/**
+ * The pause after a send before the same mailbox sends again: a whole number of seconds drawn evenly
+ * from [min, max] (`random` in [0, 1)), so a mailbox never sends in bursts or on a fixed beat.
+ */
+export function sendGapSeconds(gap: { send_gap_min_seconds: number; send_gap_max_seconds: number }, random: number): number {
+  const min = Math.max(0, gap.send_gap_min_seconds);
+  const max = Math.max(min, gap.send_gap_max_seconds);
+  return min + Math.min(max - min, Math.floor(random * (max - min + 1)));
+}

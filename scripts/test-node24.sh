@@ -13,7 +13,7 @@ if [ "$#" -gt 0 ]; then files=("$@"); else
   files=(test/integration/foundation.test.ts test/integration/crm-contacts.test.ts test/integration/campaigns.test.ts
     test/integration/credentials.test.ts test/integration/knowledge-base.test.ts test/integration/launcher.test.ts
     test/integration/replay.test.ts test/integration/integrations.test.ts
-    test/integration/outreach-sending.test.ts test/integration/llm-local.test.ts test/unit)
+    test/integration/outreach-sending.test.ts test/integration/llm-local.test.ts test/integration/ai-chat.test.ts test/integration/analytics-assistant-query.test.ts test/unit)
 fi
 # VITEST_JSON_REPORT (npm test sets it): vitest's JSON report beside the usual output, for .ci/run's count.
 report=()

@@ -4,7 +4,7 @@ import * as credentials from '../db/credentials';
 import * as domains from '../db/outreach-domains';
 import type { DomainRecordRow, DomainRow } from '../db/outreach-domains';
 import { conflict, invalid, notFound, upstream } from '../domain/errors';
-import { DKIM_SELECTOR, domainStatusOf, judgeRecord, normalizeDomain, requiredRecords, type DomainStatus, type Lookup, type RequiredRecord } from '../domain/outreach-domains';
+import { DKIM_SELECTOR, isRecordRequired, judgeRecord, requiredStatusOf, normalizeDomain, requiredRecords, type DomainStatus, type Lookup, type RequiredRecord } from '../domain/outreach-domains';
 import { createDnsResolver, type DnsResolver } from '../platform/dns-resolver';
 import { newId } from '../platform/ids';
 import { RegistrarError, createRegistrar } from '../platform/registrar';
@@ -32,7 +32,17 @@ export function domainView(row: DomainRow, records: DomainRecordRow[]) {
     registered_until: iso(row.registered_until),
     status: row.status,
     dkim_selector: row.dkim_selector,
-    records: records.map((r) => ({ purpose: r.purpose, type: r.type, host: r.host, value: r.value, status: r.status, found: r.found, checked_at: iso(r.checked_at) })),
+    tracking_enabled: row.tracking_enabled,
+    records: records.map((r) => ({
+      purpose: r.purpose,
+      type: r.type,
+      host: r.host,
+      value: r.value,
+      required: isRecordRequired(r.purpose, row.tracking_enabled),
+      status: r.status,
+      found: r.found,
+      checked_at: iso(r.checked_at),
+    })),
     last_verified_at: iso(row.last_verified_at),
     verified_at: iso(row.verified_at),
     created_at: row.created_at.toISOString(),
@@ -59,7 +69,7 @@ type Deps = Pick<ServiceDeps, 'sql' | 'config' | 'logger'>;
 type Purchase = { registrar: string; orderId: string; priceCents: number; currency: string; registeredUntil: Date };
 
 /** The row, its records and its DKIM credential in one transaction; `buy` runs inside it, last, so a refused purchase writes nothing. */
-async function createDomain(deps: Deps, orgId: string, actor: string, name: string, buy?: () => Promise<Purchase>) {
+async function createDomain(deps: Deps, orgId: string, actor: string, name: string, buy?: () => Promise<Purchase>, trackingEnabled = false) {
   if (await domains.findByName(deps.sql, orgId, name)) throw conflict('The organization already has this domain');
   const keys = await dkimKeyPair();
   const id = newId();
@@ -84,6 +94,7 @@ async function createDomain(deps: Deps, orgId: string, actor: string, name: stri
       dkim_public_key: keys.publicKey,
       dkim_credential_id: credentialId,
       tracking_host: records.find((r) => r.purpose === 'tracking')!.host,
+      tracking_enabled: trackingEnabled,
       created_by: actor,
     });
     await domains.insertRecords(tx, orgId, id, records);
@@ -91,8 +102,19 @@ async function createDomain(deps: Deps, orgId: string, actor: string, name: stri
   });
 }
 
-export async function addDomain(deps: Deps, orgId: string, actor: string, input: { name: string }) {
-  return createDomain(deps, orgId, actor, normalizeDomain(input.name));
+export async function addDomain(deps: Deps, orgId: string, actor: string, input: { name: string; tracking_enabled?: boolean }) {
+  return createDomain(deps, orgId, actor, normalizeDomain(input.name), undefined, input.tracking_enabled ?? false);
+}
+
+/** Switches open and click tracking; a domain verified before is judged again from its stored record statuses. */
+export async function setDomainTracking(deps: Pick<ServiceDeps, 'sql'>, orgId: string, domainId: string, enabled: boolean) {
+  const row = await deps.sql.begin(async (tx) => {
+    const current = await domains.getDomain(tx, orgId, domainId, { lock: true });
+    if (!current) throw domainNotFound();
+    const status = current.last_verified_at ? requiredStatusOf(await domains.recordsOf(tx, orgId, [domainId]), enabled) : null;
+    return (await domains.setTracking(tx, orgId, domainId, enabled, status))!;
+  });
+  return view(deps, orgId, row);
 }
 
 export async function checkAvailability(deps: Pick<ServiceDeps, 'config'>, name: string) {
@@ -183,7 +205,8 @@ export async function verifyDomain(deps: Pick<ServiceDeps, 'sql' | 'config'>, or
   const updated = await deps.sql.begin(async (tx) => {
     if (!(await domains.getDomain(tx, orgId, domainId, { lock: true }))) throw domainNotFound();
     for (const r of results) await domains.updateRecordStatus(tx, orgId, domainId, r.purpose, { status: r.status, found: r.found });
-    return (await domains.setDomainStatus(tx, orgId, domainId, domainStatusOf(results.map((r) => r.status))))!;
+    const current = (await domains.getDomain(tx, orgId, domainId, { lock: true }))!;
+    return (await domains.setDomainStatus(tx, orgId, domainId, requiredStatusOf(results, current.tracking_enabled)))!;
   });
   return view(deps, orgId, updated);
 }

@@ -4,7 +4,7 @@ import type { MessageRow, PoolMailbox, ThreadRow } from '../db/outreach-messages
 import * as seqs from '../db/outreach-sequences';
 import { suppressedAmong } from '../db/outreach-suppressions';
 import type { EnrollableContact, EnrollmentRow, SequenceRow } from '../db/outreach-sequences';
-import { dailyCap, isWithinSendingWindow, localDay, nextWindowOpening } from '../domain/outreach-mailboxes';
+import { dailyCap, isWithinSendingWindow, localDay, nextWindowOpening, sendGapSeconds } from '../domain/outreach-mailboxes';
 import { AUTO_COMPLETION, afterStep, nextLocalDayOpening, rotationStart, type SequenceStatus } from '../domain/outreach-sequences';
 import { chooseVariant, oneLine, renderTemplate, type TemplateValues } from '../domain/outreach-templates';
 import { makeMessageId, replyHeaders, replySubject } from '../domain/outreach-threading';
@@ -38,6 +38,8 @@ interface Reservation {
   delays: number[];
   /** The enrollment's one-click unsubscribe URL (List-Unsubscribe, RFC 8058). */
   unsubscribe: string;
+  /** The pause drawn for the mailbox after this send. */
+  gapSeconds: number;
 }
 
 type SendDeps = Pick<ServiceDeps, 'sql' | 'config' | 'logger'>;
@@ -63,10 +65,17 @@ export function templateValues(c: EnrollableContact): TemplateValues {
   };
 }
 
-/** The earliest a mailbox sends again: its window's next opening, or the next local day when its limit is used up. */
+/** Still within the gap after its last send. */
+const spacedOut = (mb: PoolMailbox, now: Date) => mb.next_send_not_before !== null && mb.next_send_not_before > now;
+
+/**
+ * The earliest a mailbox sends again: its window's next opening, the next local day when its limit is
+ * used up, or the end of the gap after its last send.
+ */
 function reopensAt(mb: PoolMailbox, capacityLeft: number, now: Date): Date {
   if (mb.status !== 'active') return new Date(now.getTime() + PAUSED_MAILBOX_RECHECK_MS);
   if (!isWithinSendingWindow(mb, now)) return nextWindowOpening(mb, now);
+  if (capacityLeft > 0 && spacedOut(mb, now)) return mb.next_send_not_before!;
   return capacityLeft > 0 ? now : nextLocalDayOpening(mb, now);
 }
 
@@ -123,6 +132,8 @@ async function reserve(
       mb.status === 'active' && isWithinSendingWindow(mb, now) ? Math.max(0, dailyCap(mb, now) - (counts.get(`${mb.id}|${days.get(mb.id)}`) ?? 0)) : 0,
     ]),
   );
+  // A mailbox within the gap after its last send has no room now (its daily room stays for later).
+  const ready = (id: string) => (capacity.get(id) ?? 0) > 0 && !spacedOut(byId.get(id)!, now);
   const order = sequence.mailbox_ids.filter((id) => byId.has(id));
   const contacts = await seqs.contactsForSend(tx, orgId, due.map((e) => e.contact_id));
   const suppressed = await suppressedAmong(tx, orgId, [...contacts.values()].map((c) => c.email ?? '').filter(Boolean));
@@ -171,7 +182,7 @@ async function reserve(
     let mailbox: PoolMailbox | undefined;
     if (thread) {
       const pinned = byId.get(thread.mailbox_id);
-      if (!pinned || (capacity.get(pinned.id) ?? 0) <= 0) {
+      if (!pinned || !ready(pinned.id)) {
         later.push({ id: enrollment.id, at: pinned ? reopensAt(pinned, capacity.get(pinned.id) ?? 0, now) : new Date(now.getTime() + PAUSED_MAILBOX_RECHECK_MS) });
         continue;
       }
@@ -180,7 +191,7 @@ async function reserve(
       const start = rotationStart(rotation, order.length);
       for (let k = 0; k < order.length; k++) {
         const candidate = byId.get(order[(start + k) % order.length]!)!;
-        if ((capacity.get(candidate.id) ?? 0) > 0) {
+        if (ready(candidate.id)) {
           mailbox = candidate;
           rotation += k + 1;
           break;
@@ -192,7 +203,14 @@ async function reserve(
       }
     }
     capacity.set(mailbox.id, capacity.get(mailbox.id)! - 1);
-    reservations.push(await reserveOne(tx, orgId, sequence, enrollment, contact, mailbox, thread, parents.get(thread?.id ?? ''), key, now, unsubscribeUrlOf(enrollment.unsubscribe_token)));
+    // The gap is drawn now, per message: the mailbox sends nothing else until it has passed.
+    const gap = sendGapSeconds(mailbox, Math.random());
+    if (gap > 0) {
+      mailbox.next_send_not_before = new Date(now.getTime() + gap * 1000);
+      await mail.holdMailboxUntil(tx, orgId, mailbox.id, mailbox.next_send_not_before);
+    }
+    const reservation = await reserveOne(tx, orgId, sequence, enrollment, contact, mailbox, thread, parents.get(thread?.id ?? ''), key, now, unsubscribeUrlOf(enrollment.unsubscribe_token));
+    reservations.push({ ...reservation, gapSeconds: gap });
   }
 
   if (rotation !== sequence.rotation) await seqs.advanceRotation(tx, orgId, sequence.id, rotation - sequence.rotation);
@@ -259,7 +277,7 @@ async function reserveOne(
     html_body: content.body_html ? renderTemplate(content.body_html, values, 'html') : null,
     local_day: localDay(mailbox, now),
   }))!;
-  return { message, enrollment: { ...enrollment, thread_id: thread.id }, contact, mailbox, stepCount: sequence.steps.length, delays: [], unsubscribe };
+  return { message, enrollment: { ...enrollment, thread_id: thread.id }, contact, mailbox, stepCount: sequence.steps.length, delays: [], unsubscribe, gapSeconds: 0 };
 }
 
 /**
@@ -330,6 +348,8 @@ async function deliver(deps: SendDeps, orgId: string, r: Reservation): Promise<b
   }
   const now = new Date();
   await deps.sql.begin(async (tx) => {
+    // The gap counts from the moment the server took the message, not from the reservation.
+    if (r.gapSeconds > 0) await mail.holdMailboxUntil(tx, orgId, r.mailbox.id, new Date(now.getTime() + r.gapSeconds * 1000));
     if (!outcome || outcome.kind === 'doubt') {
       await mail.setMessageStatus(tx, orgId, message.id, { status: outcome ? 'unconfirmed' : 'sent', sent_at: now, error: outcome?.detail ?? null });
       await recordSent(tx, orgId, message, contact, now);

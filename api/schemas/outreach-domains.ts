@@ -17,7 +17,11 @@ const DomainName = z
     example: 'acme-mail.com',
   });
 
-export const AddDomainBody = z.strictObject({ name: DomainName });
+const TrackingEnabled = z.boolean().openapi({ description: 'Open and click tracking: the tracking CNAME is required for verification only while on' });
+
+export const AddDomainBody = z.strictObject({ name: DomainName, tracking_enabled: TrackingEnabled.optional().openapi({ description: 'Default false' }) });
+
+export const PatchDomainBody = z.strictObject({ tracking_enabled: TrackingEnabled });
 
 export const PurchaseDomainBody = z.strictObject({
   name: DomainName,
@@ -40,6 +44,7 @@ const DomainRecord = z.object({
   type: z.enum(['TXT', 'CNAME']),
   host: z.string(),
   value: z.string().openapi({ description: 'What to publish at host (the DKIM record carries the public key only)' }),
+  required: z.boolean().openapi({ description: 'Counts for verification: always, except the tracking CNAME while tracking is off' }),
   status: z.enum(['pending', 'verified', 'mismatch', 'missing', 'error']).openapi({
     description: 'pending: never checked; missing: no such record; mismatch: a record that is not ours (or two SPF/DMARC records); error: the lookup failed',
   }),
@@ -60,6 +65,7 @@ export const Domain = z
     registered_until: Timestamp.nullable(),
     status: z.enum(['pending', 'verified', 'failed']).openapi({ description: 'pending until the first verification run; verified when every record is' }),
     dkim_selector: z.string(),
+    tracking_enabled: z.boolean(),
     records: z.array(DomainRecord),
     last_verified_at: Timestamp.nullable(),
     verified_at: Timestamp.nullable(),

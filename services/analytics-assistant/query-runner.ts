@@ -83,11 +83,23 @@ async function withReader<T>(deps: Deps, run: (reader: ReturnType<typeof db.read
     return await run(reader);
   } catch (error) {
     const code = (error as { code?: string }).code;
-    if (code === '28P01' && (await db.setDerivedReaderPassword(deps.sql, deps.config))) return run(reader);
+    if (code === '28P01' && (await db.setDerivedReaderPassword(deps.sql, deps.config))) return retryAfterRefusedLogin(() => run(reader));
     if (code === '28P01' || code === '28000' || code === 'ECONNREFUSED' || code === 'CONNECT_TIMEOUT') {
       throw upstream('The analytics database role could not connect (see ANALYTICS_DATABASE_URL)');
     }
     throw error;
+  }
+}
+
+/** The pool fails new attempts at once for a second after a failed one (platform/postgres-watchdog.ts): wait that out. */
+async function retryAfterRefusedLogin<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'DATABASE_UNREACHABLE' || attempt >= 8) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
   }
 }
 

@@ -28,6 +28,7 @@ it.skipIf(!installed)('answers a turn with the local model, streamed in the UI m
   const chatId = await newChat(ctx, t.session);
   const started = performance.now();
   let firstFrame = 0;
+  const stepStarts: number[] = [];
   let firstToken = 0;
   const res = await fetch(`${ctx.baseUrl}/ai/chats/${chatId}/messages`, {
     method: 'POST',
@@ -40,8 +41,12 @@ it.skipIf(!installed)('answers a turn with the local model, streamed in the UI m
   for (;;) {
     const { value, done } = await reader.read();
     if (done) break;
-    if (!firstFrame && value.includes('"type":"start-step"')) firstFrame = performance.now();
-    if (!firstToken && value.includes('"type":"text-delta"')) firstToken = performance.now();
+    const now = performance.now();
+    for (const type of value.match(/"type":"[a-z-]+"/g) ?? []) {
+      if (type === '"type":"start-step"') stepStarts.push(now);
+      if (!firstFrame && type === '"type":"start-step"') firstFrame = now;
+      if (!firstToken && type === '"type":"text-delta"') firstToken = now;
+    }
     raw += value;
   }
   const ended = performance.now();
@@ -58,7 +63,8 @@ it.skipIf(!installed)('answers a turn with the local model, streamed in the UI m
   const deltas = parsed.filter((c) => c.type === 'text-delta').length;
   const seconds = (ended - firstToken) / 1000;
   console.info(
-    `AI chat on the local model: first frame after ${Math.round(firstFrame - started)} ms, first text token after ${Math.round(firstToken - started)} ms, ${deltas} text deltas in ${seconds.toFixed(2)} s (${(deltas / Math.max(seconds, 0.001)).toFixed(1)} tokens/s), ` +
+    `AI chat on the local model: first frame after ${Math.round(firstFrame - started)} ms, first text token after ${Math.round(firstToken - started)} ms ` +
+      `(${Math.round(firstToken - (stepStarts.filter((t) => t <= firstToken).at(-1) ?? started))} ms after its step began), ${deltas} text deltas in ${seconds.toFixed(2)} s (${(deltas / Math.max(seconds, 0.001)).toFixed(1)} tokens/s), ` +
       `frames: ${types(parsed).join(',')}`,
   );
 });

@@ -3,13 +3,16 @@ import { dkimVerify } from 'mailauth/lib/dkim/verify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/context';
 import { createContact } from '../support/crm-contacts';
-import { newTenant, orgUuid, type Tenant } from '../support/identity';
+import { createOrgKey, newTenant, orgUuid, type Tenant } from '../support/identity';
+import { signWebhook } from '../../platform/meeting-webhooks';
 import { startSmtpServer, type ReceivedMail, type TestSmtpServer } from '../support/smtp-server';
 
 // Sending hygiene on the real sender workflow and a real SMTP server: the one-click unsubscribe link of
-// every step (RFC 8058) and its public endpoints, DKIM signatures with the sending domain's key.
+// every step (RFC 8058) and its public endpoints, DKIM signatures with the sending domain's key, and
+// the analytics of a sequence with the class of each received message.
 
 const UNSUBSCRIBE_LIMIT = 40;
+const SECRET = `whsec_${crypto.randomBytes(24).toString('base64')}`;
 
 let ctx: TestContext;
 let smtp: TestSmtpServer;
@@ -83,7 +86,7 @@ beforeAll(async () => {
   smtp = await startSmtpServer();
   ctx = await createTestContext({
     worker: true,
-    env: { OUTREACH_POLL_INTERVAL_MS: '300', PUBLIC_BASE_URL: 'https://crm.example.test', OUTREACH_UNSUBSCRIBE_PER_ADDRESS: String(UNSUBSCRIBE_LIMIT) },
+    env: { OUTREACH_INBOUND_SECRETS: SECRET, OUTREACH_POLL_INTERVAL_MS: '300', PUBLIC_BASE_URL: 'https://crm.example.test', OUTREACH_UNSUBSCRIBE_PER_ADDRESS: String(UNSUBSCRIBE_LIMIT) },
   });
   t = await tenant();
 });
@@ -165,17 +168,6 @@ describe('one-click unsubscribe (RFC 8058)', () => {
     expect(Object.keys(ops.post.requestBody.content)).toEqual(['application/x-www-form-urlencoded']);
   });
 
-  // Last in the file: it spends this process's unsubscribe budget for the test client's address.
-  it('limits requests per client address (429 with Retry-After), before any lookup', async () => {
-    let limited: Awaited<ReturnType<typeof ctx.request>> | undefined;
-    for (let i = 0; i <= UNSUBSCRIBE_LIMIT && !limited; i++) {
-      const res = await ctx.request('GET', `/outreach/unsubscribe/${crypto.randomBytes(32).toString('hex')}`);
-      if (res.status === 429) limited = res;
-      else expect(res.status).toBe(404);
-    }
-    expect(limited?.status).toBe(429);
-    expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThan(0);
-  });
 });
 
 describe('DKIM', () => {
@@ -214,5 +206,153 @@ describe('DKIM', () => {
     const [, manual] = await smtp.waitForMail(email, 2);
     const [replyResult] = await verify(manual!.raw, added.body);
     expect(replyResult).toMatchObject({ signingDomain: name, selector: 'outreach', status: { result: 'pass' } });
+  });
+});
+
+function postInbound(raw: string) {
+  const headers = signWebhook(SECRET, `msg_${crypto.randomUUID()}`, raw);
+  return ctx.request('POST', '/outreach/inbound-mail', { rawBody: raw, headers: { 'Content-Type': 'message/rfc822', ...headers } });
+}
+
+/** A message from `from` answering `sent`, with extra headers. */
+function answer(sent: ReceivedMail, from: string, text: string, extra: string[] = [], subject = 'Re: Hello') {
+  const id = sent.mail.messageId!;
+  return [`From: ${from}`, `To: ${sent.mail.from!.value[0]!.address}`, `Subject: ${subject}`, `Message-ID: <a-${crypto.randomUUID()}@prospects.test>`, `In-Reply-To: ${id}`, `References: ${id}`, ...extra, 'Content-Type: text/plain; charset=utf-8', '', text, ''].join('\r\n');
+}
+
+function bounceReport(sent: ReceivedMail, to: string) {
+  return [
+    'From: Mail Delivery System <MAILER-DAEMON@mx.prospects.test>',
+    `To: ${sent.mail.from!.value[0]!.address}`,
+    'Subject: Undelivered Mail Returned to Sender',
+    `Message-ID: <dsn-${crypto.randomUUID()}@mx.prospects.test>`,
+    'MIME-Version: 1.0',
+    'Content-Type: multipart/report; report-type=delivery-status; boundary="B"',
+    '',
+    '--B',
+    'Content-Type: text/plain',
+    '',
+    'The mail could not be delivered.',
+    '--B',
+    'Content-Type: message/delivery-status',
+    '',
+    'Reporting-MTA: dns; mx.prospects.test',
+    '',
+    `Final-Recipient: rfc822; ${to}`,
+    'Action: failed',
+    'Status: 5.1.1',
+    '--B',
+    'Content-Type: text/rfc822-headers',
+    '',
+    `Message-ID: ${sent.mail.messageId}`,
+    'Subject: Hello',
+    '--B--',
+    '',
+  ].join('\r\n');
+}
+
+describe('sequence analytics and reply classes', () => {
+  it('counts sent, delivered, bounced, replied by class, automatic answers and unsubscribes per sequence, step and variant', async () => {
+    const mailbox = await insertMailbox(t.orgId);
+    const people = await Promise.all(['ivy', 'oscar', 'uma', 'bo'].map(async (n) => {
+      const email = uniqueEmail(n);
+      return { email, contact: await createContact(ctx, t, { first_name: n, email }) };
+    }));
+    const seq = await sequence({
+      steps: [
+        { delay_days: 0, subject: 'Hello', body: 'Hi A', variants: [{ subject: 'Hello', body: 'Hi B', body_html: null }] },
+        { delay_days: 5, body: 'Again' },
+      ],
+      mailbox_ids: [mailbox],
+    });
+    const enrolled = await enroll(seq.id, people.map((p) => p.contact.id));
+    await activate(seq.id);
+    const mails = await Promise.all(people.map(async (p) => (await smtp.waitForMail(p.email, 1))[0]!));
+    const [ivy, oscar, uma, bo] = mails;
+
+    expect((await postInbound(answer(ivy!, people[0]!.email, "Sounds interesting, let's talk next week.\n\nOn Monday Sam wrote:\n> Hi A"))).status).toBe(200);
+    expect((await postInbound(answer(oscar!, people[1]!.email, 'I am out of the office.', ['Auto-Submitted: auto-replied'], 'Out of Office: Hello'))).status).toBe(200);
+    const unsubscribePath = new URL(rawHeader(uma!, 'List-Unsubscribe')!.slice(1, -1)).pathname;
+    expect((await ctx.request('POST', unsubscribePath, { rawBody: 'List-Unsubscribe=One-Click', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } })).status).toBe(200);
+    expect((await postInbound(bounceReport(bo!, people[3]!.email))).status).toBe(200);
+
+    const res = await ctx.request('GET', `/outreach/sequencer/sequences/${seq.id}/analytics`, { token: t.session });
+    expect(res.status, res.text).toBe(200);
+    const whole = { sent: 4, delivered: 3, bounced: 1, replied: 1, interested: 1, not_interested: 0, auto_replies: 1, unsubscribed: 1 };
+    const rates = { delivery: 0.75, bounce: 0.25, reply: 0.3333, interested: 0.3333, unsubscribe: 0.3333 };
+    expect(res.body).toMatchObject({ sequence_id: seq.id, ...whole, rates });
+    expect(res.body.steps).toHaveLength(2);
+    expect(res.body.steps[0]).toMatchObject({ step: 0, ...whole, rates });
+    // The follow-up sent nothing yet: zeros, and no rate at all.
+    expect(res.body.steps[1]).toMatchObject({ step: 1, sent: 0, delivered: 0, rates: { delivery: null, bounce: null, reply: null, interested: null, unsubscribe: null } });
+    expect(res.body.steps[1].variants).toEqual([expect.objectContaining({ variant: 0, sent: 0 })]);
+
+    // Each variant counts its own messages: the one Ivy got has her interest.
+    const variants = res.body.steps[0].variants as { variant: number; sent: number; interested: number; bounced: number }[];
+    expect(variants.map((v) => v.variant)).toEqual([0, 1]);
+    const sentVariants = await ctx.deps.sql<{ enrollment_id: string; variant: number }[]>`
+      SELECT enrollment_id, variant FROM outreach_messages WHERE enrollment_id = ANY(${enrolled.map((e) => e.id)}::uuid[]) AND direction = 'outbound'`;
+    const variantOf = (contactId: string) => sentVariants.find((m) => m.enrollment_id === enrolled.find((e) => e.contact_id === contactId)!.id)!.variant;
+    for (const v of variants) expect(v.sent).toBe(sentVariants.filter((m) => m.variant === v.variant).length);
+    expect(variants[variantOf(people[0]!.contact.id)]!.interested).toBe(1);
+    expect(variants[variantOf(people[3]!.contact.id)]!.bounced).toBe(1);
+
+    // The unibox shows each received message's class.
+    const threadOf = async (i: number) => (await enrollmentOf(seq.id, enrolled.find((e) => e.contact_id === people[i]!.contact.id)!.id)).thread_id;
+    const classes = async (i: number) =>
+      (await ctx.request('GET', `/outreach/sequencer/unibox/threads/${await threadOf(i)}`, { token: t.session })).body.messages.map((m: { classification: string | null }) => m.classification);
+    expect(await classes(0)).toEqual([null, 'interested']);
+    expect(await classes(1)).toEqual([null, 'out_of_office']);
+    expect(await classes(3)).toEqual([null, 'bounce']);
+  });
+
+  it('is readable with outreach read; another organization, or a bad id, gets 404 / 422', async () => {
+    const seq = await sequence({ steps: [{ delay_days: 0, subject: 'Hello', body: 'Hi' }], mailbox_ids: [await insertMailbox(t.orgId)] });
+    const readOnly = await createOrgKey(ctx, t.session, { scopes: ['outreach:read'] });
+    const empty = await ctx.request('GET', `/outreach/sequencer/sequences/${seq.id}/analytics`, { token: readOnly });
+    expect(empty.status).toBe(200);
+    expect(empty.body).toMatchObject({ sent: 0, delivered: 0, rates: { reply: null, bounce: null } });
+    const other = await tenant();
+    expect((await ctx.request('GET', `/outreach/sequencer/sequences/${seq.id}/analytics`, { token: other.session })).status).toBe(404);
+    expect((await ctx.request('GET', '/outreach/sequencer/sequences/nope/analytics', { token: t.session })).status).toBe(422);
+  });
+});
+
+describe('spacing between sends of one mailbox', () => {
+  it('never sends two messages of one mailbox closer than its minimum gap; the hold after the last send is within [min, max]', async () => {
+    const spaced = await insertMailbox(t.orgId, { send_gap_min_seconds: 2, send_gap_max_seconds: 3 });
+    const people = await Promise.all([1, 2, 3].map(async (i) => {
+      const email = uniqueEmail(`gap${i}`);
+      return { email, contact: await createContact(ctx, t, { first_name: `G${i}`, email }) };
+    }));
+    const seq = await sequence({ steps: [{ delay_days: 0, subject: 'Hello', body: 'Hi' }], mailbox_ids: [spaced] });
+    await enroll(seq.id, people.map((p) => p.contact.id));
+    await activate(seq.id);
+    for (const p of people) await smtp.waitForMail(p.email, 1, 30_000);
+    const times = await ctx.deps.sql<{ sent_at: Date }[]>`
+      SELECT sent_at FROM outreach_messages WHERE mailbox_id = ${spaced} AND direction = 'outbound' ORDER BY sent_at`;
+    expect(times).toHaveLength(3);
+    for (let i = 1; i < times.length; i++) {
+      const gap = times[i]!.sent_at.getTime() - times[i - 1]!.sent_at.getTime();
+      expect(gap).toBeGreaterThanOrEqual(2000);
+    }
+    const [row] = await ctx.deps.sql<{ next_send_not_before: Date }[]>`SELECT next_send_not_before FROM outreach_mailboxes WHERE id = ${spaced}`;
+    const held = row!.next_send_not_before.getTime() - times[2]!.sent_at.getTime();
+    expect(held).toBeGreaterThanOrEqual(2000);
+    expect(held).toBeLessThanOrEqual(3000);
+  });
+});
+
+describe('the unsubscribe endpoints under load', () => {
+  // Last in the file: it spends this process's unsubscribe budget for the test client's address.
+  it('limits requests per client address (429 with Retry-After), before any lookup', async () => {
+    let limited: Awaited<ReturnType<typeof ctx.request>> | undefined;
+    for (let i = 0; i <= UNSUBSCRIBE_LIMIT && !limited; i++) {
+      const res = await ctx.request('GET', `/outreach/unsubscribe/${crypto.randomBytes(32).toString('hex')}`);
+      if (res.status === 429) limited = res;
+      else expect(res.status).toBe(404);
+    }
+    expect(limited?.status).toBe(429);
+    expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 });

@@ -42,6 +42,9 @@ async function insertMailbox(orgId: string, values: Record<string, unknown> = {}
       window_end: '24:00',
       window_days: [1, 2, 3, 4, 5, 6, 7],
       daily_limit: 50,
+      // No spacing between sends here (outreach-hygiene.test.ts covers it).
+      send_gap_min_seconds: 0,
+      send_gap_max_seconds: 0,
       created_by: 'user:test',
       ...values,
     } as never)}`;

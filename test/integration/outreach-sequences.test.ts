@@ -32,6 +32,8 @@ async function insertMailbox(c: TestContext, orgId: string, values: Record<strin
       window_start: '00:00',
       window_end: '24:00',
       window_days: [1, 2, 3, 4, 5, 6, 7],
+      send_gap_min_seconds: 0,
+      send_gap_max_seconds: 0,
       created_by: 'user:test',
       ...values,
     } as never)}`;

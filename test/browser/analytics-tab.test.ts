@@ -1,0 +1,62 @@
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeReaderPools } from '../../db/analytics-assistant';
+import { analyticsTenant, seedCrm } from '../support/analytics';
+import { chromiumFor } from '../support/browser';
+import { createTestContext, type TestContext } from '../support/context';
+import { startFakeChatLlm, type FakeChatLlm } from '../support/fake-chat-llm-server';
+import { createOrgKey } from '../support/identity';
+
+// The Analytics tab of the chat page in headless Chromium: ask, see the SQL, the result table and its bar chart.
+
+const executablePath = chromiumFor('Analytics tab test');
+const shots = process.env.AI_CHAT_SCREENSHOT_DIR ?? path.join(os.tmpdir(), 'ai-chat-screenshots');
+
+describe.skipIf(!executablePath)('the Analytics tab in a browser', () => {
+  let ctx: TestContext;
+  let llm: FakeChatLlm;
+  let browser: Browser;
+  let key: string;
+  beforeAll(async () => {
+    llm = await startFakeChatLlm();
+    ctx = await createTestContext({ worker: true, env: { LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'fake-sql' } });
+    const tenant = await analyticsTenant(ctx);
+    await seedCrm(ctx.deps.sql, tenant.orgId, 'A');
+    key = await createOrgKey(ctx, tenant.session, { scopes: ['data:access', 'api:read'] });
+    browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await closeReaderPools();
+    await ctx?.close();
+    await llm?.close();
+  });
+
+  it('shows the SQL, a result table and a bar chart for one category and one number', { timeout: 120_000 }, async () => {
+    const page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    await page.goto(`${ctx.baseUrl}/ai/chat`);
+    await page.fill('#key', key);
+    await page.click('#save-key');
+    await page.click('nav.tabs button[data-tab="analytics"]');
+    expect(await page.locator('main[data-panel="chat"]').isHidden()).toBe(true);
+
+    llm.script.push(
+      { toolCalls: [{ name: 'run_sql', arguments: { sql: 'SELECT stage, sum(value) AS total FROM deals GROUP BY stage ORDER BY stage' } }] },
+      { text: 'Negotiation holds the most value.' },
+    );
+    await page.fill('#question', 'Deal value per stage?');
+    await page.click('#ask');
+    await expect.poll(() => page.locator('#answers .msg.assistant .text').last().textContent(), { timeout: 30_000 }).toBe('Negotiation holds the most value.');
+    expect(await page.locator('#answers .analytics-sql').first().textContent()).toContain('GROUP BY stage');
+    expect(await page.locator('#answers table.result tr').count()).toBe(5); // header + 4 stages
+    expect(await page.locator('#answers [data-chart="bar"] .row').count()).toBe(4);
+    await page.screenshot({ path: path.join(shots, 'analytics.png') });
+    await expect.poll(() => page.locator('#conversations li').count()).toBe(1);
+    expect(errors).toEqual([]);
+  });
+});
