@@ -9,8 +9,9 @@ import { PROJECT_ROOT } from './tools';
 /**
  * The local language model: a GGUF file (SmolLM2-135M-Instruct by default, installed by
  * `scripts/install-tools.sh llm`) run in-process on the CPU by node-llama-cpp's prebuilt binaries.
- * One model and one context per process, loaded on first use and shared; one call runs at a time
- * (two cores), a bounded number wait, and every call has a deadline, queue wait included.
+ * The weights load on first use, once per process; the process's runner (`localLlm`) has one context on
+ * them, so one call runs at a time (two cores), a bounded number wait, and every call has a deadline,
+ * queue wait included.
  */
 
 export type LocalLlmConfig = Pick<
@@ -176,7 +177,7 @@ export class LocalLlm {
         grammar,
         maxTokens: call.maxTokens,
         temperature: call.temperature ?? 0,
-        seed: 1,
+        seed: 1, // the same prompt gets the same answer when sampling too
         signal,
         onToken: (tokens) => {
           outputTokens += tokens.length;

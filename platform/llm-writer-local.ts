@@ -32,11 +32,15 @@ export class LocalWriter implements LlmWriter {
       [`Agent "${input.agentName}": ${versionLabel(input.from)} → ${versionLabel(input.to)}.`, changes.length ? `Changes:\n${changes.map((c) => `- ${c}`).join('\n')}` : 'No changes.'].join('\n'),
       300,
     )[Symbol.asyncIterator]();
-    // The first piece waits for the model, so a busy or missing model fails before anything is sent.
-    const first = await pieces.next();
-    yield `${localNotice(this.llm.name)}\n`;
-    if (!first.done) yield first.value;
-    for (let next = await pieces.next(); !next.done; next = await pieces.next()) yield next.value;
+    try {
+      // The first piece waits for the model, so a busy or missing model fails before anything is sent.
+      const first = await pieces.next();
+      yield `${localNotice(this.llm.name)}\n`;
+      if (!first.done) yield first.value;
+      for (let next = await pieces.next(); !next.done; next = await pieces.next()) yield next.value;
+    } finally {
+      await pieces.return?.(); // a reader that hung up stops the model too
+    }
   }
 
   async writeInstructions(inputs: InstructionInputs): Promise<string> {

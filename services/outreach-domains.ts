@@ -188,7 +188,8 @@ async function lookup(resolver: DnsResolver, record: RequiredRecord): Promise<Lo
 
 /**
  * A verification run: resolves every record (in parallel, each bounded by OUTREACH_DNS_TIMEOUT_MS),
- * stores each one's status and what was found, and the domain's status (verified when all are).
+ * stores each one's status and what was found, and the domain's status (verified when every required one is:
+ * the tracking CNAME only while tracking is on).
  */
 export async function verifyDomain(deps: Pick<ServiceDeps, 'sql' | 'config'>, orgId: string, domainId: string, resolver?: DnsResolver) {
   const row = await domains.getDomain(deps.sql, orgId, domainId);
@@ -203,9 +204,9 @@ export async function verifyDomain(deps: Pick<ServiceDeps, 'sql' | 'config'>, or
     }),
   );
   const updated = await deps.sql.begin(async (tx) => {
-    if (!(await domains.getDomain(tx, orgId, domainId, { lock: true }))) throw domainNotFound();
+    const current = await domains.getDomain(tx, orgId, domainId, { lock: true });
+    if (!current) throw domainNotFound();
     for (const r of results) await domains.updateRecordStatus(tx, orgId, domainId, r.purpose, { status: r.status, found: r.found });
-    const current = (await domains.getDomain(tx, orgId, domainId, { lock: true }))!;
     return (await domains.setDomainStatus(tx, orgId, domainId, requiredStatusOf(results, current.tracking_enabled)))!;
   });
   return view(deps, orgId, updated);

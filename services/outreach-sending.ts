@@ -348,8 +348,12 @@ async function deliver(deps: SendDeps, orgId: string, r: Reservation): Promise<b
   }
   const now = new Date();
   await deps.sql.begin(async (tx) => {
-    // The gap counts from the moment the server took the message, not from the reservation.
+    await record(tx);
+    // The gap counts from the moment the server took the message, not from the reservation. Last in
+    // the transaction: rows lock in the reserving order (enrollment, then mailbox), so no deadlock.
     if (r.gapSeconds > 0) await mail.holdMailboxUntil(tx, orgId, r.mailbox.id, new Date(now.getTime() + r.gapSeconds * 1000));
+  });
+  async function record(tx: Db) {
     if (!outcome || outcome.kind === 'doubt') {
       await mail.setMessageStatus(tx, orgId, message.id, { status: outcome ? 'unconfirmed' : 'sent', sent_at: now, error: outcome?.detail ?? null });
       await recordSent(tx, orgId, message, contact, now);
@@ -368,7 +372,7 @@ async function deliver(deps: SendDeps, orgId: string, r: Reservation): Promise<b
     await seqs.stopEnrollment(tx, orgId, enrollment.id, outcome.kind === 'bounce' ? 'bounced' : 'failed');
     // A hard bounce at the SMTP door: the address goes on the suppression list.
     if (outcome.kind === 'bounce') await suppressAddress(tx, orgId, contact.email ?? '', 'bounce', outcome.detail);
-  });
+  }
   if (outcome && outcome.kind !== 'doubt') deps.logger.warn({ orgId, messageId: message.id, mailboxId: r.mailbox.id, outcome: outcome.kind }, 'outreach send refused');
   return !outcome || outcome.kind === 'doubt';
 }

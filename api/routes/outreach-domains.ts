@@ -4,7 +4,7 @@ import type { AppDeps } from '../deps';
 import { CreatedCursor, cursorPage, decodeCursor } from '../pagination';
 import { reply, type Routes } from '../route';
 import { ErrorBody, authErrors, validationError } from '../schemas/common';
-import { AddDomainBody, Availability, AvailabilityQuery, Domain, DomainList, DomainListQuery, DomainParams, PurchaseDomainBody } from '../schemas/outreach-domains';
+import { AddDomainBody, Availability, AvailabilityQuery, Domain, DomainList, DomainListQuery, DomainParams, PatchDomainBody, PurchaseDomainBody } from '../schemas/outreach-domains';
 
 const READ: AuthRule = { scope: 'outreachRead' };
 const MANAGE: AuthRule = { scope: 'outreachManage' };
@@ -92,6 +92,18 @@ export function registerOutreachDomainRoutes(routes: Routes, deps: AppDeps): voi
     params: DomainParams,
     responses: { 200: { description: 'The domain', schema: Domain }, ...authErrors, ...notFound, ...validationError },
     handler: async ({ params, auth }) => domains.getDomain(deps, orgOf(auth), params.domain_id),
+  });
+
+  routes.add({
+    method: 'patch',
+    path: '/outreach/domains/{domain_id}',
+    tag: TAG,
+    summary: 'Switch open and click tracking; a verified-before domain is judged again from its stored record statuses',
+    auth: MANAGE,
+    params: DomainParams,
+    body: PatchDomainBody,
+    responses: { 200: { description: 'The domain', schema: Domain }, ...authErrors, ...notFound, ...validationError },
+    handler: async ({ params, body, auth }) => domains.setDomainTracking(deps, orgOf(auth), params.domain_id, body.tracking_enabled),
   });
 
   routes.add({

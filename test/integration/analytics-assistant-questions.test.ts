@@ -107,6 +107,28 @@ describe('a question', () => {
   });
 });
 
+describe('one question at a time', () => {
+  it('answers 409 to a second question while the first is being answered, then takes it', async () => {
+    llm.script.push({ text: 'Counting the deals now.', holdAfterTokens: 1 });
+    const first = await fetch(`${ctx.baseUrl}/analytics-assistant/questions`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${a.session}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ question: 'How many deals?' }),
+    });
+    const conversationId = first.headers.get('x-conversation-id')!;
+    await llm.held();
+    const second = await ctx.request('POST', '/analytics-assistant/questions', { token: a.session, body: { question: 'And accounts?', conversation_id: conversationId } });
+    expect(second.status).toBe(409);
+    expect(second.body).toEqual({ detail: 'A question is being answered in this conversation: wait for its answer' });
+    llm.release();
+    await first.text();
+    llm.script.push({ text: 'Three.' });
+    expect((await ask({ question: 'And accounts?', conversation_id: conversationId })).status).toBe(200);
+    const conversation = await ctx.request('GET', `/analytics-assistant/conversations/${conversationId}`, { token: a.session });
+    expect(conversation.body.turns.map((t: { answer_text: string }) => t.answer_text)).toEqual(['Counting the deals now.', 'Three.']);
+  });
+});
+
 describe('hostile statements from a scripted model', () => {
   it(`refuses each of ${ATTACKS.length} attacks as a data-error naming its rule, and changes nothing`, async () => {
     const before = await fingerprint(ctx.deps.sql);
