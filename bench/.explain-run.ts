@@ -8,7 +8,7 @@ const notices: string[] = [];
 const sql = postgres(info.databaseUrl, { max: 1, onnotice: (n) => notices.push(n.message) });
 const text = process.argv[2] ?? 'w1 w2 w3 w1a';
 const emb = new HashingEmbedder().vector(text);
-const params = { text, embedding: emb, model: 'builtin-hashing-384', candidates: 20, perTerm: Number(process.env.PER_TERM ?? 200), maxTerms: 16 };
+const params = { text, embedding: emb, model: "builtin-hashing-384", candidates: 20, perTerm: 200, maxTerms: 16, commonRows: Number(process.env.COMMON ?? 5000) };
 for (let i = 0; i < 3; i++) {
   const t = performance.now();
   await sql.begin((tx) => kb.rankChunks(tx as never, info.orgId, info.ds, params));
@@ -29,7 +29,10 @@ await sql.end();
   const all = notices.find((n) => n.includes('WITH terms'))!;
   const query = all.slice(all.indexOf('WITH terms'), all.indexOf('Query Parameters:')).trim();
   const vec = `[${emb.join(',')}]`;
-  const p = [text, 16, info.orgId, info.orgId, info.ds, info.orgId, params.perTerm, params.perTerm, 20, vec, info.orgId, 'builtin-hashing-384', info.orgId, info.ds, info.orgId, 20];
+  const line = all.slice(all.indexOf('Query Parameters:'));
+  const p: string[] = [];
+  for (const m of line.matchAll(/\$(\d+) = '((?:[^']|'')*)'/g)) p[Number(m[1]) - 1] = m[2]!.replace(/''/g, "'");
+  void vec;
   const rows = await s.begin(async (tx) => {
     await tx`SELECT set_config('hnsw.ef_search', '40', true)`;
     await tx`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)`;

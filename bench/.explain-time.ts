@@ -9,7 +9,7 @@ const times: number[] = [];
 for (let i = 0; i < 60; i++) {
   const text = `${words[i * 7]} ${words[i * 13 % 3000]} ${words[(i * 31) % 300]} ref-${i}-${i % 100}`;
   const t = performance.now();
-  await sql.begin((tx) => kb.rankChunks(tx as never, info.orgId, info.ds, { text, embedding: new HashingEmbedder().vector(text), model: 'builtin-hashing-384', candidates: 20, perTerm: Number(process.env.PER_TERM ?? 200), maxTerms: 16 }));
+  await sql.begin((tx) => kb.rankChunks(tx as never, info.orgId, info.ds, { text, embedding: new HashingEmbedder().vector(text), model: 'builtin-hashing-384', candidates: 20, perTerm: 200, maxTerms: 16, commonRows: Number(process.env.COMMON ?? 5000) }));
   times.push(performance.now() - t);
 }
 times.sort((a, b) => a - b);

@@ -1,5 +1,5 @@
 import * as kb from '../db/knowledge-base';
-import { CANDIDATES_PER_RANKING, FULL_TEXT_MAX_TERMS, FULL_TEXT_PER_TERM } from '../domain/knowledge-base';
+import { CANDIDATES_PER_RANKING, FULL_TEXT_BOUNDS } from '../domain/knowledge-base';
 import { embedderFor } from '../platform/embedder';
 import { startLocalEmbeddingsServer, type LocalEmbeddingsServer } from '../platform/embeddings-server';
 import { newId } from '../platform/ids';
@@ -138,7 +138,7 @@ export async function benchKnowledgeBase() {
       embedding.push(performance.now() - t);
       t = performance.now();
       await sql.begin((tx) =>
-        kb.rankChunks(tx, orgId, dataset.id, { text: question, embedding: vector!, model: embedder.model, candidates: CANDIDATES_PER_RANKING, perTerm: FULL_TEXT_PER_TERM, maxTerms: FULL_TEXT_MAX_TERMS }),
+        kb.rankChunks(tx, orgId, dataset.id, { text: question, embedding: vector!, model: embedder.model, candidates: CANDIDATES_PER_RANKING, ...FULL_TEXT_BOUNDS }),
       );
       database.push(performance.now() - t);
     }

@@ -30,8 +30,16 @@ const TOOL_CALL: ChatRequest = {
     { role: 'user', content: 'What is the weather in Paris?' },
   ],
   tools: [
-    { name: 'get_weather', description: 'Get the current weather in a city.', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
-    { name: 'search_contacts', description: 'Search CRM contacts by name.', parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } },
+    {
+      name: 'get_weather',
+      description: 'Get the current weather in a city.',
+      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    },
+    {
+      name: 'search_contacts',
+      description: 'Search CRM contacts by name.',
+      parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+    },
   ],
   maxTokens: 80,
   signal: new AbortController().signal,

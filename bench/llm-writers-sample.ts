@@ -76,5 +76,11 @@ export const SUMMARY_SAMPLE: PageProfile[] = [
     headings: ['Unsere Brote', 'Öffnungszeiten', 'Kontakt'],
     text: 'Family bakery in Leipzig since 1952. Sourdough breads, cakes and a café. Open daily from 6am.',
   },
-  { url: 'https://example.com', title: 'Example Domain', description: null, headings: [], text: 'This domain is for use in illustrative examples in documents.' },
+  {
+    url: 'https://example.com',
+    title: 'Example Domain',
+    description: null,
+    headings: [],
+    text: 'This domain is for use in illustrative examples in documents.',
+  },
 ];

@@ -10,7 +10,7 @@ import { freePort } from '../platform/ports';
 import { startLocalEmbeddingsServer, type LocalEmbeddingsServer } from '../platform/embeddings-server';
 import { newId } from '../platform/ids';
 import * as kbService from '../services/knowledge-base';
-import { FULL_TEXT_MAX_TERMS, FULL_TEXT_PER_TERM } from '../domain/knowledge-base';
+import { FULL_TEXT_BOUNDS } from '../domain/knowledge-base';
 import { startBenchDatabase } from './environment';
 import { QUESTION_KINDS, articleText, checkJudgedSet, loadJudgedSet, type JudgedSet, type Question } from './retrieval-set';
 import { FUSIONS, legacyFullText } from './retrieval-fusions';
@@ -64,7 +64,7 @@ async function evaluate(sql: Sql, config: Config, set: JudgedSet, orgId: string)
     const [embedding] = await embedder.embed([q.text], 'query');
     const t0 = performance.now();
     const ranked = await sql.begin((tx) =>
-      kb.rankChunks(tx, orgId, dataset.id, { text: q.text, embedding: embedding!, model: embedder.model, candidates: 100, perTerm: FULL_TEXT_PER_TERM, maxTerms: FULL_TEXT_MAX_TERMS }),
+      kb.rankChunks(tx, orgId, dataset.id, { text: q.text, embedding: embedding!, model: embedder.model, candidates: 100, ...FULL_TEXT_BOUNDS }),
     );
     dbMs.push(performance.now() - t0);
     const order = (key: (r: kb.RankedChunk) => number | null) =>

@@ -320,6 +320,8 @@ export interface RankQuery {
   perTerm: number;
   /** Query words used at most (the longest query still ranks a bounded number of chunks). */
   maxTerms: number;
+  /** A word the table statistics put in more chunks than this is not fetched (reading its index entries costs more than it tells), only weighed on the others' candidates. */
+  commonRows: number;
 }
 
 /**
@@ -327,10 +329,12 @@ export interface RankQuery {
  *
  * Full text: each query word (English stemming, stop words dropped) fetches at most `perTerm` of its
  * chunks from the GIN index, so the ranked set is bounded by maxTerms × perTerm however common the words
- * are, and a rare word (an error code, a SKU) always brings all its chunks. A word's weight is
- * ln(1 + perTerm / hits): the fewer chunks hold it, the more it counts (a word that fills its quota is
- * common). A chunk scores the weighted share of the query's words it holds, so chunks holding every
- * word rank first (AND before OR), then by ts_rank.
+ * are, and a rare word (an error code, a SKU) always brings all its chunks. A word that Postgres's own
+ * statistics of the column (pg_stats, the planner's) put in more than `commonRows` chunks is not fetched,
+ * since building its bitmap costs most of the query, unless every word is that common (then the least
+ * common one is). A word's weight is ln(1 + perTerm / hits): the fewer chunks hold it, the more it counts
+ * (a word that fills its quota, or is not fetched, is common: ln 2). A chunk scores the weighted share of
+ * the query's words it holds, so chunks holding every word rank first (AND before OR), then by ts_rank.
  * Vector: cosine distance in the dataset's embedding space through the HNSW index of that dimension.
  * Membership (dataset, ready source, visible generation) is checked per candidate by primary keys, so
  * the cost does not grow with the dataset's number of sources.
@@ -357,13 +361,24 @@ export async function rankChunks(db: Db, orgId: string, datasetId: string, query
     : db`SELECT NULL::uuid AS id, NULL::bigint AS r, NULL::float8 AS similarity WHERE false`;
   return db<RankedChunk[]>`
     WITH terms AS MATERIALIZED (
-      SELECT t.lexeme, (chr(39) || replace(replace(t.lexeme, chr(92), chr(92) || chr(92)), chr(39), chr(39) || chr(39)) || chr(39))::tsquery AS q
-      FROM unnest(to_tsvector('english', ${query.text})) AS t LIMIT ${query.maxTerms}),
+      SELECT t.lexeme, (chr(39) || replace(replace(t.lexeme, chr(92), chr(92) || chr(92)), chr(39), chr(39) || chr(39)) || chr(39))::tsquery AS q,
+        coalesce(st.freq, 0) * greatest(rel.reltuples, 0) AS estimate
+      FROM (SELECT lexeme FROM unnest(to_tsvector('english', ${query.text})) LIMIT ${query.maxTerms}) t
+      LEFT JOIN (
+        SELECT e.lexeme, e.freq FROM pg_stats s CROSS JOIN LATERAL unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS e(lexeme, freq)
+        WHERE s.schemaname = current_schema() AND s.tablename = 'kb_chunks' AND s.attname = 'tsv') st USING (lexeme)
+      CROSS JOIN (SELECT reltuples FROM pg_class WHERE oid = 'kb_chunks'::regclass) rel),
+    fetched AS (
+      SELECT lexeme, q FROM terms WHERE estimate <= ${query.commonRows}
+      UNION ALL
+      (SELECT lexeme, q FROM terms WHERE NOT EXISTS (SELECT 1 FROM terms WHERE estimate <= ${query.commonRows}) ORDER BY estimate LIMIT 1)),
     hits AS MATERIALIZED (
-      SELECT t.lexeme, h.id, h.tsv FROM terms t CROSS JOIN LATERAL (
-        SELECT c.id, c.tsv FROM kb_chunks c WHERE c.org_id = ${orgId} AND c.tsv @@ t.q AND ${member('c')} LIMIT ${query.perTerm}) h),
+      SELECT f.lexeme, h.id, h.tsv FROM fetched f CROSS JOIN LATERAL (
+        SELECT c.id, c.tsv FROM kb_chunks c WHERE c.org_id = ${orgId} AND c.tsv @@ f.q AND ${member('c')} LIMIT ${query.perTerm}) h),
     weights AS MATERIALIZED (
-      SELECT t.q, ln(1 + ${query.perTerm}::float8 / count(*)) AS idf FROM terms t JOIN hits h USING (lexeme) GROUP BY t.lexeme, t.q),
+      SELECT t.q, ln(1 + ${query.perTerm}::float8 / coalesce(n.hits, ${query.perTerm})) AS idf
+      FROM terms t LEFT JOIN (SELECT lexeme, count(*) AS hits FROM hits GROUP BY lexeme) n USING (lexeme)
+      WHERE n.hits IS NOT NULL OR t.estimate > ${query.commonRows}),
     anyword AS MATERIALIZED (SELECT string_agg(q::text, ' | ')::tsquery AS q, sum(idf) AS total FROM weights),
     lexical AS (
       SELECT id, row_number() OVER (ORDER BY score DESC, density DESC, id) AS r, score FROM (

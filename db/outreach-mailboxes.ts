@@ -24,6 +24,9 @@ export interface MailboxRow {
   warmup_started_at: Date | null;
   warmup_start_per_day: number;
   warmup_days: number;
+  /** The random pause after each send, drawn from [min, max] seconds. */
+  send_gap_min_seconds: number;
+  send_gap_max_seconds: number;
   bounce_count: number;
   failure_count: number;
   last_bounce_at: Date | null;
@@ -42,10 +45,17 @@ export interface MailboxRow {
   updated_at: Date;
 }
 
-export type MailboxInsert = Omit<MailboxRow, 'org_id' | 'status' | 'bounce_count' | 'failure_count' | 'last_bounce_at' | 'last_failure_at' | 'created_at' | 'updated_at'>;
+export type MailboxInsert = Omit<
+  MailboxRow,
+  'org_id' | 'status' | 'bounce_count' | 'failure_count' | 'last_bounce_at' | 'last_failure_at' | 'created_at' | 'updated_at' | 'send_gap_min_seconds' | 'send_gap_max_seconds'
+> &
+  Partial<Pick<MailboxRow, 'send_gap_min_seconds' | 'send_gap_max_seconds'>>;
 
 export type MailboxSettings = Partial<
-  Pick<MailboxRow, 'display_name' | 'daily_limit' | 'window_start' | 'window_end' | 'window_days' | 'timezone' | 'warmup_enabled' | 'warmup_start_per_day' | 'warmup_days'>
+  Pick<
+    MailboxRow,
+    'display_name' | 'daily_limit' | 'window_start' | 'window_end' | 'window_days' | 'timezone' | 'warmup_enabled' | 'warmup_start_per_day' | 'warmup_days' | 'send_gap_min_seconds' | 'send_gap_max_seconds'
+  >
 >;
 
 function translate(error: unknown): never {

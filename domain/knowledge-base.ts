@@ -27,6 +27,9 @@ export const LEXICAL_EMBEDDER_VECTOR_WEIGHT = 0.3;
 /** Full text fetches at most this many chunks per query word, for at most this many words, before ranking. */
 export const FULL_TEXT_PER_TERM = 200;
 export const FULL_TEXT_MAX_TERMS = 16;
+/** A query word in more chunks than this (by the table's statistics) only weighs candidates the others bring. */
+export const FULL_TEXT_COMMON_ROWS = 5000;
+export const FULL_TEXT_BOUNDS = { perTerm: FULL_TEXT_PER_TERM, maxTerms: FULL_TEXT_MAX_TERMS, commonRows: FULL_TEXT_COMMON_ROWS };
 
 export interface ChunkingStrategy {
   method: ChunkingMethod;

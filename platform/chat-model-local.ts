@@ -50,7 +50,9 @@ async function* streamLocal(llm: LocalLlm, request: ChatRequest): AsyncIterable<
         yield { type: 'finish', reason: 'length', usage };
         return;
       }
-      const reply = withTools ? (JSON.parse(output.text) as { type: 'text' } | { type: 'tool_call'; name: string; input: unknown }) : { type: 'text' as const };
+      const reply = withTools
+        ? (JSON.parse(output.text) as { type: 'text' } | { type: 'tool_call'; name: string; input: unknown })
+        : { type: 'text' as const };
       if (reply.type === 'tool_call') {
         const tool = request.tools.find((t) => t.name === reply.name);
         const input = dropOptionalNulls(reply.input, tool?.parameters);

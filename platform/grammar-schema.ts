@@ -30,14 +30,16 @@ export function toGrammarSchema(schema: unknown): GbnfJsonSchema {
 function convert(schema: unknown): GbnfJsonSchema {
   if (!isSchema(schema)) return ANY;
   const description = typeof schema.description === 'string' ? { description: schema.description } : {};
-  if (typeof schema.$ref === 'string') return schema.$ref.startsWith('#/$defs/') ? ({ $ref: schema.$ref, ...description } as GbnfJsonSchema) : ANY;
+  if (typeof schema.$ref === 'string')
+    return schema.$ref.startsWith('#/$defs/') ? ({ $ref: schema.$ref, ...description } as GbnfJsonSchema) : ANY;
   if ('const' in schema) return { const: schema.const as string | number | boolean | null, ...description };
   if (Array.isArray(schema.enum)) return { enum: schema.enum as (string | number | boolean | null)[], ...description };
   const alternatives = (schema.oneOf ?? schema.anyOf) as unknown[] | undefined;
   if (Array.isArray(alternatives)) return { oneOf: alternatives.map(convert), ...description };
   const types = Array.isArray(schema.type) ? (schema.type as string[]) : typeof schema.type === 'string' ? [schema.type] : [];
   if (types.length > 1) {
-    if (types.every((t) => SCALARS.has(t))) return { type: types as ('string' | 'number' | 'integer' | 'boolean' | 'null')[], ...description };
+    if (types.every((t) => SCALARS.has(t)))
+      return { type: types as ('string' | 'number' | 'integer' | 'boolean' | 'null')[], ...description };
     return { oneOf: types.map((type) => convert({ ...schema, type })), ...description };
   }
   const type = types[0] ?? (isSchema(schema.properties) ? 'object' : isSchema(schema.items) ? 'array' : undefined);
@@ -51,7 +53,8 @@ function convert(schema: unknown): GbnfJsonSchema {
         }),
       );
       const extra = schema.additionalProperties;
-      const additionalProperties = extra === true || (extra === undefined && Object.keys(properties).length === 0) ? true : isSchema(extra) ? convert(extra) : false;
+      const additionalProperties =
+        extra === true || (extra === undefined && Object.keys(properties).length === 0) ? true : isSchema(extra) ? convert(extra) : false;
       return { type: 'object', properties, required: Object.keys(properties), additionalProperties, ...description } as GbnfJsonSchema;
     }
     case 'array':
@@ -64,7 +67,8 @@ function convert(schema: unknown): GbnfJsonSchema {
         ...description,
       };
     case 'string':
-      if (typeof schema.format === 'string' && FORMATS.has(schema.format)) return { type: 'string', format: schema.format as 'date-time' | 'time' | 'date', ...description };
+      if (typeof schema.format === 'string' && FORMATS.has(schema.format))
+        return { type: 'string', format: schema.format as 'date-time' | 'time' | 'date', ...description };
       return {
         type: 'string',
         ...(typeof schema.minLength === 'number' ? { minLength: schema.minLength } : {}),

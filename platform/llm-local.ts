@@ -54,7 +54,10 @@ export type LocalPiece = { type: 'text'; text: string } | { type: 'done'; output
 
 /** `local:SmolLM2-135M-Instruct-Q4_1` for `.../SmolLM2-135M-Instruct.Q4_1.gguf`. */
 export function localModelName(config: Pick<Config, 'LLM_LOCAL_MODEL_PATH'>): string {
-  return `local:${path.basename(config.LLM_LOCAL_MODEL_PATH).replace(/\.gguf$/i, '').replace(/\./g, '-')}`;
+  return `local:${path
+    .basename(config.LLM_LOCAL_MODEL_PATH)
+    .replace(/\.gguf$/i, '')
+    .replace(/\./g, '-')}`;
 }
 
 /** A relative model path is taken from the project folder, so the API and workers find it wherever they start. */
@@ -211,7 +214,11 @@ export class LocalLlm {
     const threads = this.config.LLM_LOCAL_THREADS;
     const { llama, model } = await loadWeights(localModelPath(this.config), threads, this.logger);
     const { LlamaChat } = await import('node-llama-cpp');
-    const context = await model.createContext({ contextSize: this.config.LLM_LOCAL_CONTEXT_SIZE, threads: { ideal: threads, min: 1 }, sequences: 1 });
+    const context = await model.createContext({
+      contextSize: this.config.LLM_LOCAL_CONTEXT_SIZE,
+      threads: { ideal: threads, min: 1 },
+      sequences: 1,
+    });
     const sequence = context.getSequence();
     this.logger?.info({ model: this.name, threads, contextSize: context.contextSize }, 'local language model loaded');
     return { llama, model, sequence, chat: new LlamaChat({ contextSequence: sequence }) };

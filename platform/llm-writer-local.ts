@@ -29,7 +29,10 @@ export class LocalWriter implements LlmWriter {
     const changes = versionChanges(input).map(describeChange);
     const pieces = this.text(
       'You explain to the owner of a phone voice agent what changed between two versions of its settings. Write two to four short plain sentences. Mention only the changes listed.',
-      [`Agent "${input.agentName}": ${versionLabel(input.from)} → ${versionLabel(input.to)}.`, changes.length ? `Changes:\n${changes.map((c) => `- ${c}`).join('\n')}` : 'No changes.'].join('\n'),
+      [
+        `Agent "${input.agentName}": ${versionLabel(input.from)} → ${versionLabel(input.to)}.`,
+        changes.length ? `Changes:\n${changes.map((c) => `- ${c}`).join('\n')}` : 'No changes.',
+      ].join('\n'),
       300,
     )[Symbol.asyncIterator]();
     try {
@@ -54,7 +57,11 @@ export class LocalWriter implements LlmWriter {
 
   async summariseCompany(page: PageProfile): Promise<string> {
     const facts = [page.title, page.description, page.headings.slice(0, 8).join('; '), page.text.slice(0, 1500)].filter(Boolean).join('\n');
-    return this.collect('Say in at most three plain sentences what this company does, using only the website text given.', facts || page.url, 150);
+    return this.collect(
+      'Say in at most three plain sentences what this company does, using only the website text given.',
+      facts || page.url,
+      150,
+    );
   }
 
   private async *text(system: string, user: string, maxTokens: number): AsyncIterable<string> {

@@ -7,8 +7,7 @@ import { conflict, notFound, upstream } from '../domain/errors';
 import {
   CANDIDATES_PER_RANKING,
   DEFAULT_CHUNKING,
-  FULL_TEXT_MAX_TERMS,
-  FULL_TEXT_PER_TERM,
+  FULL_TEXT_BOUNDS,
   chunkText,
   effectiveChunking,
   LEXICAL_EMBEDDER_VECTOR_WEIGHT,
@@ -459,7 +458,7 @@ export async function queryDataset(deps: Pick<ServiceDeps, 'sql' | 'config'>, or
   }
   const candidates = Math.max(CANDIDATES_PER_RANKING, input.results_count);
   const ranked = await deps.sql.begin((tx) =>
-    kb.rankChunks(tx, orgId, datasetId, { text: input.query, embedding, model: dataset.embedding_model, candidates, perTerm: FULL_TEXT_PER_TERM, maxTerms: FULL_TEXT_MAX_TERMS }),
+    kb.rankChunks(tx, orgId, datasetId, { text: input.query, embedding, model: dataset.embedding_model, candidates, ...FULL_TEXT_BOUNDS }),
   );
   const scores = fusedScores(ranked, embedding === null ? 0 : embedder?.lexical ? LEXICAL_EMBEDDER_VECTOR_WEIGHT : VECTOR_WEIGHT);
   const results = ranked

@@ -58,6 +58,7 @@ export function mailboxView(row: MailboxRow) {
     warmup_started_at: iso(row.warmup_started_at),
     warmup_start_per_day: row.warmup_start_per_day,
     warmup_days: row.warmup_days,
+    send_gap: { min_seconds: row.send_gap_min_seconds, max_seconds: row.send_gap_max_seconds },
     smtp: row.smtp_host ? { host: row.smtp_host, port: row.smtp_port!, secure: row.smtp_secure!, username: row.smtp_username } : null,
     imap: row.imap_host ? { host: row.imap_host, port: row.imap_port!, secure: row.imap_secure!, username: row.imap_username } : null,
     has_password: row.credential_id !== null,
@@ -133,7 +134,15 @@ export interface ConnectInput {
   warmup_enabled?: boolean;
   warmup_start_per_day?: number;
   warmup_days?: number;
+  send_gap?: SendGap;
 }
+
+interface SendGap {
+  min_seconds: number;
+  max_seconds: number;
+}
+/** The columns of a spacing given by the API (absent: the table's defaults, or unchanged). */
+const gapColumns = (gap: SendGap | undefined) => (gap ? { send_gap_min_seconds: gap.min_seconds, send_gap_max_seconds: gap.max_seconds } : {});
 
 /** A new mailbox's warm-up columns: the ramp's shape, and its start now when it warms up. */
 const newWarmup = (enabled: boolean, input: { warmup_start_per_day?: number; warmup_days?: number }) => ({
@@ -258,6 +267,7 @@ export async function connectMailbox(deps: Deps, orgId: string, actor: string, i
       window_days: input.window_days ?? [1, 2, 3, 4, 5],
       timezone,
       ...newWarmup(input.warmup_enabled ?? false, input),
+      ...gapColumns(input.send_gap),
       smtp_host: smtp.host,
       smtp_port: smtp.port,
       smtp_secure: smtp.secure,
@@ -356,7 +366,7 @@ export async function getMailbox(deps: Pick<ServiceDeps, 'sql'>, orgId: string, 
   return mailboxView(row);
 }
 
-export type MailboxPatch = MailboxSettings;
+export type MailboxPatch = Omit<MailboxSettings, 'send_gap_min_seconds' | 'send_gap_max_seconds'> & { send_gap?: SendGap };
 
 export async function updateMailbox(deps: Pick<ServiceDeps, 'sql'>, orgId: string, mailboxId: string, patch: MailboxPatch) {
   if (Object.keys(patch).length === 0) throw invalid('Empty patch body');
@@ -367,7 +377,8 @@ export async function updateMailbox(deps: Pick<ServiceDeps, 'sql'>, orgId: strin
     checkWindow(patch.window_start ?? before.window_start, patch.window_end ?? before.window_end);
     // Switching warm-up on starts its ramp today; off forgets it; on while on keeps the ramp where it is.
     const warmupStart = patch.warmup_enabled === undefined || patch.warmup_enabled === before.warmup_enabled ? {} : { warmup_started_at: patch.warmup_enabled ? new Date() : null };
-    return (await mailboxes.updateMailbox(tx, orgId, mailboxId, { ...patch, ...warmupStart, ...(timezone ? { timezone } : {}) }))!;
+    const { send_gap, ...settings } = patch;
+    return (await mailboxes.updateMailbox(tx, orgId, mailboxId, { ...settings, ...gapColumns(send_gap), ...warmupStart, ...(timezone ? { timezone } : {}) }))!;
   });
   return mailboxView(row);
 }

@@ -76,7 +76,13 @@ const WarmupDays = z
   .max(WARMUP_DAYS_MAX)
   .openapi({ description: `Local days the ramp takes to reach daily_limit (default ${WARMUP_DAYS_DEFAULT}); 1 means no ramp` });
 
+const SendGap = z
+  .strictObject({ min_seconds: z.number().int().min(0).max(86_400), max_seconds: z.number().int().min(0).max(86_400) })
+  .refine((g) => g.min_seconds <= g.max_seconds, { message: 'min_seconds must not exceed max_seconds', path: ['max_seconds'] })
+  .openapi({ description: 'The random pause after each send of the mailbox, drawn from [min_seconds, max_seconds] (default 60-180; 0-0 sends without spacing). min_seconds must not exceed max_seconds (422)' });
+
 const Settings = {
+  send_gap: SendGap.optional(),
   daily_limit: DailyLimit.optional(),
   window_start: WindowStart.optional(),
   window_end: WindowEnd.optional(),
@@ -146,6 +152,7 @@ export const Mailbox = z
     warmup_started_at: Timestamp.nullable().openapi({ description: 'When warm-up was switched on (its day 1); null while it is off' }),
     warmup_start_per_day: z.number().int(),
     warmup_days: z.number().int(),
+    send_gap: z.object({ min_seconds: z.number().int(), max_seconds: z.number().int() }),
     smtp: ServerView.nullable(),
     imap: ServerView.nullable(),
     has_password: z.boolean(),

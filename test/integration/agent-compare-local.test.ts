@@ -28,7 +28,10 @@ describe.skipIf(!present)('compare written by the local model', () => {
 
   it('streams text/plain whose first line names the local model', async () => {
     const agentId = await twoVersions(ctx, tenant);
-    const res = await ctx.request('POST', `/core/agents/${agentId}/versions/compare`, { token: tenant.session, body: { from_version: 1, to_version: 2 } });
+    const res = await ctx.request('POST', `/core/agents/${agentId}/versions/compare`, {
+      token: tenant.session,
+      body: { from_version: 1, to_version: 2 },
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     const [first, ...rest] = res.text.split('\n');
@@ -48,7 +51,10 @@ describe('compare when the local model cannot answer', () => {
 
   it('is a 503 with a detail, sent before any text', async () => {
     const agentId = await twoVersions(ctx, tenant);
-    const res = await ctx.request('POST', `/core/agents/${agentId}/versions/compare`, { token: tenant.session, body: { from_version: 1, to_version: 2 } });
+    const res = await ctx.request('POST', `/core/agents/${agentId}/versions/compare`, {
+      token: tenant.session,
+      body: { from_version: 1, to_version: 2 },
+    });
     expect(res.status).toBe(503);
     expect(res.body).toEqual({ detail: 'The local language model is not installed on this server (scripts/install-tools.sh llm)' });
   });

@@ -254,10 +254,13 @@ describe('public media', () => {
       `/media/cards/..%2F..%2F/package.json`,
       `/media/cards/${card.id}/%2e%2e%2f%2e%2e%2fpackage.json`,
       `/media/cards/${card.id}/../../../package.json`,
-      `/media/cards/${card.id}/${file}%00.html`,
       `/media/cards/${card.id}/${stem}.png.html`,
       `/media/files/${card.id}/${file}`,
     ];
+    // A NUL character is refused by validation before anything else, naming the parameter (422).
+    const nul = await rawGet(ctx.baseUrl, `/media/cards/${card.id}/${file}%00.html`);
+    expect(nul.status).toBe(422);
+    expect(JSON.parse(nul.body).detail[0].loc).toEqual(['path', 'file']);
     for (const path of paths) {
       const res = await rawGet(ctx.baseUrl, path);
       expect(res.status, path).toBe(404);

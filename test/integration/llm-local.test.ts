@@ -34,9 +34,17 @@ const tools: ChatTool[] = [
   {
     name: 'get_weather',
     description: 'Get the current weather in a city.',
-    parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['C', 'F'] } }, required: ['city'] },
+    parameters: {
+      type: 'object',
+      properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['C', 'F'] } },
+      required: ['city'],
+    },
   },
-  { name: 'search_contacts', description: 'Search CRM contacts by name.', parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } },
+  {
+    name: 'search_contacts',
+    description: 'Search CRM contacts by name.',
+    parameters: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+  },
 ];
 
 describe.skipIf(!present)('the local model', () => {
@@ -48,9 +56,18 @@ describe.skipIf(!present)('the local model', () => {
     const events = await collect(model.stream(ask('Name three colours.')));
     const deltas = events.filter((e) => e.type === 'text-delta');
     expect(deltas.length).toBeGreaterThanOrEqual(5);
-    expect(deltas.map((d) => d.delta).join('').trim()).not.toBe('');
+    expect(
+      deltas
+        .map((d) => d.delta)
+        .join('')
+        .trim(),
+    ).not.toBe('');
     expect(events.filter((e) => e.type === 'finish')).toHaveLength(1);
-    expect(events.at(-1)).toMatchObject({ type: 'finish', reason: expect.stringMatching(/^(stop|length)$/), usage: { outputTokens: expect.any(Number) } });
+    expect(events.at(-1)).toMatchObject({
+      type: 'finish',
+      reason: expect.stringMatching(/^(stop|length)$/),
+      usage: { outputTokens: expect.any(Number) },
+    });
   });
 
   it('calls a tool under the grammar, with an input that tool accepts', async () => {
@@ -59,7 +76,11 @@ describe.skipIf(!present)('the local model', () => {
     expect(events.filter((e) => e.type === 'text-delta')).toEqual([]);
     const calls = events.filter((e) => e.type === 'tool-call').map((e) => e.call);
     expect(calls).toHaveLength(1);
-    expect(calls[0]).toMatchObject({ id: expect.stringMatching(/^call_/), name: 'get_weather', input: { city: expect.stringMatching(/paris/i) } });
+    expect(calls[0]).toMatchObject({
+      id: expect.stringMatching(/^call_/),
+      name: 'get_weather',
+      input: { city: expect.stringMatching(/paris/i) },
+    });
     const input = calls[0]!.input as Record<string, unknown>;
     expect(Object.keys(input).every((k) => k === 'city' || k === 'unit')).toBe(true);
     if ('unit' in input) expect(['C', 'F']).toContain(input.unit); // an optional property is a valid value or absent

@@ -309,3 +309,46 @@ describe('list, tenancy, scopes', () => {
     expect((await ctx.request('GET', `/outreach/domains/${domain.id}`, { token: a.session })).status).toBe(200);
   });
 });
+
+describe('tracking', () => {
+  it('requires the tracking CNAME only while tracking is on, and says so in the records', async () => {
+    const domain = (await add(a, unique())).body;
+    expect(domain.tracking_enabled).toBe(false);
+    expect(domain.records.map((r: { purpose: string; required: boolean }) => [r.purpose, r.required])).toEqual([
+      ['spf', true],
+      ['dkim', true],
+      ['dmarc', true],
+      ['tracking', false],
+    ]);
+    publish({ records: domain.records.filter((r: { purpose: string }) => r.purpose !== 'tracking') });
+    const off = await verify(a, domain.id);
+    expect(off.body.records.map((r: { status: string }) => r.status)).toEqual(['verified', 'verified', 'verified', 'missing']);
+    expect(off.body.status).toBe('verified');
+
+    // Switched on: judged again from the stored statuses, and the CNAME is now required.
+    const on = await ctx.request('PATCH', `/outreach/domains/${domain.id}`, { token: a.session, body: { tracking_enabled: true } });
+    expect(on.status, on.text).toBe(200);
+    expect(on.body).toMatchObject({ tracking_enabled: true, status: 'failed' });
+    expect(on.body.records[3]).toMatchObject({ purpose: 'tracking', required: true, status: 'missing' });
+    expect((await verify(a, domain.id)).body.status).toBe('failed');
+    publish({ records: domain.records.slice(3) });
+    expect((await verify(a, domain.id)).body.status).toBe('verified');
+
+    // Added with tracking on, the CNAME is required from the start.
+    const tracked = await ctx.request('POST', '/outreach/domains', { token: a.session, body: { name: unique(), tracking_enabled: true } });
+    expect(tracked.body.records[3]).toMatchObject({ purpose: 'tracking', required: true });
+    publish({ records: tracked.body.records.slice(0, 3) });
+    expect((await verify(a, tracked.body.id)).body.status).toBe('failed');
+  });
+
+  it('switching tracking: 404 across organizations, 403 read-only, 422 on a bad body', async () => {
+    const domain = (await add(a, unique())).body;
+    const reader = await ctx.session({ sub: a.user, org_id: a.org, org_ids: [a.org], permissions: ['outreach:read'] });
+    const patch = (token: string, body: unknown, id = domain.id) => ctx.request('PATCH', `/outreach/domains/${id}`, { token, body });
+    expect((await patch(b.session, { tracking_enabled: true })).status).toBe(404);
+    expect((await patch(reader, { tracking_enabled: true })).status).toBe(403);
+    expect((await patch(a.session, { tracking_enabled: 'yes' })).status).toBe(422);
+    expect((await patch(a.session, {})).status).toBe(422);
+    expect((await ctx.request('GET', `/outreach/domains/${domain.id}`, { token: a.session })).body.tracking_enabled).toBe(false);
+  });
+});

@@ -54,19 +54,42 @@ describe('toGrammarSchema', () => {
   });
 
   it('takes $defs and $ref along, and anything it cannot read as any JSON value', () => {
-    const converted = toGrammarSchema({ type: 'object', properties: { a: { $ref: '#/$defs/A' } }, required: ['a'], $defs: { A: { type: 'boolean' } } });
+    const converted = toGrammarSchema({
+      type: 'object',
+      properties: { a: { $ref: '#/$defs/A' } },
+      required: ['a'],
+      $defs: { A: { type: 'boolean' } },
+    });
     expect(converted).toMatchObject({ properties: { a: { $ref: '#/$defs/A' } }, $defs: { A: { type: 'boolean' } } });
     expect(toGrammarSchema({ not: {} })).toEqual(toGrammarSchema(true));
   });
 
   it('takes the optional nulls out of a tool input again, and nothing else', () => {
-    const schema = { type: 'object', properties: { q: { type: 'string' }, limit: { type: 'integer' }, items: { type: 'array', items: { type: 'object', properties: { x: { type: 'string' } } } } }, required: ['q'] };
-    expect(dropOptionalNulls({ q: 'a', limit: null, items: [{ x: null }], extra: null }, schema)).toEqual({ q: 'a', items: [{}], extra: null });
+    const schema = {
+      type: 'object',
+      properties: {
+        q: { type: 'string' },
+        limit: { type: 'integer' },
+        items: { type: 'array', items: { type: 'object', properties: { x: { type: 'string' } } } },
+      },
+      required: ['q'],
+    };
+    expect(dropOptionalNulls({ q: 'a', limit: null, items: [{ x: null }], extra: null }, schema)).toEqual({
+      q: 'a',
+      items: [{}],
+      extra: null,
+    });
   });
 });
 
 describe('the reply schema and the conversation the model sees', () => {
-  const tools = [{ name: 'find', description: 'Find a contact.', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }];
+  const tools = [
+    {
+      name: 'find',
+      description: 'Find a contact.',
+      parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+    },
+  ];
 
   it('offers a text reply or one call of a named tool with that tool’s own input', () => {
     expect(replySchema(tools)).toEqual({
@@ -74,7 +97,11 @@ describe('the reply schema and the conversation the model sees', () => {
         { type: 'object', properties: { type: { const: 'text' }, text: { type: 'string' } }, required: ['type', 'text'] },
         {
           type: 'object',
-          properties: { type: { const: 'tool_call' }, name: { const: 'find' }, input: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'], additionalProperties: false } },
+          properties: {
+            type: { const: 'tool_call' },
+            name: { const: 'find' },
+            input: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'], additionalProperties: false },
+          },
           required: ['type', 'name', 'input'],
         },
       ],
