@@ -166,7 +166,7 @@ describe('/health and an exhausted pool', () => {
           const res = await ctx.request('GET', '/health');
           return res.body.status === 'warn' ? res : undefined;
         },
-        10_000,
+        30_000,
         '/health to warn',
       );
       expect(warned.status).toBe(200);

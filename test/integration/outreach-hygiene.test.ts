@@ -319,6 +319,21 @@ describe('sequence analytics and reply classes', () => {
 });
 
 describe('spacing between sends of one mailbox', () => {
+  it('is set per mailbox by API (default 60-180 s); a minimum above the maximum is 422 and changes nothing', async () => {
+    const id = crypto.randomUUID();
+    await ctx.deps.sql`
+      INSERT INTO outreach_mailboxes ${ctx.deps.sql({ id, org_id: t.orgId, email_address: `d-${id.slice(0, 8)}@outreach.test`, kind: 'simulated', created_by: 'user:test' } as never)}`;
+    const path = `/outreach/mailboxes/${id}`;
+    expect((await ctx.request('GET', path, { token: t.session })).body.send_gap).toEqual({ min_seconds: 60, max_seconds: 180 });
+    const set = await ctx.request('PATCH', path, { token: t.session, body: { send_gap: { min_seconds: 5, max_seconds: 9 } } });
+    expect(set.status, set.text).toBe(200);
+    expect(set.body.send_gap).toEqual({ min_seconds: 5, max_seconds: 9 });
+    const bad = await ctx.request('PATCH', path, { token: t.session, body: { send_gap: { min_seconds: 10, max_seconds: 9 } } });
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail[0]).toMatchObject({ loc: ['body', 'send_gap', 'max_seconds'] });
+    expect((await ctx.request('GET', path, { token: t.session })).body.send_gap).toEqual({ min_seconds: 5, max_seconds: 9 });
+  });
+
   it('never sends two messages of one mailbox closer than its minimum gap; the hold after the last send is within [min, max]', async () => {
     const spaced = await insertMailbox(t.orgId, { send_gap_min_seconds: 2, send_gap_max_seconds: 3 });
     const people = await Promise.all([1, 2, 3].map(async (i) => {

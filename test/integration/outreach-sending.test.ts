@@ -390,10 +390,13 @@ describe('limits, windows, rotation and idempotency', () => {
       (await ctx.deps.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM outreach_messages WHERE mailbox_id = ${mailbox} AND status = 'sent'`)[0]!.n;
     const health = async () => (await ctx.request('GET', `/outreach/mailboxes/${mailbox}/health`, { token: t.session })).body;
     /** The next local day: what went out counts a day earlier, and warm-up began a day earlier. */
-    const nextDay = async () => {
-      await ctx.deps.sql`UPDATE outreach_messages SET local_day = local_day - 1 WHERE mailbox_id = ${mailbox}`;
-      await ctx.deps.sql`UPDATE outreach_mailboxes SET warmup_started_at = warmup_started_at - interval '1 day' WHERE id = ${mailbox}`;
-    };
+    // In the sender's lock order (the mailbox row first), so a cycle running meanwhile waits instead of deadlocking.
+    const nextDay = () =>
+      ctx.deps.sql.begin(async (tx) => {
+        await tx`SELECT id FROM outreach_mailboxes WHERE id = ${mailbox} FOR UPDATE`;
+        await tx`UPDATE outreach_messages SET local_day = local_day - 1 WHERE mailbox_id = ${mailbox}`;
+        await tx`UPDATE outreach_mailboxes SET warmup_started_at = warmup_started_at - interval '1 day' WHERE id = ${mailbox}`;
+      });
 
     let total = 0;
     for (const day of [1, 2, 3]) {
