@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import * as questions from '../../services/analytics-assistant/questions';
 import * as runner from '../../services/analytics-assistant/query-runner';
 import * as schema from '../../services/analytics-assistant/schema';
@@ -17,6 +16,7 @@ import {
   QueryResult,
   QuestionBody,
 } from '../schemas/analytics-assistant';
+import { UiStreamEvent } from '../schemas/ai-chat';
 import { ErrorBody, authErrors, validationError } from '../schemas/common';
 
 // Routes only declare: schemas, auth, the statuses they answer, and a one-line call into the service.
@@ -62,7 +62,8 @@ export function registerAnalyticsAssistantRoutes(routes: Routes, deps: AppDeps):
     responses: {
       200: {
         description: `The turn, streamed. ${ANALYTICS_SSE_DESCRIPTION}`,
-        schema: z.string(),
+        // The same event shape as the AI chat's stream: one protocol, one schema.
+        schema: UiStreamEvent,
         contentType: 'text/event-stream',
         headers: {
           'x-vercel-ai-ui-message-stream': { description: 'v1', schema: { type: 'string' as const } },

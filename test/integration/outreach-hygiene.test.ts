@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { dkimVerify } from 'mailauth/lib/dkim/verify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../support/campaigns';
 import { createTestContext, type TestContext } from '../support/context';
 import { createContact } from '../support/crm-contacts';
 import { createOrgKey, newTenant, orgUuid, type Tenant } from '../support/identity';
@@ -344,9 +345,12 @@ describe('spacing between sends of one mailbox', () => {
     await enroll(seq.id, people.map((p) => p.contact.id));
     await activate(seq.id);
     for (const p of people) await smtp.waitForMail(p.email, 1, 30_000);
-    const times = await ctx.deps.sql<{ sent_at: Date }[]>`
-      SELECT sent_at FROM outreach_messages WHERE mailbox_id = ${spaced} AND direction = 'outbound' ORDER BY sent_at`;
-    expect(times).toHaveLength(3);
+    // Recorded once the server has taken it: wait for the third record.
+    const times = await waitFor(async () => {
+      const rows = await ctx.deps.sql<{ sent_at: Date }[]>`
+        SELECT sent_at FROM outreach_messages WHERE mailbox_id = ${spaced} AND direction = 'outbound' AND sent_at IS NOT NULL ORDER BY sent_at`;
+      return rows.length === 3 && rows;
+    });
     for (let i = 1; i < times.length; i++) {
       const gap = times[i]!.sent_at.getTime() - times[i - 1]!.sent_at.getTime();
       expect(gap).toBeGreaterThanOrEqual(2000);
