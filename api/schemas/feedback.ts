@@ -9,7 +9,7 @@ export const FeedbackBody = z
     category: z.enum(FEEDBACK_CATEGORIES),
     rating: z.number().int().min(1).max(5).optional(),
     context: z
-      .record(z.string().max(100), z.unknown())
+      .record(z.string(), z.unknown())
       .refine((v) => JSON.stringify(v).length <= FEEDBACK_CONTEXT_MAX_BYTES, `at most ${FEEDBACK_CONTEXT_MAX_BYTES} bytes of JSON`)
       .optional()
       .openapi({ description: `Free-form context (page, app version...), at most ${FEEDBACK_CONTEXT_MAX_BYTES} bytes of JSON` }),
