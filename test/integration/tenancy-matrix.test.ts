@@ -181,6 +181,7 @@ const BODIES: Record<string, unknown> = {
   'PATCH /tags/{tag_id}': { name: 'x' },
   'PATCH /folders/{folder_id}': { name: 'x' },
   'PATCH /cards/{card_id}': { name: 'x' },
+  'PATCH /outreach/domains/{domain_id}': { tracking_enabled: true },
   'PATCH /knowledge-base/datasets/{dataset_id}': { name: 'x' },
   'PATCH /intelligence/icp-profiles/{profile_id}': { name: 'x' },
   'PATCH /workflow/credentials/{credential_id}': { name: 'x' },
