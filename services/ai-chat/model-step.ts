@@ -1,9 +1,10 @@
 import * as db from '../../db/ai-chat';
-import { abandonSource, appendFrames, framesOfSource, getStream } from '../../db/ui-streams';
+import { getStream } from '../../db/ui-streams';
 import { type TranscriptMessage, toolDefinitions } from '../../domain/ai-chat';
-import { openTextIds, type UiFrame } from '../../domain/ui-message-stream';
+import type { UiFrame } from '../../domain/ui-message-stream';
 import type { ChatModel } from '../../platform/chat-model';
 import type { ServiceDeps } from '../deps';
+import { beginModelStep } from '../ui-stream/steps';
 import { FrameWriter } from '../ui-stream/writer';
 import { modelMessages } from './context';
 
@@ -48,20 +49,9 @@ export async function runModelStep(deps: Pick<ServiceDeps, 'sql' | 'logger'>, mo
   if (!turn || turn.ended_at || !chat || !stream) return { text: '', toolCalls: [], finishReason: 'other' };
 
   const source = `${turnId}:${step}:model`;
-  const cutOff = await framesOfSource(deps.sql, orgId, chatId, source);
-  if (cutOff.length > 0) {
-    await deps.sql.begin(async (tx) => {
-      await abandonSource(tx, orgId, chatId, source);
-      const closing = openTextIds(cutOff).map((id): UiFrame => ({ type: 'text-end', id }));
-      await appendFrames(tx, orgId, chatId, `${source}:cut-off`, closing, { abandoned: true });
-    });
-    deps.logger.info({ orgId, chatId, turnId, step, attempt: run.attempt }, 'model step redone after a cut-off attempt');
-  }
-  const opening = `${turnId}:${step}:start`;
-  if ((await framesOfSource(deps.sql, orgId, chatId, opening)).length === 0) {
-    const first: UiFrame[] = stream.segment_open ? [] : [{ type: 'start', messageId: turn.assistant_message_id }];
-    await appendFrames(deps.sql, orgId, chatId, opening, [...first, { type: 'start-step' }]);
-  }
+  const start: UiFrame | null = stream.segment_open ? null : { type: 'start', messageId: turn.assistant_message_id };
+  const { cutOff } = await beginModelStep(deps.sql, orgId, chatId, { model: source, opening: `${turnId}:${step}:start` }, start);
+  if (cutOff) deps.logger.info({ orgId, chatId, turnId, step, attempt: run.attempt }, 'model step redone after a cut-off attempt');
 
   const writer = new FrameWriter(deps.sql, orgId, chatId, source);
   const messages = await modelMessages(deps.sql, chat, turn, input.transcript);

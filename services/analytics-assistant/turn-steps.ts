@@ -1,10 +1,11 @@
 import * as conversations from '../../db/analytics-conversations';
 import type { Db } from '../../db/client';
-import { abandonSource, appendFrames, framesOfSource, getStream, keptFramesFrom, readFrames } from '../../db/ui-streams';
+import { appendFrames, framesOfSource, getStream, keptFramesFrom, readFrames } from '../../db/ui-streams';
 import { type AssistantTranscript, RUN_SQL_TOOL, toolOutput } from '../../domain/analytics-assistant';
-import { type UiFrame, closingFrames, openTextIds, partsFromFrames } from '../../domain/ui-message-stream';
+import { type UiFrame, closingFrames, partsFromFrames } from '../../domain/ui-message-stream';
 import type { ChatModel } from '../../platform/chat-model';
 import type { ServiceDeps } from '../deps';
+import { beginModelStep } from '../ui-stream/steps';
 import { FrameWriter } from '../ui-stream/writer';
 import { modelMessages, systemPrompt } from './prompt';
 import { attemptQuery } from './query-runner';
@@ -42,19 +43,8 @@ export async function modelStep(deps: Deps, model: ChatModel, input: TurnRef & {
   const stream = await getStream(deps.sql, orgId, conversationId);
   if (!turn || turn.ended_at || !stream) return { text: '', toolCalls: [] };
   const source = `${turnId}:${step}:model`;
-  const cutOff = await framesOfSource(deps.sql, orgId, conversationId, source);
-  if (cutOff.length > 0) {
-    await deps.sql.begin(async (tx) => {
-      await abandonSource(tx, orgId, conversationId, source);
-      const closing = openTextIds(cutOff).map((id): UiFrame => ({ type: 'text-end', id }));
-      await appendFrames(tx, orgId, conversationId, `${source}:cut-off`, closing, { abandoned: true });
-    });
-  }
-  const opening = `${turnId}:${step}:start`;
-  if ((await framesOfSource(deps.sql, orgId, conversationId, opening)).length === 0) {
-    const first: UiFrame[] = step === 0 && !stream.segment_open ? [{ type: 'start', messageId: turn.answer_message_id }] : [];
-    await appendFrames(deps.sql, orgId, conversationId, opening, [...first, { type: 'start-step' }]);
-  }
+  const start: UiFrame | null = step === 0 && !stream.segment_open ? { type: 'start', messageId: turn.answer_message_id } : null;
+  await beginModelStep(deps.sql, orgId, conversationId, { model: source, opening: `${turnId}:${step}:start` }, start);
   const [relations, earlier] = await Promise.all([readableSchema(deps, orgId), conversations.previousTurns(deps.sql, orgId, conversationId, turnId, 10)]);
   const messages = modelMessages(
     systemPrompt(relations, new Date().toISOString().slice(0, 10)),
