@@ -4,6 +4,7 @@ import * as inbox from '../db/card-leads';
 import type { InboxLeadRow } from '../db/card-leads';
 import { upsertLeadContact } from '../db/card-share-links';
 import * as cards from '../db/cards';
+import type { Db } from '../db/client';
 import { LEAD_SOURCE, csvSafe, sameCompany, splitName, type LeadStatus } from '../domain/cards';
 import { conflict, notFound } from '../domain/errors';
 import { newId } from '../platform/ids';
@@ -63,12 +64,26 @@ export async function exportLeads(deps: Pick<ServiceDeps, 'sql'>, orgId: string,
   );
 }
 
-export async function acceptLead(deps: Pick<ServiceDeps, 'sql'>, orgId: string, actor: string, cardId: string, leadId: string) {
-  const card = await cardOf(deps, orgId, cardId);
+/** Decides a pending lead under its row lock (a decided one is 409), then answers it as it now stands. */
+async function decide(
+  deps: Pick<ServiceDeps, 'sql'>,
+  orgId: string,
+  cardId: string,
+  leadId: string,
+  apply: (tx: Db, lead: InboxLeadRow) => Promise<void>,
+) {
   await deps.sql.begin(async (tx) => {
     const lead = await inbox.getLead(tx, orgId, cardId, leadId, true);
     if (!lead) throw leadNotFound();
     if (lead.status !== 'pending') throw conflict(`Lead already ${lead.status}`);
+    await apply(tx, lead);
+  });
+  return leadView((await inbox.getLead(deps.sql, orgId, cardId, leadId))!);
+}
+
+export async function acceptLead(deps: Pick<ServiceDeps, 'sql'>, orgId: string, actor: string, cardId: string, leadId: string) {
+  const card = await cardOf(deps, orgId, cardId);
+  return decide(deps, orgId, cardId, leadId, async (tx, lead) => {
     let accountId: string | null = null;
     if (card.account_id && (await lockAccountRef(tx, orgId, card.account_id))) {
       const name = await inbox.accountName(tx, orgId, card.account_id);
@@ -86,16 +101,9 @@ export async function acceptLead(deps: Pick<ServiceDeps, 'sql'>, orgId: string, 
     });
     await inbox.decideLead(tx, orgId, leadId, { status: 'accepted', by: actor, contact_id: contact.id, contact_created: created });
   });
-  return leadView((await inbox.getLead(deps.sql, orgId, cardId, leadId))!);
 }
 
 export async function dismissLead(deps: Pick<ServiceDeps, 'sql'>, orgId: string, actor: string, cardId: string, leadId: string) {
   await cardOf(deps, orgId, cardId);
-  await deps.sql.begin(async (tx) => {
-    const lead = await inbox.getLead(tx, orgId, cardId, leadId, true);
-    if (!lead) throw leadNotFound();
-    if (lead.status !== 'pending') throw conflict(`Lead already ${lead.status}`);
-    await inbox.decideLead(tx, orgId, leadId, { status: 'dismissed', by: actor });
-  });
-  return leadView((await inbox.getLead(deps.sql, orgId, cardId, leadId))!);
+  return decide(deps, orgId, cardId, leadId, (tx) => inbox.decideLead(tx, orgId, leadId, { status: 'dismissed', by: actor }));
 }
