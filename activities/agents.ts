@@ -115,7 +115,13 @@ export function createAgentActivities({ sql, config }: ActivityDeps) {
           const metadata: Record<string, unknown> = { source: input.kind, company_website: input.companyWebsite };
           if (input.avatarUrl) metadata.avatar_url = input.avatarUrl;
           if (input.demoType) metadata.demo_type = input.demoType;
-          await insertAgent(tx, orgId, { name, description: profile?.description?.slice(0, 5000) ?? null, is_demo: input.isDemo, metadata }, input.actor, agentId);
+          await insertAgent(
+            tx,
+            orgId,
+            { name, description: profile?.description?.slice(0, 5000) ?? null, is_demo: input.isDemo, metadata },
+            input.actor,
+            agentId,
+          );
           await getAgent(tx, orgId, agentId, { forUpdate: true });
         }
 
@@ -139,7 +145,9 @@ export function createAgentActivities({ sql, config }: ActivityDeps) {
           voice: { ...start.voice, ...(input.voiceId ? { voice_id: input.voiceId } : {}) },
           knowledge_base: {
             ...start.knowledge_base,
-            dataset_ids: input.collectionId ? [...new Set([...start.knowledge_base.dataset_ids, input.collectionId])] : start.knowledge_base.dataset_ids,
+            dataset_ids: input.collectionId
+              ? [...new Set([...start.knowledge_base.dataset_ids, input.collectionId])]
+              : start.knowledge_base.dataset_ids,
           },
         });
         const draft = await insertNextVersion(

@@ -18,12 +18,17 @@ export function createAiChatActivities(deps: ActivityDeps) {
       model ??= createChatModel(deps.config, deps.logger);
       const ctx = Context.current();
       try {
-        return await runModelStep(deps, model, input, { attempt: ctx.info.attempt, heartbeat: () => ctx.heartbeat(), signal: ctx.cancellationSignal });
+        return await runModelStep(deps, model, input, {
+          attempt: ctx.info.attempt,
+          heartbeat: () => ctx.heartbeat(),
+          signal: ctx.cancellationSignal,
+        });
       } catch (error) {
         // Canceled by a stop: report the cancellation itself, so the workflow sees a canceled activity.
         if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason;
         // The model is not installed: retrying cannot help; the turn ends with this message.
-        if (error instanceof LocalModelError && error.code === 'missing') throw ApplicationFailure.nonRetryable(error.message, 'ModelRefused');
+        if (error instanceof LocalModelError && error.code === 'missing')
+          throw ApplicationFailure.nonRetryable(error.message, 'ModelRefused');
         throw error;
       }
     },

@@ -14,9 +14,14 @@ export function createAnalyticsAssistantActivities(deps: ActivityDeps) {
       model ??= createChatModel(deps.config, deps.logger);
       const ctx = Context.current();
       try {
-        return await modelStep(deps, model, input, { attempt: ctx.info.attempt, heartbeat: () => ctx.heartbeat(), signal: ctx.cancellationSignal });
+        return await modelStep(deps, model, input, {
+          attempt: ctx.info.attempt,
+          heartbeat: () => ctx.heartbeat(),
+          signal: ctx.cancellationSignal,
+        });
       } catch (error) {
-        if (error instanceof LocalModelError && error.code === 'missing') throw ApplicationFailure.nonRetryable(error.message, 'ModelRefused');
+        if (error instanceof LocalModelError && error.code === 'missing')
+          throw ApplicationFailure.nonRetryable(error.message, 'ModelRefused');
         throw error;
       }
     },

@@ -164,7 +164,15 @@ export function createCampaignActivities(deps: ActivityDeps) {
             else later.push({ id: c.id, at: nextWindowOpening(now, zone, campaign.calling_window) });
           }
           await contacts.rescheduleContacts(tx, orgId, later);
-          const started = new Map((await contacts.startAttempts(tx, orgId, ready.map((c) => c.id))).map((s) => [s.id, s.attempts]));
+          const started = new Map(
+            (
+              await contacts.startAttempts(
+                tx,
+                orgId,
+                ready.map((c) => c.id),
+              )
+            ).map((s) => [s.id, s.attempts]),
+          );
           const agentIds = [...new Set(ready.map((c) => c.agent_id ?? campaign.agent_id).filter((a): a is string => !!a))];
           const missing = new Set(await campaigns.missingAgents(tx, orgId, agentIds));
           await contacts.insertConversations(
@@ -242,11 +250,15 @@ export function createCampaignActivities(deps: ActivityDeps) {
   async function sweep(orgId: string): Promise<string[]> {
     const ringing = await contacts.callsDialedBefore(sql, orgId, new Date(Date.now() - 1000));
     if (!ringing.length) return [];
-    const recovered = await dialer.reconcile(orgId, ringing.map((c) => attemptKey(c.campaign_id, c.id, c.attempts)));
+    const recovered = await dialer.reconcile(
+      orgId,
+      ringing.map((c) => attemptKey(c.campaign_id, c.id, c.attempts)),
+    );
     const known = new Set(recovered.map((e) => e.idempotency_key));
     const overdue = await contacts.callsDialedBefore(sql, orgId, new Date(Date.now() - config.CAMPAIGN_CALL_TIMEOUT_SECONDS * 1000));
     const lost = overdue.map((c) => attemptKey(c.campaign_id, c.id, c.attempts)).filter((k) => !known.has(k));
-    if (recovered.length || lost.length) logger.warn({ orgId, recovered: recovered.length, timedOut: lost.length }, 'campaign calls without a report');
+    if (recovered.length || lost.length)
+      logger.warn({ orgId, recovered: recovered.length, timedOut: lost.length }, 'campaign calls without a report');
     return recordCallEvents(sql, orgId, [...recovered, ...lost.map((k) => failedEvent(k, 'no_report_before_timeout'))]);
   }
 
@@ -258,7 +270,9 @@ export function createCampaignActivities(deps: ActivityDeps) {
 
     /** Stores a move the workflow accepted; a row elsewhere than the table allows refuses it for good. */
     async moveCampaign(input: { campaignId: string; orgId: string; move: CampaignMove; actor: string }): Promise<CampaignStatus> {
-      return nonRetryableDomain(() => campaignService.applyMove({ ...deps, temporal: temporal() }, input.orgId, input.campaignId, input.move, input.actor));
+      return nonRetryableDomain(() =>
+        campaignService.applyMove({ ...deps, temporal: temporal() }, input.orgId, input.campaignId, input.move, input.actor),
+      );
     },
 
     async completeCampaignIfSettled({ campaignId, orgId }: { campaignId: string; orgId: string }): Promise<CampaignStatus> {

@@ -22,13 +22,20 @@ export function createCredentialActivities(deps: ActivityDeps) {
       return beginRefresh(deps, input, input.executionId);
     },
 
-    async refreshCredentialValue({ orgId, credentialId, executionId }: RefreshStep): Promise<Extract<RefreshOutcome, { status: 'success' }>> {
+    async refreshCredentialValue({
+      orgId,
+      credentialId,
+      executionId,
+    }: RefreshStep): Promise<Extract<RefreshOutcome, { status: 'success' }>> {
       try {
         return await runRefresh(deps, orgId, credentialId, executionId);
       } catch (error) {
         if (!(error instanceof RefreshError)) throw error;
         const attempt = Context.current().info.attempt;
-        deps.logger.warn({ orgId, credentialId, executionId, attempt, retryable: error.retryable, reason: error.message }, 'credential refresh attempt failed');
+        deps.logger.warn(
+          { orgId, credentialId, executionId, attempt, retryable: error.retryable, reason: error.message },
+          'credential refresh attempt failed',
+        );
         if (error.retryable) throw ApplicationFailure.retryable(error.message, 'CredentialRefreshFailed');
         throw ApplicationFailure.nonRetryable(error.message, REFRESH_REJECTED);
       }

@@ -10,8 +10,14 @@ export interface ProbeResult {
 export function createHealthActivities({ sql, storage }: ActivityDeps) {
   return {
     async probeDependencies(): Promise<ProbeResult> {
-      const postgres = await sql`SELECT 1`.then(() => true, () => false);
-      const storageOk = await storage.head('health/probe').then(() => true, () => false);
+      const postgres = await sql`SELECT 1`.then(
+        () => true,
+        () => false,
+      );
+      const storageOk = await storage.head('health/probe').then(
+        () => true,
+        () => false,
+      );
       return { postgres, storage: storageOk, checked_at: new Date().toISOString() };
     },
   };

@@ -33,7 +33,10 @@ export function createMeetingActivities(deps: ActivityDeps) {
 
   return {
     /** The bot as its create committed it (waits for that transaction); null when the create rolled back. */
-    async openMeetingBot({ orgId, botId }: BotRef): Promise<{ status: BotStatus; join_at: string | null; leave_requested: boolean } | null> {
+    async openMeetingBot({
+      orgId,
+      botId,
+    }: BotRef): Promise<{ status: BotStatus; join_at: string | null; leave_requested: boolean } | null> {
       const row = await sql.begin(async (tx) => {
         await meetings.lockBot(tx, orgId, botId);
         return meetings.findBot(tx, orgId, botId);
@@ -59,7 +62,12 @@ export function createMeetingActivities(deps: ActivityDeps) {
       return { vendor_bot_id };
     },
 
-    async recordMeetingBotEvents({ orgId, botId, status, history }: BotRef & { status: BotStatus; history: BotHistoryEntry[] }): Promise<void> {
+    async recordMeetingBotEvents({
+      orgId,
+      botId,
+      status,
+      history,
+    }: BotRef & { status: BotStatus; history: BotHistoryEntry[] }): Promise<void> {
       await meetings.moveBot(sql, orgId, botId, { status, ended: false, history });
     },
 
@@ -67,16 +75,34 @@ export function createMeetingActivities(deps: ActivityDeps) {
      * Ends the bot as failed or canceled, with the reason kept on the row and as the last history entry;
      * a failure emits `meeting.bot_failed` to the bot's sender in the same transaction.
      */
-    async finishMeetingBot({ orgId, botId, status, reason, history }: BotRef & { status: 'failed' | 'canceled'; reason: string; history: BotHistoryEntry[] }): Promise<void> {
+    async finishMeetingBot({
+      orgId,
+      botId,
+      status,
+      reason,
+      history,
+    }: BotRef & { status: 'failed' | 'canceled'; reason: string; history: BotHistoryEntry[] }): Promise<void> {
       await sql.begin(async (tx) => {
-        const moved = await meetings.moveBot(tx, orgId, botId, { status, reason, ended: true, history: [...history, { status, message: reason }] });
+        const moved = await meetings.moveBot(tx, orgId, botId, {
+          status,
+          reason,
+          ended: true,
+          history: [...history, { status, message: reason }],
+        });
         if (!moved || status !== 'failed') return;
         const row = await meetings.findBot(tx, orgId, botId);
         await emitEvent(tx, orgId, {
           event_type: 'meeting.bot_failed',
           entity_type: 'meeting_bot',
           entity_id: botId,
-          payload: { bot_id: botId, reason, meeting_url: row?.meeting_url, platform: row?.platform, account_id: row?.account_id, deal_id: row?.deal_id },
+          payload: {
+            bot_id: botId,
+            reason,
+            meeting_url: row?.meeting_url,
+            platform: row?.platform,
+            account_id: row?.account_id,
+            deal_id: row?.deal_id,
+          },
           recipient_user_ids: await recipients(tx, orgId, botId),
         });
       });
@@ -96,7 +122,11 @@ export function createMeetingActivities(deps: ActivityDeps) {
       const { transcript_id } = await vendorCall(() => vendor.requestTranscript(recordingId));
       await sql.begin(async (tx) => {
         await meetings.setRecording(tx, orgId, botId, recordingId, transcript_id);
-        await meetings.moveBot(tx, orgId, botId, { status: 'transcribing', ended: false, history: [{ status: 'transcribing', message: 'transcript requested' }] });
+        await meetings.moveBot(tx, orgId, botId, {
+          status: 'transcribing',
+          ended: false,
+          history: [{ status: 'transcribing', message: 'transcript requested' }],
+        });
       });
       return transcript_id;
     },
@@ -105,7 +135,12 @@ export function createMeetingActivities(deps: ActivityDeps) {
      * Fetches the recording and the transcript, writes the `meeting` activity and completes the bot,
      * in one transaction; returns the activity's id (the same one on a retry), null if the bot is gone.
      */
-    async ingestMeetingTranscript({ orgId, botId, recordingId, transcriptId }: BotRef & { recordingId: string; transcriptId: string }): Promise<string | null> {
+    async ingestMeetingTranscript({
+      orgId,
+      botId,
+      recordingId,
+      transcriptId,
+    }: BotRef & { recordingId: string; transcriptId: string }): Promise<string | null> {
       const row = await meetings.findBot(sql, orgId, botId);
       if (!row) return null;
       if (row.activity_id) return row.activity_id;
@@ -133,7 +168,14 @@ export function createMeetingActivities(deps: ActivityDeps) {
             event_type: 'meeting.transcript_ready',
             entity_type: 'meeting_bot',
             entity_id: botId,
-            payload: { bot_id: botId, activity_id: written.activityId, meeting_url: row.meeting_url, platform: row.platform, account_id: row.account_id, deal_id: row.deal_id },
+            payload: {
+              bot_id: botId,
+              activity_id: written.activityId,
+              meeting_url: row.meeting_url,
+              platform: row.platform,
+              account_id: row.account_id,
+              deal_id: row.deal_id,
+            },
             recipient_user_ids: await recipients(tx, orgId, botId),
           });
         }
@@ -142,6 +184,5 @@ export function createMeetingActivities(deps: ActivityDeps) {
       logger.info({ orgId, botId, activityId }, 'meeting transcript written to the CRM');
       return activityId;
     },
-
   };
 }

@@ -59,15 +59,53 @@ import { registerFeedbackRoutes } from './routes/feedback';
 import { registerAiChatRoutes } from './routes/ai-chat';
 import { registerAnalyticsAssistantRoutes } from './routes/analytics-assistant';
 
-const AREAS: AreaRoutes[] = [registerIdentityRoutes, registerHealthRoutes, registerObjectRoutes, registerAccountRoutes, registerDealRoutes, registerActivityRoutes, registerContactRoutes, registerTagRoutes, registerFileRoutes, registerAgentsRoutes, registerAgentKnowledgeRoutes, registerCampaignRoutes, registerCredentialRoutes, registerCustomDataRoutes, registerMeetingRoutes, registerNotificationRoutes, registerCardRoutes, registerCardShareLinkRoutes, registerCardLeadRoutes, registerCardEventRoutes, registerPublicMediaRoutes, registerIntelligenceRoutes, registerReadinessRoutes, registerKnowledgeBaseRoutes, registerOutreachDomainRoutes, registerOutreachMailboxRoutes, registerOutreachSuppressionRoutes, registerOutreachSequenceRoutes, registerOutreachUniboxRoutes, registerOutreachInboundRoutes, registerOutreachUnsubscribeRoutes, registerIntegrationRoutes, registerFeedbackRoutes, registerAiChatRoutes, registerAnalyticsAssistantRoutes];
+const AREAS: AreaRoutes[] = [
+  registerIdentityRoutes,
+  registerHealthRoutes,
+  registerObjectRoutes,
+  registerAccountRoutes,
+  registerDealRoutes,
+  registerActivityRoutes,
+  registerContactRoutes,
+  registerTagRoutes,
+  registerFileRoutes,
+  registerAgentsRoutes,
+  registerAgentKnowledgeRoutes,
+  registerCampaignRoutes,
+  registerCredentialRoutes,
+  registerCustomDataRoutes,
+  registerMeetingRoutes,
+  registerNotificationRoutes,
+  registerCardRoutes,
+  registerCardShareLinkRoutes,
+  registerCardLeadRoutes,
+  registerCardEventRoutes,
+  registerPublicMediaRoutes,
+  registerIntelligenceRoutes,
+  registerReadinessRoutes,
+  registerKnowledgeBaseRoutes,
+  registerOutreachDomainRoutes,
+  registerOutreachMailboxRoutes,
+  registerOutreachSuppressionRoutes,
+  registerOutreachSequenceRoutes,
+  registerOutreachUniboxRoutes,
+  registerOutreachInboundRoutes,
+  registerOutreachUnsubscribeRoutes,
+  registerIntegrationRoutes,
+  registerFeedbackRoutes,
+  registerAiChatRoutes,
+  registerAnalyticsAssistantRoutes,
+];
 
 /** The Koa app with every area; tests may add areas of their own (`extraAreas`). */
 export function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []) {
   const registry = createRegistry();
   // Bodies are limited to BODY_LIMIT_BYTES, except routes with a limit of their own (custom data snapshots).
-  const limitOf = (path: string) => (CUSTOM_DATA_BULK_PATH.test(path) ? deps.config.CUSTOM_DATA_REPLACE_BODY_LIMIT_BYTES : deps.config.BODY_LIMIT_BYTES);
+  const limitOf = (path: string) =>
+    CUSTOM_DATA_BULK_PATH.test(path) ? deps.config.CUSTOM_DATA_REPLACE_BODY_LIMIT_BYTES : deps.config.BODY_LIMIT_BYTES;
   // A route reads its JSON body itself, once its caller is authenticated and allowed (api/route.ts).
-  const readBody: BodyReader = (ctx, own) => readJsonBody(ctx, { limitBytes: Math.min(own ?? Infinity, limitOf(ctx.path)), maxDepth: deps.config.JSON_MAX_DEPTH });
+  const readBody: BodyReader = (ctx, own) =>
+    readJsonBody(ctx, { limitBytes: Math.min(own ?? Infinity, limitOf(ctx.path)), maxDepth: deps.config.JSON_MAX_DEPTH });
   const routes = new Routes(registry, createAuthenticator(deps.verifier), readBody, { checkResponses: deps.config.NODE_ENV === 'test' });
   for (const register of [...AREAS, ...extraAreas]) register(routes, deps);
   const document = generateDocument(registry, `${publicBaseUrl(deps.config)}/docs`);

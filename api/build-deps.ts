@@ -10,10 +10,7 @@ import { TokenVerifier, idpFromJwksUrl, idpFromPublicJwk } from './auth/verifier
 import type { AppDeps } from './deps';
 
 /** Builds the API's dependencies from the config; tests pass their own sql/temporal/logger. */
-export async function buildDeps(
-  config: Config,
-  overrides: { sql?: Sql; temporal?: Client; logger?: Logger } = {},
-): Promise<AppDeps> {
+export async function buildDeps(config: Config, overrides: { sql?: Sql; temporal?: Client; logger?: Logger } = {}): Promise<AppDeps> {
   const logger = overrides.logger ?? createLogger(config.LOG_LEVEL);
   const sql = overrides.sql ?? createSql(requireDatabaseUrl(config), config.DATABASE_POOL_MAX, databaseTimeouts(config));
   const masterKey = loadMasterKey(config.ENCRYPTION_KEY, config.dataDir);

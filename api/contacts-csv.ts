@@ -26,7 +26,8 @@ export interface ParsedRow {
 function headerColumns(header: string[]): Column[] {
   const names = header.map((h) => h.trim().toLowerCase());
   const unknown = names.filter((n) => !(COLUMNS as readonly string[]).includes(n));
-  if (unknown.length > 0) throw badRequest(`Unknown column: ${unknown.map((n) => JSON.stringify(n)).join(', ')}; allowed: ${COLUMNS.join(', ')}`);
+  if (unknown.length > 0)
+    throw badRequest(`Unknown column: ${unknown.map((n) => JSON.stringify(n)).join(', ')}; allowed: ${COLUMNS.join(', ')}`);
   const repeated = names.filter((n, i) => names.indexOf(n) !== i);
   if (repeated.length > 0) throw badRequest(`Repeated column: ${[...new Set(repeated)].join(', ')}`);
   if (!names.includes('email')) throw badRequest('The header needs an email column: contacts are matched by email');
@@ -44,7 +45,15 @@ function rowValues(columns: Column[], cells: string[]): ImportValues | string {
   columns.forEach((column, i) => {
     const cell = cells[i]!.trim();
     if (cell === '') return; // an empty cell leaves the field as it is
-    if (column === 'tags') tags = [...new Set(cell.split(';').map((t) => t.trim()).filter(Boolean))];
+    if (column === 'tags')
+      tags = [
+        ...new Set(
+          cell
+            .split(';')
+            .map((t) => t.trim())
+            .filter(Boolean),
+        ),
+      ];
     else present[column] = cell;
   });
   if (!present.email) return 'email is required';

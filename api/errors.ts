@@ -13,8 +13,7 @@ export class HttpError extends Error {
 }
 
 export const badRequest = (detail: string) => new HttpError(400, detail);
-export const unauthorized = (detail = 'Not authenticated') =>
-  new HttpError(401, detail, { 'WWW-Authenticate': 'Bearer' });
+export const unauthorized = (detail = 'Not authenticated') => new HttpError(401, detail, { 'WWW-Authenticate': 'Bearer' });
 export const forbidden = (detail = 'Insufficient permissions') => new HttpError(403, detail);
 export const notFound = (detail = 'Not Found') => new HttpError(404, detail);
 export const conflict = (detail: string) => new HttpError(409, detail);
@@ -76,22 +75,70 @@ function mapIssue(issue: z.core.$ZodIssue, location: Location, input: unknown): 
     case 'too_small': {
       const bound = issue.minimum as number;
       if (issue.origin === 'string')
-        return [{ type: 'string_too_short', loc, msg: `String should have at least ${bound} character${bound === 1 ? '' : 's'}`, input: at, ctx: { min_length: bound } }];
+        return [
+          {
+            type: 'string_too_short',
+            loc,
+            msg: `String should have at least ${bound} character${bound === 1 ? '' : 's'}`,
+            input: at,
+            ctx: { min_length: bound },
+          },
+        ];
       if (issue.origin === 'array')
-        return [{ type: 'too_short', loc, msg: `List should have at least ${bound} item${bound === 1 ? '' : 's'}`, input: at, ctx: { min_length: bound } }];
+        return [
+          {
+            type: 'too_short',
+            loc,
+            msg: `List should have at least ${bound} item${bound === 1 ? '' : 's'}`,
+            input: at,
+            ctx: { min_length: bound },
+          },
+        ];
       const type = issue.inclusive ? 'greater_than_equal' : 'greater_than';
       const key = issue.inclusive ? 'ge' : 'gt';
-      return [{ type, loc, msg: `Input should be ${issue.inclusive ? 'greater than or equal to' : 'greater than'} ${bound}`, input: at, ctx: { [key]: bound } }];
+      return [
+        {
+          type,
+          loc,
+          msg: `Input should be ${issue.inclusive ? 'greater than or equal to' : 'greater than'} ${bound}`,
+          input: at,
+          ctx: { [key]: bound },
+        },
+      ];
     }
     case 'too_big': {
       const bound = issue.maximum as number;
       if (issue.origin === 'string')
-        return [{ type: 'string_too_long', loc, msg: `String should have at most ${bound} character${bound === 1 ? '' : 's'}`, input: at, ctx: { max_length: bound } }];
+        return [
+          {
+            type: 'string_too_long',
+            loc,
+            msg: `String should have at most ${bound} character${bound === 1 ? '' : 's'}`,
+            input: at,
+            ctx: { max_length: bound },
+          },
+        ];
       if (issue.origin === 'array')
-        return [{ type: 'too_long', loc, msg: `List should have at most ${bound} item${bound === 1 ? '' : 's'}`, input: at, ctx: { max_length: bound } }];
+        return [
+          {
+            type: 'too_long',
+            loc,
+            msg: `List should have at most ${bound} item${bound === 1 ? '' : 's'}`,
+            input: at,
+            ctx: { max_length: bound },
+          },
+        ];
       const type = issue.inclusive ? 'less_than_equal' : 'less_than';
       const key = issue.inclusive ? 'le' : 'lt';
-      return [{ type, loc, msg: `Input should be ${issue.inclusive ? 'less than or equal to' : 'less than'} ${bound}`, input: at, ctx: { [key]: bound } }];
+      return [
+        {
+          type,
+          loc,
+          msg: `Input should be ${issue.inclusive ? 'less than or equal to' : 'less than'} ${bound}`,
+          input: at,
+          ctx: { [key]: bound },
+        },
+      ];
     }
     case 'invalid_value': {
       const expected = issue.values.map((v) => `'${String(v)}'`).join(', ');
@@ -122,11 +169,27 @@ function mapIssue(issue: z.core.$ZodIssue, location: Location, input: unknown): 
     case 'invalid_union':
       return [{ type: 'union_error', loc, msg: issue.message, input: at, ctx: {} }];
     case 'not_multiple_of':
-      return [{ type: 'multiple_of', loc, msg: `Input should be a multiple of ${String(issue.divisor)}`, input: at, ctx: { multiple_of: issue.divisor } }];
+      return [
+        {
+          type: 'multiple_of',
+          loc,
+          msg: `Input should be a multiple of ${String(issue.divisor)}`,
+          input: at,
+          ctx: { multiple_of: issue.divisor },
+        },
+      ];
     case 'invalid_key':
       return [{ type: 'invalid_key', loc, msg: issue.message, input: at, ctx: {} }];
     case 'invalid_element':
-      return [{ type: 'value_error', loc: [...loc, issue.key as string | number], msg: issue.message, input: valueAt(at, [issue.key as PropertyKey]), ctx: {} }];
+      return [
+        {
+          type: 'value_error',
+          loc: [...loc, issue.key as string | number],
+          msg: issue.message,
+          input: valueAt(at, [issue.key as PropertyKey]),
+          ctx: {},
+        },
+      ];
     default:
       return [{ type: 'value_error', loc, msg: issue.message, input: at, ctx: {} }];
   }
@@ -139,7 +202,10 @@ function total(item: ValidationIssue): ValidationIssue {
     loc: item.loc.map((p) => (typeof p === 'number' ? p : String(p))),
     msg: item.msg || 'Invalid input',
     input: item.input === undefined ? null : item.input,
-    ctx: item.ctx && typeof item.ctx === 'object' ? JSON.parse(JSON.stringify(item.ctx, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))) : {},
+    ctx:
+      item.ctx && typeof item.ctx === 'object'
+        ? JSON.parse(JSON.stringify(item.ctx, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)))
+        : {},
   };
 }
 

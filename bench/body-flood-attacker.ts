@@ -9,7 +9,9 @@ const url = new URL('/core/custom-data/tables/orders/replace', base);
 const row = '{"id":"00000000","name":"a row of a custom table","amount":"12.50"},';
 const rows = Math.floor((48 * 1024 * 1024 - 20) / row.length);
 const body = Buffer.from(`{"rows":[${row.repeat(rows)}{"id":"x"}]}`);
-const head = Buffer.from(`POST ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+const head = Buffer.from(
+  `POST ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+);
 
 const until = Date.now() + Number(seconds) * 1000;
 const statuses: Record<string, number> = {};

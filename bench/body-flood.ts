@@ -14,7 +14,12 @@ const ATTACKING_CONNECTIONS = 8;
  * goal is the tag list's p99 within 2x of its p99 without the flood.
  */
 export async function benchBodyFlood(env: BenchEnvironment, seconds: number) {
-  const session = await env.deps.devIdp!.sign({ sub: 'bench-user', org_id: 'bench-org', org_ids: ['bench-org'], permissions: ['api:read', 'api:manage'] });
+  const session = await env.deps.devIdp!.sign({
+    sub: 'bench-user',
+    org_id: 'bench-org',
+    org_ids: ['bench-org'],
+    permissions: ['api:read', 'api:manage'],
+  });
   const url = `${env.baseUrl}/tags`;
   const reader = { headers: { Authorization: `Bearer ${session}` }, connections: 4 };
   await load(url, { ...reader, seconds: 2 }); // warm-up: JIT, the verified-token cache
@@ -27,9 +32,13 @@ export async function benchBodyFlood(env: BenchEnvironment, seconds: number) {
   };
   const quiet = await cpuPerSecond(() => load(url, { ...reader, seconds }));
 
-  const attacker = spawn(process.execPath, ['--import', 'tsx', path.join(HERE, 'body-flood-attacker.ts'), env.baseUrl, String(ATTACKING_CONNECTIONS), String(seconds + 3)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const attacker = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(HERE, 'body-flood-attacker.ts'), env.baseUrl, String(ATTACKING_CONNECTIONS), String(seconds + 3)],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let report = '';
   attacker.stdout!.on('data', (d) => (report += String(d)));
   const attackDone = new Promise<void>((resolve) => attacker.once('exit', () => resolve()));

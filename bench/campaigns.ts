@@ -72,10 +72,14 @@ export async function benchCampaigns() {
     fs.rmSync(temporalDir, { recursive: true, force: true });
   }
 
-
   async function measure(bench: Awaited<ReturnType<typeof startBenchEnvironment>>, bringUpWorker: () => Promise<void>) {
     const { deps, baseUrl } = bench;
-    const session = await deps.devIdp!.sign({ sub: 'bench-user', org_id: 'bench-org', org_ids: ['bench-org'], permissions: ['api:read', 'api:manage', 'agents:manage'] });
+    const session = await deps.devIdp!.sign({
+      sub: 'bench-user',
+      org_id: 'bench-org',
+      org_ids: ['bench-org'],
+      permissions: ['api:read', 'api:manage', 'agents:manage'],
+    });
     let key: string | undefined;
     const call = jsonCaller(baseUrl, () => key ?? session);
     key = (await call('POST', '/organization-pats', { name: 'bench' })).pat_key as string;

@@ -33,9 +33,7 @@ const row = (i: number, version: number) => ({
 /** The base snapshot, and the next one: 10 % of rows changed, 5 % gone. */
 function snapshots() {
   const base = Array.from({ length: ROWS }, (_, i) => row(i, 0));
-  const next = base
-    .filter((_, i) => i % Math.round(1 / GONE) !== 1)
-    .map((r, i) => (i % Math.round(1 / CHANGED) === 0 ? row(r.id, 1) : r));
+  const next = base.filter((_, i) => i % Math.round(1 / GONE) !== 1).map((r, i) => (i % Math.round(1 / CHANGED) === 0 ? row(r.id, 1) : r));
   return { base, next };
 }
 
@@ -46,7 +44,12 @@ function snapshots() {
  */
 export async function benchCustomData(env: BenchEnvironment) {
   const orgExternal = `bench-org-${Date.now()}`;
-  const session = await env.deps.devIdp!.sign({ sub: 'bench-user', org_id: orgExternal, org_ids: [orgExternal], permissions: ['api:read', 'api:manage'] });
+  const session = await env.deps.devIdp!.sign({
+    sub: 'bench-user',
+    org_id: orgExternal,
+    org_ids: [orgExternal],
+    permissions: ['api:read', 'api:manage'],
+  });
   const call = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${env.baseUrl}${path}`, {
       method,
@@ -73,7 +76,11 @@ export async function benchCustomData(env: BenchEnvironment) {
   const [table] = await sql<{ id: string }[]>`SELECT id FROM custom_data_tables WHERE org_id = ${orgId} AND name = 'bench_raw'`;
   start = performance.now();
   const raw = await sql.begin(async (tx) => {
-    await stageRows(tx, orgId, next.map((r) => [keyOf(r, TABLE.key)!, JSON.stringify(r)] as [string, string]));
+    await stageRows(
+      tx,
+      orgId,
+      next.map((r) => [keyOf(r, TABLE.key)!, JSON.stringify(r)] as [string, string]),
+    );
     const written = await mergeStaged(tx, orgId, table!.id);
     const tombstoned = await tombstoneAbsent(tx, orgId, table!.id);
     return { written, tombstoned, live_after: await countLive(tx, orgId, table!.id) };
@@ -83,7 +90,10 @@ export async function benchCustomData(env: BenchEnvironment) {
   return {
     name: 'POST /core/custom-data/tables/{name}/replace, 100,000 rows (10 % changed, 5 % gone) vs raw COPY + merge SQL',
     rows: next.length,
-    api: { ms: Math.round(apiMs), report: { written: report.written, unchanged: report.unchanged, tombstoned: report.tombstoned, live_after: report.live_after } },
+    api: {
+      ms: Math.round(apiMs),
+      report: { written: report.written, unchanged: report.unchanged, tombstoned: report.tombstoned, live_after: report.live_after },
+    },
     raw: { ms: Math.round(rawMs), ...raw },
     ratio: Number((rawMs / apiMs).toFixed(2)),
     goal: 'ratio >= 0.5 (raw time / endpoint time)',

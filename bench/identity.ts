@@ -6,7 +6,12 @@ import { load } from './load';
  * key through the verified-token cache, so Argon2id runs once; the goal is at least 0.9x the session rate.
  */
 export async function benchIdentity(env: BenchEnvironment, seconds: number) {
-  const session = await env.deps.devIdp!.sign({ sub: 'bench-user', org_id: 'bench-org', org_ids: ['bench-org'], permissions: ['api:read', 'api:manage'] });
+  const session = await env.deps.devIdp!.sign({
+    sub: 'bench-user',
+    org_id: 'bench-org',
+    org_ids: ['bench-org'],
+    permissions: ['api:read', 'api:manage'],
+  });
   const created = await fetch(`${env.baseUrl}/organization-pats`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${session}`, 'Content-Type': 'application/json' },

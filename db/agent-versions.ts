@@ -62,7 +62,13 @@ export async function insertNextVersion(db: Db, orgId: string, agentId: string, 
   return row!;
 }
 
-export async function getVersion(db: Db, orgId: string, agentId: string, version: number, opts: { forUpdate?: boolean } = {}): Promise<VersionRow | undefined> {
+export async function getVersion(
+  db: Db,
+  orgId: string,
+  agentId: string,
+  version: number,
+  opts: { forUpdate?: boolean } = {},
+): Promise<VersionRow | undefined> {
   const lock = opts.forUpdate ? db`FOR UPDATE` : db``;
   const [row]: [VersionRow?] = await db`
     SELECT * FROM agent_versions WHERE org_id = ${orgId} AND agent_id = ${agentId} AND version = ${version} ${lock}`;
@@ -131,7 +137,14 @@ export interface DraftUpdate {
  * Updates a draft. `published = false` and `NOT instructions_generating` are part of the statement, so
  * a version published (or set generating) since it was read is never changed.
  */
-export async function updateDraft(db: Db, orgId: string, agentId: string, version: number, u: DraftUpdate, actor: string): Promise<VersionRow | undefined> {
+export async function updateDraft(
+  db: Db,
+  orgId: string,
+  agentId: string,
+  version: number,
+  u: DraftUpdate,
+  actor: string,
+): Promise<VersionRow | undefined> {
   const [row]: [VersionRow?] = await db`
     UPDATE agent_versions SET
       ${u.config === undefined ? db`` : db`config = ${db.json(u.config as Json)},`}
@@ -146,7 +159,13 @@ export async function updateDraft(db: Db, orgId: string, agentId: string, versio
 }
 
 /** Marks a draft's instructions as being generated; undefined when it is published, already generating or gone. */
-export async function markGenerating(db: Db, orgId: string, agentId: string, version: number, actor: string): Promise<VersionRow | undefined> {
+export async function markGenerating(
+  db: Db,
+  orgId: string,
+  agentId: string,
+  version: number,
+  actor: string,
+): Promise<VersionRow | undefined> {
   const [row]: [VersionRow?] = await db`
     UPDATE agent_versions SET instructions_generating = true, instructions_error = NULL, modified_by = ${actor}, updated_at = now()
     WHERE org_id = ${orgId} AND agent_id = ${agentId} AND version = ${version}
@@ -156,7 +175,13 @@ export async function markGenerating(db: Db, orgId: string, agentId: string, ver
 }
 
 /** Writes generated instructions into a draft: no longer generating, dirty or manually edited. */
-export async function saveGeneratedInstructions(db: Db, orgId: string, agentId: string, version: number, instructions: string): Promise<boolean> {
+export async function saveGeneratedInstructions(
+  db: Db,
+  orgId: string,
+  agentId: string,
+  version: number,
+  instructions: string,
+): Promise<boolean> {
   const rows = await db`
     UPDATE agent_versions SET
       config = jsonb_set(config, '{instructions}', to_jsonb(${instructions}::text)),
@@ -185,7 +210,6 @@ export async function markPublished(db: Db, orgId: string, agentId: string, vers
     RETURNING *`;
   return row!;
 }
-
 
 export interface AffectedNumber {
   id: string;
@@ -234,7 +258,10 @@ export async function publishVersion(tx: Db, p: PublishRequest): Promise<Publish
   const published = await markPublished(tx, p.orgId, p.agentId, p.version, p.actor);
   await setPublishedVersion(tx, p.orgId, p.agentId, p.version, p.actor);
   const affected: AffectedNumber[] = [];
-  for (const [numbers, assign] of [[p.assign, true], [p.unassign, false]] as const) {
+  for (const [numbers, assign] of [
+    [p.assign, true],
+    [p.unassign, false],
+  ] as const) {
     for (const number of numbers) {
       const row = byNumber.get(number)!;
       for (const direction of p.directions) {

@@ -58,7 +58,13 @@ export async function getAgent(db: Db, orgId: string, id: string, opts: { forUpd
 }
 
 /** Changes only the fields present; undefined when the agent is not in the organization. */
-export async function updateAgent(db: Db, orgId: string, id: string, patch: Partial<AgentFields>, actor: string): Promise<AgentRow | undefined> {
+export async function updateAgent(
+  db: Db,
+  orgId: string,
+  id: string,
+  patch: Partial<AgentFields>,
+  actor: string,
+): Promise<AgentRow | undefined> {
   const set = (key: keyof AgentFields, value: unknown) => (value === undefined ? db`` : db`${db(key)} = ${value as string},`);
   const [row]: [AgentRow?] = await db`
     UPDATE agents SET

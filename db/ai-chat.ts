@@ -58,7 +58,11 @@ export interface ApprovalRow {
 
 // ---- chats ---------------------------------------------------------------------------------------
 
-export async function insertChat(db: Db, orgId: string, chat: { id: string; owner_user_id: string; title: string; account_id: string | null }): Promise<ChatRow> {
+export async function insertChat(
+  db: Db,
+  orgId: string,
+  chat: { id: string; owner_user_id: string; title: string; account_id: string | null },
+): Promise<ChatRow> {
   const [row] = await db<ChatRow[]>`
     INSERT INTO ai_chats (id, org_id, owner_user_id, title, account_id)
     VALUES (${chat.id}, ${orgId}, ${chat.owner_user_id}, ${chat.title}, ${chat.account_id}) RETURNING *`;
@@ -90,7 +94,9 @@ export async function listChats(
     SELECT *, created_at::text AS cursor_t FROM ai_chats
     WHERE org_id = ${orgId} AND owner_user_id = ${ownerId} ${after}
     ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1}`;
-  const [count] = await db<{ total: number }[]>`SELECT count(*)::int AS total FROM ai_chats WHERE org_id = ${orgId} AND owner_user_id = ${ownerId}`;
+  const [count] = await db<
+    { total: number }[]
+  >`SELECT count(*)::int AS total FROM ai_chats WHERE org_id = ${orgId} AND owner_user_id = ${ownerId}`;
   return { rows, total: count!.total };
 }
 
@@ -123,7 +129,8 @@ export async function insertTurn(
 }
 
 export async function messageIdTaken(db: Db, orgId: string, chatId: string, messageId: string): Promise<boolean> {
-  const [row] = await db`SELECT 1 FROM ai_chat_turns WHERE org_id = ${orgId} AND chat_id = ${chatId} AND user_message->>'id' = ${messageId}`;
+  const [row] =
+    await db`SELECT 1 FROM ai_chat_turns WHERE org_id = ${orgId} AND chat_id = ${chatId} AND user_message->>'id' = ${messageId}`;
   return Boolean(row);
 }
 
@@ -166,7 +173,8 @@ export async function requestStop(db: Db, orgId: string, turnId: string): Promis
 }
 
 export async function stopRequested(db: Db, orgId: string, turnId: string): Promise<boolean> {
-  const [row]: [{ stop_requested: boolean }?] = await db`SELECT stop_requested FROM ai_chat_turns WHERE org_id = ${orgId} AND id = ${turnId}`;
+  const [row]: [{ stop_requested: boolean }?] =
+    await db`SELECT stop_requested FROM ai_chat_turns WHERE org_id = ${orgId} AND id = ${turnId}`;
   return row?.stop_requested ?? true;
 }
 
@@ -177,7 +185,8 @@ export async function setTurnModel(db: Db, orgId: string, turnId: string, model:
 // ---- steps ---------------------------------------------------------------------------------------
 
 export async function getStepResult<T>(db: Db, orgId: string, turnId: string, step: number, kind: string): Promise<T | undefined> {
-  const [row]: [{ result: T }?] = await db`SELECT result FROM ai_chat_steps WHERE org_id = ${orgId} AND turn_id = ${turnId} AND step = ${step} AND kind = ${kind}`;
+  const [row]: [{ result: T }?] =
+    await db`SELECT result FROM ai_chat_steps WHERE org_id = ${orgId} AND turn_id = ${turnId} AND step = ${step} AND kind = ${kind}`;
   return row?.result;
 }
 
@@ -190,7 +199,17 @@ export async function insertStepResult(db: Db, orgId: string, turnId: string, st
 export async function insertApproval(
   db: Db,
   orgId: string,
-  a: { id: string; chat_id: string; turn_id: string; step: number; tool_call_id: string; tool_name: string; input: unknown; input_hash: string; expires_at: Date },
+  a: {
+    id: string;
+    chat_id: string;
+    turn_id: string;
+    step: number;
+    tool_call_id: string;
+    tool_name: string;
+    input: unknown;
+    input_hash: string;
+    expires_at: Date;
+  },
 ): Promise<void> {
   await db`
     INSERT INTO ai_chat_approvals (id, org_id, chat_id, turn_id, step, tool_call_id, tool_name, input, input_hash, status, expires_at)
@@ -203,7 +222,12 @@ export async function lockApproval(db: Db, orgId: string, approvalId: string, ch
   return row;
 }
 
-export async function decideApproval(db: Db, orgId: string, approvalId: string, d: { status: ApprovalStatus; reason: string | null; userId: string | null }): Promise<void> {
+export async function decideApproval(
+  db: Db,
+  orgId: string,
+  approvalId: string,
+  d: { status: ApprovalStatus; reason: string | null; userId: string | null },
+): Promise<void> {
   await db`UPDATE ai_chat_approvals SET status = ${d.status}, reason = ${d.reason}, decided_by_user_id = ${d.userId}, decided_at = now()
     WHERE org_id = ${orgId} AND id = ${approvalId}`;
 }

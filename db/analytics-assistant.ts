@@ -21,7 +21,10 @@ type ReaderConfig = Pick<
 
 /** Without ANALYTICS_DATABASE_URL: the service's own server and database, as analytics_reader with a password derived from the owner's. */
 export function derivedReaderPassword(ownerPassword: string): string {
-  return crypto.createHmac('sha256', ownerPassword || 'no-password').update(READER_ROLE).digest('hex');
+  return crypto
+    .createHmac('sha256', ownerPassword || 'no-password')
+    .update(READER_ROLE)
+    .digest('hex');
 }
 
 export function readerUrl(config: Pick<Config, 'DATABASE_URL' | 'ANALYTICS_DATABASE_URL'>): string {
@@ -36,7 +39,10 @@ export function readerUrl(config: Pick<Config, 'DATABASE_URL' | 'ANALYTICS_DATAB
  * Gives analytics_reader the derived password (embedded Postgres, tests). Only without
  * ANALYTICS_DATABASE_URL: in production the operator creates the role's password (README).
  */
-export async function setDerivedReaderPassword(owner: Db, config: Pick<Config, 'DATABASE_URL' | 'ANALYTICS_DATABASE_URL'>): Promise<boolean> {
+export async function setDerivedReaderPassword(
+  owner: Db,
+  config: Pick<Config, 'DATABASE_URL' | 'ANALYTICS_DATABASE_URL'>,
+): Promise<boolean> {
   if (config.ANALYTICS_DATABASE_URL) return false;
   const password = derivedReaderPassword(decodeURIComponent(new URL(requireDatabaseUrl(config)).password));
   // DDL takes no parameters; the password is hex by construction.
@@ -179,7 +185,9 @@ const typeNames = new Map<number, string>();
 export async function typeNamesOf(db: Db, oids: number[]): Promise<Map<number, string>> {
   const missing = [...new Set(oids)].filter((oid) => !typeNames.has(oid));
   if (missing.length > 0) {
-    const rows = await db<{ oid: number; name: string }[]>`SELECT oid::int AS oid, format_type(oid, NULL) AS name FROM pg_type WHERE oid = ANY(${missing}::oid[])`;
+    const rows = await db<
+      { oid: number; name: string }[]
+    >`SELECT oid::int AS oid, format_type(oid, NULL) AS name FROM pg_type WHERE oid = ANY(${missing}::oid[])`;
     for (const row of rows) typeNames.set(row.oid, row.name);
   }
   return typeNames;

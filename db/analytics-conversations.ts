@@ -31,13 +31,23 @@ export interface TurnRow {
   ended_at: Date | null;
 }
 
-export async function insertConversation(db: Db, orgId: string, row: { id: string; owner_user_id: string; title: string }): Promise<ConversationRow> {
+export async function insertConversation(
+  db: Db,
+  orgId: string,
+  row: { id: string; owner_user_id: string; title: string },
+): Promise<ConversationRow> {
   const [created]: [ConversationRow?] = await db`
     INSERT INTO analytics_conversations (id, org_id, owner_user_id, title) VALUES (${row.id}, ${orgId}, ${row.owner_user_id}, ${row.title}) RETURNING *`;
   return created!;
 }
 
-export async function getConversation(db: Db, orgId: string, ownerId: string, id: string, lock = false): Promise<ConversationRow | undefined> {
+export async function getConversation(
+  db: Db,
+  orgId: string,
+  ownerId: string,
+  id: string,
+  lock = false,
+): Promise<ConversationRow | undefined> {
   const forUpdate = lock ? db`FOR UPDATE` : db``;
   const [row]: [ConversationRow?] = await db`
     SELECT * FROM analytics_conversations WHERE org_id = ${orgId} AND owner_user_id = ${ownerId} AND id = ${id} ${forUpdate}`;
@@ -68,7 +78,11 @@ export async function clearActiveTurn(db: Db, orgId: string, id: string, turnId:
   await db`UPDATE analytics_conversations SET active_turn_id = NULL, updated_at = now() WHERE org_id = ${orgId} AND id = ${id} AND active_turn_id = ${turnId}`;
 }
 
-export async function insertTurn(db: Db, orgId: string, turn: { id: string; conversation_id: string; question: string; answer_message_id: string; first_frame_id: number }): Promise<void> {
+export async function insertTurn(
+  db: Db,
+  orgId: string,
+  turn: { id: string; conversation_id: string; question: string; answer_message_id: string; first_frame_id: number },
+): Promise<void> {
   await db`
     INSERT INTO analytics_turns (id, org_id, conversation_id, question, status, answer_message_id, first_frame_id)
     VALUES (${turn.id}, ${orgId}, ${turn.conversation_id}, ${turn.question}, 'running', ${turn.answer_message_id}, ${turn.first_frame_id})`;
@@ -81,7 +95,9 @@ export async function getTurn(db: Db, orgId: string, turnId: string, lock = fals
 }
 
 export async function listTurns(db: Db, orgId: string, conversationId: string): Promise<TurnRow[]> {
-  return db<TurnRow[]>`SELECT * FROM analytics_turns WHERE org_id = ${orgId} AND conversation_id = ${conversationId} ORDER BY created_at, id`;
+  return db<
+    TurnRow[]
+  >`SELECT * FROM analytics_turns WHERE org_id = ${orgId} AND conversation_id = ${conversationId} ORDER BY created_at, id`;
 }
 
 /** The ended turns before this one, newest last, at most `limit`: the conversation the model reads. */
@@ -96,7 +112,14 @@ export async function endTurn(
   db: Db,
   orgId: string,
   turnId: string,
-  end: { status: 'completed' | 'failed'; parts: UiPart[]; text: string | null; transcript: AssistantTranscript; model: string | null; error: string | null },
+  end: {
+    status: 'completed' | 'failed';
+    parts: UiPart[];
+    text: string | null;
+    transcript: AssistantTranscript;
+    model: string | null;
+    error: string | null;
+  },
 ): Promise<void> {
   await db`
     UPDATE analytics_turns SET status = ${end.status}, answer_parts = ${db.json(end.parts as Json)}, answer_text = ${end.text},

@@ -211,7 +211,11 @@ export async function markDialed(sql: Db, orgId: string, dialed: { id: string; k
 }
 
 /** Keys of the organization's calls handed to the dialer before `before`. */
-export async function callsDialedBefore(sql: Db, orgId: string, before: Date): Promise<{ id: string; campaign_id: string; attempts: number }[]> {
+export async function callsDialedBefore(
+  sql: Db,
+  orgId: string,
+  before: Date,
+): Promise<{ id: string; campaign_id: string; attempts: number }[]> {
   return sql<{ id: string; campaign_id: string; attempts: number }[]>`
     SELECT id, campaign_id, attempts FROM campaign_contacts
     WHERE org_id = ${orgId} AND status = 'calling' AND dialed_at < ${before}`;
@@ -299,7 +303,11 @@ export async function lockCallingContacts(sql: Db, orgId: string, ids: string[])
 }
 
 /** Ends the current attempt of each contact: final, or pending again until its retry time. */
-export async function finishAttempts(sql: Db, orgId: string, ends: { id: string; status: ContactState; next_attempt_at: Date | null; last_outcome: string }[]): Promise<void> {
+export async function finishAttempts(
+  sql: Db,
+  orgId: string,
+  ends: { id: string; status: ContactState; next_attempt_at: Date | null; last_outcome: string }[],
+): Promise<void> {
   if (!ends.length) return;
   await sql`
     UPDATE campaign_contacts cc SET status = v.status, next_attempt_at = v.at, last_outcome = v.outcome, dialed_at = NULL, updated_at = now()

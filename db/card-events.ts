@@ -30,7 +30,13 @@ export interface EventFilters {
   eventType?: CardEventType;
 }
 
-export async function listEvents(sql: Db, orgId: string, cardId: string, f: EventFilters, page: { limit: number; offset: number }): Promise<CardEventRow[]> {
+export async function listEvents(
+  sql: Db,
+  orgId: string,
+  cardId: string,
+  f: EventFilters,
+  page: { limit: number; offset: number },
+): Promise<CardEventRow[]> {
   const link = f.shareLinkId === undefined ? sql`` : sql`AND share_link_id = ${f.shareLinkId}`;
   const type = f.eventType === undefined ? sql`` : sql`AND event_type = ${f.eventType}`;
   return sql<CardEventRow[]>`

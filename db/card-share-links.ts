@@ -80,7 +80,12 @@ export interface LeadContactValues {
  * known contact only gains values it lacks: nothing a visitor types ever overwrites what the CRM holds
  * (source, owner, stage and notes included), since anyone holding the link may submit any email.
  */
-export async function upsertLeadContact(sql: Db, orgId: string, id: string, v: LeadContactValues): Promise<{ contact: ContactRow; created: boolean }> {
+export async function upsertLeadContact(
+  sql: Db,
+  orgId: string,
+  id: string,
+  v: LeadContactValues,
+): Promise<{ contact: ContactRow; created: boolean }> {
   const [row] = await sql<(ContactRow & { inserted: boolean })[]>`
     INSERT INTO contacts (id, org_id, first_name, last_name, email, phone, company, notes, account_id, owner_id, source)
     VALUES (${id}, ${orgId}, ${v.first_name}, ${v.last_name}, ${v.email}, ${v.phone}, ${v.company}, ${v.notes}, ${v.account_id}, ${v.owner_id}, ${v.source})

@@ -30,7 +30,20 @@ export interface CardRow {
 export type CardValues = Partial<
   Pick<
     CardRow,
-    'owner_user_id' | 'name' | 'title' | 'company' | 'email' | 'phone' | 'website' | 'bio' | 'links' | 'photo_key' | 'logo_key' | 'primary_color' | 'accent_color' | 'account_id'
+    | 'owner_user_id'
+    | 'name'
+    | 'title'
+    | 'company'
+    | 'email'
+    | 'phone'
+    | 'website'
+    | 'bio'
+    | 'links'
+    | 'photo_key'
+    | 'logo_key'
+    | 'primary_color'
+    | 'accent_color'
+    | 'account_id'
   >
 >;
 
@@ -57,7 +70,13 @@ export async function getCard(sql: Db, orgId: string, id: string): Promise<CardR
   return row;
 }
 
-export async function insertCard(sql: Db, orgId: string, id: string, createdBy: string, values: CardValues & { owner_user_id: string; name: string }): Promise<CardRow> {
+export async function insertCard(
+  sql: Db,
+  orgId: string,
+  id: string,
+  createdBy: string,
+  values: CardValues & { owner_user_id: string; name: string },
+): Promise<CardRow> {
   const row = { id, org_id: orgId, created_by: createdBy, ...columns(sql, values) };
   await sql`INSERT INTO cards ${sql(row)}`;
   return (await getCard(sql, orgId, id))!;
@@ -65,7 +84,8 @@ export async function insertCard(sql: Db, orgId: string, id: string, createdBy: 
 
 /** Sets exactly the given columns; undefined when the organization has no such card. */
 export async function updateCard(sql: Db, orgId: string, id: string, values: CardValues): Promise<CardRow | undefined> {
-  const [updated] = await sql`UPDATE cards SET ${sql(columns(sql, values))}, updated_at = now() WHERE id = ${id} AND org_id = ${orgId} RETURNING id`;
+  const [updated] =
+    await sql`UPDATE cards SET ${sql(columns(sql, values))}, updated_at = now() WHERE id = ${id} AND org_id = ${orgId} RETURNING id`;
   return updated ? getCard(sql, orgId, id) : undefined;
 }
 
@@ -76,7 +96,12 @@ export async function deleteCard(sql: Db, orgId: string, id: string): Promise<st
   return deleted.count > 0 ? media.map((m) => m.key) : undefined;
 }
 
-export async function listCards(sql: Db, orgId: string, filters: { ownerUserId?: string }, page: { limit: number; offset: number }): Promise<CardRow[]> {
+export async function listCards(
+  sql: Db,
+  orgId: string,
+  filters: { ownerUserId?: string },
+  page: { limit: number; offset: number },
+): Promise<CardRow[]> {
   const owner = filters.ownerUserId === undefined ? sql`` : sql`AND c.owner_user_id = ${filters.ownerUserId}`;
   return sql<CardRow[]>`
     SELECT c.*, u.external_id AS owner_external_id FROM cards c JOIN users u ON u.id = c.owner_user_id

@@ -5,7 +5,6 @@ import { PG, isPgError } from './pg-errors';
 import { newId } from '../platform/ids';
 import { containsPattern, type Db } from './client';
 
-
 export interface ContactRow {
   id: string;
   org_id: string;
@@ -243,7 +242,10 @@ export async function upsertContactsByEmail(sql: Db, orgId: string, rows: Import
       updated_at = now()
     RETURNING id, first_name, last_name, email, owner_id, lower(email) AS email_key, (xmax = 0) AS inserted`;
   const created = result.filter((r) => r.inserted).length;
-  const contacts = result.map(({ email_key, ...r }) => ({ ...r, previous_owner_id: r.inserted ? null : (previous.get(email_key) ?? null) }));
+  const contacts = result.map(({ email_key, ...r }) => ({
+    ...r,
+    previous_owner_id: r.inserted ? null : (previous.get(email_key) ?? null),
+  }));
   return { created, updated: result.length - created, contacts };
 }
 

@@ -53,7 +53,8 @@ export async function listCredentials(
   filters: { name?: string },
   page: { limit: number; after?: { t: string; id: string } },
 ): Promise<{ rows: (CredentialRow & { cursor_t: string })[]; total: number }> {
-  const matching = filters.name !== undefined ? db`org_id = ${orgId} AND name ILIKE ${containsPattern(filters.name)}` : db`org_id = ${orgId}`;
+  const matching =
+    filters.name !== undefined ? db`org_id = ${orgId} AND name ILIKE ${containsPattern(filters.name)}` : db`org_id = ${orgId}`;
   const after = page.after ? db`AND (created_at, id) < (${page.after.t}::timestamptz, ${page.after.id}::uuid)` : db``;
   const rows = await db<(CredentialRow & { cursor_t: string })[]>`
     SELECT ${columns(db)}, created_at::text AS cursor_t FROM workflow_credentials WHERE ${matching} ${after}
@@ -62,7 +63,12 @@ export async function listCredentials(
   return { rows, total: count!.total };
 }
 
-export async function getCredential(db: Db, orgId: string, id: string, options: { lock?: boolean } = {}): Promise<CredentialRow | undefined> {
+export async function getCredential(
+  db: Db,
+  orgId: string,
+  id: string,
+  options: { lock?: boolean } = {},
+): Promise<CredentialRow | undefined> {
   const lock = options.lock ? db`FOR UPDATE` : db``;
   const [row]: [CredentialRow?] = await db`SELECT ${columns(db)} FROM workflow_credentials WHERE org_id = ${orgId} AND id = ${id} ${lock}`;
   return row;
@@ -103,7 +109,8 @@ export async function updateCredential(db: Db, orgId: string, id: string, fields
 }
 
 export async function deleteCredential(db: Db, orgId: string, id: string): Promise<CredentialRow | undefined> {
-  const [row]: [CredentialRow?] = await db`DELETE FROM workflow_credentials WHERE org_id = ${orgId} AND id = ${id} RETURNING ${columns(db)}`;
+  const [row]: [CredentialRow?] =
+    await db`DELETE FROM workflow_credentials WHERE org_id = ${orgId} AND id = ${id} RETURNING ${columns(db)}`;
   return row;
 }
 

@@ -34,7 +34,11 @@ export interface DataRow {
   tombstoned_at: Date | null;
 }
 
-export async function listTables(db: Db, orgId: string, page: { limit: number; after?: string }): Promise<{ rows: TableRow[]; total: number }> {
+export async function listTables(
+  db: Db,
+  orgId: string,
+  page: { limit: number; after?: string },
+): Promise<{ rows: TableRow[]; total: number }> {
   const after = page.after ? db`AND name > ${page.after}` : db``;
   const rows = await db<TableRow[]>`
     SELECT * FROM custom_data_tables WHERE org_id = ${orgId} ${after} ORDER BY name LIMIT ${page.limit + 1}`;
@@ -56,7 +60,9 @@ export async function countRows(db: Db, orgId: string, tableId: string): Promise
 }
 
 export async function hasRows(db: Db, orgId: string, tableId: string): Promise<boolean> {
-  const [row] = await db<{ found: boolean }[]>`SELECT EXISTS (SELECT 1 FROM custom_data_rows WHERE org_id = ${orgId} AND table_id = ${tableId}) AS found`;
+  const [row] = await db<
+    { found: boolean }[]
+  >`SELECT EXISTS (SELECT 1 FROM custom_data_rows WHERE org_id = ${orgId} AND table_id = ${tableId}) AS found`;
   return row!.found;
 }
 

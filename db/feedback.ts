@@ -25,7 +25,15 @@ type Json = Parameters<Db['json']>[0];
 export async function insertFeedback(
   db: Db,
   id: string,
-  fields: { userId: string; orgId: string | null; category: string; message: string; rating: number | null; context: Record<string, unknown>; email: string | null },
+  fields: {
+    userId: string;
+    orgId: string | null;
+    category: string;
+    message: string;
+    rating: number | null;
+    context: Record<string, unknown>;
+    email: string | null;
+  },
 ): Promise<{ id: string; created_at: Date }> {
   // Without an address in the body, the one the identity provider last gave for the user.
   const [row] = await db<{ id: string; created_at: Date }[]>`

@@ -3,7 +3,6 @@ import type { FileStatus } from '../domain/files';
 import type { Db } from './client';
 import { PG, isPgError } from './pg-errors';
 
-
 export interface FileRow {
   id: string;
   org_id: string;
@@ -107,7 +106,11 @@ export async function listFiles(
     ORDER BY created_at DESC, id DESC LIMIT ${page.limit} OFFSET ${page.offset}`;
 }
 
-export async function insertFolder(sql: Db, orgId: string, folder: Pick<FolderRow, 'id' | 'parent_id' | 'name' | 'created_by'>): Promise<FolderRow> {
+export async function insertFolder(
+  sql: Db,
+  orgId: string,
+  folder: Pick<FolderRow, 'id' | 'parent_id' | 'name' | 'created_by'>,
+): Promise<FolderRow> {
   try {
     const [row] = await sql<FolderRow[]>`
       INSERT INTO folders (id, org_id, parent_id, name, created_by)
@@ -153,10 +156,16 @@ export async function isAncestorOrSelf(tx: Db, orgId: string, folderId: string, 
 }
 
 /** Sets the given columns of a folder. */
-export async function updateFolder(tx: Db, orgId: string, id: string, values: { name?: string; parent_id?: string | null }): Promise<FolderRow | undefined> {
+export async function updateFolder(
+  tx: Db,
+  orgId: string,
+  id: string,
+  values: { name?: string; parent_id?: string | null },
+): Promise<FolderRow | undefined> {
   const set = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
   try {
-    const [row]: [FolderRow?] = await tx`UPDATE folders SET ${tx(set)}, updated_at = now() WHERE id = ${id} AND org_id = ${orgId} RETURNING *`;
+    const [row]: [FolderRow?] =
+      await tx`UPDATE folders SET ${tx(set)}, updated_at = now() WHERE id = ${id} AND org_id = ${orgId} RETURNING *`;
     return row;
   } catch (error) {
     translate(error);

@@ -138,7 +138,12 @@ export async function listConnections(
     ORDER BY c.created_at DESC, c.id DESC LIMIT ${page.limit + 1}`;
 }
 
-export async function getConnection(db: Db, orgId: string, id: string, options: { lock?: boolean } = {}): Promise<ConnectionRow | undefined> {
+export async function getConnection(
+  db: Db,
+  orgId: string,
+  id: string,
+  options: { lock?: boolean } = {},
+): Promise<ConnectionRow | undefined> {
   const lock = options.lock ? db`FOR UPDATE OF c` : db``;
   const [row]: [ConnectionRow?] = await db`
     SELECT ${connectionColumns(db)}
@@ -148,7 +153,12 @@ export async function getConnection(db: Db, orgId: string, id: string, options: 
 }
 
 /** The live connection of this external account, if the organization already has one. */
-export async function findConnectionByAccount(db: Db, orgId: string, integration: string, externalAccountId: string): Promise<string | undefined> {
+export async function findConnectionByAccount(
+  db: Db,
+  orgId: string,
+  integration: string,
+  externalAccountId: string,
+): Promise<string | undefined> {
   const [row]: [{ id: string }?] = await db`
     SELECT id FROM integration_connections
     WHERE org_id = ${orgId} AND integration = ${integration} AND external_account_id = ${externalAccountId} AND status <> 'revoked'`;
@@ -227,7 +237,12 @@ export async function getAllowedOrigins(db: Db, orgId: string): Promise<{ origin
   return row;
 }
 
-export async function putAllowedOrigins(db: Db, orgId: string, origins: string[], actor: string): Promise<{ origins: string[]; updated_at: Date }> {
+export async function putAllowedOrigins(
+  db: Db,
+  orgId: string,
+  origins: string[],
+  actor: string,
+): Promise<{ origins: string[]; updated_at: Date }> {
   const [row] = await db<{ origins: string[]; updated_at: Date }[]>`
     INSERT INTO integration_settings (org_id, allowed_redirect_origins, modified_by) VALUES (${orgId}, ${origins}, ${actor})
     ON CONFLICT (org_id) DO UPDATE SET allowed_redirect_origins = EXCLUDED.allowed_redirect_origins,

@@ -95,7 +95,12 @@ export function listProfileVersions(db: Db, orgId: string, profileId: string) {
     WHERE org_id = ${orgId} AND profile_id = ${profileId} ORDER BY version DESC`;
 }
 
-export async function getProfileVersion(db: Db, orgId: string, profileId: string, version: number): Promise<IcpProfileVersionRow | undefined> {
+export async function getProfileVersion(
+  db: Db,
+  orgId: string,
+  profileId: string,
+  version: number,
+): Promise<IcpProfileVersionRow | undefined> {
   const [row]: [IcpProfileVersionRow?] = await db`
     SELECT profile_id, version, criteria, created_at FROM icp_profile_versions
     WHERE org_id = ${orgId} AND profile_id = ${profileId} AND version = ${version}`;
@@ -167,7 +172,12 @@ export async function updateResearchRun(
   db: Db,
   orgId: string,
   runId: string,
-  patch: Partial<Pick<ResearchRunRow, 'status' | 'pages' | 'facts' | 'summary' | 'summary_source' | 'applied_fields' | 'kept_fields' | 'credits_used' | 'error'>> & {
+  patch: Partial<
+    Pick<
+      ResearchRunRow,
+      'status' | 'pages' | 'facts' | 'summary' | 'summary_source' | 'applied_fields' | 'kept_fields' | 'credits_used' | 'error'
+    >
+  > & {
     started?: boolean;
     completed?: boolean;
   },

@@ -50,7 +50,11 @@ export interface SourceRow {
 
 // ---- datasets ----
 
-export async function insertDataset(db: Db, orgId: string, d: Pick<DatasetRow, 'id' | 'name' | 'description' | 'chunking_method' | 'chunk_size' | 'embedding_model' | 'created_by'>): Promise<DatasetRow> {
+export async function insertDataset(
+  db: Db,
+  orgId: string,
+  d: Pick<DatasetRow, 'id' | 'name' | 'description' | 'chunking_method' | 'chunk_size' | 'embedding_model' | 'created_by'>,
+): Promise<DatasetRow> {
   const [row] = await db<DatasetRow[]>`
     INSERT INTO kb_datasets (id, org_id, name, description, chunking_method, chunk_size, embedding_model, created_by, modified_by)
     VALUES (${d.id}, ${orgId}, ${d.name}, ${d.description}, ${d.chunking_method}, ${d.chunk_size}, ${d.embedding_model}, ${d.created_by}, ${d.created_by})
@@ -63,16 +67,26 @@ export async function getDataset(db: Db, orgId: string, id: string): Promise<Dat
   return row;
 }
 
-export async function listDatasets(db: Db, orgId: string, page: { limit: number; offset: number }): Promise<{ rows: DatasetRow[]; count: number }> {
+export async function listDatasets(
+  db: Db,
+  orgId: string,
+  page: { limit: number; offset: number },
+): Promise<{ rows: DatasetRow[]; count: number }> {
   const rows = await db<DatasetRow[]>`
     SELECT * FROM kb_datasets WHERE org_id = ${orgId} ORDER BY created_at DESC, id DESC LIMIT ${page.limit} OFFSET ${page.offset}`;
   const [{ count }] = (await db`SELECT count(*)::int AS count FROM kb_datasets WHERE org_id = ${orgId}`) as unknown as [{ count: number }];
   return { rows, count };
 }
 
-export async function updateDataset(db: Db, orgId: string, id: string, values: Partial<Pick<DatasetRow, 'name' | 'description' | 'chunking_method' | 'chunk_size'>> & { modified_by: string }): Promise<DatasetRow | undefined> {
+export async function updateDataset(
+  db: Db,
+  orgId: string,
+  id: string,
+  values: Partial<Pick<DatasetRow, 'name' | 'description' | 'chunking_method' | 'chunk_size'>> & { modified_by: string },
+): Promise<DatasetRow | undefined> {
   const set = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
-  const [row]: [DatasetRow?] = await db`UPDATE kb_datasets SET ${db(set)}, updated_at = now() WHERE id = ${id} AND org_id = ${orgId} RETURNING *`;
+  const [row]: [DatasetRow?] =
+    await db`UPDATE kb_datasets SET ${db(set)}, updated_at = now() WHERE id = ${id} AND org_id = ${orgId} RETURNING *`;
   return row;
 }
 
@@ -86,7 +100,10 @@ export async function deleteDataset(db: Db, orgId: string, id: string): Promise<
 export async function insertSource(
   db: Db,
   orgId: string,
-  s: Pick<SourceRow, 'id' | 'type' | 'name' | 'description' | 'url' | 'domain' | 'file_id' | 'file_size' | 'chunking_method' | 'chunk_size' | 'created_by'>,
+  s: Pick<
+    SourceRow,
+    'id' | 'type' | 'name' | 'description' | 'url' | 'domain' | 'file_id' | 'file_size' | 'chunking_method' | 'chunk_size' | 'created_by'
+  >,
 ): Promise<SourceRow> {
   const [row] = await db<SourceRow[]>`
     INSERT INTO kb_sources (id, org_id, type, name, description, url, domain, file_id, file_size, chunking_method, chunk_size, created_by, modified_by)
@@ -112,7 +129,9 @@ export async function searchSources(
   const where = db`org_id = ${orgId}
     ${filter.type ? db`AND type = ${filter.type}` : db``}
     ${filter.pattern !== undefined ? db`AND name ILIKE ${likePattern(filter.pattern)}` : db``}`;
-  const rows = await db<SourceRow[]>`SELECT * FROM kb_sources WHERE ${where} ORDER BY lower(name), id LIMIT ${page.limit} OFFSET ${page.offset}`;
+  const rows = await db<
+    SourceRow[]
+  >`SELECT * FROM kb_sources WHERE ${where} ORDER BY lower(name), id LIMIT ${page.limit} OFFSET ${page.offset}`;
   const [{ count }] = (await db`SELECT count(*)::int AS count FROM kb_sources WHERE ${where}`) as unknown as [{ count: number }];
   return { rows, count };
 }
@@ -172,7 +191,8 @@ export async function attachSources(db: Db, orgId: string, datasetId: string, so
 }
 
 export async function detachSource(db: Db, orgId: string, datasetId: string, sourceId: string): Promise<boolean> {
-  const rows = await db`DELETE FROM kb_dataset_sources WHERE org_id = ${orgId} AND dataset_id = ${datasetId} AND source_id = ${sourceId} RETURNING source_id`;
+  const rows =
+    await db`DELETE FROM kb_dataset_sources WHERE org_id = ${orgId} AND dataset_id = ${datasetId} AND source_id = ${sourceId} RETURNING source_id`;
   return rows.length > 0;
 }
 
@@ -207,7 +227,13 @@ export async function insertChunks(
   await insertChunkRows(
     db,
     orgId,
-    contents.map((content, i) => ({ source_id: sourceId, generation, ordinal: firstOrdinal + i, content, embedding: embedded?.vectors[i] ?? null })),
+    contents.map((content, i) => ({
+      source_id: sourceId,
+      generation,
+      ordinal: firstOrdinal + i,
+      content,
+      embedding: embedded?.vectors[i] ?? null,
+    })),
     embedded?.model ?? null,
   );
 }
@@ -243,7 +269,13 @@ export async function insertChunkRows(db: Db, orgId: string, rows: NewChunk[], m
   }
 }
 
-export async function chunksWithoutEmbedding(db: Db, orgId: string, sourceId: string, generation: number, limit: number): Promise<{ id: string; content: string }[]> {
+export async function chunksWithoutEmbedding(
+  db: Db,
+  orgId: string,
+  sourceId: string,
+  generation: number,
+  limit: number,
+): Promise<{ id: string; content: string }[]> {
   return db<{ id: string; content: string }[]>`
     SELECT id, content FROM kb_chunks WHERE org_id = ${orgId} AND source_id = ${sourceId} AND generation = ${generation} AND embedding IS NULL
     ORDER BY ordinal LIMIT ${limit}`;
@@ -262,7 +294,13 @@ export async function storeEmbeddings(db: Db, orgId: string, model: string, item
 }
 
 /** Makes the generation the visible one and drops every other: one statement pair in the caller's transaction. */
-export async function publishGeneration(db: Db, orgId: string, sourceId: string, generation: number, model: string): Promise<SourceRow | undefined> {
+export async function publishGeneration(
+  db: Db,
+  orgId: string,
+  sourceId: string,
+  generation: number,
+  model: string,
+): Promise<SourceRow | undefined> {
   const [row]: [SourceRow?] = await db`
     UPDATE kb_sources SET generation = ${generation}, file_upload_status = 'ready', failure_reason = NULL, embedding_model = ${model},
       chunk_count = (SELECT count(*) FROM kb_chunks WHERE source_id = ${sourceId} AND generation = ${generation}),
@@ -276,7 +314,10 @@ export async function publishGeneration(db: Db, orgId: string, sourceId: string,
 export async function insertSources(
   db: Db,
   orgId: string,
-  sources: Pick<SourceRow, 'id' | 'type' | 'name' | 'description' | 'url' | 'domain' | 'file_id' | 'file_size' | 'chunking_method' | 'chunk_size' | 'created_by'>[],
+  sources: Pick<
+    SourceRow,
+    'id' | 'type' | 'name' | 'description' | 'url' | 'domain' | 'file_id' | 'file_size' | 'chunking_method' | 'chunk_size' | 'created_by'
+  >[],
 ): Promise<void> {
   if (sources.length === 0) return;
   await db`INSERT INTO kb_sources ${db(sources.map((s) => ({ ...s, org_id: orgId, modified_by: s.created_by })))}`;

@@ -41,8 +41,10 @@ export interface BotEventRow {
   created_at: Date;
 }
 
-export type NewBot = Pick<BotRow, 'id' | 'meeting_url' | 'platform' | 'bot_name' | 'join_at' | 'account_id' | 'deal_id' | 'contact_ids' | 'vendor' | 'created_by'>;
-
+export type NewBot = Pick<
+  BotRow,
+  'id' | 'meeting_url' | 'platform' | 'bot_name' | 'join_at' | 'account_id' | 'deal_id' | 'contact_ids' | 'vendor' | 'created_by'
+>;
 
 // --- links checked on create (under FOR KEY SHARE, so they cannot vanish before the insert commits) ---
 
@@ -57,7 +59,9 @@ export async function dealInOrg(db: Db, orgId: string, dealId: string): Promise<
 /** The ids among `contactIds` that are not contacts of the organization. */
 export async function missingContacts(db: Db, orgId: string, contactIds: string[]): Promise<string[]> {
   if (!contactIds.length) return [];
-  const found = await db<{ id: string }[]>`SELECT id FROM contacts WHERE org_id = ${orgId} AND id = ANY(${contactIds}::uuid[]) FOR KEY SHARE`;
+  const found = await db<
+    { id: string }[]
+  >`SELECT id FROM contacts WHERE org_id = ${orgId} AND id = ANY(${contactIds}::uuid[]) FOR KEY SHARE`;
   const have = new Set(found.map((r) => r.id));
   return contactIds.filter((id) => !have.has(id));
 }
@@ -190,7 +194,12 @@ export interface CapturedMeeting {
  * contact still in the organization; every linked contact is kept in the activity's metadata. A
  * repeat (an activity retry) returns the activity already written.
  */
-export async function completeWithActivity(db: Db, orgId: string, botId: string, m: CapturedMeeting): Promise<{ activityId: string | null; created: boolean }> {
+export async function completeWithActivity(
+  db: Db,
+  orgId: string,
+  botId: string,
+  m: CapturedMeeting,
+): Promise<{ activityId: string | null; created: boolean }> {
   const [bot]: [{ activity_id: string | null; ended_at: Date | null }?] = await db`
     SELECT activity_id, ended_at FROM meeting_bots WHERE id = ${botId} AND org_id = ${orgId} FOR UPDATE`;
   if (!bot) return { activityId: null, created: false };

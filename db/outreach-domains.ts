@@ -41,7 +41,10 @@ export interface DomainRecordRow {
   checked_at: Date | null;
 }
 
-export type DomainInsert = Omit<DomainRow, 'org_id' | 'status' | 'last_verified_at' | 'verified_at' | 'created_at' | 'updated_at' | 'tracking_enabled'> & { tracking_enabled?: boolean };
+export type DomainInsert = Omit<
+  DomainRow,
+  'org_id' | 'status' | 'last_verified_at' | 'verified_at' | 'created_at' | 'updated_at' | 'tracking_enabled'
+> & { tracking_enabled?: boolean };
 
 function translate(error: unknown): never {
   if (isPgError(error, PG.UNIQUE_VIOLATION)) throw conflict('The organization already has this domain');
@@ -57,7 +60,12 @@ export async function insertDomain(db: Db, orgId: string, values: DomainInsert):
   }
 }
 
-export async function insertRecords(db: Db, orgId: string, domainId: string, records: Pick<DomainRecordRow, 'purpose' | 'type' | 'host' | 'value'>[]): Promise<void> {
+export async function insertRecords(
+  db: Db,
+  orgId: string,
+  domainId: string,
+  records: Pick<DomainRecordRow, 'purpose' | 'type' | 'host' | 'value'>[],
+): Promise<void> {
   const rows = records.map((r) => ({ ...r, org_id: orgId, domain_id: domainId }));
   await db`INSERT INTO outreach_domain_records ${db(rows, 'org_id', 'domain_id', 'purpose', 'type', 'host', 'value')}`;
 }
@@ -117,7 +125,13 @@ export async function setDomainStatus(db: Db, orgId: string, domainId: string, s
 }
 
 /** Switches tracking; `status` (when the domain was verified before) is its status judged again from the stored record statuses. */
-export async function setTracking(db: Db, orgId: string, domainId: string, enabled: boolean, status: DomainStatus | null): Promise<DomainRow | undefined> {
+export async function setTracking(
+  db: Db,
+  orgId: string,
+  domainId: string,
+  enabled: boolean,
+  status: DomainStatus | null,
+): Promise<DomainRow | undefined> {
   const [row]: [DomainRow?] = await db`
     UPDATE outreach_domains SET tracking_enabled = ${enabled}, updated_at = now(),
       status = coalesce(${status}::text, status),
@@ -127,7 +141,9 @@ export async function setTracking(db: Db, orgId: string, domainId: string, enabl
 }
 
 export async function countMailboxesOn(db: Db, orgId: string, domainId: string): Promise<number> {
-  const [row] = await db<{ n: number }[]>`SELECT count(*)::int AS n FROM outreach_mailboxes WHERE org_id = ${orgId} AND domain_id = ${domainId}`;
+  const [row] = await db<
+    { n: number }[]
+  >`SELECT count(*)::int AS n FROM outreach_mailboxes WHERE org_id = ${orgId} AND domain_id = ${domainId}`;
   return row!.n;
 }
 

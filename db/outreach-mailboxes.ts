@@ -47,14 +47,33 @@ export interface MailboxRow {
 
 export type MailboxInsert = Omit<
   MailboxRow,
-  'org_id' | 'status' | 'bounce_count' | 'failure_count' | 'last_bounce_at' | 'last_failure_at' | 'created_at' | 'updated_at' | 'send_gap_min_seconds' | 'send_gap_max_seconds'
+  | 'org_id'
+  | 'status'
+  | 'bounce_count'
+  | 'failure_count'
+  | 'last_bounce_at'
+  | 'last_failure_at'
+  | 'created_at'
+  | 'updated_at'
+  | 'send_gap_min_seconds'
+  | 'send_gap_max_seconds'
 > &
   Partial<Pick<MailboxRow, 'send_gap_min_seconds' | 'send_gap_max_seconds'>>;
 
 export type MailboxSettings = Partial<
   Pick<
     MailboxRow,
-    'display_name' | 'daily_limit' | 'window_start' | 'window_end' | 'window_days' | 'timezone' | 'warmup_enabled' | 'warmup_start_per_day' | 'warmup_days' | 'send_gap_min_seconds' | 'send_gap_max_seconds'
+    | 'display_name'
+    | 'daily_limit'
+    | 'window_start'
+    | 'window_end'
+    | 'window_days'
+    | 'timezone'
+    | 'warmup_enabled'
+    | 'warmup_start_per_day'
+    | 'warmup_days'
+    | 'send_gap_min_seconds'
+    | 'send_gap_max_seconds'
   >
 >;
 
@@ -72,14 +91,20 @@ export async function insertMailbox(db: Db, orgId: string, values: MailboxInsert
   }
 }
 
-export async function getMailbox(db: Db, orgId: string, mailboxId: string, options: { lock?: boolean } = {}): Promise<MailboxRow | undefined> {
+export async function getMailbox(
+  db: Db,
+  orgId: string,
+  mailboxId: string,
+  options: { lock?: boolean } = {},
+): Promise<MailboxRow | undefined> {
   const lock = options.lock ? db`FOR UPDATE` : db``;
   const [row]: [MailboxRow?] = await db`SELECT * FROM outreach_mailboxes WHERE org_id = ${orgId} AND id = ${mailboxId} ${lock}`;
   return row;
 }
 
 export async function findByEmail(db: Db, orgId: string, email: string): Promise<MailboxRow | undefined> {
-  const [row]: [MailboxRow?] = await db`SELECT * FROM outreach_mailboxes WHERE org_id = ${orgId} AND email_address = ${email.toLowerCase()}`;
+  const [row]: [MailboxRow?] =
+    await db`SELECT * FROM outreach_mailboxes WHERE org_id = ${orgId} AND email_address = ${email.toLowerCase()}`;
   return row;
 }
 

@@ -92,14 +92,22 @@ export interface ThreadRow {
 export async function insertThread(
   db: Db,
   orgId: string,
-  values: { mailbox_id: string; sequence_id: string | null; enrollment_id: string | null; contact_id: string | null; subject: string; counterpart: string },
+  values: {
+    mailbox_id: string;
+    sequence_id: string | null;
+    enrollment_id: string | null;
+    contact_id: string | null;
+    subject: string;
+    counterpart: string;
+  },
 ): Promise<ThreadRow> {
   const [row] = await db<ThreadRow[]>`INSERT INTO outreach_threads ${db({ id: newId(), org_id: orgId, ...values })} RETURNING *`;
   return row!;
 }
 
 export async function getThread(db: Db, orgId: string, id: string, lock = false): Promise<ThreadRow | undefined> {
-  const [row]: [ThreadRow?] = await db`SELECT * FROM outreach_threads WHERE id = ${id} AND org_id = ${orgId} ${lock ? db`FOR UPDATE` : db``}`;
+  const [row]: [ThreadRow?] =
+    await db`SELECT * FROM outreach_threads WHERE id = ${id} AND org_id = ${orgId} ${lock ? db`FOR UPDATE` : db``}`;
   return row;
 }
 
@@ -137,15 +145,18 @@ export async function countThreads(db: Db, orgId: string, filters: ThreadFilters
 }
 
 /** A message joined the thread: outbound answers it, inbound makes it unread and waiting for a reply. */
-export async function touchThread(db: Db, orgId: string, id: string, direction: 'outbound' | 'inbound', at: Date, countsAsReply = true): Promise<void> {
+export async function touchThread(
+  db: Db,
+  orgId: string,
+  id: string,
+  direction: 'outbound' | 'inbound',
+  at: Date,
+  countsAsReply = true,
+): Promise<void> {
   await db`
     UPDATE outreach_threads SET
       last_message_at = greatest(last_message_at, ${at}),
-      ${
-        direction === 'inbound'
-          ? db`unread_count = unread_count + 1, needs_reply = ${countsAsReply}`
-          : db`needs_reply = false`
-      },
+      ${direction === 'inbound' ? db`unread_count = unread_count + 1, needs_reply = ${countsAsReply}` : db`needs_reply = false`},
       updated_at = now()
     WHERE id = ${id} AND org_id = ${orgId}`;
 }
@@ -190,7 +201,10 @@ export interface MessageRow {
   created_at: Date;
 }
 
-export type NewMessage = Omit<MessageRow, 'org_id' | 'created_at' | 'sent_at' | 'received_at' | 'error' | 'local_day' | 'classification'> & {
+export type NewMessage = Omit<
+  MessageRow,
+  'org_id' | 'created_at' | 'sent_at' | 'received_at' | 'error' | 'local_day' | 'classification'
+> & {
   classification?: ReplyClass | null;
   local_day?: string | null;
   sent_at?: Date | null;
@@ -257,7 +271,11 @@ export async function lastDeliveredMessage(db: Db, orgId: string, threadId: stri
 
 // --- IMAP polling ---
 
-export async function getImapCursor(db: Db, orgId: string, mailboxId: string): Promise<{ uid_validity: string; last_uid: number } | undefined> {
+export async function getImapCursor(
+  db: Db,
+  orgId: string,
+  mailboxId: string,
+): Promise<{ uid_validity: string; last_uid: number } | undefined> {
   const [row]: [{ uid_validity: string; last_uid: string }?] = await db`
     SELECT uid_validity, last_uid::text AS last_uid FROM outreach_imap_cursors WHERE org_id = ${orgId} AND mailbox_id = ${mailboxId}`;
   return row ? { uid_validity: row.uid_validity, last_uid: Number(row.last_uid) } : undefined;

@@ -77,7 +77,13 @@ export async function getSequence(db: Db, orgId: string, id: string, lock = fals
   return row;
 }
 
-export async function updateSequence(db: Db, orgId: string, id: string, values: SequenceValues, actor: string): Promise<SequenceRow | undefined> {
+export async function updateSequence(
+  db: Db,
+  orgId: string,
+  id: string,
+  values: SequenceValues,
+  actor: string,
+): Promise<SequenceRow | undefined> {
   const set: Record<string, unknown> = {};
   if (values.name !== undefined) set.name = values.name;
   if (values.stop_on_reply !== undefined) set.stop_on_reply = values.stop_on_reply;
@@ -174,7 +180,13 @@ export async function getContactForSend(db: Db, orgId: string, id: string): Prom
 }
 
 /** Inserts enrollments, skipping contacts already in the sequence; the ids inserted. */
-export async function insertEnrollments(db: Db, orgId: string, sequenceId: string, contactIds: string[], firstDueAt: Date): Promise<EnrollmentRow[]> {
+export async function insertEnrollments(
+  db: Db,
+  orgId: string,
+  sequenceId: string,
+  contactIds: string[],
+  firstDueAt: Date,
+): Promise<EnrollmentRow[]> {
   if (!contactIds.length) return [];
   const rows = contactIds.map((contactId) => ({
     id: newId(),
@@ -189,7 +201,13 @@ export async function insertEnrollments(db: Db, orgId: string, sequenceId: strin
     RETURNING *`;
 }
 
-export async function getEnrollment(db: Db, orgId: string, sequenceId: string, id: string, lock = false): Promise<EnrollmentRow | undefined> {
+export async function getEnrollment(
+  db: Db,
+  orgId: string,
+  sequenceId: string,
+  id: string,
+  lock = false,
+): Promise<EnrollmentRow | undefined> {
   const [row]: [EnrollmentRow?] = await db`
     SELECT * FROM outreach_enrollments WHERE id = ${id} AND sequence_id = ${sequenceId} AND org_id = ${orgId} ${lock ? db`FOR UPDATE` : db``}`;
   return row;
@@ -311,7 +329,11 @@ export async function sequencesUsingMailbox(db: Db, orgId: string, mailboxId: st
 }
 
 /** The enrollment an unsubscribe token names, with its contact's address; across organizations (the token is the capability). */
-export async function findByUnsubscribeToken(db: Db, token: string, lock = false): Promise<(EnrollmentRow & { email: string | null }) | undefined> {
+export async function findByUnsubscribeToken(
+  db: Db,
+  token: string,
+  lock = false,
+): Promise<(EnrollmentRow & { email: string | null }) | undefined> {
   const [row]: [(EnrollmentRow & { email: string | null })?] = await db`
     SELECT e.*, c.email FROM outreach_enrollments e JOIN contacts c ON c.id = e.contact_id AND c.org_id = e.org_id
     WHERE e.unsubscribe_token = ${token} ${lock ? db`FOR UPDATE OF e` : db``}`;

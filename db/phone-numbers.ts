@@ -18,7 +18,13 @@ export interface PhoneNumberRow {
   updated_at: Date;
 }
 
-export async function insertPhoneNumber(db: Db, orgId: string, number: string, label: string | null, actor: string): Promise<PhoneNumberRow> {
+export async function insertPhoneNumber(
+  db: Db,
+  orgId: string,
+  number: string,
+  label: string | null,
+  actor: string,
+): Promise<PhoneNumberRow> {
   try {
     const [row] = await db<PhoneNumberRow[]>`
       INSERT INTO phone_numbers (id, org_id, number, label, created_by) VALUES (${newId()}, ${orgId}, ${number}, ${label}, ${actor})

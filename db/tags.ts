@@ -41,7 +41,12 @@ export async function lockTag(db: Db, orgId: string, tagId: string): Promise<Tag
   return row;
 }
 
-export async function updateTag(db: Db, orgId: string, tagId: string, values: { name?: string; color?: string | null }): Promise<TagRow | undefined> {
+export async function updateTag(
+  db: Db,
+  orgId: string,
+  tagId: string,
+  values: { name?: string; color?: string | null },
+): Promise<TagRow | undefined> {
   const set = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
   try {
     const [row]: [TagRow?] = await db`UPDATE tags SET ${db(set)}, updated_at = now() WHERE id = ${tagId} AND org_id = ${orgId} RETURNING *`;
@@ -72,4 +77,3 @@ export async function removeTagFrom(db: Db, orgId: string, table: TaggedTable, n
     UPDATE ${db(table)} SET updated_at = now(), tags = array_remove(tags, ${name}::text)
     WHERE org_id = ${orgId} AND tags @> ARRAY[${name}]::text[]`;
 }
-

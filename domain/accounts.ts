@@ -42,8 +42,7 @@ const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, x
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
 export function scoreAccountHealth(inputs: HealthInputs): { score: number; factors: HealthFactors } {
-  const days =
-    inputs.lastActivityAt === null ? null : Math.max(0, (Date.parse(inputs.now) - Date.parse(inputs.lastActivityAt)) / DAY_MS);
+  const days = inputs.lastActivityAt === null ? null : Math.max(0, (Date.parse(inputs.now) - Date.parse(inputs.lastActivityAt)) / DAY_MS);
   const recency = days === null ? 0 : RECENCY_POINTS * clamp((STALE_DAYS - days) / (STALE_DAYS - FRESH_DAYS), 0, 1);
   const deals = (DEAL_POINTS * Math.min(Math.max(inputs.openDeals, 0), DEALS_COUNTED)) / DEALS_COUNTED;
   const engagement = inputs.contacts > 0 ? ENGAGEMENT_POINTS * clamp(inputs.engagedContacts / inputs.contacts, 0, 1) : 0;

@@ -9,7 +9,10 @@ export const E164 = z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 phon
 /** A BCP-47 language tag (language, optional script, region or variant subtags), e.g. en-US, pt-BR, zh-Hant-TW. */
 export const LanguageTag = z
   .string()
-  .regex(/^[a-zA-Z]{2,3}(-[a-zA-Z]{4})?(-([a-zA-Z]{2}|\d{3}))?(-([a-zA-Z\d]{5,8}|\d[a-zA-Z\d]{3}))*$/, 'must be a BCP-47 language tag such as en-US');
+  .regex(
+    /^[a-zA-Z]{2,3}(-[a-zA-Z]{4})?(-([a-zA-Z]{2}|\d{3}))?(-([a-zA-Z\d]{5,8}|\d[a-zA-Z\d]{3}))*$/,
+    'must be a BCP-47 language tag such as en-US',
+  );
 
 const ToolName = z.string().regex(/^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/, 'letters, digits, _ and -, starting with a letter, at most 64');
 const HttpsUrl = z.url({ protocol: /^https?$/ });
@@ -32,7 +35,10 @@ const WebhookTool = z
 const TransferDestination = z
   .object({
     phone_number: E164.optional(),
-    sip_uri: z.string().regex(/^sips?:[^\s@]+@[^\s@]+$/, 'must look like sip:user@host').optional(),
+    sip_uri: z
+      .string()
+      .regex(/^sips?:[^\s@]+@[^\s@]+$/, 'must look like sip:user@host')
+      .optional(),
     description: z.string().max(500).optional(),
   })
   .strict()
@@ -188,7 +194,10 @@ export const InstructionBuilderInputs = z
     goals: z.array(z.string().min(1).max(500)).max(20).optional(),
     tone: z.string().max(200).optional(),
     key_facts: z.array(z.string().min(1).max(1000)).max(50).optional(),
-    faqs: z.array(z.object({ question: z.string().min(1).max(1000), answer: z.string().min(1).max(4000) }).strict()).max(50).optional(),
+    faqs: z
+      .array(z.object({ question: z.string().min(1).max(1000), answer: z.string().min(1).max(4000) }).strict())
+      .max(50)
+      .optional(),
     guardrails: z.array(z.string().min(1).max(1000)).max(20).optional(),
     language: LanguageTag.optional(),
   })

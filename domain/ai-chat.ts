@@ -34,7 +34,10 @@ export const AccountChanges = z
     name: z.string().trim().min(1).max(300),
     domain: domainName.nullable(),
     industry: z.enum(ACCOUNT_INDUSTRIES).nullable(),
-    website: z.url({ protocol: /^https?$/ }).max(2048).nullable(),
+    website: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .nullable(),
     description: z.string().max(10_000).nullable(),
     owner_id: z.string().trim().min(1).max(200).nullable(),
     employee_count: z.number().int().min(0).max(100_000_000).nullable(),
@@ -90,7 +93,10 @@ const DESCRIPTIONS: Record<ToolName, string> = {
 /** The tools as the model sees them: name, description, JSON Schema of the input. */
 export function toolDefinitions(): { name: ToolName; description: string; parameters: Record<string, unknown> }[] {
   return (Object.keys(TOOL_INPUTS) as ToolName[]).map((name) => {
-    const { $schema: _ignored, ...parameters } = z.toJSONSchema(TOOL_INPUTS[name], { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+    const { $schema: _ignored, ...parameters } = z.toJSONSchema(TOOL_INPUTS[name], { io: 'input', unrepresentable: 'any' }) as Record<
+      string,
+      unknown
+    >;
     return { name, description: DESCRIPTIONS[name], parameters };
   });
 }
@@ -101,7 +107,10 @@ export function parseToolInput(name: string, input: unknown): ParsedToolInput {
   if (!isKnownTool(name)) return { ok: false, error: `Unknown tool ${name}` };
   const parsed = TOOL_INPUTS[name].safeParse(input);
   if (parsed.success) return { ok: true, input: parsed.data };
-  return { ok: false, error: `Invalid input for ${name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ')}` };
+  return {
+    ok: false,
+    error: `Invalid input for ${name}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ')}`,
+  };
 }
 
 export function systemPrompt(chat: { accountId: string | null; today: string }): string {
@@ -123,7 +132,9 @@ export function untrustedToolOutput(tool: string, output: unknown): string {
 
 /** What the model is told when a person denied, or never answered, a proposed change. */
 export const deniedOutput = (reason: string | null, expired = false) =>
-  expired ? { status: 'expired', note: 'Nobody answered the proposal in time; nothing was changed.' } : { status: 'denied', reason, note: 'The user denied this change; nothing was changed.' };
+  expired
+    ? { status: 'expired', note: 'Nobody answered the proposal in time; nothing was changed.' }
+    : { status: 'denied', reason, note: 'The user denied this change; nothing was changed.' };
 
 /** A chat's title from its first message when none was given. */
 export function titleFrom(text: string): string {
@@ -148,7 +159,12 @@ export function completeTranscript(messages: TranscriptMessage[]): TranscriptMes
     out.push(m);
     if (m.role === 'assistant') {
       for (const call of m.toolCalls ?? []) {
-        if (!answered.has(call.id)) out.push({ role: 'tool', toolCallId: call.id, content: untrustedToolOutput(call.name, { status: 'not_run', note: 'The turn ended before this call ran.' }) });
+        if (!answered.has(call.id))
+          out.push({
+            role: 'tool',
+            toolCallId: call.id,
+            content: untrustedToolOutput(call.name, { status: 'not_run', note: 'The turn ended before this call ran.' }),
+          });
       }
     }
   }

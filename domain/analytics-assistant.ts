@@ -148,7 +148,8 @@ function walk(value: unknown, scope: readonly string[], allowed: ReadonlySet<str
 
 function selectStmt(node: Node, outer: readonly string[], allowed: ReadonlySet<string>, relations: Set<string>): void {
   if (node.intoClause) refuse('no_into', 'SELECT … INTO creates a table: only reads are run');
-  if (Array.isArray(node.lockingClause) && node.lockingClause.length > 0) refuse('no_locking', 'FOR UPDATE / FOR SHARE lock rows: only plain reads are run');
+  if (Array.isArray(node.lockingClause) && node.lockingClause.length > 0)
+    refuse('no_locking', 'FOR UPDATE / FOR SHARE lock rows: only plain reads are run');
   let scope = outer;
   const withClause = node.withClause as { WithClause?: Node } | undefined;
   if (withClause) {
@@ -174,11 +175,15 @@ function selectStmt(node: Node, outer: readonly string[], allowed: ReadonlySet<s
 function rangeVar(node: Node, scope: readonly string[], allowed: ReadonlySet<string>, relations: Set<string>): void {
   const relname = String(node.relname ?? '');
   const schema = node.schemaname === undefined ? undefined : String(node.schemaname);
-  if (node.catalogname !== undefined) refuse('allowlisted_relations', `${String(node.catalogname)}.${schema}.${relname}: other databases are not readable`);
+  if (node.catalogname !== undefined)
+    refuse('allowlisted_relations', `${String(node.catalogname)}.${schema}.${relname}: other databases are not readable`);
   if (schema === undefined && scope.includes(relname)) return; // a CTE of an enclosing WITH
   const qualified = `${schema ?? DEFAULT_SCHEMA}.${relname}`;
   if (!allowed.has(qualified)) {
-    refuse('allowlisted_relations', `${schema === undefined ? relname : qualified} is not a readable relation: GET /analytics-assistant/schema lists them`);
+    refuse(
+      'allowlisted_relations',
+      `${schema === undefined ? relname : qualified} is not a readable relation: GET /analytics-assistant/schema lists them`,
+    );
   }
   relations.add(qualified);
 }
@@ -222,7 +227,8 @@ export type AssistantTranscript = (
 /** The one tool: run a SELECT. */
 export const RUN_SQL_TOOL = {
   name: 'run_sql',
-  description: 'Run one read-only PostgreSQL SELECT over the analytics views listed in the system message; returns columns and rows (at most 50 shown)',
+  description:
+    'Run one read-only PostgreSQL SELECT over the analytics views listed in the system message; returns columns and rows (at most 50 shown)',
   parameters: {
     type: 'object',
     properties: { sql: { type: 'string', description: 'One SELECT statement, no trailing semicolon needed' } },
@@ -241,8 +247,14 @@ export const titleOf = (question: string): string => {
  * What a run_sql call gives back to the model: rows wrapped and marked as untrusted data, so text
  * planted in a row (an email body, a note) reads as data, never as instructions.
  */
-export function toolOutput(outcome: { ok: true; columns: { name: string }[]; rows: unknown[][]; row_count: number; truncated: boolean } | { ok: false; error: string }, shownRows = 50): string {
-  if (!outcome.ok) return JSON.stringify({ error: outcome.error, hint: 'Fix the statement and call run_sql again, or answer that it cannot be done.' });
+export function toolOutput(
+  outcome:
+    | { ok: true; columns: { name: string }[]; rows: unknown[][]; row_count: number; truncated: boolean }
+    | { ok: false; error: string },
+  shownRows = 50,
+): string {
+  if (!outcome.ok)
+    return JSON.stringify({ error: outcome.error, hint: 'Fix the statement and call run_sql again, or answer that it cannot be done.' });
   const payload = {
     columns: outcome.columns.map((c) => c.name),
     rows: outcome.rows.slice(0, shownRows),

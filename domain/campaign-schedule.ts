@@ -61,7 +61,12 @@ export function retryAt(now: Date, attempt: number, baseSeconds: number): Date {
  * A contact's state once attempt `attempt` ended with `outcome`: answered calls complete it; on a
  * canceled campaign it stops; otherwise it waits for another attempt until `maxAttempts` are spent.
  */
-export function stateAfterOutcome(outcome: CallOutcome, attempt: number, maxAttempts: number, campaignStatus: string): Exclude<ContactState, 'calling'> {
+export function stateAfterOutcome(
+  outcome: CallOutcome,
+  attempt: number,
+  maxAttempts: number,
+  campaignStatus: string,
+): Exclude<ContactState, 'calling'> {
   if (outcome === 'completed') return 'completed';
   if (campaignStatus === 'canceled') return 'canceled';
   return attempt >= maxAttempts ? 'failed' : 'pending';

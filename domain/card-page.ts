@@ -58,7 +58,12 @@ export function previewTags(card: CardContent, urls: SharePageUrls): string {
     ['property', 'og:title', card.name],
     ['property', 'og:description', description],
     ['property', 'og:url', urls.share],
-    ...(image ? ([['property', 'og:image', image], ['property', 'og:image:alt', card.name]] as [string, string, string][]) : []),
+    ...(image
+      ? ([
+          ['property', 'og:image', image],
+          ['property', 'og:image:alt', card.name],
+        ] as [string, string, string][])
+      : []),
     ['name', 'twitter:card', 'summary'],
     ['name', 'twitter:title', card.name],
     ['name', 'twitter:description', description],
@@ -70,7 +75,10 @@ export function previewTags(card: CardContent, urls: SharePageUrls): string {
 
 export function renderSharePage(card: CardContent, urls: SharePageUrls, nonce: string): string {
   const e = escapeHtml;
-  const role = [card.title, card.company].filter((v): v is string => Boolean(v)).map(e).join(' · ');
+  const role = [card.title, card.company]
+    .filter((v): v is string => Boolean(v))
+    .map(e)
+    .join(' · ');
   const buttons: string[] = [
     `<a class="button primary" style="background:${card.accent_color}" href="${e(`${urls.share}/vcard${urls.query}`)}">Save contact</a>`,
   ];

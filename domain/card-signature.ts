@@ -49,7 +49,10 @@ function contactLines(card: CardContent, options: SignatureOptions, cardUrl: str
 }
 
 function nameBlock(card: CardContent): string {
-  const role = [card.title, card.company].filter((v): v is string => Boolean(v)).map(escapeHtml).join(' | ');
+  const role = [card.title, card.company]
+    .filter((v): v is string => Boolean(v))
+    .map(escapeHtml)
+    .join(' | ');
   return (
     `<div style="${FONT};font-size:16px;font-weight:bold;color:${card.primary_color};line-height:20px">${escapeHtml(card.name)}</div>` +
     (role ? `<div style="${FONT};font-size:13px;color:#6b7280;line-height:18px">${role}</div>` : '')
@@ -60,7 +63,10 @@ function detailsCell(card: CardContent, options: SignatureOptions, cardUrl: stri
   const lines = contactLines(card, options, cardUrl)
     .map((line) => `<div style="${FONT};font-size:13px;color:#374151;line-height:18px">${line}</div>`)
     .join('');
-  const logo = options.include_logo && card.logo_url ? `<div style="padding-top:8px">${image(card.logo_url, card.company ?? card.name, null, LOGO_HEIGHT)}</div>` : '';
+  const logo =
+    options.include_logo && card.logo_url
+      ? `<div style="padding-top:8px">${image(card.logo_url, card.company ?? card.name, null, LOGO_HEIGHT)}</div>`
+      : '';
   return cell(`vertical-align:top;${extraStyle}`, `${nameBlock(card)}<div style="padding-top:6px">${lines}</div>${logo}`);
 }
 
@@ -77,9 +83,7 @@ export function renderSignatureHtml(card: CardContent, options: SignatureOptions
   const border = `border-left:3px solid ${card.accent_color};padding-left:12px`;
   switch (options.layout) {
     case 'stacked':
-      return table(
-        (photo ? row(photoCell(card, 'padding-bottom:8px')) : '') + row(detailsCell(card, options, cardUrl)),
-      );
+      return table((photo ? row(photoCell(card, 'padding-bottom:8px')) : '') + row(detailsCell(card, options, cardUrl)));
     case 'compact': {
       const parts = [
         `<strong style="color:${card.primary_color}">${escapeHtml(card.name)}</strong>`,
@@ -89,7 +93,9 @@ export function renderSignatureHtml(card: CardContent, options: SignatureOptions
       return table(row(cell(`${FONT};font-size:13px;color:#374151;line-height:18px`, parts.join(' &middot; '))));
     }
     case 'horizontal':
-      return table(row((photo ? photoCell(card, 'vertical-align:top;padding-right:12px') : '') + detailsCell(card, options, cardUrl, border)));
+      return table(
+        row((photo ? photoCell(card, 'vertical-align:top;padding-right:12px') : '') + detailsCell(card, options, cardUrl, border)),
+      );
   }
 }
 

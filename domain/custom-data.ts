@@ -76,7 +76,11 @@ export interface PreparedRows {
   undeclared: string[];
 }
 
-export function prepareRows(rows: readonly Record<string, unknown>[], keyProperties: readonly string[], properties: readonly PropertyDeclaration[]): PreparedRows {
+export function prepareRows(
+  rows: readonly Record<string, unknown>[],
+  keyProperties: readonly string[],
+  properties: readonly PropertyDeclaration[],
+): PreparedRows {
   const declared = new Map(properties.map((p) => [p.name, p.type]));
   const byKey = new Map<string, Record<string, unknown>>();
   const mismatches: Record<string, number> = {};
@@ -102,7 +106,15 @@ export function prepareRows(rows: readonly Record<string, unknown>[], keyPropert
     }
     byKey.set(key, row);
   }
-  return { rows: byKey, received: rows.length, duplicates, duplicateKeys, missingKey, typeMismatches: mismatches, undeclared: [...undeclared].sort() };
+  return {
+    rows: byKey,
+    received: rows.length,
+    duplicates,
+    duplicateKeys,
+    missingKey,
+    typeMismatches: mismatches,
+    undeclared: [...undeclared].sort(),
+  };
 }
 
 /**
@@ -115,11 +127,16 @@ export const emptiesByAccident = (prepared: PreparedRows): boolean => prepared.r
 export function warningsOf(prepared: PreparedRows, keyProperties: readonly string[]): string[] {
   const warnings: string[] = [];
   if (prepared.duplicates > 0)
-    warnings.push(`${prepared.duplicates} row(s) repeat a key seen earlier in the snapshot; the last row of each key was kept (e.g. ${prepared.duplicateKeys.join(', ')})`);
-  if (prepared.missingKey > 0) warnings.push(`${prepared.missingKey} row(s) lack a key property (${keyProperties.join(', ')}) and were skipped`);
+    warnings.push(
+      `${prepared.duplicates} row(s) repeat a key seen earlier in the snapshot; the last row of each key was kept (e.g. ${prepared.duplicateKeys.join(', ')})`,
+    );
+  if (prepared.missingKey > 0)
+    warnings.push(`${prepared.missingKey} row(s) lack a key property (${keyProperties.join(', ')}) and were skipped`);
   const mismatched = Object.keys(prepared.typeMismatches);
-  if (mismatched.length > 0) warnings.push(`Values not of the declared type are stored as sent and read as null in the view: ${mismatched.sort().join(', ')}`);
-  if (prepared.undeclared.length > 0) warnings.push(`Undeclared properties are stored but not in the view: ${prepared.undeclared.join(', ')}`);
+  if (mismatched.length > 0)
+    warnings.push(`Values not of the declared type are stored as sent and read as null in the view: ${mismatched.sort().join(', ')}`);
+  if (prepared.undeclared.length > 0)
+    warnings.push(`Undeclared properties are stored but not in the view: ${prepared.undeclared.join(', ')}`);
   return warnings;
 }
 

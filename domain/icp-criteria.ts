@@ -62,7 +62,11 @@ export const INDUSTRY_SYNONYMS: Record<string, AccountIndustry> = {
 };
 
 const INDUSTRIES = new Set<string>(ACCOUNT_INDUSTRIES);
-const key = (s: string) => s.trim().toLowerCase().replace(/[\s-]+/g, '_');
+const key = (s: string) =>
+  s
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
 
 /** The account industry a value names, itself or through a synonym; null when it names none. */
 export function normalizeIndustry(value: string): AccountIndustry | null {
@@ -99,7 +103,10 @@ export function criteriaProblems(criteria: CriterionInput[]): CriterionProblem[]
         problems.push({ path: [i, 'values', j], message: `"${v}" is not a country name or ISO 3166-1 code` });
       }
       if (c.type === 'industry' && normalizeIndustry(v) === null) {
-        problems.push({ path: [i, 'values', j], message: `"${v}" is not a known industry (one of the account industries or a documented synonym)` });
+        problems.push({
+          path: [i, 'values', j],
+          message: `"${v}" is not a known industry (one of the account industries or a documented synonym)`,
+        });
       }
     });
   });

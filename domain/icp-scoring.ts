@@ -31,10 +31,18 @@ export interface FitScore {
 
 export const gradeFor = (score: number): 'A' | 'B' | 'C' | 'D' => (score >= 80 ? 'A' : score >= 60 ? 'B' : score >= 40 ? 'C' : 'D');
 
-const norm = (s: string) => s.trim().toLowerCase().replace(/[\s-]+/g, '_');
+const norm = (s: string) =>
+  s
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_');
 /** How values of a criterion type compare: countries by ISO code, industries through their synonyms. */
 const comparable = (type: CriterionType) => (value: string) =>
-  type === 'country' ? (normalizeCountry(value) ?? norm(value)) : type === 'industry' ? (normalizeIndustry(value) ?? norm(value)) : norm(value);
+  type === 'country'
+    ? (normalizeCountry(value) ?? norm(value))
+    : type === 'industry'
+      ? (normalizeIndustry(value) ?? norm(value))
+      : norm(value);
 
 /**
  * Below this share of the scoring weight known, an account has too few facts to score: `no_score`, not a
@@ -101,7 +109,8 @@ export function scoreIcpFit(criteria: Criterion[], facts: Fact[]): FitScore {
   const excluded = breakdown.some((b) => b.exclude && b.result === 'matched');
   const knownWeight = scoring.filter((b) => b.result !== 'unknown').reduce((s, b) => s + b.weight, 0);
   const share = total === 0 ? (known.length > 0 ? 1 : 0) : knownWeight / total;
-  if (!excluded && share < MIN_KNOWN_WEIGHT_SHARE) return { outcome: 'no_score', fit_score: null, grade: null, breakdown, confidence: null, excluded: false };
+  if (!excluded && share < MIN_KNOWN_WEIGHT_SHARE)
+    return { outcome: 'no_score', fit_score: null, grade: null, breakdown, confidence: null, excluded: false };
   const matched = scoring.filter((b) => b.result === 'matched').reduce((s, b) => s + b.weight, 0);
   const evidence = known.flatMap((b) => b.evidence);
   const meanConfidence = evidence.length ? evidence.reduce((s, e) => s + e.confidence, 0) / evidence.length : 1;

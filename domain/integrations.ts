@@ -88,14 +88,19 @@ export interface ConnectChoice {
 export function renderConnectPage(choices: readonly ConnectChoice[], reconnect: boolean): string {
   const items = choices
     .map(
-      (c) => `<li id="integration-${escapeHtml(c.key)}"><strong>${escapeHtml(c.name)}</strong>${c.simulated ? '<span class="tag">simulated</span>' : ''}
+      (
+        c,
+      ) => `<li id="integration-${escapeHtml(c.key)}"><strong>${escapeHtml(c.name)}</strong>${c.simulated ? '<span class="tag">simulated</span>' : ''}
 <div class="muted">${escapeHtml(c.description)}</div>
 <p class="scopes">Asks for: ${c.scopes.map(escapeHtml).join(', ') || 'no scopes'}</p>
 <a class="connect" rel="noreferrer" href="${escapeHtml(c.href)}">${reconnect ? 'Reconnect' : 'Connect'} ${escapeHtml(c.name)}</a></li>`,
     )
     .join('');
   const title = reconnect ? 'Reconnect your account' : 'Connect an account';
-  return page(title, `<h1>${title}</h1><p class="muted">You will be sent to the provider to allow access; this link works once.</p><ul>${items}</ul>`);
+  return page(
+    title,
+    `<h1>${title}</h1><p class="muted">You will be sent to the provider to allow access; this link works once.</p><ul>${items}</ul>`,
+  );
 }
 
 export function renderErrorPage(title: string, text: string): string {

@@ -42,7 +42,21 @@ export function parseRange(value: string): { min: number; max: number } | null {
 // ---- facts ------------------------------------------------------------------------------------------
 
 /** `text` is a page's title and headings (for keyword criteria); `tag` only comes from the CRM row. */
-export const FACT_FIELDS = ['name', 'description', 'industry', 'employees', 'revenue', 'location', 'country', 'technology', 'email', 'phone', 'social', 'text', 'tag'] as const;
+export const FACT_FIELDS = [
+  'name',
+  'description',
+  'industry',
+  'employees',
+  'revenue',
+  'location',
+  'country',
+  'technology',
+  'email',
+  'phone',
+  'social',
+  'text',
+  'tag',
+] as const;
 export type FactField = (typeof FACT_FIELDS)[number];
 
 export interface Fact {
@@ -91,9 +105,36 @@ const TECH_SIGNATURES: [string, RegExp][] = [
 ];
 
 const COUNTRIES = [
-  'United States', 'USA', 'Canada', 'Mexico', 'Brazil', 'United Kingdom', 'UK', 'Ireland', 'France', 'Germany', 'Spain',
-  'Italy', 'Portugal', 'Netherlands', 'Belgium', 'Switzerland', 'Austria', 'Sweden', 'Norway', 'Denmark', 'Finland',
-  'Poland', 'India', 'China', 'Japan', 'Singapore', 'Australia', 'New Zealand', 'South Africa', 'Israel',
+  'United States',
+  'USA',
+  'Canada',
+  'Mexico',
+  'Brazil',
+  'United Kingdom',
+  'UK',
+  'Ireland',
+  'France',
+  'Germany',
+  'Spain',
+  'Italy',
+  'Portugal',
+  'Netherlands',
+  'Belgium',
+  'Switzerland',
+  'Austria',
+  'Sweden',
+  'Norway',
+  'Denmark',
+  'Finland',
+  'Poland',
+  'India',
+  'China',
+  'Japan',
+  'Singapore',
+  'Australia',
+  'New Zealand',
+  'South Africa',
+  'Israel',
 ];
 const COUNTRY_ALIASES: Record<string, string> = { USA: 'United States', UK: 'United Kingdom' };
 
@@ -130,7 +171,9 @@ export function extractFacts(page: PageInput): Fact[] {
   }
   if (best) push(facts, { field: 'industry', value: best.industry, source, confidence: round2(Math.min(0.9, 0.4 + 0.1 * best.hits)) });
 
-  const size = /\b(?:team of|over|more than)?\s*(\d{1,3}(?:,\d{3})*|\d+)\+?\s+(?:employees|people|team members|staff|engineers)\b/i.exec(corpus);
+  const size = /\b(?:team of|over|more than)?\s*(\d{1,3}(?:,\d{3})*|\d+)\+?\s+(?:employees|people|team members|staff|engineers)\b/i.exec(
+    corpus,
+  );
   if (size) push(facts, { field: 'employees', value: size[1]!.replace(/,/g, ''), source, confidence: 0.7 });
 
   const revenue = /\$\s?(\d+(?:\.\d+)?)\s?(million|billion|m|bn|b)\b\s+(?:in\s+)?(?:annual\s+)?(?:revenue|arr|sales)/i.exec(corpus);
@@ -150,11 +193,15 @@ export function extractFacts(page: PageInput): Fact[] {
   const outline = [page.title, ...page.headings].filter(Boolean).join(' · ').slice(0, 500);
   if (outline) push(facts, { field: 'text', value: outline, source, confidence: 0.6 });
 
-  for (const [tech, pattern] of TECH_SIGNATURES) if (pattern.test(page.html)) push(facts, { field: 'technology', value: tech, source, confidence: 0.9 });
+  for (const [tech, pattern] of TECH_SIGNATURES)
+    if (pattern.test(page.html)) push(facts, { field: 'technology', value: tech, source, confidence: 0.9 });
 
-  for (const m of page.html.matchAll(/mailto:([^"'?>\s]+@[^"'?>\s]+)/gi)) push(facts, { field: 'email', value: m[1]!.toLowerCase(), source, confidence: 0.95 });
-  for (const m of corpus.matchAll(/\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/g)) push(facts, { field: 'email', value: m[0].toLowerCase(), source, confidence: 0.8 });
-  for (const m of page.html.matchAll(/href=["']tel:([+\d][\d\s().-]{5,})["']/gi)) push(facts, { field: 'phone', value: m[1]!.trim(), source, confidence: 0.95 });
+  for (const m of page.html.matchAll(/mailto:([^"'?>\s]+@[^"'?>\s]+)/gi))
+    push(facts, { field: 'email', value: m[1]!.toLowerCase(), source, confidence: 0.95 });
+  for (const m of corpus.matchAll(/\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b/g))
+    push(facts, { field: 'email', value: m[0].toLowerCase(), source, confidence: 0.8 });
+  for (const m of page.html.matchAll(/href=["']tel:([+\d][\d\s().-]{5,})["']/gi))
+    push(facts, { field: 'phone', value: m[1]!.trim(), source, confidence: 0.95 });
   for (const m of corpus.matchAll(/\+\d[\d ().-]{7,}\d/g)) push(facts, { field: 'phone', value: m[0].trim(), source, confidence: 0.7 });
   for (const m of page.html.matchAll(/https?:\/\/(?:www\.)?(?:linkedin\.com\/company|twitter\.com|x\.com|facebook\.com)\/[\w.-]+/gi)) {
     push(facts, { field: 'social', value: m[0], source, confidence: 0.9 });
@@ -174,7 +221,9 @@ export function mergeFacts(lists: Fact[][]): Fact[] {
 }
 
 /** The account columns research may fill, from the facts (the most confident value of each). */
-export function accountFieldsFromFacts(facts: Fact[]): Partial<Record<'name' | 'description' | 'industry' | 'employee_count', string | number>> {
+export function accountFieldsFromFacts(
+  facts: Fact[],
+): Partial<Record<'name' | 'description' | 'industry' | 'employee_count', string | number>> {
   const top = (field: FactField) => facts.filter((f) => f.field === field).sort((a, b) => b.confidence - a.confidence)[0];
   const out: Partial<Record<'name' | 'description' | 'industry' | 'employee_count', string | number>> = {};
   const description = top('description');

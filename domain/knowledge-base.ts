@@ -81,7 +81,12 @@ export function fixedSizeChunks(text: string, size: number, overlap = Math.floor
 
 /** Sentences of a paragraph, keeping their end punctuation. */
 function sentences(paragraph: string): string[] {
-  return paragraph.match(/[^.!?\n]+(?:[.!?]+|$)\s*/g)?.map((s) => s.trim()).filter(Boolean) ?? [paragraph];
+  return (
+    paragraph
+      .match(/[^.!?\n]+(?:[.!?]+|$)\s*/g)
+      ?.map((s) => s.trim())
+      .filter(Boolean) ?? [paragraph]
+  );
 }
 
 /**
@@ -167,7 +172,10 @@ export function likePattern(pattern: string): string {
  * Without a vector ranking (the dataset's model is not at hand) pass a weight of 0: full text has it all.
  * The weights stay when full text finds nothing, so scores of datasets stay comparable (an agent merges them).
  */
-export function fusedScores(candidates: { lexical_score: number | null; vector_similarity: number | null }[], vectorWeight = VECTOR_WEIGHT): number[] {
+export function fusedScores(
+  candidates: { lexical_score: number | null; vector_similarity: number | null }[],
+  vectorWeight = VECTOR_WEIGHT,
+): number[] {
   const similarities = candidates.map((c) => c.vector_similarity).filter((s): s is number => s !== null);
   const lo = Math.min(...similarities);
   const hi = Math.max(...similarities);

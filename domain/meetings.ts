@@ -45,9 +45,11 @@ export function meetingPlatform(link: string): MeetingPlatform | null {
   if (url.protocol !== 'https:' || url.username || url.password || url.port) return null;
   const host = url.hostname.toLowerCase();
   const path = url.pathname;
-  if (/^([a-z0-9-]+\.)?zoom(gov)?\.(us|com)$/.test(host) && /^\/(j|s|w|wc\/join)\/\d{9,12}\/?$|^\/my\/[\w.-]{1,64}\/?$/.test(path)) return 'zoom';
+  if (/^([a-z0-9-]+\.)?zoom(gov)?\.(us|com)$/.test(host) && /^\/(j|s|w|wc\/join)\/\d{9,12}\/?$|^\/my\/[\w.-]{1,64}\/?$/.test(path))
+    return 'zoom';
   if (host === 'meet.google.com' && /^\/[a-z]{3}-[a-z]{4}-[a-z]{3}\/?$/.test(path)) return 'google_meet';
-  if ((host === 'teams.microsoft.com' || host === 'teams.live.com') && /^\/(l\/meetup-join\/.+|meet\/\d{6,20}\/?)$/.test(path)) return 'microsoft_teams';
+  if ((host === 'teams.microsoft.com' || host === 'teams.live.com') && /^\/(l\/meetup-join\/.+|meet\/\d{6,20}\/?)$/.test(path))
+    return 'microsoft_teams';
   return null;
 }
 
@@ -108,7 +110,8 @@ export function effectOf(event: VendorEvent): EventEffect {
   }
   if (family === 'transcript') {
     if (action === 'done' && event.transcript_id) return { kind: 'transcript_ready', transcript_id: event.transcript_id };
-    if (action === 'failed') return { kind: 'transcript_failed', reason: `transcript_failed${event.sub_code ? `: ${event.sub_code}` : ''}` };
+    if (action === 'failed')
+      return { kind: 'transcript_failed', reason: `transcript_failed${event.sub_code ? `: ${event.sub_code}` : ''}` };
   }
   return { kind: 'none' };
 }
@@ -130,8 +133,7 @@ export interface TranscriptSegment {
 }
 
 /** The transcript as plain text, one `Speaker: words` paragraph per turn. */
-export const transcriptText = (segments: TranscriptSegment[]): string =>
-  segments.map((s) => `${s.speaker}: ${s.text}`).join('\n');
+export const transcriptText = (segments: TranscriptSegment[]): string => segments.map((s) => `${s.speaker}: ${s.text}`).join('\n');
 
 /** Everyone who spoke, once each, in order of first appearance (email empty when the vendor does not know it). */
 export function attendeesOf(segments: TranscriptSegment[]): { name: string; email: string }[] {

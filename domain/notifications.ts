@@ -56,7 +56,10 @@ function money(payload: Record<string, unknown>): string | null {
  * The title and one-line body of an event, as plain text (escaped where it becomes HTML). Built from
  * the payload's well-known fields; anything unknown falls back to the registry's label.
  */
-export function describeEvent(event: Pick<NotificationEvent, 'event_type' | 'entity_type' | 'entity_id' | 'payload'>): { title: string; body: string } {
+export function describeEvent(event: Pick<NotificationEvent, 'event_type' | 'entity_type' | 'entity_id' | 'payload'>): {
+  title: string;
+  body: string;
+} {
   const def = findEventDefinition(event.event_type);
   const p = event.payload;
   const label = def?.label ?? event.event_type;
@@ -168,26 +171,55 @@ export interface DealSnapshot {
 }
 
 const moneyText = (value: number | null, currency: string | null): string | null =>
-  value === null ? null : `${value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}${currency ? ` ${currency}` : ''}`;
+  value === null
+    ? null
+    : `${value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}${currency ? ` ${currency}` : ''}`;
 
 /**
  * The events a deal write produces: creation; a move into closed_won/closed_lost (won/lost, in place of
  * a stage change); another stage; a new owner (owner_id is the previous owner, new_owner_id the new
  * one, so both hear of it); a new value or currency.
  */
-export function dealChangeEvents(before: DealSnapshot | null, after: DealSnapshot): { event_type: string; payload: Record<string, unknown> }[] {
-  const base = { deal_id: after.id, deal_name: after.name, value: after.value, currency: after.currency, owner_id: after.owner_id, new_owner_id: after.owner_id, stage: after.stage };
+export function dealChangeEvents(
+  before: DealSnapshot | null,
+  after: DealSnapshot,
+): { event_type: string; payload: Record<string, unknown> }[] {
+  const base = {
+    deal_id: after.id,
+    deal_name: after.name,
+    value: after.value,
+    currency: after.currency,
+    owner_id: after.owner_id,
+    new_owner_id: after.owner_id,
+    stage: after.stage,
+  };
   const closeEvent = after.stage === 'closed_won' ? 'deal.won' : after.stage === 'closed_lost' ? 'deal.lost' : null;
   if (!before) return [{ event_type: 'deal.created', payload: base }, ...(closeEvent ? [{ event_type: closeEvent, payload: base }] : [])];
   const events: { event_type: string; payload: Record<string, unknown> }[] = [];
   if (before.stage !== after.stage) {
-    events.push({ event_type: closeEvent ?? 'deal.stage_changed', payload: { ...base, field: 'stage', old: before.stage, new: after.stage, old_stage: before.stage, new_stage: after.stage } });
+    events.push({
+      event_type: closeEvent ?? 'deal.stage_changed',
+      payload: { ...base, field: 'stage', old: before.stage, new: after.stage, old_stage: before.stage, new_stage: after.stage },
+    });
   }
   if (before.owner_id !== after.owner_id) {
-    events.push({ event_type: 'deal.owner_changed', payload: { ...base, field: 'owner_id', owner_id: before.owner_id, new_owner_id: after.owner_id, old: before.owner_id, new: after.owner_id } });
+    events.push({
+      event_type: 'deal.owner_changed',
+      payload: {
+        ...base,
+        field: 'owner_id',
+        owner_id: before.owner_id,
+        new_owner_id: after.owner_id,
+        old: before.owner_id,
+        new: after.owner_id,
+      },
+    });
   }
   if (before.value !== after.value || before.currency !== after.currency) {
-    events.push({ event_type: 'deal.value_changed', payload: { ...base, field: 'value', old: moneyText(before.value, before.currency), new: moneyText(after.value, after.currency) } });
+    events.push({
+      event_type: 'deal.value_changed',
+      payload: { ...base, field: 'value', old: moneyText(before.value, before.currency), new: moneyText(after.value, after.currency) },
+    });
   }
   return events;
 }

@@ -68,7 +68,11 @@ export function judgeRecord(record: RequiredRecord, lookup: Lookup): RecordStatu
       if (spf.length === 0) return 'missing';
       if (spf.length > 1) return 'mismatch';
       const have = new Set(spf[0]!.toLowerCase().split(/\s+/).slice(1));
-      const need = record.value.toLowerCase().split(/\s+/).slice(1).filter((m) => !/^[~?+-]?all$/.test(m));
+      const need = record.value
+        .toLowerCase()
+        .split(/\s+/)
+        .slice(1)
+        .filter((m) => !/^[~?+-]?all$/.test(m));
       return need.every((m) => have.has(m)) ? 'verified' : 'mismatch';
     }
     case 'dkim': {
@@ -93,8 +97,10 @@ export function judgeRecord(record: RequiredRecord, lookup: Lookup): RecordStatu
 export const isRecordRequired = (purpose: RecordPurpose, trackingEnabled: boolean): boolean => purpose !== 'tracking' || trackingEnabled;
 
 /** The domain's status from its records: verified when every required record is. */
-export const requiredStatusOf = (records: readonly { purpose: RecordPurpose; status: RecordStatus }[], trackingEnabled: boolean): DomainStatus =>
-  domainStatusOf(records.filter((r) => isRecordRequired(r.purpose, trackingEnabled)).map((r) => r.status));
+export const requiredStatusOf = (
+  records: readonly { purpose: RecordPurpose; status: RecordStatus }[],
+  trackingEnabled: boolean,
+): DomainStatus => domainStatusOf(records.filter((r) => isRecordRequired(r.purpose, trackingEnabled)).map((r) => r.status));
 
 /** A domain is verified when every record is. */
 export const domainStatusOf = (statuses: RecordStatus[]): DomainStatus => (statuses.every((s) => s === 'verified') ? 'verified' : 'failed');

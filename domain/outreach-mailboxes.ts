@@ -96,7 +96,9 @@ function offsetMs(zone: string, at: number): number {
  */
 function instantOf(zone: string, year: number, month: number, day: number, minutes: number): number {
   const wall = Date.UTC(year, month - 1, day, 0, minutes);
-  const candidates = [...new Set([wall - offsetMs(zone, wall - 86_400_000), wall - offsetMs(zone, wall + 86_400_000), wall - offsetMs(zone, wall)])];
+  const candidates = [
+    ...new Set([wall - offsetMs(zone, wall - 86_400_000), wall - offsetMs(zone, wall + 86_400_000), wall - offsetMs(zone, wall)]),
+  ];
   const exact = candidates.filter((t) => {
     const l = local(zone, new Date(t));
     return Date.UTC(l.year, l.month - 1, l.day, l.hour, l.minute) === wall;
@@ -106,7 +108,8 @@ function instantOf(zone: string, year: number, month: number, day: number, minut
 
 const minutesOf = (hhmm: string): number => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
 /** ISO weekday (1 Mon … 7 Sun) of a calendar date. */
-const weekdayOf = (year: number, month: number, day: number): number => ((new Date(Date.UTC(year, month - 1, day)).getUTCDay() + 6) % 7) + 1;
+const weekdayOf = (year: number, month: number, day: number): number =>
+  ((new Date(Date.UTC(year, month - 1, day)).getUTCDay() + 6) % 7) + 1;
 
 /** The mailbox's local calendar day at an instant, `YYYY-MM-DD`: the day its daily limit counts against. */
 export function localDay(mb: Pick<SendingWindow, 'timezone'>, at: Date): string {
@@ -117,7 +120,9 @@ export function localDay(mb: Pick<SendingWindow, 'timezone'>, at: Date): string 
 export function isWithinSendingWindow(mb: SendingWindow, at: Date): boolean {
   const l = local(mb.timezone, at);
   const minute = l.hour * 60 + l.minute;
-  return mb.window_days.includes(weekdayOf(l.year, l.month, l.day)) && minute >= minutesOf(mb.window_start) && minute < minutesOf(mb.window_end);
+  return (
+    mb.window_days.includes(weekdayOf(l.year, l.month, l.day)) && minute >= minutesOf(mb.window_start) && minute < minutesOf(mb.window_end)
+  );
 }
 
 /**
@@ -182,7 +187,8 @@ export function warmupVolume(day: number, startPerDay: number, days: number, dai
 }
 
 /** Calendar days from one `YYYY-MM-DD` to another. */
-const daysBetween = (from: string, to: string): number => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
+const daysBetween = (from: string, to: string): number =>
+  Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
 
 /**
  * Where a mailbox stands in its warm-up at `now`, or null when warm-up is off. Days are the mailbox's

@@ -69,7 +69,11 @@ export function replyOpening(text: string | null | undefined): string {
 }
 
 /** The class of a received message (see the rule above). */
-export function classifyReply(input: { bounce: boolean; autoReply: 'out_of_office' | 'auto_reply' | null; text: string | null | undefined }): ReplyClass {
+export function classifyReply(input: {
+  bounce: boolean;
+  autoReply: 'out_of_office' | 'auto_reply' | null;
+  text: string | null | undefined;
+}): ReplyClass {
   if (input.bounce) return 'bounce';
   if (input.autoReply) return input.autoReply;
   const opening = replyOpening(input.text);

@@ -1,7 +1,17 @@
 // Step templates: `{{variable}}` or `{{variable|fallback}}` taken from the contact, escaped in HTML.
 
 /** The contact fields a template may name, and the enrollment's one-click unsubscribe link. */
-export const TEMPLATE_VARIABLES = ['first_name', 'last_name', 'full_name', 'email', 'company', 'title', 'department', 'phone', 'unsubscribe_url'] as const;
+export const TEMPLATE_VARIABLES = [
+  'first_name',
+  'last_name',
+  'full_name',
+  'email',
+  'company',
+  'title',
+  'department',
+  'phone',
+  'unsubscribe_url',
+] as const;
 export type TemplateVariable = (typeof TEMPLATE_VARIABLES)[number];
 export type TemplateValues = Partial<Record<TemplateVariable, string | null>>;
 
@@ -46,4 +56,5 @@ export function fnv1a(input: string): number {
 }
 
 /** The A/B variant an enrollment gets for a step: the same every time it is asked, spread evenly. */
-export const chooseVariant = (enrollmentId: string, step: number, count: number): number => (count <= 1 ? 0 : fnv1a(`${enrollmentId}:${step}`) % count);
+export const chooseVariant = (enrollmentId: string, step: number, count: number): number =>
+  count <= 1 ? 0 : fnv1a(`${enrollmentId}:${step}`) % count;

@@ -37,7 +37,10 @@ export function messageIdsIn(header: string | string[] | null | undefined): stri
 }
 
 /** Ids a reply names, closest first: In-Reply-To, then References from the end. */
-export function threadCandidates(inReplyTo: string | string[] | null | undefined, references: string | string[] | null | undefined): string[] {
+export function threadCandidates(
+  inReplyTo: string | string[] | null | undefined,
+  references: string | string[] | null | undefined,
+): string[] {
   return [...new Set([...messageIdsIn(inReplyTo), ...messageIdsIn(references).reverse()])];
 }
 
@@ -53,7 +56,12 @@ export const replySubject = (subject: string): string => (/^\s*re\s*:/i.test(sub
  * A delivery status notification (RFC 3464): `multipart/report; report-type=delivery-status`, or the
  * classic mailer-daemon shape. Content types are those of the top-level message and its parts.
  */
-export function isBounce(input: { contentType?: string | null; partTypes: readonly string[]; from?: string | null; subject?: string | null }): boolean {
+export function isBounce(input: {
+  contentType?: string | null;
+  partTypes: readonly string[];
+  from?: string | null;
+  subject?: string | null;
+}): boolean {
   const type = (input.contentType ?? '').toLowerCase();
   if (type.includes('multipart/report') && type.includes('delivery-status')) return true;
   if (input.partTypes.some((t) => t.toLowerCase() === 'message/delivery-status')) return true;
@@ -71,7 +79,10 @@ const OUT_OF_OFFICE_SUBJECT =
  * than `no`, `X-Autoreply`/`X-Autorespond`, `Precedence: auto_reply`, or an out-of-office subject.
  * `out_of_office` when the subject says so, else `auto_reply`; null for a person's reply.
  */
-export function autoReplyKind(input: { header: (name: string) => string | undefined; subject?: string | null }): 'out_of_office' | 'auto_reply' | null {
+export function autoReplyKind(input: {
+  header: (name: string) => string | undefined;
+  subject?: string | null;
+}): 'out_of_office' | 'auto_reply' | null {
   const subject = input.subject ?? '';
   const ooo = OUT_OF_OFFICE_SUBJECT.test(subject);
   const autoSubmitted = (input.header('auto-submitted') ?? '').trim().toLowerCase();
@@ -95,7 +106,8 @@ export function resumeAfterAutoReply(text: string, now: Date, defaultDays: numbe
   const fallback = new Date(now.getTime() + defaultDays * 86_400_000);
   const limit = now.getTime() + maxDays * 86_400_000;
   const candidates: Date[] = [];
-  for (const m of text.matchAll(/\b(20\d\d)-(\d\d)-(\d\d)\b/g)) candidates.push(new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))));
+  for (const m of text.matchAll(/\b(20\d\d)-(\d\d)-(\d\d)\b/g))
+    candidates.push(new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))));
   const month = `(${MONTHS.join('|')}|${MONTHS.map((m) => m.slice(0, 3)).join('|')})\\.?`;
   const named = new RegExp(`\\b(?:${month}\\s+(\\d{1,2})(?:st|nd|rd|th)?|(\\d{1,2})(?:st|nd|rd|th)?\\s+${month})\\b`, 'gi');
   for (const m of text.matchAll(named)) {

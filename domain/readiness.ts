@@ -26,7 +26,10 @@ export interface FitAxis {
   reason: string;
   grade: 'A' | 'B' | 'C' | 'D' | null;
   confidence: number | null;
-  signals: (Signal & { criterion?: { values: string[]; exclude: boolean }; evidence?: { value: string; source: string; confidence: number }[] })[];
+  signals: (Signal & {
+    criterion?: { values: string[]; exclude: boolean };
+    evidence?: { value: string; source: string; confidence: number }[];
+  })[];
 }
 
 export const readinessWorkflowId = (accountId: string) => `readiness:${accountId}`;
@@ -47,7 +50,10 @@ export function axisReason(score: number, signals: Signal[]): string {
   return `${score}/100: ${earned.map((s) => `${label(s.name)} ${s.points}/${s.max}`).join(', ')}`;
 }
 const axis = (signals: Signal[]): Axis => {
-  const score = Math.min(100, signals.reduce((s, x) => s + x.points, 0));
+  const score = Math.min(
+    100,
+    signals.reduce((s, x) => s + x.points, 0),
+  );
   return { score, reason: axisReason(score, signals), signals };
 };
 
@@ -128,9 +134,19 @@ export function timingAxis(i: TimingInputs): Axis {
   const researched = daysSince(i.now, i.lastResearchAt);
   return axis([
     { name: 'furthest_open_stage', value: furthest, points: stage, max: 35 },
-    { name: 'last_deal_change', value: i.lastDealChangeAt?.toISOString() ?? null, points: moved === null ? 0 : moved <= 14 ? 25 : moved <= 30 ? 12 : 0, max: 25 },
+    {
+      name: 'last_deal_change',
+      value: i.lastDealChangeAt?.toISOString() ?? null,
+      points: moved === null ? 0 : moved <= 14 ? 25 : moved <= 30 ? 12 : 0,
+      max: 25,
+    },
     { name: 'open_tasks', value: i.openTasks, points: i.openTasksDueSoon > 0 ? 20 : i.openTasks > 0 ? 10 : 0, max: 20 },
-    { name: 'last_research', value: i.lastResearchAt?.toISOString() ?? null, points: researched !== null && researched <= 30 ? 20 : 0, max: 20 },
+    {
+      name: 'last_research',
+      value: i.lastResearchAt?.toISOString() ?? null,
+      points: researched !== null && researched <= 30 ? 20 : 0,
+      max: 20,
+    },
   ]);
 }
 

@@ -38,4 +38,6 @@ function known(zone: string): boolean {
   }
 }
 
-export const TIME_ZONE_NAMES: readonly string[] = [...new Set([...Intl.supportedValuesOf('timeZone'), ...CURRENT_IANA_NAMES])].filter(known).sort();
+export const TIME_ZONE_NAMES: readonly string[] = [...new Set([...Intl.supportedValuesOf('timeZone'), ...CURRENT_IANA_NAMES])]
+  .filter(known)
+  .sort();

@@ -17,7 +17,13 @@ function toOpenAi(messages: ChatMessage[]): ChatCompletionMessageParam[] {
           role: 'assistant',
           content: m.content || null,
           ...(m.toolCalls?.length
-            ? { tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: JSON.stringify(c.input ?? {}) } })) }
+            ? {
+                tool_calls: m.toolCalls.map((c) => ({
+                  id: c.id,
+                  type: 'function' as const,
+                  function: { name: c.name, arguments: JSON.stringify(c.input ?? {}) },
+                })),
+              }
             : {}),
         };
       case 'tool':
@@ -48,7 +54,12 @@ export function createOpenAiChatModel(config: OpenAiChatConfig): ChatModel {
   if (!config.LLM_BASE_URL) throw new Error('LLM_BASE_URL is not set');
   const modelName = config.LLM_MODEL ?? DEFAULT_LLM_MODEL;
   const timeoutMs = config.LLM_CALL_TIMEOUT_MS;
-  const client = new OpenAI({ baseURL: config.LLM_BASE_URL, apiKey: config.LLM_API_KEY ?? 'not-needed', timeout: timeoutMs, maxRetries: 0 });
+  const client = new OpenAI({
+    baseURL: config.LLM_BASE_URL,
+    apiKey: config.LLM_API_KEY ?? 'not-needed',
+    timeout: timeoutMs,
+    maxRetries: 0,
+  });
   return {
     name: `openai:${modelName}`,
     async *stream(request: ChatRequest): AsyncIterable<ChatEvent> {
@@ -64,7 +75,12 @@ export function createOpenAiChatModel(config: OpenAiChatConfig): ChatModel {
             stream: true,
             messages: toOpenAi(request.messages),
             ...(request.tools.length
-              ? { tools: request.tools.map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } })) }
+              ? {
+                  tools: request.tools.map((t) => ({
+                    type: 'function' as const,
+                    function: { name: t.name, description: t.description, parameters: t.parameters },
+                  })),
+                }
               : {}),
             ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
             ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),

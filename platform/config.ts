@@ -12,9 +12,7 @@ const intIn = (min: number, max: number) => {
   const error = `must be an integer between ${min} and ${max}`;
   return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
 };
-const bool = z
-  .enum(['true', 'false', '1', '0'])
-  .transform((v) => v === 'true' || v === '1');
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const port = intIn(1, 65535);
 const optionalUrl = z.url().optional();
 
@@ -40,12 +38,20 @@ const schema = z.object({
   // Peers whose X-Forwarded-For is believed (addresses or CIDR ranges); none by default.
   TRUSTED_PROXIES: z
     .string()
-    .transform((text) => text.split(',').map((entry) => entry.trim()).filter(Boolean))
+    .transform((text) =>
+      text
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean),
+    )
     .refine((entries) => entries.every(isProxyEntry), { error: 'must be comma-separated IP addresses or CIDR ranges' })
     .default([]),
   UPLOAD_MAX_BYTES: intIn(1, 5 * 1024 ** 3).default(100 * 1024 * 1024),
 
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
   DATABASE_POOL_MAX: intIn(1, 200).default(10),
   // Bounded waits on Postgres: connection set-up, server-side limits, and a client-side watchdog for a
   // server that stops answering altogether (frozen, partitioned), which no server-side limit catches.
@@ -56,7 +62,10 @@ const schema = z.object({
   // A request (its body's upload aside) answers 503 past this; the connections it holds are closed.
   REQUEST_TIMEOUT_MS: intIn(1000, 3_800_000).default(60_000),
 
-  TEMPORAL_ADDRESS: z.string().regex(/^[^\s:]+:\d+$/, 'must be host:port').optional(),
+  TEMPORAL_ADDRESS: z
+    .string()
+    .regex(/^[^\s:]+:\d+$/, 'must be host:port')
+    .optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('voice-crm-main'),
   TEMPORAL_TLS_CERT_PATH: z.string().optional(),
@@ -102,7 +111,12 @@ const schema = z.object({
   // which wrote better than SmolLM2-135M on every feature of the judged sample (docs/decisions.md).
   LLM_LOCAL_FEATURES: z
     .string()
-    .transform((text) => text.split(',').map((entry) => entry.trim()).filter(Boolean))
+    .transform((text) =>
+      text
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean),
+    )
     .refine((entries) => entries.every((e) => ['compare', 'instructions', 'summary'].includes(e)), {
       error: 'must be a comma-separated list of compare, instructions, summary',
     })
@@ -119,7 +133,13 @@ const schema = z.object({
   // Campaigns: the dialer, its signed call-event callback and the per-organization dispatcher.
   DIALER: z.enum(['simulated']).default('simulated'),
   DIALER_SIMULATED_LATENCY_MS: intIn(0, 3_600_000).default(3000),
-  DIALER_SIMULATED_OUTCOMES: z.string().regex(/^(completed|no_answer|busy|failed):\d+(\.\d+)?(,(completed|no_answer|busy|failed):\d+(\.\d+)?)*$/, 'must look like completed:0.8,no_answer:0.2').default('completed:0.8,no_answer:0.15,busy:0.05'),
+  DIALER_SIMULATED_OUTCOMES: z
+    .string()
+    .regex(
+      /^(completed|no_answer|busy|failed):\d+(\.\d+)?(,(completed|no_answer|busy|failed):\d+(\.\d+)?)*$/,
+      'must look like completed:0.8,no_answer:0.2',
+    )
+    .default('completed:0.8,no_answer:0.15,busy:0.05'),
   DIALER_CALLBACK_SECRET: z.string().min(16).optional(),
   CAMPAIGN_DEFAULT_CONCURRENCY: intIn(0, 10000).default(10),
   CAMPAIGN_DISPATCH_PAGE_SIZE: intIn(1, 5000).default(500),
@@ -128,7 +148,10 @@ const schema = z.object({
   CAMPAIGN_HISTORY_LIMIT: intIn(20, 50_000).default(5000),
   // Notifications: the mail transport (files under DATA_DIR/mail without SMTP_URL), digest windows,
   // the outbox relay's sweep and the per-organization actor's history bound.
-  SMTP_URL: z.string().regex(/^smtps?:\/\/.+/, 'must be an smtp:// or smtps:// URL').optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/.+/, 'must be an smtp:// or smtps:// URL')
+    .optional(),
   MAIL_FROM: z.string().min(3).max(320).default('Voice CRM <notifications@localhost>'),
   NOTIFICATION_DIGEST_INTERVAL_SECONDS: intIn(1, 7 * 86_400).default(86_400),
   NOTIFICATION_DIGEST_HOUR_UTC: intIn(0, 23).default(8),
@@ -150,7 +173,10 @@ const schema = z.object({
   MEETING_VENDOR_API_KEY: z.string().min(1).optional(),
   MEETING_WEBHOOK_SECRETS: z
     .string()
-    .regex(/^\s*whsec_[A-Za-z0-9+/]+={0,2}(\s*[,\s]\s*whsec_[A-Za-z0-9+/]+={0,2})*\s*$/, 'must be whsec_<base64> secrets separated by commas')
+    .regex(
+      /^\s*whsec_[A-Za-z0-9+/]+={0,2}(\s*[,\s]\s*whsec_[A-Za-z0-9+/]+={0,2})*\s*$/,
+      'must be whsec_<base64> secrets separated by commas',
+    )
     .optional(),
   MEETING_SIMULATED_STEP_MS: intIn(0, 600_000).default(1500),
   MEETING_SIMULATED_CALL_MS: intIn(0, 86_400_000).default(20_000),
@@ -172,7 +198,10 @@ const schema = z.object({
   OUTREACH_SEND_BATCH: intIn(1, 1000).default(50),
   OUTREACH_INBOUND_SECRETS: z
     .string()
-    .regex(/^\s*whsec_[A-Za-z0-9+/]+={0,2}(\s*[,\s]\s*whsec_[A-Za-z0-9+/]+={0,2})*\s*$/, 'must be whsec_<base64> secrets separated by commas')
+    .regex(
+      /^\s*whsec_[A-Za-z0-9+/]+={0,2}(\s*[,\s]\s*whsec_[A-Za-z0-9+/]+={0,2})*\s*$/,
+      'must be whsec_<base64> secrets separated by commas',
+    )
     .optional(),
   OUTREACH_IMAP_POLL_SECONDS: intIn(1, 86_400).default(60),
   /** An out-of-office answer that names no return date pauses its enrollment this many days. */
@@ -180,7 +209,10 @@ const schema = z.object({
   /** Requests to the public unsubscribe page and one-click POST per client address per CARD_RATE_WINDOW_SECONDS. */
   OUTREACH_UNSUBSCRIBE_PER_ADDRESS: intIn(1, 1_000_000).default(30),
   // Readiness: when each organization's nightly refresh runs (cron, UTC) and how old a profile must be to be recomputed.
-  READINESS_NIGHTLY_CRON: z.string().regex(/^\S+( \S+){4}$/, 'must be a five-field cron expression').default('0 3 * * *'),
+  READINESS_NIGHTLY_CRON: z
+    .string()
+    .regex(/^\S+( \S+){4}$/, 'must be a five-field cron expression')
+    .default('0 3 * * *'),
   READINESS_STALE_HOURS: intIn(1, 24 * 365).default(20),
   // AI chat: model calls per turn, how long a proposed change waits for its answer, the SSE keep-alive,
   // and how long a stream response waits without a frame before it ends (the turn goes on; clients resume).
@@ -190,7 +222,10 @@ const schema = z.object({
   AI_CHAT_STREAM_IDLE_TIMEOUT_MS: intIn(1000, 3_600_000).default(180_000),
   // Analytics Assistant: its login role's URL (unset: DATABASE_URL as analytics_reader, password derived
   // from DATABASE_URL's), and the bounds of each query it runs.
-  ANALYTICS_DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  ANALYTICS_DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+    .optional(),
   ANALYTICS_POOL_MAX: intIn(1, 50).default(4),
   ANALYTICS_STATEMENT_TIMEOUT_MS: intIn(100, 600_000).default(5000),
   ANALYTICS_LOCK_TIMEOUT_MS: intIn(10, 600_000).default(1000),
@@ -214,8 +249,14 @@ const schema = z.object({
   // Mailbox SMTP/IMAP hosts on private, loopback or link-local addresses (an operator's own relay; tests).
   OUTREACH_ALLOW_PRIVATE_MAIL_HOSTS: bool.default(false),
   OUTREACH_DNS_TIMEOUT_MS: intIn(100, 60_000).default(5000),
-  OUTREACH_DNS_SERVERS: z.string().regex(/^[^,\s]+(,[^,\s]+)*$/, 'must be comma-separated addresses (host or host:port)').optional(),
-  OUTREACH_TRACKING_HOST: z.string().regex(/^([a-z0-9-]+\.)+[a-z0-9-]+$/, 'must be a lower-case host name').default('track.outreach.localhost'),
+  OUTREACH_DNS_SERVERS: z
+    .string()
+    .regex(/^[^,\s]+(,[^,\s]+)*$/, 'must be comma-separated addresses (host or host:port)')
+    .optional(),
+  OUTREACH_TRACKING_HOST: z
+    .string()
+    .regex(/^([a-z0-9-]+\.)+[a-z0-9-]+$/, 'must be a lower-case host name')
+    .default('track.outreach.localhost'),
   OUTREACH_REGISTRAR: z.enum(['simulated', 'porkbun']).default('simulated'),
   OUTREACH_REGISTRAR_BASE_URL: optionalUrl,
   OUTREACH_REGISTRAR_API_KEY: z.string().min(1).optional(),
@@ -270,11 +311,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // A transaction may wait on Temporal (row and workflow start together); it must not be cut first.
     throw new ConfigError('Invalid configuration: DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS must exceed TEMPORAL_REQUEST_TIMEOUT_MS');
   }
-  if (config.OUTREACH_MAILBOX_PROVIDER === 'mailcow' && !(config.OUTREACH_MAILBOX_PROVIDER_BASE_URL && config.OUTREACH_MAILBOX_PROVIDER_API_KEY)) {
-    throw new ConfigError('Invalid configuration: OUTREACH_MAILBOX_PROVIDER_BASE_URL and OUTREACH_MAILBOX_PROVIDER_API_KEY are required with OUTREACH_MAILBOX_PROVIDER=mailcow');
+  if (
+    config.OUTREACH_MAILBOX_PROVIDER === 'mailcow' &&
+    !(config.OUTREACH_MAILBOX_PROVIDER_BASE_URL && config.OUTREACH_MAILBOX_PROVIDER_API_KEY)
+  ) {
+    throw new ConfigError(
+      'Invalid configuration: OUTREACH_MAILBOX_PROVIDER_BASE_URL and OUTREACH_MAILBOX_PROVIDER_API_KEY are required with OUTREACH_MAILBOX_PROVIDER=mailcow',
+    );
   }
   if (config.OUTREACH_REGISTRAR === 'porkbun' && !(config.OUTREACH_REGISTRAR_API_KEY && config.OUTREACH_REGISTRAR_SECRET_KEY)) {
-    throw new ConfigError('Invalid configuration: OUTREACH_REGISTRAR_API_KEY and OUTREACH_REGISTRAR_SECRET_KEY are required with OUTREACH_REGISTRAR=porkbun');
+    throw new ConfigError(
+      'Invalid configuration: OUTREACH_REGISTRAR_API_KEY and OUTREACH_REGISTRAR_SECRET_KEY are required with OUTREACH_REGISTRAR=porkbun',
+    );
   }
   if (config.S3_ENDPOINT && !(config.S3_ACCESS_KEY_ID && config.S3_SECRET_ACCESS_KEY)) {
     throw new ConfigError('Invalid configuration: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are required with S3_ENDPOINT');
@@ -294,7 +342,8 @@ export function publicBaseUrl(config: Pick<Config, 'PUBLIC_BASE_URL' | 'PORT'>):
 }
 
 export function requireDatabaseUrl(config: Pick<Config, 'DATABASE_URL'>): string {
-  if (!config.DATABASE_URL) throw new ConfigError('Invalid configuration: DATABASE_URL is required (npm start provides an embedded Postgres)');
+  if (!config.DATABASE_URL)
+    throw new ConfigError('Invalid configuration: DATABASE_URL is required (npm start provides an embedded Postgres)');
   return config.DATABASE_URL;
 }
 

@@ -71,7 +71,10 @@ export function createSimulatedDialer(options: SimulatedDialerOptions): Dialer {
   function plan(request: CallRequest): { outcome: CallStatus; latencyMs: number } {
     const hints = (request.data?.simulate ?? {}) as Hints;
     const scripted = Array.isArray(hints.outcomes) ? hints.outcomes[request.attempt - 1] : undefined;
-    const outcome = typeof scripted === 'string' && SCRIPTABLE.has(scripted) ? (scripted as CallStatus) : pickOutcome(options.outcomes, request.idempotency_key);
+    const outcome =
+      typeof scripted === 'string' && SCRIPTABLE.has(scripted)
+        ? (scripted as CallStatus)
+        : pickOutcome(options.outcomes, request.idempotency_key);
     const latencyMs = typeof hints.latency_ms === 'number' && hints.latency_ms >= 0 ? hints.latency_ms : options.latencyMs;
     return { outcome, latencyMs };
   }

@@ -31,7 +31,6 @@ export interface PlacedCall {
   provider_call_id: string;
 }
 
-
 /** The provider refused this one call for good (e.g. an unroutable number): the attempt fails, unretried. */
 export class CallRejected extends Error {}
 
@@ -71,7 +70,8 @@ export function parseOutcomeWeights(spec: string): [CallStatus, number][] {
 }
 
 /** The X-Dialer-Signature of a callback body: `sha256=<hex HMAC-SHA256 of the raw body>`. */
-export const signBody = (secret: string, rawBody: string): string => `sha256=${crypto.createHmac('sha256', secret).update(rawBody).digest('hex')}`;
+export const signBody = (secret: string, rawBody: string): string =>
+  `sha256=${crypto.createHmac('sha256', secret).update(rawBody).digest('hex')}`;
 
 /** Checks a callback's signature against the exact raw body, in constant time. */
 export function verifySignature(secret: string, rawBody: string, header: string): boolean {

@@ -61,7 +61,9 @@ export class DataDirError extends Error {
 const PGVECTOR_DIR = path.join(PROJECT_ROOT, '.tools', 'pgvector');
 
 function pgvectorInstalled(): boolean {
-  return fs.existsSync(path.join(PGVECTOR_DIR, 'lib', 'vector.so')) && fs.existsSync(path.join(PGVECTOR_DIR, 'extension', 'vector.control'));
+  return (
+    fs.existsSync(path.join(PGVECTOR_DIR, 'lib', 'vector.so')) && fs.existsSync(path.join(PGVECTOR_DIR, 'extension', 'vector.control'))
+  );
 }
 
 /** The `vector` extension's files, installed by the tool ladder on first use (pinned, idempotent). */
@@ -70,7 +72,8 @@ function ensurePgvector(log?: (line: string) => void): string {
     log?.('installing the vector extension (scripts/install-tools.sh pgvector)');
     const run = spawnSync('bash', [path.join(PROJECT_ROOT, 'scripts', 'install-tools.sh'), 'pgvector'], { encoding: 'utf8' });
     log?.(`${run.stdout ?? ''}${run.stderr ?? ''}`.trim());
-    if (!pgvectorInstalled()) throw new Error('the vector extension is not installed and could not be: run `npm run tools` (scripts/install-tools.sh pgvector)');
+    if (!pgvectorInstalled())
+      throw new Error('the vector extension is not installed and could not be: run `npm run tools` (scripts/install-tools.sh pgvector)');
   }
   return PGVECTOR_DIR;
 }
@@ -108,7 +111,11 @@ export function canTraverse(stat: { uid: number; gid: number; mode: number }, us
 }
 
 /** The folders from `/` down to dir's parent that `user` cannot traverse. */
-export function blockedAncestors(dir: string, user: UserIds, stat: (p: string) => { uid: number; gid: number; mode: number } = (p) => fs.statSync(p)): string[] {
+export function blockedAncestors(
+  dir: string,
+  user: UserIds,
+  stat: (p: string) => { uid: number; gid: number; mode: number } = (p) => fs.statSync(p),
+): string[] {
   const blocked: string[] = [];
   for (let current = path.dirname(path.resolve(dir)); ; current = path.dirname(current)) {
     if (!canTraverse(stat(current), user)) blocked.unshift(current);
@@ -119,7 +126,10 @@ export function blockedAncestors(dir: string, user: UserIds, stat: (p: string) =
 function postgresUser(): UserIds | undefined {
   try {
     const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim());
-    const gids = execFileSync('id', ['-G', 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().split(/\s+/).map(Number);
+    const gids = execFileSync('id', ['-G', 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+      .trim()
+      .split(/\s+/)
+      .map(Number);
     return { uid, gids };
   } catch {
     return undefined;
@@ -137,7 +147,10 @@ function ensurePostgresUser(): UserIds {
     // reported below
   }
   const made = postgresUser();
-  if (!made) throw new DataDirError('DATA_DIR: Postgres refuses to run as root and no `postgres` system user exists or could be created: create one (useradd -r postgres) or run as another user');
+  if (!made)
+    throw new DataDirError(
+      'DATA_DIR: Postgres refuses to run as root and no `postgres` system user exists or could be created: create one (useradd -r postgres) or run as another user',
+    );
   return made;
 }
 
@@ -152,14 +165,18 @@ export function checkDataDir(dataDir: string, serverUser: UserIds | undefined): 
     fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     fs.accessSync(path.dirname(dataDir), fs.constants.W_OK);
   } catch (error) {
-    throw new DataDirError(`DATA_DIR: cannot create ${dataDir} (${(error as NodeJS.ErrnoException).code ?? String(error)}): set DATA_DIR to a directory this user can write`);
+    throw new DataDirError(
+      `DATA_DIR: cannot create ${dataDir} (${(error as NodeJS.ErrnoException).code ?? String(error)}): set DATA_DIR to a directory this user can write`,
+    );
   }
   const versionFile = path.join(dataDir, 'PG_VERSION');
   const initialised = fs.existsSync(versionFile);
   if (initialised) {
     const major = fs.readFileSync(versionFile, 'utf8').trim();
     if (major !== POSTGRES_MAJOR) {
-      throw new DataDirError(`DATA_DIR: ${dataDir} holds a Postgres ${major} cluster and this service runs Postgres ${POSTGRES_MAJOR}: move that folder aside (or pg_upgrade it) and start again`);
+      throw new DataDirError(
+        `DATA_DIR: ${dataDir} holds a Postgres ${major} cluster and this service runs Postgres ${POSTGRES_MAJOR}: move that folder aside (or pg_upgrade it) and start again`,
+      );
     }
   }
   if (!serverUser) return initialised;
@@ -167,7 +184,9 @@ export function checkDataDir(dataDir: string, serverUser: UserIds | undefined): 
     try {
       fs.chmodSync(blocked, fs.statSync(blocked).mode | 0o001);
     } catch (error) {
-      throw new DataDirError(`DATA_DIR: the postgres system user cannot traverse ${blocked} and it could not be made traversable (${(error as NodeJS.ErrnoException).code}): run \`chmod o+x ${blocked}\` or set DATA_DIR to a folder outside it`);
+      throw new DataDirError(
+        `DATA_DIR: the postgres system user cannot traverse ${blocked} and it could not be made traversable (${(error as NodeJS.ErrnoException).code}): run \`chmod o+x ${blocked}\` or set DATA_DIR to a folder outside it`,
+      );
     }
   }
   if (!initialised) fs.chownSync(dataDir, serverUser.uid, serverUser.gids[0]!);
@@ -191,9 +210,14 @@ export async function startEmbeddedPostgres(options: {
   const extensions = path.join(path.dirname(dataDir), 'pg-extensions');
   copyExtension(ensurePgvector(options.log), extensions);
   const flags = [
-    '-c', 'max_connections=300', '-c', 'listen_addresses=127.0.0.1',
-    '-c', `extension_control_path=${extensions}:$system`,
-    '-c', `dynamic_library_path=${path.join(extensions, 'lib')}:$libdir`,
+    '-c',
+    'max_connections=300',
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    `extension_control_path=${extensions}:$system`,
+    '-c',
+    `dynamic_library_path=${path.join(extensions, 'lib')}:$libdir`,
   ];
   if (!options.durable) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
   const EmbeddedPostgres = await loadEmbeddedPostgres();

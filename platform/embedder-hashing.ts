@@ -3,7 +3,9 @@ import type { Embedder } from './embedder-types';
 
 const DIMENSION = 384;
 const STOPWORDS = new Set(
-  'a an and are as at be by for from has have in is it its of on or that the this to was were will with what which who how when where why do does did not no can'.split(' '),
+  'a an and are as at be by for from has have in is it its of on or that the this to was were will with what which who how when where why do does did not no can'.split(
+    ' ',
+  ),
 );
 
 /** FNV-1a, 32 bits: a fast, stable hash of a feature to a bucket and a sign. */
@@ -40,7 +42,14 @@ export class HashingEmbedder implements Embedder {
   vector(text: string): number[] {
     const counts = new Map<string, number>();
     const bump = (feature: string, weight: number) => counts.set(feature, (counts.get(feature) ?? 0) + weight);
-    const words = (text.toLowerCase().normalize('NFKC').match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => !STOPWORDS.has(w)).map(stem);
+    const words = (
+      text
+        .toLowerCase()
+        .normalize('NFKC')
+        .match(/[\p{L}\p{N}]+/gu) ?? []
+    )
+      .filter((w) => !STOPWORDS.has(w))
+      .map(stem);
     for (let i = 0; i < words.length; i++) {
       const word = words[i]!;
       bump(`w:${word}`, 1);

@@ -32,7 +32,12 @@ export class OpenAiEmbedder implements Embedder {
       response = await fetch(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}) },
-        body: JSON.stringify({ model: this.model, input: texts, encoding_format: 'float', ...(this.options.inputType ? { input_type: kind } : {}) }),
+        body: JSON.stringify({
+          model: this.model,
+          input: texts,
+          encoding_format: 'float',
+          ...(this.options.inputType ? { input_type: kind } : {}),
+        }),
         signal: AbortSignal.timeout(this.options.timeoutMs ?? (kind === 'query' ? QUERY_TIMEOUT_MS : TIMEOUT_MS)),
       });
     } catch (error) {
@@ -44,7 +49,8 @@ export class OpenAiEmbedder implements Embedder {
     }
     const body = (await response.json().catch(() => undefined)) as { data?: { index?: number; embedding?: unknown }[] } | undefined;
     const data = body?.data;
-    if (!Array.isArray(data) || data.length !== texts.length) throw new EmbedderError('embeddings service answered an unexpected shape', false);
+    if (!Array.isArray(data) || data.length !== texts.length)
+      throw new EmbedderError('embeddings service answered an unexpected shape', false);
     const vectors = new Array<number[]>(texts.length);
     for (const [position, item] of data.entries()) {
       const index = typeof item.index === 'number' ? item.index : position;
@@ -55,7 +61,8 @@ export class OpenAiEmbedder implements Embedder {
     }
     const dimension = vectors[0]!.length;
     if (vectors.some((v) => !v || v.length !== dimension)) throw new EmbedderError('embeddings of different lengths in one answer', false);
-    if (this.learned !== undefined && this.learned !== dimension) throw new EmbedderError(`embedding dimension changed from ${this.learned} to ${dimension}`, false);
+    if (this.learned !== undefined && this.learned !== dimension)
+      throw new EmbedderError(`embedding dimension changed from ${this.learned} to ${dimension}`, false);
     this.learned = dimension;
     return vectors;
   }

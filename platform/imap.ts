@@ -88,7 +88,10 @@ async function poll(client: ImapFlow, sinceUid: number | null, opts: ImapFetchOp
     if (box.exists > 0 && (box.uidNext === undefined || box.uidNext > from + 1)) {
       // UIDs first, so only the page's sources are downloaded; `n:*` always includes the highest UID.
       const found = await client.search({ uid: `${from + 1}:*` }, { uid: true });
-      const uids = (found || []).filter((uid) => uid > from).sort((a, b) => a - b).slice(0, max);
+      const uids = (found || [])
+        .filter((uid) => uid > from)
+        .sort((a, b) => a - b)
+        .slice(0, max);
       if (uids.length > 0) {
         for await (const msg of client.fetch(uids.join(','), { uid: true, source: true }, { uid: true })) {
           if (msg.source) messages.push({ uid: msg.uid, raw: msg.source });

@@ -75,7 +75,8 @@ export function createLlmWriter(config: LlmConfig, feature: LlmFeature): LlmWrit
 
 export { versionChanges };
 
-export const BUILTIN_NOTICE = 'Written by the built-in deterministic writer, not by an LLM (no LLM_BASE_URL is set, and the local model does not write this).';
+export const BUILTIN_NOTICE =
+  'Written by the built-in deterministic writer, not by an LLM (no LLM_BASE_URL is set, and the local model does not write this).';
 
 export class BuiltinWriter implements LlmWriter {
   readonly kind = 'builtin' as const;
@@ -93,7 +94,11 @@ export class BuiltinWriter implements LlmWriter {
   }
 
   async writeInstructions(inputs: InstructionInputs): Promise<string> {
-    const lines = [`# ${BUILTIN_NOTICE}`, '', `You are the voice assistant of ${inputs.company_name}${inputs.company_website ? ` (${inputs.company_website})` : ''}.`];
+    const lines = [
+      `# ${BUILTIN_NOTICE}`,
+      '',
+      `You are the voice assistant of ${inputs.company_name}${inputs.company_website ? ` (${inputs.company_website})` : ''}.`,
+    ];
     if (inputs.agent_role) lines.push(`Your role: ${inputs.agent_role}`);
     if (inputs.company_overview) lines.push('', '## About the company', inputs.company_overview);
     const section = (title: string, items?: string[]) => {
@@ -101,7 +106,8 @@ export class BuiltinWriter implements LlmWriter {
     };
     section('Goals', inputs.goals);
     section('Key facts', inputs.key_facts);
-    if (inputs.faqs?.length) lines.push('', '## Frequently asked questions', ...inputs.faqs.flatMap((f) => [`Q: ${f.question}`, `A: ${f.answer}`]));
+    if (inputs.faqs?.length)
+      lines.push('', '## Frequently asked questions', ...inputs.faqs.flatMap((f) => [`Q: ${f.question}`, `A: ${f.answer}`]));
     section('Rules', [
       ...(inputs.guardrails ?? []),
       'Keep answers short and spoken: one or two sentences at a time.',
@@ -170,7 +176,13 @@ export class OpenAiWriter implements LlmWriter {
   async summariseCompany(page: PageProfile): Promise<string> {
     return this.complete(
       'You summarise, in at most five plain sentences, what a company does, from its website.',
-      JSON.stringify({ url: page.url, title: page.title, description: page.description, headings: page.headings, text: page.text.slice(0, 8000) }),
+      JSON.stringify({
+        url: page.url,
+        title: page.title,
+        description: page.description,
+        headings: page.headings,
+        text: page.text.slice(0, 8000),
+      }),
     );
   }
 

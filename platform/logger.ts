@@ -5,23 +5,23 @@ import pino from 'pino';
 export function createLogger(level: string = process.env.LOG_LEVEL ?? 'info', destination?: pino.DestinationStream) {
   return pino(
     {
-    level,
-    base: { service: 'voice-crm' },
-    redact: {
-      paths: [
-        'req.headers.authorization',
-        'headers.authorization',
-        'authorization',
-        'token',
-        'secret',
-        'pat_key',
-        'value',
-        '*.token',
-        '*.secret',
-        '*.pat_key',
-      ],
-      censor: '[redacted]',
-    },
+      level,
+      base: { service: 'voice-crm' },
+      redact: {
+        paths: [
+          'req.headers.authorization',
+          'headers.authorization',
+          'authorization',
+          'token',
+          'secret',
+          'pat_key',
+          'value',
+          '*.token',
+          '*.secret',
+          '*.pat_key',
+        ],
+        censor: '[redacted]',
+      },
     },
     destination,
   );

@@ -22,6 +22,9 @@ export function createMailboxProvider(config: {
     case 'simulated':
       return createSimulatedMailboxProvider();
     case 'mailcow':
-      return createMailcowProvider({ baseUrl: config.OUTREACH_MAILBOX_PROVIDER_BASE_URL!, apiKey: config.OUTREACH_MAILBOX_PROVIDER_API_KEY! });
+      return createMailcowProvider({
+        baseUrl: config.OUTREACH_MAILBOX_PROVIDER_BASE_URL!,
+        apiKey: config.OUTREACH_MAILBOX_PROVIDER_API_KEY!,
+      });
   }
 }

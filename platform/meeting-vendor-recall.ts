@@ -100,7 +100,10 @@ export function createRecallVendor(options: { baseUrl: string; apiKey: string })
         .map((e) => ({
           speaker: e.participant?.name?.trim() || 'Unknown speaker',
           email: e.participant?.email ?? null,
-          text: (e.words ?? []).map((w) => w.text).join(' ').trim(),
+          text: (e.words ?? [])
+            .map((w) => w.text)
+            .join(' ')
+            .trim(),
           start_seconds: e.words?.[0]?.start_timestamp?.relative ?? null,
         }))
         .filter((s) => s.text.length > 0);

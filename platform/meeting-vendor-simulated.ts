@@ -25,11 +25,27 @@ interface SimulatedBot {
 
 /** A short sales call, the same for every bot; every speaker is named as simulated. */
 const SCRIPT: [speaker: string, email: string, text: string][] = [
-  ['Alex Rivera (simulated)', 'alex.rivera@simulated.invalid', 'Thanks for making the time today. This transcript comes from the simulated meeting vendor; no meeting was joined.'],
-  ['Jordan Lee (simulated)', 'jordan.lee@simulated.invalid', 'Happy to. We are looking at replacing our call tracking before the next quarter.'],
+  [
+    'Alex Rivera (simulated)',
+    'alex.rivera@simulated.invalid',
+    'Thanks for making the time today. This transcript comes from the simulated meeting vendor; no meeting was joined.',
+  ],
+  [
+    'Jordan Lee (simulated)',
+    'jordan.lee@simulated.invalid',
+    'Happy to. We are looking at replacing our call tracking before the next quarter.',
+  ],
   ['Alex Rivera (simulated)', 'alex.rivera@simulated.invalid', 'What matters most to your team: coverage, reporting, or cost?'],
-  ['Jordan Lee (simulated)', 'jordan.lee@simulated.invalid', 'Reporting first. We also need it to work with our CRM. Can you send a proposal by Friday?'],
-  ['Alex Rivera (simulated)', 'alex.rivera@simulated.invalid', 'Yes, I will send the proposal by Friday and set up a follow-up call next week.'],
+  [
+    'Jordan Lee (simulated)',
+    'jordan.lee@simulated.invalid',
+    'Reporting first. We also need it to work with our CRM. Can you send a proposal by Friday?',
+  ],
+  [
+    'Alex Rivera (simulated)',
+    'alex.rivera@simulated.invalid',
+    'Yes, I will send the proposal by Friday and set up a follow-up call next week.',
+  ],
 ];
 
 export function createSimulatedVendor(config: Config, logger: Logger): MeetingVendor {
@@ -39,7 +55,13 @@ export function createSimulatedVendor(config: Config, logger: Logger): MeetingVe
   const recordings = new Map<string, string>(); // recording id → vendor bot id
   const log = logger.child({ vendor: 'simulated' });
 
-  async function post(bot: SimulatedBot, vendorBotId: string, event: string, extra: Record<string, unknown> = {}, code?: string): Promise<void> {
+  async function post(
+    bot: SimulatedBot,
+    vendorBotId: string,
+    event: string,
+    extra: Record<string, unknown> = {},
+    code?: string,
+  ): Promise<void> {
     const [secret] = webhookSecrets(config);
     if (!secret) return;
     const body = JSON.stringify({
@@ -87,7 +109,14 @@ export function createSimulatedVendor(config: Config, logger: Logger): MeetingVe
 
   function endSteps(bot: SimulatedBot, vendorBotId: string) {
     return [
-      { after: stepMs, run: async () => { bot.recordingEndedAt ??= new Date().toISOString(); bot.ended = true; await post(bot, vendorBotId, 'bot.call_ended'); } },
+      {
+        after: stepMs,
+        run: async () => {
+          bot.recordingEndedAt ??= new Date().toISOString();
+          bot.ended = true;
+          await post(bot, vendorBotId, 'bot.call_ended');
+        },
+      },
       { after: stepMs, run: () => post(bot, vendorBotId, 'bot.done') },
       { after: stepMs, run: () => post(bot, vendorBotId, 'recording.done', recordingExtra(bot), 'done') },
     ];
@@ -101,14 +130,34 @@ export function createSimulatedVendor(config: Config, logger: Logger): MeetingVe
         throw new VendorRejected('MEETING_WEBHOOK_SECRETS is not set: the simulated meeting vendor cannot sign its events');
       }
       const vendorBotId = `sim_${crypto.randomUUID()}`;
-      const bot: SimulatedBot = { request, timers: [], joined: false, ended: false, recordingId: `sim_rec_${crypto.randomUUID()}`, recordingStartedAt: null, recordingEndedAt: null };
+      const bot: SimulatedBot = {
+        request,
+        timers: [],
+        joined: false,
+        ended: false,
+        recordingId: `sim_rec_${crypto.randomUUID()}`,
+        recordingStartedAt: null,
+        recordingEndedAt: null,
+      };
       bots.set(vendorBotId, bot);
       recordings.set(bot.recordingId, vendorBotId);
       play(bot, vendorBotId, [
         { after: stepMs, run: () => post(bot, vendorBotId, 'bot.joining_call') },
         { after: stepMs, run: () => post(bot, vendorBotId, 'bot.in_waiting_room') },
-        { after: stepMs, run: async () => { bot.joined = true; await post(bot, vendorBotId, 'bot.in_call_not_recording'); } },
-        { after: stepMs, run: async () => { bot.recordingStartedAt = new Date().toISOString(); await post(bot, vendorBotId, 'bot.in_call_recording'); } },
+        {
+          after: stepMs,
+          run: async () => {
+            bot.joined = true;
+            await post(bot, vendorBotId, 'bot.in_call_not_recording');
+          },
+        },
+        {
+          after: stepMs,
+          run: async () => {
+            bot.recordingStartedAt = new Date().toISOString();
+            await post(bot, vendorBotId, 'bot.in_call_recording');
+          },
+        },
         { after: callMs, run: async () => {} },
         ...endSteps(bot, vendorBotId),
       ]);
@@ -137,7 +186,11 @@ export function createSimulatedVendor(config: Config, logger: Logger): MeetingVe
       const bot = vendorBotId ? bots.get(vendorBotId) : undefined;
       if (bot && vendorBotId) {
         play(bot, vendorBotId, [
-          { after: stepMs, run: () => post(bot, vendorBotId, 'transcript.done', { ...recordingExtra(bot), transcript: { id: transcriptId, metadata: {} } }, 'done') },
+          {
+            after: stepMs,
+            run: () =>
+              post(bot, vendorBotId, 'transcript.done', { ...recordingExtra(bot), transcript: { id: transcriptId, metadata: {} } }, 'done'),
+          },
         ]);
       }
       return { transcript_id: transcriptId };

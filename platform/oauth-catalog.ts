@@ -19,7 +19,10 @@ const ProviderSchema = z.strictObject({
   revocation_url: HttpUrl.optional(),
   userinfo_url: HttpUrl.optional(),
   /** Every scope the integration may ask for, with what it grants. */
-  scopes: z.array(z.strictObject({ name: z.string().min(1).max(200), description: z.string().max(500).default('') })).max(100).default([]),
+  scopes: z
+    .array(z.strictObject({ name: z.string().min(1).max(200), description: z.string().max(500).default('') }))
+    .max(100)
+    .default([]),
   /** Scopes asked for on every connection (default: all listed). */
   default_scopes: z.array(z.string().min(1).max(200)).max(100).optional(),
   /** `config`: client_id (and secret) below; `organization`: from the organization's workflow credential `integration-client:<key>`. */
@@ -50,7 +53,8 @@ export function simulatedProvider(issuer: string): IntegrationProvider {
   return {
     key: 'simulated',
     name: 'Simulated provider (built in)',
-    description: 'A real OAuth 2.0 / OpenID Connect server the service runs on loopback, so the connect flow works out of the box; it grants nothing outside this machine.',
+    description:
+      'A real OAuth 2.0 / OpenID Connect server the service runs on loopback, so the connect flow works out of the box; it grants nothing outside this machine.',
     issuer: base,
     authorization_url: `${base}/auth`,
     token_url: `${base}/token`,
@@ -86,7 +90,8 @@ export function loadCatalog(config: { INTEGRATION_PROVIDERS?: string; SIMULATED_
     }
     for (const p of parsed.data) {
       if (catalog.has(p.key)) throw new CatalogError(`INTEGRATION_PROVIDERS: key ${p.key} is listed twice`);
-      if (p.client_source === 'config' && !p.client_id) throw new CatalogError(`INTEGRATION_PROVIDERS ${p.key}: client_id is required when client_source is config`);
+      if (p.client_source === 'config' && !p.client_id)
+        throw new CatalogError(`INTEGRATION_PROVIDERS ${p.key}: client_id is required when client_source is config`);
       if (p.client_source === 'config' && p.token_auth_method !== 'none' && !p.client_secret)
         throw new CatalogError(`INTEGRATION_PROVIDERS ${p.key}: client_secret is required unless token_auth_method is none`);
       catalog.set(p.key, { ...p, issuer: p.issuer ?? new URL(p.authorization_url).origin, simulated: false });

@@ -33,7 +33,9 @@ const clientOf = (secrets: ClientSecrets): oauth.Client => ({ client_id: secrets
 
 function clientAuth(p: IntegrationProvider, secrets: ClientSecrets): oauth.ClientAuth {
   if (p.token_auth_method === 'none' || !secrets.clientSecret) return oauth.None();
-  return p.token_auth_method === 'client_secret_post' ? oauth.ClientSecretPost(secrets.clientSecret) : oauth.ClientSecretBasic(secrets.clientSecret);
+  return p.token_auth_method === 'client_secret_post'
+    ? oauth.ClientSecretPost(secrets.clientSecret)
+    : oauth.ClientSecretBasic(secrets.clientSecret);
 }
 
 /** Operator-configured endpoints may be plain http on loopback (the simulated provider, tests). */
@@ -45,7 +47,12 @@ export interface AuthorizationStart {
   codeVerifier: string;
 }
 
-export async function startAuthorization(p: IntegrationProvider, secrets: ClientSecrets, redirectUri: string, scopes: string[]): Promise<AuthorizationStart> {
+export async function startAuthorization(
+  p: IntegrationProvider,
+  secrets: ClientSecrets,
+  redirectUri: string,
+  scopes: string[],
+): Promise<AuthorizationStart> {
   const codeVerifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
   const url = new URL(p.authorization_url);
@@ -77,11 +84,18 @@ export interface TokenSet {
  * the secrets the request carried (`secrets`), in case a provider's text echoes them.
  */
 const flowError = (error: unknown, secrets: (string | undefined)[]): OAuthFlowError => {
-  const safe = (text: string) => redactSecrets(text, secrets.filter((s): s is string => !!s)).slice(0, 300);
+  const safe = (text: string) =>
+    redactSecrets(
+      text,
+      secrets.filter((s): s is string => !!s),
+    ).slice(0, 300);
   if (error instanceof OAuthFlowError) return new OAuthFlowError(error.code, safe(error.message));
-  if (error instanceof oauth.AuthorizationResponseError) return new OAuthFlowError(error.error, safe(error.error_description ?? error.error));
-  if (error instanceof oauth.ResponseBodyError) return new OAuthFlowError(error.error, `Token endpoint answered ${error.status} (${error.error})`);
-  if ((error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError') return new OAuthFlowError('temporarily_unavailable', 'The provider did not answer in time');
+  if (error instanceof oauth.AuthorizationResponseError)
+    return new OAuthFlowError(error.error, safe(error.error_description ?? error.error));
+  if (error instanceof oauth.ResponseBodyError)
+    return new OAuthFlowError(error.error, `Token endpoint answered ${error.status} (${error.error})`);
+  if ((error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError')
+    return new OAuthFlowError('temporarily_unavailable', 'The provider did not answer in time');
   return new OAuthFlowError('server_error', safe(`The provider's answer was not usable: ${(error as Error).message}`));
 };
 
@@ -99,7 +113,15 @@ export async function finishAuthorization(
     const as = server(p);
     const client = clientOf(secrets);
     const params = oauth.validateAuthResponse(as, client, callback, expectedState);
-    const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuth(p, secrets), params, redirectUri, codeVerifier, options(timeoutMs));
+    const response = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      clientAuth(p, secrets),
+      params,
+      redirectUri,
+      codeVerifier,
+      options(timeoutMs),
+    );
     const result = await oauth.processAuthorizationCodeResponse(as, client, response);
     const claims = result.id_token ? (oauth.getValidatedIdTokenClaims(result) as Record<string, unknown> | undefined) : undefined;
     return {
@@ -122,7 +144,12 @@ export interface ExternalAccount {
 }
 
 /** Who the tokens belong to: the userinfo answer, else the ID token, else an account named after the token. */
-export async function readAccount(p: IntegrationProvider, secrets: ClientSecrets, tokens: TokenSet, timeoutMs: number): Promise<ExternalAccount> {
+export async function readAccount(
+  p: IntegrationProvider,
+  secrets: ClientSecrets,
+  tokens: TokenSet,
+  timeoutMs: number,
+): Promise<ExternalAccount> {
   let claims: Record<string, unknown> | undefined = tokens.claims;
   if (p.userinfo_url) {
     try {
@@ -142,7 +169,13 @@ export async function readAccount(p: IntegrationProvider, secrets: ClientSecrets
 }
 
 /** Revokes a token at the provider (RFC 7009); false when the provider has no revocation endpoint. */
-export async function revokeToken(p: IntegrationProvider, secrets: ClientSecrets, token: string, hint: 'refresh_token' | 'access_token', timeoutMs: number): Promise<boolean> {
+export async function revokeToken(
+  p: IntegrationProvider,
+  secrets: ClientSecrets,
+  token: string,
+  hint: 'refresh_token' | 'access_token',
+  timeoutMs: number,
+): Promise<boolean> {
   if (!p.revocation_url) return false;
   try {
     const response = await oauth.revocationRequest(server(p), clientOf(secrets), clientAuth(p, secrets), token, {

@@ -129,8 +129,7 @@ export function watchedSocket(
     else if (code !== undefined && code !== CANCEL_REQUEST) {
       startup = true;
       owed += 1; // the startup ends with ReadyForQuery
-    }
-    else if (type === SYNC || type === QUERY) owed += 1;
+    } else if (type === SYNC || type === QUERY) owed += 1;
     else if (type === FLUSH) flushed = true;
   });
   const incoming = new Framer(
@@ -203,7 +202,9 @@ export function postgresSocketFactory(timeoutMs: number, openMs = 1000, usage?: 
     else socket.connect(options.port[0]!, options.host[0]!);
     // After postgres.js has attached its listeners (it awaits the factory).
     setImmediate(() =>
-      socket.destroy(Object.assign(new Error('Postgres unreachable: a connection attempt failed moments ago'), { code: DATABASE_UNREACHABLE })),
+      socket.destroy(
+        Object.assign(new Error('Postgres unreachable: a connection attempt failed moments ago'), { code: DATABASE_UNREACHABLE }),
+      ),
     );
     return socket;
   };

@@ -24,7 +24,8 @@ const uriEncoded = (s: string) => {
 const formEncoded = (s: string) => new URLSearchParams({ v: s }).toString().slice(2);
 const lowerHex = (s: string) => s.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
 const jsonEscaped = (s: string) => JSON.stringify(s).slice(1, -1);
-const asciiJsonEscaped = (s: string) => jsonEscaped(s).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const asciiJsonEscaped = (s: string) =>
+  jsonEscaped(s).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /** The text forms a secret takes in a request or in an echo of one. */
 function textForms(secret: string): string[] {

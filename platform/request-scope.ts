@@ -59,13 +59,16 @@ export class RequestScope {
   }
 
   private arm(): void {
-    this.timer = setTimeout(() => {
-      if (this.ended) return;
-      this.ended = true;
-      this.expired = true;
-      this.releaseAll();
-      this.onExpire();
-    }, Math.max(0, this.dueAt - Date.now()));
+    this.timer = setTimeout(
+      () => {
+        if (this.ended) return;
+        this.ended = true;
+        this.expired = true;
+        this.releaseAll();
+        this.onExpire();
+      },
+      Math.max(0, this.dueAt - Date.now()),
+    );
   }
 }
 

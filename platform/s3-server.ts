@@ -40,7 +40,13 @@ export async function startS3Server(dataDir: string, log: (line: string) => void
     });
   } else {
     const identities = {
-      identities: [{ name: 'dev', credentials: [{ accessKey: ACCESS_KEY, secretKey: SECRET_KEY }], actions: ['Admin', 'Read', 'Write', 'List', 'Tagging'] }],
+      identities: [
+        {
+          name: 'dev',
+          credentials: [{ accessKey: ACCESS_KEY, secretKey: SECRET_KEY }],
+          actions: ['Admin', 'Read', 'Write', 'List', 'Tagging'],
+        },
+      ],
     };
     const configFile = path.join(dataDir, 's3.json');
     fs.writeFileSync(configFile, JSON.stringify(identities));

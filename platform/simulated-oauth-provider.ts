@@ -118,7 +118,14 @@ export async function startSimulatedOAuthProvider(options: SimulatedProviderOpti
     // Connections refresh for as long as the grant lives, whatever the browser session does.
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     expiresWithSession: async () => false,
-    ttl: { AccessToken: options.accessTokenTtlSeconds ?? 3600, IdToken: 3600, RefreshToken: 30 * 86400, Grant: 30 * 86400, Session: 86400, Interaction: 600 },
+    ttl: {
+      AccessToken: options.accessTokenTtlSeconds ?? 3600,
+      IdToken: 3600,
+      RefreshToken: 30 * 86400,
+      Grant: 30 * 86400,
+      Session: 86400,
+      Interaction: 600,
+    },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     async findAccount(_ctx, sub) {
       return {
@@ -147,25 +154,40 @@ export async function startSimulatedOAuthProvider(options: SimulatedProviderOpti
     const { prompt, params, uid } = details;
     if (prompt.name === 'login') {
       // No password: the simulated account is the one the request hints at.
-      const accountId = typeof params.login_hint === 'string' && /^[\w.@-]{1,64}$/.test(params.login_hint) ? params.login_hint : 'simulated-user';
+      const accountId =
+        typeof params.login_hint === 'string' && /^[\w.@-]{1,64}$/.test(params.login_hint) ? params.login_hint : 'simulated-user';
       return void (await provider.interactionFinished(req, res, { login: { accountId } }, { mergeWithLastSubmission: false }));
     }
     if (action === 'abort') {
-      return void (await provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'The user denied access' }, { mergeWithLastSubmission: false }));
+      return void (await provider.interactionFinished(
+        req,
+        res,
+        { error: 'access_denied', error_description: 'The user denied access' },
+        { mergeWithLastSubmission: false },
+      ));
     }
     const accountId = details.session?.accountId ?? 'simulated-user';
     if (action !== 'confirm' || req.method !== 'POST') {
       const client = await provider.Client.find(String(params.client_id));
-      const scopes = String(params.scope ?? '').split(' ').filter(Boolean);
+      const scopes = String(params.scope ?? '')
+        .split(' ')
+        .filter(Boolean);
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
       return void res.end(consentPage(uid, client?.clientName ?? String(params.client_id), accountId, scopes));
     }
-    const missing = prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
-    const grant = details.grantId ? await provider.Grant.find(details.grantId) : new provider.Grant({ accountId, clientId: String(params.client_id) });
+    const missing = prompt.details as {
+      missingOIDCScope?: string[];
+      missingOIDCClaims?: string[];
+      missingResourceScopes?: Record<string, string[]>;
+    };
+    const grant = details.grantId
+      ? await provider.Grant.find(details.grantId)
+      : new provider.Grant({ accountId, clientId: String(params.client_id) });
     if (!grant) throw new Error('grant not found');
     if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
     if (missing.missingOIDCClaims) grant.addOIDCClaims(missing.missingOIDCClaims);
-    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(indicator, scopes.join(' '));
+    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {}))
+      grant.addResourceScope(indicator, scopes.join(' '));
     const grantId = await grant.save();
     await provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   }

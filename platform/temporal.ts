@@ -50,7 +50,12 @@ export const DEFAULT_TEMPORAL_TIMEOUT_MS = 5000;
  * updates that wait for their result. The SDK loops on them, so a per-call default would turn a long
  * workflow into an error; they are bounded by the deadline of the request they serve, if any.
  */
-const LONG_POLLS = new Set(['GetWorkflowExecutionHistory', 'PollWorkflowExecutionUpdate', 'UpdateWorkflowExecution', 'ExecuteMultiOperation']);
+const LONG_POLLS = new Set([
+  'GetWorkflowExecutionHistory',
+  'PollWorkflowExecutionUpdate',
+  'UpdateWorkflowExecution',
+  'ExecuteMultiOperation',
+]);
 
 type GrpcInterceptor = NonNullable<ConnectionOptions['interceptors']>[number];
 

@@ -68,7 +68,8 @@ export function sseBody(source: AsyncIterable<StoredFrame>, options: SseOptions)
       }
     } catch (error) {
       // The source failed (its database went away): say so in the protocol and end the stream.
-      if (!body.destroyed) body.push(`data: ${JSON.stringify({ type: 'error', errorText: `Stream interrupted: ${(error as Error).message}` })}\n\n${DONE}`);
+      if (!body.destroyed)
+        body.push(`data: ${JSON.stringify({ type: 'error', errorText: `Stream interrupted: ${(error as Error).message}` })}\n\n${DONE}`);
     } finally {
       clearTimeout(timer);
       if (!body.destroyed) body.push(null);

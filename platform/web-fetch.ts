@@ -118,7 +118,8 @@ export function guardedLookup(allow: AllowPrivate) {
     dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(new WebFetchError('dns_failed', `Cannot resolve ${hostname}`, true) as NodeJS.ErrnoException, '');
       const list = addresses as dns.LookupAddress[];
-      if (list.some((a) => refused(a.address, allow))) return callback(new WebFetchError('blocked_address', `${hostname} resolves to a non-public address`) as NodeJS.ErrnoException, '');
+      if (list.some((a) => refused(a.address, allow)))
+        return callback(new WebFetchError('blocked_address', `${hostname} resolves to a non-public address`) as NodeJS.ErrnoException, '');
       if (options.all) return callback(null, list);
       callback(null, list[0]!.address, list[0]!.family);
     });
@@ -133,7 +134,8 @@ export function parseTarget(raw: string, allow: AllowPrivate): URL {
   } catch {
     throw new WebFetchError('invalid_url', `Not a URL: ${raw}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new WebFetchError('invalid_url', `Only http and https URLs are fetched, not ${url.protocol}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new WebFetchError('invalid_url', `Only http and https URLs are fetched, not ${url.protocol}`);
   if (url.username || url.password) throw new WebFetchError('invalid_url', 'URLs with credentials are not fetched');
   const host = url.hostname.replace(/^\[|\]$/g, '');
   // Literal addresses never pass through the socket's lookup, so they are checked here.
@@ -227,14 +229,39 @@ export async function fetchPage(raw: string, options: WebFetchOptions = {}): Pro
     }
     if (hop.status >= 400 || hop.status < 200 || hop.status >= 300)
       throw new WebFetchError('http_status', `${url.origin} answered ${hop.status}`, hop.status >= 500 || hop.status === 429);
-    if (!TEXT_TYPES.test(hop.contentType)) throw new WebFetchError('unsupported_content_type', `Not a web page: ${hop.contentType || 'no content type'}`);
-    return { url: url.toString(), status: hop.status, contentType: hop.contentType, body: decode(hop.body, hop.contentType), truncated: hop.truncated, redirects };
+    if (!TEXT_TYPES.test(hop.contentType))
+      throw new WebFetchError('unsupported_content_type', `Not a web page: ${hop.contentType || 'no content type'}`);
+    return {
+      url: url.toString(),
+      status: hop.status,
+      contentType: hop.contentType,
+      body: decode(hop.body, hop.contentType),
+      truncated: hop.truncated,
+      redirects,
+    };
   }
 }
 
 const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'svg', 'iframe', 'head']);
 const HEADINGS = new Set(['h1', 'h2', 'h3']);
-const BLOCKS = new Set(['p', 'div', 'section', 'article', 'li', 'br', 'tr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'main', 'header', 'footer']);
+const BLOCKS = new Set([
+  'p',
+  'div',
+  'section',
+  'article',
+  'li',
+  'br',
+  'tr',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'main',
+  'header',
+  'footer',
+]);
 const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
 
 /** Title, meta description, headings (h1-h3) and the readable text of an HTML page. */
@@ -284,12 +311,6 @@ export function extractPageProfile(html: string, url: string, maxText = 20_000):
   parser.write(html);
   parser.end();
 
-  const body = text
-    .join('')
-    .split('\n')
-    .map(squash)
-    .filter(Boolean)
-    .join('\n')
-    .slice(0, maxText);
+  const body = text.join('').split('\n').map(squash).filter(Boolean).join('\n').slice(0, maxText);
   return { url, title: squash(title) || null, description, headings, text: body };
 }

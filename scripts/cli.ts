@@ -6,7 +6,8 @@ import { loadDevIdp } from '../platform/dev-idp';
 // `npm run --silent cli -- session --user U --org O [--org O2] [--scopes "a b"] [--email E] [--ttl SECONDS]`
 // prints a session JWT of the development identity provider, and nothing else, on stdout.
 const [command, ...rest] = process.argv.slice(2);
-const usage = 'usage: cli session --user <user_id> --org <org_id> [--org <another>] [--scopes "api:read api:manage ..."] [--email address] [--ttl seconds]';
+const usage =
+  'usage: cli session --user <user_id> --org <org_id> [--org <another>] [--scopes "api:read api:manage ..."] [--email address] [--ttl seconds]';
 
 if (command !== 'session') {
   process.stderr.write(`${usage}\n`);

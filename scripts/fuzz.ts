@@ -84,7 +84,13 @@ async function waitForHealth(): Promise<void> {
   const deadline = Date.now() + STARTUP_TIMEOUT_MS;
   while (Date.now() < deadline) {
     if (service.exitCode !== null) throw new Error('the service exited during start');
-    if (await fetch(`${base}/ready`).then((r) => r.ok, () => false)) return;
+    if (
+      await fetch(`${base}/ready`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`the service was not ready within ${STARTUP_TIMEOUT_MS / 1000} s`);
@@ -94,11 +100,15 @@ try {
   say(`starting the service on ${base} (DATA_DIR ${dataDir})`);
   await waitForHealth();
 
-  const session = spawnSync(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'scripts', 'cli.ts'), 'session', '--user', 'fuzz-user', '--org', 'fuzz-org'], {
-    cwd: PROJECT_ROOT,
-    env,
-    encoding: 'utf8',
-  });
+  const session = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', path.join(PROJECT_ROOT, 'scripts', 'cli.ts'), 'session', '--user', 'fuzz-user', '--org', 'fuzz-org'],
+    {
+      cwd: PROJECT_ROOT,
+      env,
+      encoding: 'utf8',
+    },
+  );
   if (session.status !== 0) throw new Error(`cli session failed: ${session.stderr}`);
   const sessionToken = session.stdout.trim();
   const created = await fetch(`${base}/organization-pats`, {
@@ -109,15 +119,22 @@ try {
   if (created.status !== 200) throw new Error(`POST /organization-pats answered ${created.status}: ${await created.text()}`);
   const { pat_key: apiKey, scopes } = (await created.json()) as { pat_key: string; scopes: string[] };
   // Every operation is reachable: a missing scope would turn its checks into 403s that prove nothing.
-  if ([...scopes].sort().join() !== [...ALL_SCOPES].sort().join()) throw new Error(`the ak_ key got the scopes ${scopes.join(' ')}, not every scope`);
+  if ([...scopes].sort().join() !== [...ALL_SCOPES].sort().join())
+    throw new Error(`the ak_ key got the scopes ${scopes.join(' ')}, not every scope`);
 
   // Operations the document reserves to sessions or to users (session or pat_) get the session; all others the ak_ key.
   const document = (await fetch(`${base}/openapi.json`).then((r) => r.json())) as {
-    paths: Record<string, Record<string, { operationId?: string; security?: Record<string, string[]>[]; responses?: Record<string, unknown> }>>;
+    paths: Record<
+      string,
+      Record<string, { operationId?: string; security?: Record<string, string[]>[]; responses?: Record<string, unknown> }>
+    >;
   };
   const operations = Object.values(document.paths).flatMap((item) => Object.values(item));
   const idsOf = (matching: (op: (typeof operations)[number]) => boolean) =>
-    operations.filter(matching).map((op) => op.operationId).filter((id): id is string => !!id);
+    operations
+      .filter(matching)
+      .map((op) => op.operationId)
+      .filter((id): id is string => !!id);
   const sessionOnly = idsOf((op) => !!op.security?.length && op.security.every((s) => 'sessionAuth' in s || 'userAuth' in s));
   // A declared 503 is the designed end of a bounded wait (Temporal's answer past its deadline, a readiness
   // check): on a busy machine it is the service's answer, not a server error. 500, 502 and undeclared statuses
@@ -135,12 +152,18 @@ try {
   fs.writeFileSync(config, toml);
 
   const args = [
-    '--config-file', config,
-    'run', `${base}/openapi.json`,
-    '--url', base,
-    '--phases', 'examples,coverage,fuzzing,stateful',
-    '--max-examples', MAX_EXAMPLES,
-    '--seed', SEED,
+    '--config-file',
+    config,
+    'run',
+    `${base}/openapi.json`,
+    '--url',
+    base,
+    '--phases',
+    'examples,coverage,fuzzing,stateful',
+    '--max-examples',
+    MAX_EXAMPLES,
+    '--seed',
+    SEED,
     ...process.argv.slice(2),
   ];
   say(`st ${args.join(' ')}`);

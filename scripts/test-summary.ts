@@ -34,7 +34,9 @@ export function summarize(reports: (VitestReport | undefined)[], exitCode: numbe
     summary.passed += report.numPassedTests;
     summary.skipped += report.numPendingTests + report.numTodoTests;
     // A file that failed to load (or in a hook before any test) has no failed test: it counts as one.
-    const brokenFiles = report.testResults.filter((file) => file.status === 'failed' && !file.assertionResults.some((t) => t.status === 'failed')).length;
+    const brokenFiles = report.testResults.filter(
+      (file) => file.status === 'failed' && !file.assertionResults.some((t) => t.status === 'failed'),
+    ).length;
     summary.failed += report.numFailedTests + brokenFiles;
   }
   const missing = REPORTS.filter((_, i) => !reports[i]).map((r) => r.step);
@@ -72,7 +74,10 @@ function readReport(file: string): VitestReport | undefined {
 // Run as a script (not imported by its test); real paths, so a symlinked checkout still matches.
 if (process.argv[1] && fs.realpathSync(process.argv[1]) === fs.realpathSync(fileURLToPath(import.meta.url))) {
   const [dir = '.tools/reports', code = '0'] = process.argv.slice(2);
-  const summary = summarize(REPORTS.map(({ file }) => readReport(path.join(dir, file))), Number(code) || 0);
+  const summary = summarize(
+    REPORTS.map(({ file }) => readReport(path.join(dir, file))),
+    Number(code) || 0,
+  );
   for (const note of summary.notes) process.stdout.write(`[ci] ${note}\n`);
   process.stdout.write(`${formatSummary(summary)}\n`);
   process.exit(summary.failed > 0 ? 1 : 0);

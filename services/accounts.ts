@@ -35,9 +35,19 @@ const unique = (tags: string[]) => [...new Set(tags)];
 
 export type AccountInput = { name: string } & Partial<Omit<AccountFields, 'name'>>;
 
-export async function listAccounts(deps: Pick<ServiceDeps, 'sql'>, orgId: string, page: { limit: number; offset: number; search?: string }) {
+export async function listAccounts(
+  deps: Pick<ServiceDeps, 'sql'>,
+  orgId: string,
+  page: { limit: number; offset: number; search?: string },
+) {
   const rows = await accounts.listAccounts(deps.sql, orgId, page);
-  return rows.map((r) => ({ id: r.id, name: r.name, industry: r.industry as AccountIndustry | null, health_score: r.health_score, domain: r.domain }));
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    industry: r.industry as AccountIndustry | null,
+    health_score: r.health_score,
+    domain: r.domain,
+  }));
 }
 
 export async function createAccount(deps: Pick<ServiceDeps, 'sql'>, orgId: string, input: AccountInput) {

@@ -88,8 +88,13 @@ async function create(
   return { id };
 }
 
-export const createAccountActivity = (deps: Pick<ServiceDeps, 'sql'>, orgId: string, actor: string, accountId: string, input: ActivityInput) =>
-  create(deps, orgId, actor, input, (tx, a) => activities.insertAccountActivity(tx, orgId, accountId, a), 'Account not found');
+export const createAccountActivity = (
+  deps: Pick<ServiceDeps, 'sql'>,
+  orgId: string,
+  actor: string,
+  accountId: string,
+  input: ActivityInput,
+) => create(deps, orgId, actor, input, (tx, a) => activities.insertAccountActivity(tx, orgId, accountId, a), 'Account not found');
 
 /** On the deal, and on the deal's account at write time. */
 export const createDealActivity = (deps: Pick<ServiceDeps, 'sql'>, orgId: string, actor: string, dealId: string, input: ActivityInput) =>
@@ -105,7 +110,10 @@ export async function recordContactEmail(
   contactId: string,
   email: { subject: string; body: string | null; direction: 'inbound' | 'outbound'; at: Date; actor: string },
 ): Promise<string | undefined> {
-  const a = newActivity({ type: 'email', summary: email.subject, body: email.body, contact_id: contactId, due_at: email.at.toISOString() }, email.actor);
+  const a = newActivity(
+    { type: 'email', summary: email.subject, body: email.body, contact_id: contactId, due_at: email.at.toISOString() },
+    email.actor,
+  );
   return activities.insertContactActivity(db, orgId, contactId, a, email.direction);
 }
 

@@ -18,7 +18,12 @@ export interface AgentKnowledgeQuery {
  * A dataset deleted since the version was saved is skipped and named, never an error: a published
  * version is immutable and must keep answering.
  */
-export async function queryAgentKnowledge(deps: Pick<ServiceDeps, 'sql' | 'config'>, orgId: string, agentId: string, input: AgentKnowledgeQuery) {
+export async function queryAgentKnowledge(
+  deps: Pick<ServiceDeps, 'sql' | 'config'>,
+  orgId: string,
+  agentId: string,
+  input: AgentKnowledgeQuery,
+) {
   const agent = await agents.getAgent(deps.sql, orgId, agentId);
   if (!agent) throw notFound('Agent not found');
   const number = input.version ?? agent.published_version;

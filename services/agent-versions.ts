@@ -91,7 +91,13 @@ export interface VersionCreateInput {
 }
 
 /** A new draft from a config, or as a copy of base_version (the schema lets exactly one through). */
-export async function createVersion(deps: Pick<ServiceDeps, 'sql'>, orgId: string, actor: string, agentId: string, body: VersionCreateInput) {
+export async function createVersion(
+  deps: Pick<ServiceDeps, 'sql'>,
+  orgId: string,
+  actor: string,
+  agentId: string,
+  body: VersionCreateInput,
+) {
   const row = await deps.sql.begin(async (tx) => {
     await requireAgent(tx, orgId, agentId, true);
     if (body.base_version !== undefined) {
@@ -167,14 +173,22 @@ export interface VersionUpdateInput {
   instruction_builder_inputs?: DraftUpdate['instruction_builder_inputs'];
 }
 
-export async function updateVersion(deps: Pick<ServiceDeps, 'sql'>, orgId: string, actor: string, agentId: string, version: string, body: VersionUpdateInput) {
+export async function updateVersion(
+  deps: Pick<ServiceDeps, 'sql'>,
+  orgId: string,
+  actor: string,
+  agentId: string,
+  version: string,
+  body: VersionUpdateInput,
+) {
   if (body.config === undefined && body.instruction_builder_inputs === undefined)
     throw invalid('Nothing to update: send config or instruction_builder_inputs');
   const row = await deps.sql.begin(async (tx) => {
     const current = await lockVersion(tx, orgId, agentId, version);
     if (current.published) throw invalid(PUBLISHED_IMMUTABLE);
     if (current.instructions_generating) throw conflict('Instructions are being generated: try again when generation finishes');
-    const inputsChanged = body.instruction_builder_inputs !== undefined && !sameJson(body.instruction_builder_inputs, current.instruction_builder_inputs);
+    const inputsChanged =
+      body.instruction_builder_inputs !== undefined && !sameJson(body.instruction_builder_inputs, current.instruction_builder_inputs);
     const instructionsChanged = body.config !== undefined && body.config.instructions !== current.config.instructions;
     const updated = await versions.updateDraft(
       tx,
@@ -196,7 +210,13 @@ export async function updateVersion(deps: Pick<ServiceDeps, 'sql'>, orgId: strin
 }
 
 /** Starts writing a draft's instructions from its builder inputs; the generating flag and the start commit together. */
-export async function generateInstructions(deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config'>, orgId: string, actor: string, agentId: string, version: string) {
+export async function generateInstructions(
+  deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config'>,
+  orgId: string,
+  actor: string,
+  agentId: string,
+  version: string,
+) {
   const workflowId = await deps.sql.begin(async (tx) => {
     const v = await lockVersion(tx, orgId, agentId, version);
     if (v.published) throw conflict('Published versions are immutable: their instructions cannot be generated again');
@@ -235,7 +255,12 @@ export async function compareVersions(
   ]);
   if (!from) throw notFound(`Version ${body.from_version} not found`);
   if (!to) throw notFound(`Version ${body.to_version} not found`);
-  const snapshot = (v: VersionRow) => ({ version: v.version, published: v.published, config: v.config, instruction_builder_inputs: v.instruction_builder_inputs });
+  const snapshot = (v: VersionRow) => ({
+    version: v.version,
+    published: v.published,
+    config: v.config,
+    instruction_builder_inputs: v.instruction_builder_inputs,
+  });
   const writer = createLlmWriter(deps.config, 'compare');
   const pieces = writer.compareVersions({ agentName: agent.name, from: snapshot(from), to: snapshot(to) })[Symbol.asyncIterator]();
   let first: IteratorResult<string>;

@@ -13,7 +13,9 @@ import type { ServiceDeps } from './deps';
 import { CreatedCursor, cursorPage, decodeCursor } from './pagination';
 import { iso } from './views';
 
-const STATUS_NAMES: Partial<Record<WorkflowExecutionStatusName, 'running' | 'completed' | 'failed' | 'canceled' | 'terminated' | 'timed_out' | 'continued_as_new'>> = {
+const STATUS_NAMES: Partial<
+  Record<WorkflowExecutionStatusName, 'running' | 'completed' | 'failed' | 'canceled' | 'terminated' | 'timed_out' | 'continued_as_new'>
+> = {
   RUNNING: 'running',
   COMPLETED: 'completed',
   FAILED: 'failed',
@@ -59,7 +61,12 @@ export async function listAgents(deps: Pick<ServiceDeps, 'sql'>, orgId: string, 
   return { data: page.data.map(agentView), pagination: page.pagination };
 }
 
-export async function createAgent(deps: Pick<ServiceDeps, 'sql'>, orgId: string, actor: string, input: Parameters<typeof agents.insertAgent>[2]) {
+export async function createAgent(
+  deps: Pick<ServiceDeps, 'sql'>,
+  orgId: string,
+  actor: string,
+  input: Parameters<typeof agents.insertAgent>[2],
+) {
   return agentView(await agents.insertAgent(deps.sql, orgId, input, actor));
 }
 
@@ -109,7 +116,13 @@ export async function getAgentDetail(deps: Pick<ServiceDeps, 'sql'>, orgId: stri
   };
 }
 
-export async function updateAgent(deps: Pick<ServiceDeps, 'sql'>, orgId: string, actor: string, agentId: string, patch: Parameters<typeof agents.updateAgent>[3]) {
+export async function updateAgent(
+  deps: Pick<ServiceDeps, 'sql'>,
+  orgId: string,
+  actor: string,
+  agentId: string,
+  patch: Parameters<typeof agents.updateAgent>[3],
+) {
   if (Object.keys(patch).length === 0) throw invalid('Nothing to update');
   const row = await agents.updateAgent(deps.sql, orgId, agentId, patch, actor);
   if (!row) throw agentNotFound();
@@ -166,7 +179,12 @@ export interface FromWebsiteInput {
   demo_type?: string;
 }
 
-export async function createFromWebsite(deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config'>, orgId: string, actor: string, body: FromWebsiteInput) {
+export async function createFromWebsite(
+  deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config'>,
+  orgId: string,
+  actor: string,
+  body: FromWebsiteInput,
+) {
   if (body.existing_agent_id && !(await agents.getAgent(deps.sql, orgId, body.existing_agent_id))) throw agentNotFound();
   return startScaffold(deps, {
     kind: 'create-from-website',

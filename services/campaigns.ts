@@ -114,7 +114,11 @@ export async function signalDispatcher(client: Client, config: DispatcherConfig,
       signalArgs: [events],
     });
   } else {
-    await client.workflow.signalWithStart<typeof campaignDispatcher, []>('campaignDispatcher', { ...options, signal: wakeDispatcherSignal, signalArgs: [] });
+    await client.workflow.signalWithStart<typeof campaignDispatcher, []>('campaignDispatcher', {
+      ...options,
+      signal: wakeDispatcherSignal,
+      signalArgs: [],
+    });
   }
 }
 
@@ -155,7 +159,12 @@ export interface NewCampaignInput {
  * campaign's advisory lock is taken first; the inserts and the start then overlap, since the
  * workflow's first activity waits for this transaction to end (and ends quietly on a rollback).
  */
-export async function createCampaign(deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config' | 'logger'>, orgId: string, actor: string, input: NewCampaignInput) {
+export async function createCampaign(
+  deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config' | 'logger'>,
+  orgId: string,
+  actor: string,
+  input: NewCampaignInput,
+) {
   const { sql, temporal, config } = deps;
   await assertAgents(sql, orgId, [input.agent_id, ...input.contacts.map((c) => c.agent_id)]);
   const id = newId();
@@ -199,7 +208,11 @@ export async function createCampaign(deps: Pick<ServiceDeps, 'sql' | 'temporal' 
   return campaignView(row);
 }
 
-export async function listCampaigns(deps: Pick<ServiceDeps, 'sql'>, orgId: string, query: { status?: CampaignStatus; limit: number; cursor?: string }) {
+export async function listCampaigns(
+  deps: Pick<ServiceDeps, 'sql'>,
+  orgId: string,
+  query: { status?: CampaignStatus; limit: number; cursor?: string },
+) {
   const after = decodeCursor(query.cursor, CreatedCursor);
   const [rows, total] = await Promise.all([
     campaigns.listCampaigns(deps.sql, orgId, { status: query.status, limit: query.limit, after }),
@@ -241,11 +254,17 @@ export async function addContacts(
   const current = await campaignOf(sql, orgId, campaignId);
   if (!current.agent_id) {
     const fields = input.contacts.flatMap((c, i) =>
-      c.agent_id ? [] : [{ loc: ['body', 'contacts', i, 'agent_id'], msg: 'agent_id is required on the contact when the campaign has none' }],
+      c.agent_id
+        ? []
+        : [{ loc: ['body', 'contacts', i, 'agent_id'], msg: 'agent_id is required on the contact when the campaign has none' }],
     );
     if (fields.length) throw unprocessable(fields);
   }
-  await assertAgents(sql, orgId, input.contacts.map((c) => c.agent_id));
+  await assertAgents(
+    sql,
+    orgId,
+    input.contacts.map((c) => c.agent_id),
+  );
   await sql.begin(async (tx) => {
     // Shared dispatch lock: the dispatcher's next claim waits for these rows; the row lock orders
     // this against a concurrent cancel.
@@ -264,7 +283,13 @@ export async function addContacts(
  * time and answers with the new status or a refusal (409). Bounded: with no worker polling, the
  * caller gets a 503 instead of waiting indefinitely.
  */
-export async function moveCampaign(deps: Pick<ServiceDeps, 'sql' | 'temporal'>, orgId: string, campaignId: string, move: CampaignMove, actor: string) {
+export async function moveCampaign(
+  deps: Pick<ServiceDeps, 'sql' | 'temporal'>,
+  orgId: string,
+  campaignId: string,
+  move: CampaignMove,
+  actor: string,
+) {
   const { sql, temporal } = deps;
   const row = await campaignOf(sql, orgId, campaignId);
   const refusal = moveRefusal(move, row.status);

@@ -43,7 +43,12 @@ async function cardOf(deps: Pick<ServiceDeps, 'sql'>, orgId: string, cardId: str
   return card;
 }
 
-export async function listLeads(deps: Pick<ServiceDeps, 'sql'>, orgId: string, cardId: string, q: { status?: LeadStatus; limit: number; offset: number }) {
+export async function listLeads(
+  deps: Pick<ServiceDeps, 'sql'>,
+  orgId: string,
+  cardId: string,
+  q: { status?: LeadStatus; limit: number; offset: number },
+) {
   await cardOf(deps, orgId, cardId);
   return { leads: (await inbox.listLeads(deps.sql, orgId, cardId, q)).map(leadView), limit: q.limit, offset: q.offset };
 }
@@ -51,7 +56,19 @@ export async function listLeads(deps: Pick<ServiceDeps, 'sql'>, orgId: string, c
 /** Every lead of the card (or of one status) as CSV, newest first, cells safe to open in a spreadsheet. */
 export async function exportLeads(deps: Pick<ServiceDeps, 'sql'>, orgId: string, cardId: string, q: { status?: LeadStatus }) {
   await cardOf(deps, orgId, cardId);
-  const columns = ['id', 'created_at', 'status', 'name', 'email', 'phone', 'company', 'note', 'source', 'contact_id', 'consent_at'] as const;
+  const columns = [
+    'id',
+    'created_at',
+    'status',
+    'name',
+    'email',
+    'phone',
+    'company',
+    'note',
+    'source',
+    'contact_id',
+    'consent_at',
+  ] as const;
   const rows = [];
   for (let offset = 0; ; offset += 1000) {
     const page = await inbox.listLeads(deps.sql, orgId, cardId, { status: q.status, limit: 1000, offset });

@@ -54,7 +54,8 @@ export async function createShareLink(
   input: { source?: string | null; expires_at?: string | null },
 ) {
   const expiresAt = input.expires_at ? new Date(input.expires_at) : null;
-  if (expiresAt && expiresAt.getTime() <= Date.now()) throw unprocessable([{ loc: ['body', 'expires_at'], msg: 'expires_at must be in the future' }]);
+  if (expiresAt && expiresAt.getTime() <= Date.now())
+    throw unprocessable([{ loc: ['body', 'expires_at'], msg: 'expires_at must be in the future' }]);
   const row = await deps.sql.begin(async (tx) => {
     if (!(await cards.lockCardRef(tx, orgId, cardId))) throw cardNotFound();
     return links.insertShareLink(tx, orgId, cardId, {

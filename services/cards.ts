@@ -110,7 +110,11 @@ export async function createCard(
   const id = newId();
   const row = await deps.sql.begin(async (tx) => {
     const values = await resolve(tx, orgId, id, input);
-    const card = await cards.insertCard(tx, orgId, id, caller.actor, { ...values, owner_user_id: values.owner_user_id ?? caller.userId, name: input.name });
+    const card = await cards.insertCard(tx, orgId, id, caller.actor, {
+      ...values,
+      owner_user_id: values.owner_user_id ?? caller.userId,
+      name: input.name,
+    });
     // The link the email signature opens the card through (see renderSignature).
     await shareLinks.insertShareLink(tx, orgId, id, {
       id: newId(),
@@ -136,7 +140,8 @@ export async function listCards(
   query: { owner_id?: string; limit: number; offset: number },
 ) {
   const page = { limit: query.limit, offset: query.offset };
-  if (query.owner_id === undefined) return { cards: (await cards.listCards(deps.sql, orgId, {}, page)).map((r) => cardView(deps, r)), ...page };
+  if (query.owner_id === undefined)
+    return { cards: (await cards.listCards(deps.sql, orgId, {}, page)).map((r) => cardView(deps, r)), ...page };
   const ownerUserId = await cards.memberByExternalId(deps.sql, orgId, query.owner_id);
   const rows = ownerUserId ? await cards.listCards(deps.sql, orgId, { ownerUserId }, page) : [];
   return { cards: rows.map((r) => cardView(deps, r)), ...page };

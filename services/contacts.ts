@@ -50,7 +50,12 @@ type OwnedContact = Pick<ContactRow, 'id' | 'first_name' | 'last_name' | 'email'
  * set and differs from its previous one. The owner is an identity-provider user id (as a deal's); when
  * it names a member of the organization, that member is the recipient.
  */
-async function emitAssignments(tx: Db, orgId: string, written: (OwnedContact & { previous_owner_id: string | null })[], actorUserId: string | null) {
+async function emitAssignments(
+  tx: Db,
+  orgId: string,
+  written: (OwnedContact & { previous_owner_id: string | null })[],
+  actorUserId: string | null,
+) {
   const assigned = written.filter((c) => c.owner_id !== null && c.owner_id !== c.previous_owner_id);
   if (assigned.length === 0) return;
   const members = await membersByExternalIds(tx, orgId, [...new Set(assigned.map((c) => c.owner_id!))]);
@@ -105,7 +110,12 @@ export interface ParsedImport {
 }
 
 /** Upserts the good rows by email; rows naming an account outside the organization join the rejected ones. */
-export async function importContacts(deps: Pick<ServiceDeps, 'sql' | 'logger'>, orgId: string, parsed: ParsedImport, actorUserId: string | null = null) {
+export async function importContacts(
+  deps: Pick<ServiceDeps, 'sql' | 'logger'>,
+  orgId: string,
+  parsed: ParsedImport,
+  actorUserId: string | null = null,
+) {
   const rejected = [...parsed.rejected];
   const counts = await deps.sql.begin(async (tx) => {
     const accountIds = [...new Set(parsed.rows.flatMap((r) => (r.values.account_id ? [r.values.account_id] : [])))];
@@ -115,7 +125,11 @@ export async function importContacts(deps: Pick<ServiceDeps, 'sql' | 'logger'>, 
       rejected.push({ row: r.row, reason: 'account_id: Account not found' });
       return false;
     });
-    const { contacts: written, ...result } = await contacts.upsertContactsByEmail(tx, orgId, good.map((r) => r.values));
+    const { contacts: written, ...result } = await contacts.upsertContactsByEmail(
+      tx,
+      orgId,
+      good.map((r) => r.values),
+    );
     await emitAssignments(tx, orgId, written, actorUserId);
     return result;
   });

@@ -74,7 +74,11 @@ export function credentialKeyring(config: Pick<Config, 'ENCRYPTION_KEY' | 'ENCRY
   const cacheKey = `${config.dataDir}|${config.ENCRYPTION_KEY ?? ''}|${config.ENCRYPTION_KEYS_PREVIOUS ?? ''}`;
   let ring = keyrings.get(cacheKey);
   if (!ring) {
-    ring = keyringFor('credential-values', loadMasterKey(config.ENCRYPTION_KEY, config.dataDir), parsePreviousKeys(config.ENCRYPTION_KEYS_PREVIOUS));
+    ring = keyringFor(
+      'credential-values',
+      loadMasterKey(config.ENCRYPTION_KEY, config.dataDir),
+      parsePreviousKeys(config.ENCRYPTION_KEYS_PREVIOUS),
+    );
     keyrings.set(cacheKey, ring);
   }
   return ring;
@@ -133,12 +137,20 @@ function checkRefreshFields(fields: credentials.CredentialFields): credentials.C
 
 function translateWrite(error: unknown): never {
   // Temporal refuses a schedule it cannot parse (a cron expression, a time zone) as INVALID_ARGUMENT.
-  if (isGrpcServiceError((error as { cause?: unknown }).cause ?? error) && ((error as { cause?: { code?: number } }).cause ?? (error as { code?: number })).code === 3)
+  if (
+    isGrpcServiceError((error as { cause?: unknown }).cause ?? error) &&
+    ((error as { cause?: { code?: number } }).cause ?? (error as { code?: number })).code === 3
+  )
     throw invalid(`refresh_policy: ${(error as Error).message}`);
   throw error;
 }
 
-export async function createCredential(deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config'>, orgId: string, actor: string, input: CredentialInput) {
+export async function createCredential(
+  deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config'>,
+  orgId: string,
+  actor: string,
+  input: CredentialInput,
+) {
   const id = newId();
   const policy = input.refresh_policy ?? { type: 'manual' };
   const fields = checkRefreshFields({
@@ -154,7 +166,8 @@ export async function createCredential(deps: Pick<ServiceDeps, 'sql' | 'temporal
     // Row, value and schedule in one transaction: a schedule Temporal refuses rolls the row back.
     const row = await deps.sql.begin(async (tx) => {
       let row = await credentials.insertCredential(tx, orgId, id, fields, actor);
-      if (input.value) row = await writeValue(tx, deps.config, orgId, id, input.value, input.expires_at ?? null, { source: 'input', actor, merge: false });
+      if (input.value)
+        row = await writeValue(tx, deps.config, orgId, id, input.value, input.expires_at ?? null, { source: 'input', actor, merge: false });
       if (hasSchedule(fields.refresh_policy)) {
         await createSchedule(deps, orgId, id, fields.refresh_policy);
         scheduled = true;
@@ -270,7 +283,9 @@ async function writeValue(
   options: { source: SecretEntry['source']; actor: string | null; merge: boolean },
 ): Promise<CredentialRow> {
   const sealedBefore = await credentials.getSealedValue(tx, orgId, id);
-  const before = sealedBefore ? (JSON.parse(open(credentialKeyring(config), sealedBefore.key_id, sealedBefore.ciphertext, sealedFor(orgId, id))) as Value) : {};
+  const before = sealedBefore
+    ? (JSON.parse(open(credentialKeyring(config), sealedBefore.key_id, sealedBefore.ciphertext, sealedFor(orgId, id))) as Value)
+    : {};
   const next = options.merge ? { ...before, ...value } : value;
   const written = Object.keys(value).filter((k) => JSON.stringify(before[k]) !== JSON.stringify(value[k]));
   const secrets = describeSecrets(next, written, options.source, new Date(), sealedBefore?.secrets ?? []);
@@ -279,7 +294,13 @@ async function writeValue(
     tx,
     orgId,
     id,
-    { keyId: sealed.keyId, ciphertext: sealed.ciphertext, valueKeys: Object.keys(next).sort(), secrets, expiresAt: expiresAt === null ? null : new Date(expiresAt) },
+    {
+      keyId: sealed.keyId,
+      ciphertext: sealed.ciphertext,
+      valueKeys: Object.keys(next).sort(),
+      secrets,
+      expiresAt: expiresAt === null ? null : new Date(expiresAt),
+    },
     options.actor,
   );
   return row!;
@@ -336,7 +357,13 @@ async function deleteSchedule(temporal: Client, credentialId: string): Promise<v
 }
 
 /** Brings the credential's schedule in line with its new policy: created, updated (and paused) or deleted. */
-async function reconcileSchedule(deps: ScheduleDeps, orgId: string, credentialId: string, before: RefreshPolicy, after: RefreshPolicy): Promise<void> {
+async function reconcileSchedule(
+  deps: ScheduleDeps,
+  orgId: string,
+  credentialId: string,
+  before: RefreshPolicy,
+  after: RefreshPolicy,
+): Promise<void> {
   if (!hasSchedule(after)) {
     if (hasSchedule(before)) await deleteSchedule(deps.temporal, credentialId);
     return;

@@ -128,29 +128,29 @@ export async function writeRows(
   const max = deps.config.CUSTOM_DATA_REPLACE_MAX_ROWS;
   if (rows.length > max) throw tooLarge(`At most ${max} rows per ${mode}; this one has ${rows.length}`);
   return deps.sql.begin(async (tx) => {
-      const table = await tables.getTable(tx, orgId, name, { lock: true });
-      if (!table) throw tableNotFound();
-      const prepared = prepareRows(rows, table.key_properties, table.properties);
-      if (mode === 'replace' && emptiesByAccident(prepared)) throw unkeyedReplace(prepared.received, table.key_properties);
-      const lines = [...staged(prepared.rows)]; // every row checked before the COPY starts
-      const liveBefore = await tables.countLive(tx, orgId, table.id);
-      await tables.stageRows(tx, orgId, lines);
-      const written = await tables.mergeStaged(tx, orgId, table.id);
-      const tombstoned = mode === 'replace' ? await tables.tombstoneAbsent(tx, orgId, table.id) : 0;
-      const liveAfter = await tables.countLive(tx, orgId, table.id);
-      return {
-        table: table.name,
-        received: prepared.received,
-        written,
-        unchanged: prepared.rows.size - written,
-        tombstoned,
-        live_before: liveBefore,
-        live_after: liveAfter,
-        warnings: warningsOf(prepared, table.key_properties),
-        type_mismatches: prepared.typeMismatches,
-        undeclared_properties: prepared.undeclared,
-        view: viewOf(table),
-      };
+    const table = await tables.getTable(tx, orgId, name, { lock: true });
+    if (!table) throw tableNotFound();
+    const prepared = prepareRows(rows, table.key_properties, table.properties);
+    if (mode === 'replace' && emptiesByAccident(prepared)) throw unkeyedReplace(prepared.received, table.key_properties);
+    const lines = [...staged(prepared.rows)]; // every row checked before the COPY starts
+    const liveBefore = await tables.countLive(tx, orgId, table.id);
+    await tables.stageRows(tx, orgId, lines);
+    const written = await tables.mergeStaged(tx, orgId, table.id);
+    const tombstoned = mode === 'replace' ? await tables.tombstoneAbsent(tx, orgId, table.id) : 0;
+    const liveAfter = await tables.countLive(tx, orgId, table.id);
+    return {
+      table: table.name,
+      received: prepared.received,
+      written,
+      unchanged: prepared.rows.size - written,
+      tombstoned,
+      live_before: liveBefore,
+      live_after: liveAfter,
+      warnings: warningsOf(prepared, table.key_properties),
+      type_mismatches: prepared.typeMismatches,
+      undeclared_properties: prepared.undeclared,
+      view: viewOf(table),
+    };
   });
 }
 

@@ -31,7 +31,11 @@ export interface FeedbackInput {
   email?: string;
 }
 
-export async function submitFeedback(deps: Pick<ServiceDeps, 'sql' | 'config'>, caller: { userId: string; orgId: string | null }, input: FeedbackInput) {
+export async function submitFeedback(
+  deps: Pick<ServiceDeps, 'sql' | 'config'>,
+  caller: { userId: string; orgId: string | null },
+  input: FeedbackInput,
+) {
   const taken = limiterFor(deps.config).take(caller.userId);
   if (!taken.ok) throw rateLimited('Too much feedback from this user; try again later', taken.retryAfterSeconds);
   const row = await db.insertFeedback(deps.sql, newId(), {

@@ -56,7 +56,8 @@ export async function initiateUpload(
   input: { name: string; content_type: string; size_bytes?: number | null; folder_id?: string | null },
 ) {
   const maxBytes = deps.config.UPLOAD_MAX_BYTES;
-  if (input.size_bytes != null && input.size_bytes > maxBytes) throw tooLarge(`size_bytes is above the maximum file size (${maxBytes} bytes)`);
+  if (input.size_bytes != null && input.size_bytes > maxBytes)
+    throw tooLarge(`size_bytes is above the maximum file size (${maxBytes} bytes)`);
   const id = newId();
   const key = storageKey(orgId, id);
   const folderId = input.folder_id ?? null;
@@ -91,7 +92,12 @@ export async function initiateUpload(
   };
 }
 
-export async function listFiles(deps: Pick<ServiceDeps, 'sql'>, orgId: string, filters: { folder_id?: string; status?: FileStatus }, page: Page) {
+export async function listFiles(
+  deps: Pick<ServiceDeps, 'sql'>,
+  orgId: string,
+  filters: { folder_id?: string; status?: FileStatus },
+  page: Page,
+) {
   const rows = await files.listFiles(deps.sql, orgId, { folderId: filters.folder_id, status: filters.status }, page);
   return { files: rows.map(fileView), limit: page.limit, offset: page.offset };
 }
@@ -132,7 +138,12 @@ export async function confirmUpload(deps: Pick<ServiceDeps, 'sql' | 'storage' | 
 }
 
 /** Removes an uploaded object that does not match its file's declaration, and refuses it (409). */
-async function rejectMismatch(deps: Pick<ServiceDeps, 'storage' | 'config'>, key: string, head: { size: number; contentType: string | null }, file: FileRow) {
+async function rejectMismatch(
+  deps: Pick<ServiceDeps, 'storage' | 'config'>,
+  key: string,
+  head: { size: number; contentType: string | null },
+  file: FileRow,
+) {
   const problem = uploadMismatch(head, file, deps.config.UPLOAD_MAX_BYTES);
   if (!problem) return;
   await deps.storage.delete(key);
@@ -144,7 +155,8 @@ function uploadMismatch(head: { size: number; contentType: string | null }, file
   const declared = file.size_bytes === null ? null : Number(file.size_bytes);
   if (declared !== null && head.size !== declared) return `${head.size} bytes were uploaded, ${declared} were declared`;
   if (head.size > maxBytes) return `${head.size} bytes were uploaded, the maximum file size is ${maxBytes} bytes`;
-  if (head.contentType && !sameMediaType(head.contentType, file.content_type)) return `it was uploaded as ${head.contentType}, ${file.content_type} was declared`;
+  if (head.contentType && !sameMediaType(head.contentType, file.content_type))
+    return `it was uploaded as ${head.contentType}, ${file.content_type} was declared`;
   return null;
 }
 
@@ -163,7 +175,12 @@ export async function archiveFile(deps: Pick<ServiceDeps, 'sql'>, orgId: string,
   return fileView(row);
 }
 
-export async function createFolder(deps: Pick<ServiceDeps, 'sql'>, orgId: string, actor: string, input: { name: string; parent_id?: string | null }) {
+export async function createFolder(
+  deps: Pick<ServiceDeps, 'sql'>,
+  orgId: string,
+  actor: string,
+  input: { name: string; parent_id?: string | null },
+) {
   const parentId = input.parent_id ?? null;
   const row = await deps.sql.begin(async (tx) => {
     if (parentId && !(await files.folderInOrg(tx, orgId, parentId, true))) throw folderNotFound();
@@ -204,15 +221,24 @@ export async function updateFolder(
  * Deletes a folder. Without `cascade` only an empty one (no subfolders, no files of any status);
  * with it the whole subtree, and then the objects of its files (best effort, after the commit).
  */
-export async function deleteFolder(deps: Pick<ServiceDeps, 'sql' | 'storage' | 'logger'>, orgId: string, folderId: string, cascade: boolean): Promise<void> {
+export async function deleteFolder(
+  deps: Pick<ServiceDeps, 'sql' | 'storage' | 'logger'>,
+  orgId: string,
+  folderId: string,
+  cascade: boolean,
+): Promise<void> {
   const keys = await deps.sql.begin(async (tx) => {
     if (!(await files.lockFolder(tx, orgId, folderId))) throw folderNotFound();
-    if (!cascade && (await files.folderHasContent(tx, orgId, folderId))) throw conflict('The folder is not empty; delete it with cascade=true');
+    if (!cascade && (await files.folderHasContent(tx, orgId, folderId)))
+      throw conflict('The folder is not empty; delete it with cascade=true');
     const keys = cascade ? await files.lockSubtreeStorageKeys(tx, orgId, folderId) : [];
     await files.deleteFolder(tx, orgId, folderId);
     return keys;
   });
-  await removeObjects(deps, keys.flatMap((key) => [key, uploadKey(key)]));
+  await removeObjects(
+    deps,
+    keys.flatMap((key) => [key, uploadKey(key)]),
+  );
 }
 
 /** Best effort: the rows are already gone, so a failed delete only leaves an orphan object, logged. */

@@ -69,9 +69,11 @@ export async function createUserToken(deps: Pick<ServiceDeps, 'sql'>, request: K
   return { ...keyView(row, request.userExternalId), token: issued.token };
 }
 
-export const listOrganizationKeys = async (deps: Pick<ServiceDeps, 'sql'>, orgId: string) => listed(await identity.listOrganizationKeys(deps.sql, orgId));
+export const listOrganizationKeys = async (deps: Pick<ServiceDeps, 'sql'>, orgId: string) =>
+  listed(await identity.listOrganizationKeys(deps.sql, orgId));
 
-export const listUserTokens = async (deps: Pick<ServiceDeps, 'sql'>, userId: string) => listed(await identity.listUserTokens(deps.sql, userId));
+export const listUserTokens = async (deps: Pick<ServiceDeps, 'sql'>, userId: string) =>
+  listed(await identity.listUserTokens(deps.sql, userId));
 
 /** Revokes an organization key (soft delete); the caller drops it from its token cache. */
 export async function revokeOrganizationKey(deps: Pick<ServiceDeps, 'sql'>, orgId: string, id: string): Promise<void> {

@@ -22,7 +22,14 @@ import {
 import { publicBaseUrl, type Config } from '../platform/config';
 import { newId } from '../platform/ids';
 import { loadCatalog, requestedScopes, type IntegrationProvider } from '../platform/oauth-catalog';
-import { OAuthFlowError, finishAuthorization, readAccount, revokeToken, startAuthorization, type ClientSecrets } from '../platform/oauth-client';
+import {
+  OAuthFlowError,
+  finishAuthorization,
+  readAccount,
+  revokeToken,
+  startAuthorization,
+  type ClientSecrets,
+} from '../platform/oauth-client';
 import { INTEGRATION_REFRESHER_ID, useIntegrationCatalog } from '../platform/oauth-refresher';
 import * as credentials from './credentials';
 import type { ServiceDeps } from './deps';
@@ -87,7 +94,11 @@ export async function putSettings(deps: Pick<ServiceDeps, 'sql'>, orgId: string,
 
 const hashToken = (token: string) => crypto.createHash('sha256').update(token).digest('hex');
 
-async function clientFor(deps: Pick<ServiceDeps, 'sql' | 'config'>, orgId: string, p: IntegrationProvider): Promise<ClientSecrets | undefined> {
+async function clientFor(
+  deps: Pick<ServiceDeps, 'sql' | 'config'>,
+  orgId: string,
+  p: IntegrationProvider,
+): Promise<ClientSecrets | undefined> {
   if (p.client_source === 'config') return { clientId: p.client_id!, clientSecret: p.client_secret };
   // The organization's own OAuth client: a workflow credential named integration-client:<key>.
   const name = `integration-client:${p.key}`;
@@ -118,16 +129,21 @@ export async function createConnectToken(
   for (const key of allowed) {
     const p = catalog.get(key);
     if (!p) throw invalid(`Unknown integration: ${key}`);
-    if (!(await clientFor(deps, orgId, p))) throw invalid(`Integration ${key} needs the organization's OAuth client: a workflow credential named integration-client:${key} with client_id and client_secret`);
+    if (!(await clientFor(deps, orgId, p)))
+      throw invalid(
+        `Integration ${key} needs the organization's OAuth client: a workflow credential named integration-client:${key} with client_id and client_secret`,
+      );
   }
   const { allowed_redirect_origins } = await getSettings(deps, orgId);
   for (const field of ['success_url', 'error_url'] as const) {
-    if (!originAllowed(input[field], allowed_redirect_origins)) throw invalid(`${field} must be on an allowed origin: ${allowed_redirect_origins.join(', ')}`);
+    if (!originAllowed(input[field], allowed_redirect_origins))
+      throw invalid(`${field} must be on an allowed origin: ${allowed_redirect_origins.join(', ')}`);
   }
   if (input.connection_id) {
     const connection = await db.getConnection(deps.sql, orgId, input.connection_id);
     if (!connection) throw connectionNotFound();
-    if (!allowed.includes(connection.integration)) throw invalid(`allowed_integrations must include the connection's integration ${connection.integration}`);
+    if (!allowed.includes(connection.integration))
+      throw invalid(`allowed_integrations must include the connection's integration ${connection.integration}`);
   }
   const token = `${CONNECT_TOKEN_PREFIX}${crypto.randomBytes(32).toString('base64url')}`;
   await db.pruneConnectTokens(deps.sql, orgId);
@@ -155,7 +171,10 @@ export type ConsentResult = Page<400 | 404 | 410> | { kind: 'redirect'; location
 const refusalPage = (refusal: 'unknown' | 'expired' | 'used'): Page<404 | 410> => ({
   kind: 'page',
   status: refusal === 'unknown' ? 404 : 410,
-  html: renderErrorPage(refusal === 'unknown' ? 'Link not valid' : refusal === 'expired' ? 'Link expired' : 'Link already used', REFUSAL_TEXT[refusal]),
+  html: renderErrorPage(
+    refusal === 'unknown' ? 'Link not valid' : refusal === 'expired' ? 'Link expired' : 'Link already used',
+    REFUSAL_TEXT[refusal],
+  ),
 });
 
 async function usableToken(deps: Pick<ServiceDeps, 'sql'>, token: string): Promise<ConnectTokenRow | Page<404 | 410>> {
@@ -174,7 +193,12 @@ export async function connectPage(deps: Pick<ServiceDeps, 'sql' | 'config'>, tok
     const href = `${publicBaseUrl(deps.config)}/integrations/connect/${token}/authorize?integration=${encodeURIComponent(key)}`;
     return [{ key, name: p.name, description: p.description, simulated: p.simulated, scopes: requestedScopes(p), href }];
   });
-  if (choices.length === 0) return { kind: 'page', status: 400, html: renderErrorPage('Nothing to connect', 'None of the integrations of this link is offered any more.') };
+  if (choices.length === 0)
+    return {
+      kind: 'page',
+      status: 400,
+      html: renderErrorPage('Nothing to connect', 'None of the integrations of this link is offered any more.'),
+    };
   return { kind: 'page', status: 200, html: renderConnectPage(choices, row.connection_id !== null) };
 }
 
@@ -188,9 +212,18 @@ export async function startConsent(deps: Pick<ServiceDeps, 'sql' | 'config'>, to
   if (!p || !row.allowed_integrations.includes(integration))
     return { kind: 'page', status: 400, html: renderErrorPage('Integration not offered', 'This link does not offer that integration.') };
   const secrets = await clientFor(deps, row.org_id, p);
-  if (!secrets) return { kind: 'page', status: 400, html: renderErrorPage('Integration not available', 'The organization has not configured this integration.') };
+  if (!secrets)
+    return {
+      kind: 'page',
+      status: 400,
+      html: renderErrorPage('Integration not available', 'The organization has not configured this integration.'),
+    };
   const start = await startAuthorization(p, secrets, callbackUrl(deps.config), requestedScopes(p));
-  const spent = await db.spendConnectToken(deps.sql, row.org_id, row.id, { integration, state: start.state, codeVerifier: start.codeVerifier });
+  const spent = await db.spendConnectToken(deps.sql, row.org_id, row.id, {
+    integration,
+    state: start.state,
+    codeVerifier: start.codeVerifier,
+  });
   if (!spent) return refusalPage('used');
   return { kind: 'redirect', location: start.url };
 }
@@ -207,7 +240,12 @@ export async function finishConsent(
   query: Record<string, string | undefined>,
 ): Promise<ConsentResult> {
   const state = query.state;
-  if (!state) return { kind: 'page', status: 400, html: renderErrorPage('Missing state', 'This address is reached from a provider, with the state it was given.') };
+  if (!state)
+    return {
+      kind: 'page',
+      status: 400,
+      html: renderErrorPage('Missing state', 'This address is reached from a provider, with the state it was given.'),
+    };
   const row = await db.claimCallback(deps.sql, state);
   if (!row) return refusalPage('unknown');
   if (row.completed_at) return refusalPage('used');
@@ -215,7 +253,11 @@ export async function finishConsent(
   if (!row.used_at || Date.now() - row.used_at.getTime() > CONSENT_WINDOW_MS) return refusalPage('expired');
   const fail = (code: string, description: string): ConsentResult => ({
     kind: 'redirect',
-    location: withParams(row.error_url, { error: code, error_description: description, ...(row.connection_id ? { connection_id: row.connection_id } : {}) }),
+    location: withParams(row.error_url, {
+      error: code,
+      error_description: description,
+      ...(row.connection_id ? { connection_id: row.connection_id } : {}),
+    }),
   });
   const p = catalogOf(deps.config).get(row.integration!);
   const secrets = p ? await clientFor(deps, row.org_id, p) : undefined;
@@ -274,10 +316,15 @@ async function storeConnection(
   if (existingId) {
     const existing = await db.getConnection(deps.sql, orgId, existingId);
     if (!existing) throw new OAuthFlowError('server_error', 'The connection to reconnect no longer exists');
-    if (existing.external_account_id !== account.id) throw new OAuthFlowError('account_mismatch', `Reconnect with the same account (${existing.external_account_label})`);
+    if (existing.external_account_id !== account.id)
+      throw new OAuthFlowError('account_mismatch', `Reconnect with the same account (${existing.external_account_label})`);
     let credentialId = existing.credential_id;
     if (credentialId) {
-      await credentials.setCredentialValue(deps, orgId, credentialId, value, expiresAt, { source: 'input', actor: token.created_by, merge: false });
+      await credentials.setCredentialValue(deps, orgId, credentialId, value, expiresAt, {
+        source: 'input',
+        actor: token.created_by,
+        merge: false,
+      });
       await credentials.updateCredential(deps, orgId, token.created_by, credentialId, { refresh_policy: refreshPolicyFor(tokens) });
       // The failure that asked for this reconnect is history now: fresh tokens, no stale error shown.
       await credentialsDb.clearRefreshOutcome(deps.sql, orgId, credentialId);
@@ -374,7 +421,10 @@ export async function listConnections(
   const page = more ? rows.slice(0, query.limit) : rows;
   const catalog = catalogOf(deps.config);
   const last = page.at(-1);
-  return { data: page.map((r) => connectionView(r, catalog)), next_cursor: more && last ? encodeCursor({ t: last.cursor_t, id: last.id }) : null };
+  return {
+    data: page.map((r) => connectionView(r, catalog)),
+    next_cursor: more && last ? encodeCursor({ t: last.cursor_t, id: last.id }) : null,
+  };
 }
 
 export async function getConnection(deps: Pick<ServiceDeps, 'sql' | 'config'>, orgId: string, id: string) {
@@ -388,7 +438,11 @@ export async function getConnection(deps: Pick<ServiceDeps, 'sql' | 'config'>, o
  * the access token), then deletes the credential (and so its schedule) and marks the connection
  * revoked. A provider that cannot be reached does not keep the tokens alive here: the reason says so.
  */
-export async function deleteConnection(deps: Pick<ServiceDeps, 'sql' | 'config' | 'temporal' | 'logger'>, orgId: string, id: string): Promise<void> {
+export async function deleteConnection(
+  deps: Pick<ServiceDeps, 'sql' | 'config' | 'temporal' | 'logger'>,
+  orgId: string,
+  id: string,
+): Promise<void> {
   const row = await db.getConnection(deps.sql, orgId, id);
   if (!row) throw connectionNotFound();
   if (row.status === 'revoked') return;
@@ -396,10 +450,15 @@ export async function deleteConnection(deps: Pick<ServiceDeps, 'sql' | 'config' 
   const p = catalogOf(deps.config).get(row.integration);
   if (row.credential_id && p?.revocation_url) {
     const value = await credentials.readCredentialValue(deps, orgId, row.credential_id);
-    const secrets = (await clientFor(deps, orgId, p)) ?? { clientId: String(value?.client_id ?? p.client_id ?? ''), clientSecret: undefined };
+    const secrets = (await clientFor(deps, orgId, p)) ?? {
+      clientId: String(value?.client_id ?? p.client_id ?? ''),
+      clientSecret: undefined,
+    };
     try {
-      if (typeof value?.refresh_token === 'string') await revokeToken(p, secrets, value.refresh_token, 'refresh_token', deps.config.INTEGRATION_HTTP_TIMEOUT_MS);
-      if (typeof value?.access_token === 'string') await revokeToken(p, secrets, value.access_token, 'access_token', deps.config.INTEGRATION_HTTP_TIMEOUT_MS);
+      if (typeof value?.refresh_token === 'string')
+        await revokeToken(p, secrets, value.refresh_token, 'refresh_token', deps.config.INTEGRATION_HTTP_TIMEOUT_MS);
+      if (typeof value?.access_token === 'string')
+        await revokeToken(p, secrets, value.access_token, 'access_token', deps.config.INTEGRATION_HTTP_TIMEOUT_MS);
       reason = 'Revoked at the provider';
     } catch (error) {
       reason = `Revoked here; the provider's revocation failed: ${(error as Error).message}`.slice(0, 500);
@@ -423,7 +482,12 @@ export async function deleteConnection(deps: Pick<ServiceDeps, 'sql' | 'config' 
  */
 credentials.onRefreshFailure(async (tx, deps, orgId, credentialId, error) => {
   if (!isInvalidGrant(error)) return;
-  const moved = await db.markNeedsReconnect(tx, orgId, credentialId, 'The provider refused the refresh token (invalid_grant): reconnect the account');
+  const moved = await db.markNeedsReconnect(
+    tx,
+    orgId,
+    credentialId,
+    'The provider refused the refresh token (invalid_grant): reconnect the account',
+  );
   if (!moved) return;
   // Whoever connected the account hears of it without subscribing first (besides any subscribers).
   const connector = await db.connectorUserId(tx, orgId, moved.id);
@@ -441,7 +505,13 @@ credentials.onRefreshFailure(async (tx, deps, orgId, credentialId, error) => {
   });
   const credential = await credentialsDb.getCredential(tx, orgId, credentialId, { lock: true });
   if (credential && credential.refresh_policy.type !== 'manual') {
-    await credentialsDb.updateCredential(tx, orgId, credentialId, { ...credential, refresh_policy: { ...credential.refresh_policy, paused: true } }, credential.modified_by);
+    await credentialsDb.updateCredential(
+      tx,
+      orgId,
+      credentialId,
+      { ...credential, refresh_policy: { ...credential.refresh_policy, paused: true } },
+      credential.modified_by,
+    );
     await deps.temporal?.schedule
       .getHandle(refreshScheduleId(credentialId))
       .pause('Needs reconnect')

@@ -45,7 +45,12 @@ export const profileView = (row: IcpProfileRow) => ({
   updated_at: row.updated_at.toISOString(),
 });
 
-const versionView = (row: IcpProfileVersionRow) => ({ profile_id: row.profile_id, version: row.version, criteria: row.criteria, created_at: row.created_at.toISOString() });
+const versionView = (row: IcpProfileVersionRow) => ({
+  profile_id: row.profile_id,
+  version: row.version,
+  criteria: row.criteria,
+  created_at: row.created_at.toISOString(),
+});
 
 function duplicateName(error: unknown): never {
   if (isPgError(error, PG.UNIQUE_VIOLATION)) throw conflict('An ICP profile with this name already exists');
@@ -63,7 +68,12 @@ export interface ProfileInput {
  * The organization's first profile becomes its default (the fit axis of readiness profiles), and the
  * organization's nightly readiness schedule is made with it, not at the first manual refresh.
  */
-export async function createProfile(deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config' | 'logger'>, orgId: string, actor: string, input: ProfileInput) {
+export async function createProfile(
+  deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config' | 'logger'>,
+  orgId: string,
+  actor: string,
+  input: ProfileInput,
+) {
   const row = await deps.sql
     .begin(async (tx) => {
       await db.lockRun(tx, orgId, 'profiles');
@@ -82,7 +92,10 @@ export async function createProfile(deps: Pick<ServiceDeps, 'sql' | 'temporal' |
   if (row.is_default) {
     // Best effort: the profile is saved either way, and the next readiness refresh makes the schedule.
     await ensureNightlySchedule(deps, orgId).catch((error: unknown) =>
-      deps.logger.warn({ orgId, err: error instanceof Error ? error.message : String(error) }, 'readiness nightly schedule not created yet'),
+      deps.logger.warn(
+        { orgId, err: error instanceof Error ? error.message : String(error) },
+        'readiness nightly schedule not created yet',
+      ),
     );
   }
   return profileView(row);
@@ -155,7 +168,13 @@ export interface ResearchInput {
 const siteRoot = (site: { website?: string | null; domain?: string | null }) =>
   site.website ? new URL(site.website).origin : `https://${site.domain!.toLowerCase()}`;
 
-async function startRun<T>(deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config'>, orgId: string, id: string, insert: (tx: Db) => Promise<T>, start: () => Promise<unknown>): Promise<T> {
+async function startRun<T>(
+  deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config'>,
+  orgId: string,
+  id: string,
+  insert: (tx: Db) => Promise<T>,
+  start: () => Promise<unknown>,
+): Promise<T> {
   // Row and workflow start in one transaction: a start Temporal refuses rolls the row back, and the
   // workflow's first activity waits on the run's lock until this transaction ends.
   return deps.sql.begin(async (tx) => {
@@ -165,7 +184,12 @@ async function startRun<T>(deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config'
   }) as Promise<T>;
 }
 
-export async function startResearchRun(deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config'>, orgId: string, actor: string, input: ResearchInput) {
+export async function startResearchRun(
+  deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config'>,
+  orgId: string,
+  actor: string,
+  input: ResearchInput,
+) {
   const given = [input.account_id, input.domain, input.website].filter((v) => v !== undefined).length;
   if (given !== 1) throw invalid('Send exactly one of account_id, domain or website');
   let site = { website: input.website ?? null, domain: input.domain ?? null };
@@ -193,7 +217,11 @@ export async function startResearchRun(deps: Pick<ServiceDeps, 'sql' | 'temporal
   return { id: row.id, workflow_id: researchWorkflowId(row.id), status: row.status };
 }
 
-export async function listResearchRuns(deps: Pick<ServiceDeps, 'sql'>, orgId: string, q: { limit: number; offset: number; account_id?: string; status?: RunStatus }) {
+export async function listResearchRuns(
+  deps: Pick<ServiceDeps, 'sql'>,
+  orgId: string,
+  q: { limit: number; offset: number; account_id?: string; status?: RunStatus },
+) {
   return { runs: (await db.listResearchRuns(deps.sql, orgId, q)).map(researchRunView), limit: q.limit, offset: q.offset };
 }
 
@@ -234,7 +262,12 @@ export async function openResearchRun(deps: Pick<ServiceDeps, 'sql'>, orgId: str
 }
 
 /** Reads one page and records its outcome and facts on the run; a page that cannot be read is recorded, not thrown. */
-export async function researchPage(deps: Pick<ServiceDeps, 'sql' | 'config'>, orgId: string, runId: string, url: string): Promise<PageOutcome['status']> {
+export async function researchPage(
+  deps: Pick<ServiceDeps, 'sql' | 'config'>,
+  orgId: string,
+  runId: string,
+  url: string,
+): Promise<PageOutcome['status']> {
   let outcome: PageOutcome;
   let facts: Fact[] = [];
   try {
@@ -264,7 +297,11 @@ export interface ResearchFinish {
  * a summary is written (by the LLM when one is configured, else the built-in writer), and only a run
  * that found facts uses a credit.
  */
-export async function finishResearchRun(deps: Pick<ServiceDeps, 'sql' | 'config' | 'logger'>, orgId: string, runId: string): Promise<ResearchFinish | null> {
+export async function finishResearchRun(
+  deps: Pick<ServiceDeps, 'sql' | 'config' | 'logger'>,
+  orgId: string,
+  runId: string,
+): Promise<ResearchFinish | null> {
   const run = await db.getResearchRun(deps.sql, orgId, runId);
   if (!run || isFinalRunStatus(run.status)) return run ? { status: run.status, facts: run.facts.length } : null;
   const home = run.pages.find((p) => new URL(p.url).pathname === '/');
@@ -277,7 +314,8 @@ export async function finishResearchRun(deps: Pick<ServiceDeps, 'sql' | 'config'
   const summary = facts.length ? await summarise(deps, facts, run.domain) : { summary: null, source: null, error: null };
   const status: RunStatus = run.pages.some((p) => p.status === 'failed') ? 'incomplete' : 'completed';
   await deps.sql.begin(async (tx) => {
-    const applied = run.account_id && facts.length ? await writeFactsToAccount(tx, orgId, run.account_id, runId, facts) : { applied: [], kept: [] };
+    const applied =
+      run.account_id && facts.length ? await writeFactsToAccount(tx, orgId, run.account_id, runId, facts) : { applied: [], kept: [] };
     const row = await db.updateResearchRun(tx, orgId, runId, {
       status,
       facts,
@@ -305,7 +343,10 @@ async function summarise(
     title: values('name')[0] ?? null,
     description: values('description')[0] ?? null,
     headings: values('text'),
-    text: [values('industry'), values('location'), values('technology')].map((v) => v.join(', ')).filter(Boolean).join('\n'),
+    text: [values('industry'), values('location'), values('technology')]
+      .map((v) => v.join(', '))
+      .filter(Boolean)
+      .join('\n'),
   };
   const writer = createLlmWriter(deps.config, 'summary');
   try {
@@ -314,7 +355,11 @@ async function summarise(
     // A failing LLM costs the run its written summary, never its facts or its outcome; the run says so.
     const message = error instanceof Error ? error.message : String(error);
     deps.logger.warn({ err: message }, 'LLM summary failed; built-in summary used');
-    return { summary: await new BuiltinWriter().summariseCompany(page), source: 'builtin', error: `LLM summary failed (built-in summary used): ${message.slice(0, 300)}` };
+    return {
+      summary: await new BuiltinWriter().summariseCompany(page),
+      source: 'builtin',
+      error: `LLM summary failed (built-in summary used): ${message.slice(0, 300)}`,
+    };
   }
 }
 
@@ -357,12 +402,23 @@ async function notify(tx: Db, orgId: string, row: ResearchRunRow | IcpFitRunRow)
     entity_id: row.id,
     // Whoever asked for the run hears how it ended without subscribing first.
     recipient_user_ids: await memberIdsOfActors(tx, orgId, [row.created_by]),
-    payload: { kind, status: row.status, ...(row.error ? { error: row.error } : {}), ...('domain' in row ? { domain: row.domain, account_id: row.account_id, facts: row.facts.length } : { scored: row.scored }) },
+    payload: {
+      kind,
+      status: row.status,
+      ...(row.error ? { error: row.error } : {}),
+      ...('domain' in row ? { domain: row.domain, account_id: row.account_id, facts: row.facts.length } : { scored: row.scored }),
+    },
   });
 }
 
 /** Closes a run that is not final yet (cancelled, or failed with the reason). */
-export async function closeResearchRun(deps: Pick<ServiceDeps, 'sql'>, orgId: string, runId: string, status: 'cancelled' | 'failed', error?: string) {
+export async function closeResearchRun(
+  deps: Pick<ServiceDeps, 'sql'>,
+  orgId: string,
+  runId: string,
+  status: 'cancelled' | 'failed',
+  error?: string,
+) {
   await deps.sql.begin(async (tx) => {
     const row = await db.updateResearchRun(tx, orgId, runId, { status, error: error ?? null, credits_used: 0, completed: true });
     if (row) await notify(tx, orgId, row);
@@ -407,7 +463,14 @@ export async function startIcpFitRun(
     deps,
     orgId,
     id,
-    (tx) => db.insertIcpFitRun(tx, orgId, { id, profile_id: profile.id, profile_version: profile.version, account_ids: input.account_ids, created_by: actor }),
+    (tx) =>
+      db.insertIcpFitRun(tx, orgId, {
+        id,
+        profile_id: profile.id,
+        profile_version: profile.version,
+        account_ids: input.account_ids,
+        created_by: actor,
+      }),
     () =>
       deps.temporal.workflow.start<typeof icpFitRunWorkflow>('icpFitRunWorkflow', {
         workflowId: icpFitWorkflowId(id),
@@ -419,7 +482,11 @@ export async function startIcpFitRun(
   return { id: row.id, workflow_id: icpFitWorkflowId(row.id), status: row.status };
 }
 
-export async function listIcpFitRuns(deps: Pick<ServiceDeps, 'sql'>, orgId: string, q: { limit: number; offset: number; profile_id?: string }) {
+export async function listIcpFitRuns(
+  deps: Pick<ServiceDeps, 'sql'>,
+  orgId: string,
+  q: { limit: number; offset: number; profile_id?: string },
+) {
   return { runs: (await db.listIcpFitRuns(deps.sql, orgId, q)).map(icpFitRunSummary), limit: q.limit, offset: q.offset };
 }
 
@@ -449,18 +516,34 @@ export async function scoreIcpFitChunk(deps: Pick<ServiceDeps, 'sql'>, orgId: st
   const version = await db.getProfileVersion(deps.sql, orgId, run.profile_id, run.profile_version);
   if (!version) return 0;
   const pending = await db.icpFitResults(deps.sql, orgId, runId, { from, to: from + ICP_FIT_CHUNK });
-  const accounts = new Map((await db.scoringAccounts(deps.sql, orgId, [...new Set(pending.map((p) => p.account_id))])).map((a) => [a.id, a]));
+  const accounts = new Map(
+    (await db.scoringAccounts(deps.sql, orgId, [...new Set(pending.map((p) => p.account_id))])).map((a) => [a.id, a]),
+  );
   const results = pending.map((p) => {
     const account = accounts.get(p.account_id);
-    if (!account) return { position: p.position, outcome: 'not_found' as const, fit_score: null, grade: null, breakdown: [], confidence: null };
+    if (!account)
+      return { position: p.position, outcome: 'not_found' as const, fit_score: null, grade: null, breakdown: [], confidence: null };
     const score = scoreIcpFit(version.criteria, accountFacts(account, account.facts ?? [], account.written));
-    return { position: p.position, outcome: score.outcome, fit_score: score.fit_score, grade: score.grade, breakdown: score.breakdown, confidence: score.confidence };
+    return {
+      position: p.position,
+      outcome: score.outcome,
+      fit_score: score.fit_score,
+      grade: score.grade,
+      breakdown: score.breakdown,
+      confidence: score.confidence,
+    };
   });
   await deps.sql.begin((tx) => db.writeIcpFitResults(tx, orgId, runId, results));
   return results.length;
 }
 
-export async function finishIcpFitRun(deps: Pick<ServiceDeps, 'sql'>, orgId: string, runId: string, status: 'completed' | 'failed' | 'cancelled', error?: string) {
+export async function finishIcpFitRun(
+  deps: Pick<ServiceDeps, 'sql'>,
+  orgId: string,
+  runId: string,
+  status: 'completed' | 'failed' | 'cancelled',
+  error?: string,
+) {
   await deps.sql.begin(async (tx) => {
     const row = await db.updateIcpFitRun(tx, orgId, runId, { status, error: error ?? null, completed: true });
     if (row) await notify(tx, orgId, row);
@@ -475,5 +558,10 @@ export async function getRunByWorkflowId(deps: Pick<ServiceDeps, 'sql'>, orgId: 
   if (!m) throw runNotFound();
   const row = m[1] === 'research' ? await db.getResearchRun(deps.sql, orgId, m[2]!) : await db.getIcpFitRun(deps.sql, orgId, m[2]!);
   if (!row) throw runNotFound();
-  return { id: row.id, kind: m[1] === 'research' ? ('research' as const) : ('icp_fit' as const), workflow_id: workflowId, status: row.status };
+  return {
+    id: row.id,
+    kind: m[1] === 'research' ? ('research' as const) : ('icp_fit' as const),
+    workflow_id: workflowId,
+    status: row.status,
+  };
 }

@@ -151,11 +151,23 @@ export async function detachSource(deps: Pick<ServiceDeps, 'sql'>, orgId: string
   if (!(await kb.detachSource(deps.sql, orgId, datasetId, sourceId))) throw notFound('Source not attached to this dataset');
 }
 
-export async function attachByPattern(deps: Pick<ServiceDeps, 'sql'>, orgId: string, datasetId: string, input: { pattern: string; type: SourceType }) {
+export async function attachByPattern(
+  deps: Pick<ServiceDeps, 'sql'>,
+  orgId: string,
+  datasetId: string,
+  input: { pattern: string; type: SourceType },
+) {
   return deps.sql.begin(async (tx) => {
     await datasetOf(tx, orgId, datasetId);
     const matching = await kb.matchingSourceIds(tx, orgId, input.pattern, input.type);
-    const fresh = new Set(await kb.attachSources(tx, orgId, datasetId, matching.map((m) => m.id)));
+    const fresh = new Set(
+      await kb.attachSources(
+        tx,
+        orgId,
+        datasetId,
+        matching.map((m) => m.id),
+      ),
+    );
     return {
       matched_count: matching.length,
       attached_count: fresh.size,
@@ -180,7 +192,8 @@ async function startIngestion(deps: Pick<ServiceDeps, 'temporal' | 'config'>, or
       typedSearchAttributes: organizationAttribute(orgId),
     });
   } catch (error) {
-    if (error instanceof WorkflowExecutionAlreadyStartedError) throw conflict('The source is being ingested; retry when it is ready or failed');
+    if (error instanceof WorkflowExecutionAlreadyStartedError)
+      throw conflict('The source is being ingested; retry when it is ready or failed');
     throw error;
   }
 }
@@ -272,14 +285,18 @@ export class PermanentIngestionError extends Error {
   override name = 'PermanentIngestionError';
 }
 
-async function readSource(deps: Pick<ServiceDeps, 'sql' | 'storage' | 'config'>, source: SourceRow): Promise<{ text: string; processor: FileProcessor; size: number }> {
+async function readSource(
+  deps: Pick<ServiceDeps, 'sql' | 'storage' | 'config'>,
+  source: SourceRow,
+): Promise<{ text: string; processor: FileProcessor; size: number }> {
   if (source.type === 'URL') {
     try {
       const page = await fetchPage(source.url!, { allowPrivate: deps.config.WEB_FETCH_ALLOW_PRIVATE, maxBytes: 5 * 1024 * 1024 });
       const html = /html|xml/i.test(page.contentType);
       return { text: html ? htmlMainText(page.body) : page.body, processor: html ? 'html' : 'text', size: Buffer.byteLength(page.body) };
     } catch (error) {
-      if (error instanceof WebFetchError && !error.retryable) throw new PermanentIngestionError(`fetching ${source.url} failed: ${error.message}`);
+      if (error instanceof WebFetchError && !error.retryable)
+        throw new PermanentIngestionError(`fetching ${source.url} failed: ${error.message}`);
       throw error;
     }
   }
@@ -302,7 +319,12 @@ async function readSource(deps: Pick<ServiceDeps, 'sql' | 'storage' | 'config'>,
 }
 
 /** Extracts the source's text and writes its chunks (without embeddings) under the given generation. */
-export async function extractAndChunk(deps: Pick<ServiceDeps, 'sql' | 'storage' | 'config'>, orgId: string, sourceId: string, generation: number): Promise<number | undefined> {
+export async function extractAndChunk(
+  deps: Pick<ServiceDeps, 'sql' | 'storage' | 'config'>,
+  orgId: string,
+  sourceId: string,
+  generation: number,
+): Promise<number | undefined> {
   const source = await kb.getSource(deps.sql, orgId, sourceId);
   if (!source) return undefined;
   const { text, processor, size } = await readSource(deps, source);
@@ -317,9 +339,15 @@ export async function extractAndChunk(deps: Pick<ServiceDeps, 'sql' | 'storage' 
   // The built-in embedder runs in this process and cannot fail: its vectors go into the same rows now,
   // and the embedding steps that follow find nothing left. A remote embedder keeps one step per batch,
   // and so does a source too large for one step (every vector also costs an HNSW insert).
-  const embedded = embedsInProcess(deps.config) && chunks.length <= INLINE_EMBEDDING_MAX_CHUNKS ? await embedInProcess(deps.config, chunks) : undefined;
+  const embedded =
+    embedsInProcess(deps.config) && chunks.length <= INLINE_EMBEDDING_MAX_CHUNKS ? await embedInProcess(deps.config, chunks) : undefined;
   await deps.sql.begin(async (tx) => {
-    await kb.recordExtraction(tx, orgId, sourceId, { file_processor: processor, file_size: size, chunks_total: chunks.length, chunks_embedded: embedded ? chunks.length : 0 });
+    await kb.recordExtraction(tx, orgId, sourceId, {
+      file_processor: processor,
+      file_size: size,
+      chunks_total: chunks.length,
+      chunks_embedded: embedded ? chunks.length : 0,
+    });
     await kb.insertChunks(tx, orgId, sourceId, generation, chunks, 0, embedded);
   });
   return chunks.length;
@@ -347,25 +375,44 @@ async function embedInProcess(config: ServiceDeps['config'], texts: string[]): P
  * one transaction; answers how many were embedded (0: all done). A retry (after a worker died) finds
  * only the chunks still without a vector, so no finished batch is embedded twice.
  */
-export async function embedBatch(deps: Pick<ServiceDeps, 'sql' | 'config'>, orgId: string, sourceId: string, generation: number, embedder: Embedder = createEmbedder(deps.config)): Promise<number> {
+export async function embedBatch(
+  deps: Pick<ServiceDeps, 'sql' | 'config'>,
+  orgId: string,
+  sourceId: string,
+  generation: number,
+  embedder: Embedder = createEmbedder(deps.config),
+): Promise<number> {
   const batch = await kb.chunksWithoutEmbedding(deps.sql, orgId, sourceId, generation, deps.config.EMBEDDINGS_BATCH_SIZE);
   if (batch.length === 0) return 0;
   let vectors: number[][];
   try {
-    vectors = await embedder.embed(batch.map((c) => c.content), 'passage');
+    vectors = await embedder.embed(
+      batch.map((c) => c.content),
+      'passage',
+    );
   } catch (error) {
     if (error instanceof EmbedderError && !error.retryable) throw new PermanentIngestionError(error.message);
     throw error;
   }
   await deps.sql.begin(async (tx) => {
-    await kb.storeEmbeddings(tx, orgId, embedder.model, batch.map((c, i) => ({ id: c.id, embedding: vectors[i]! })));
+    await kb.storeEmbeddings(
+      tx,
+      orgId,
+      embedder.model,
+      batch.map((c, i) => ({ id: c.id, embedding: vectors[i]! })),
+    );
     await kb.addEmbedded(tx, orgId, sourceId, batch.length);
   });
   return batch.length;
 }
 
 /** The new generation becomes the visible one in one transaction: queries see the old chunks or the new, never half. */
-export async function publishIngestion(deps: Pick<ServiceDeps, 'sql' | 'config'>, orgId: string, sourceId: string, generation: number): Promise<void> {
+export async function publishIngestion(
+  deps: Pick<ServiceDeps, 'sql' | 'config'>,
+  orgId: string,
+  sourceId: string,
+  generation: number,
+): Promise<void> {
   await deps.sql.begin(async (tx) => {
     await kb.lockSourceId(tx, orgId, sourceId);
     await kb.publishGeneration(tx, orgId, sourceId, generation, createEmbedder(deps.config).model);
@@ -408,12 +455,17 @@ export async function importTexts(
   if (!embedder) throw conflict(`The dataset's embedding model (${dataset.embedding_model}) is not available`);
   const strategy = { method: dataset.chunking_method, chunk_size: dataset.chunk_size };
   const sources = docs.map((d) => ({ id: newId(), name: d.name, chunks: chunkText(d.text, strategy) }));
-  const rows: kb.NewChunk[] = sources.flatMap((s) => s.chunks.map((content, ordinal) => ({ source_id: s.id, generation: 1, ordinal, content, embedding: null })));
+  const rows: kb.NewChunk[] = sources.flatMap((s) =>
+    s.chunks.map((content, ordinal) => ({ source_id: s.id, generation: 1, ordinal, content, embedding: null })),
+  );
   for (let i = 0; i < rows.length; i += deps.config.EMBEDDINGS_BATCH_SIZE) {
     const slice = rows.slice(i, i + deps.config.EMBEDDINGS_BATCH_SIZE);
     let vectors: number[][];
     try {
-      vectors = await embedder.embed(slice.map((r) => r.content), 'passage');
+      vectors = await embedder.embed(
+        slice.map((r) => r.content),
+        'passage',
+      );
     } catch (error) {
       if (error instanceof EmbedderError) throw upstream('Embeddings service unavailable');
       throw error;
@@ -426,7 +478,19 @@ export async function importTexts(
     await kb.insertSources(
       tx,
       orgId,
-      sources.map((s) => ({ id: s.id, type: 'FILE' as const, name: s.name, description: '', url: null, domain: null, file_id: null, file_size: null, chunking_method: null, chunk_size: null, created_by: actor })),
+      sources.map((s) => ({
+        id: s.id,
+        type: 'FILE' as const,
+        name: s.name,
+        description: '',
+        url: null,
+        domain: null,
+        file_id: null,
+        file_size: null,
+        chunking_method: null,
+        chunk_size: null,
+        created_by: actor,
+      })),
     );
     await kb.insertChunkRows(tx, orgId, rows, embedder.model);
     await kb.publishGenerations(tx, orgId, ids, 1, embedder.model);
@@ -443,7 +507,12 @@ export async function importTexts(
  * in [0, 1] (1: the nearest vector match holding every query word); ties by source, then position in
  * the source. The same function answers agents that use the dataset.
  */
-export async function queryDataset(deps: Pick<ServiceDeps, 'sql' | 'config'>, orgId: string, datasetId: string, input: { query: string; results_count: number }) {
+export async function queryDataset(
+  deps: Pick<ServiceDeps, 'sql' | 'config'>,
+  orgId: string,
+  datasetId: string,
+  input: { query: string; results_count: number },
+) {
   const dataset = await datasetOf(deps.sql, orgId, datasetId);
   // The dataset's own model embeds the query; without it at hand the query ranks by full text only.
   const embedder = embedderFor(deps.config, dataset.embedding_model);
@@ -463,7 +532,10 @@ export async function queryDataset(deps: Pick<ServiceDeps, 'sql' | 'config'>, or
   const scores = fusedScores(ranked, embedding === null ? 0 : embedder?.lexical ? LEXICAL_EMBEDDER_VECTOR_WEIGHT : VECTOR_WEIGHT);
   const results = ranked
     .map((r, i) => ({ ...r, score: scores[i]! }))
-    .sort((a, b) => b.score - a.score || a.source_id.localeCompare(b.source_id) || a.ordinal - b.ordinal || a.chunk_id.localeCompare(b.chunk_id))
+    .sort(
+      (a, b) =>
+        b.score - a.score || a.source_id.localeCompare(b.source_id) || a.ordinal - b.ordinal || a.chunk_id.localeCompare(b.chunk_id),
+    )
     .slice(0, input.results_count)
     .map((r) => ({ content: r.content, score: Number(r.score.toFixed(6)), source_id: r.source_id, dataset_id: datasetId }));
   return { results };

@@ -35,7 +35,13 @@ export function botView(row: BotRow) {
     vendor_bot_id: row.vendor_bot_id,
     workflow_id: botWorkflowId(row.id),
     recording: row.recording_id
-      ? { id: row.recording_id, url: row.recording_url, started_at: iso(row.recording_started_at), ended_at: iso(row.recording_ended_at), duration_seconds: duration }
+      ? {
+          id: row.recording_id,
+          url: row.recording_url,
+          started_at: iso(row.recording_started_at),
+          ended_at: iso(row.recording_ended_at),
+          duration_seconds: duration,
+        }
       : null,
     activity_id: row.activity_id,
     leave_requested_at: iso(row.leave_requested_at),
@@ -78,7 +84,12 @@ export interface CreateBotInput {
  * started in one transaction holding the bot's advisory lock, so an unreachable Temporal leaves
  * nothing behind and the workflow's first read waits for the commit.
  */
-export async function createBot(deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config' | 'logger'>, orgId: string, actor: string, input: CreateBotInput) {
+export async function createBot(
+  deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config' | 'logger'>,
+  orgId: string,
+  actor: string,
+  input: CreateBotInput,
+) {
   const platform = meetingPlatform(input.meeting_url);
   if (!platform) throw invalid('meeting_url is not a Zoom, Google Meet or Microsoft Teams meeting link');
   const { sql, temporal, config } = deps;
@@ -135,10 +146,10 @@ export async function listBots(
 
 export async function getBot(deps: Pick<ServiceDeps, 'sql'>, orgId: string, botId: string) {
   // One snapshot, so the history always reaches the row's status.
-  const [row, history] = await deps.sql.begin('isolation level repeatable read', async (tx) => [
-    await meetings.findBot(tx, orgId, botId),
-    await meetings.botHistory(tx, orgId, botId),
-  ] as const);
+  const [row, history] = await deps.sql.begin(
+    'isolation level repeatable read',
+    async (tx) => [await meetings.findBot(tx, orgId, botId), await meetings.botHistory(tx, orgId, botId)] as const,
+  );
   if (!row) throw botNotFound();
   return detailView(row, history);
 }
@@ -208,7 +219,11 @@ const uuidOrNull = (v: unknown): string | null => (typeof v === 'string' && UUID
  * without a second signal. The delivery is recorded and the signal sent in one transaction, so a
  * failed signal leaves the id free for the vendor's retry.
  */
-export async function placeCaptureEvent(deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'logger'>, webhookId: string, body: CaptureEvent): Promise<boolean> {
+export async function placeCaptureEvent(
+  deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'logger'>,
+  webhookId: string,
+  body: CaptureEvent,
+): Promise<boolean> {
   const bot = body.data?.bot;
   const orgId = uuidOrNull(bot?.metadata?.org_id);
   const botId = uuidOrNull(bot?.metadata?.bot_id);
@@ -223,22 +238,24 @@ export async function placeCaptureEvent(deps: Pick<ServiceDeps, 'sql' | 'tempora
     recording_id: body.data?.recording?.id ?? null,
     transcript_id: body.data?.transcript?.id ?? null,
   };
-  return deps.sql.begin(async (tx) => {
-    const row = await meetings.findBot(tx, orgId, botId);
-    if (!row || row.ended_at || (row.vendor_bot_id && row.vendor_bot_id !== bot.id)) return false;
-    if (!(await meetings.recordDelivery(tx, orgId, botId, webhookId))) return true;
-    try {
-      await deps.temporal.workflow.getHandle(botWorkflowId(botId)).signal(vendorEventSignal, event);
-    } catch (error) {
-      if (!(error instanceof WorkflowNotFoundError)) throw error;
-      deps.logger.info({ botId, event: body.event }, 'capture event for a bot whose workflow has ended');
-      throw new NotPlaced();
-    }
-    return true;
-  }).catch((error: unknown) => {
-    if (error instanceof NotPlaced) return false;
-    throw error;
-  });
+  return deps.sql
+    .begin(async (tx) => {
+      const row = await meetings.findBot(tx, orgId, botId);
+      if (!row || row.ended_at || (row.vendor_bot_id && row.vendor_bot_id !== bot.id)) return false;
+      if (!(await meetings.recordDelivery(tx, orgId, botId, webhookId))) return true;
+      try {
+        await deps.temporal.workflow.getHandle(botWorkflowId(botId)).signal(vendorEventSignal, event);
+      } catch (error) {
+        if (!(error instanceof WorkflowNotFoundError)) throw error;
+        deps.logger.info({ botId, event: body.event }, 'capture event for a bot whose workflow has ended');
+        throw new NotPlaced();
+      }
+      return true;
+    })
+    .catch((error: unknown) => {
+      if (error instanceof NotPlaced) return false;
+      throw error;
+    });
 }
 
 /** Rolls the delivery record back when the workflow is gone. */

@@ -2,7 +2,13 @@ import type { Client } from '@temporalio/client';
 import type { Db, Sql } from '../db/client';
 import * as db from '../db/notifications';
 import { invalid, notFound } from '../domain/errors';
-import { NOTIFICATION_EVENTS, SUBSCRIBABLE_EVENTS, findEventDefinition, isSubscribable, type EmailCadence } from '../domain/notification-events';
+import {
+  NOTIFICATION_EVENTS,
+  SUBSCRIBABLE_EVENTS,
+  findEventDefinition,
+  isSubscribable,
+  type EmailCadence,
+} from '../domain/notification-events';
 import {
   dealChangeEvents,
   describeEvent,
@@ -101,7 +107,13 @@ export async function emitManualEvent(
     new_owner_id: deal.owner_id,
   };
   try {
-    await emitEvent(deps.sql, orgId, { event_type: input.event_type, entity_type: 'deal', entity_id: deal.id, payload, actor_user_id: actorUserId });
+    await emitEvent(deps.sql, orgId, {
+      event_type: input.event_type,
+      entity_type: 'deal',
+      entity_id: deal.id,
+      payload,
+      actor_user_id: actorUserId,
+    });
     return { accepted: true };
   } catch (error) {
     deps.logger.warn({ err: error, orgId, eventType: input.event_type }, 'notification event dropped: the outbox write failed');
@@ -157,7 +169,11 @@ export async function relayOrganization(deps: { sql: Sql; temporal: Client; conf
         signal: notificationEventsSignal,
         signalArgs: [rows.map(toEvent)],
       });
-      await db.markOutboxRelayed(tx, orgId, rows.map((r) => r.id));
+      await db.markOutboxRelayed(
+        tx,
+        orgId,
+        rows.map((r) => r.id),
+      );
       return rows.length;
     });
     relayed += count;
@@ -192,9 +208,12 @@ export interface OutboxRelay {
  * notifications Postgres delivers only on commit), and a sweep every NOTIFICATION_RELAY_INTERVAL_SECONDS
  * takes whatever a missed wake-up or an unreachable Temporal left behind.
  */
-export async function startOutboxRelay(
-  deps: { sql: Sql; temporal: Client; config: ActorConfig & Pick<Config, 'NOTIFICATION_RELAY_INTERVAL_SECONDS'>; logger: Logger },
-): Promise<OutboxRelay> {
+export async function startOutboxRelay(deps: {
+  sql: Sql;
+  temporal: Client;
+  config: ActorConfig & Pick<Config, 'NOTIFICATION_RELAY_INTERVAL_SECONDS'>;
+  logger: Logger;
+}): Promise<OutboxRelay> {
   const waiting = new Set<string>();
   let running: Promise<void> | null = null;
   let stopped = false;
@@ -227,7 +246,11 @@ export async function startOutboxRelay(
   };
 
   const listener = await deps.sql
-    .listen(db.OUTBOX_CHANNEL, (orgId) => drain([orgId]), () => drain('all'))
+    .listen(
+      db.OUTBOX_CHANNEL,
+      (orgId) => drain([orgId]),
+      () => drain('all'),
+    )
     .catch((error: unknown) => {
       deps.logger.warn({ err: error }, 'notification relay could not LISTEN; relying on its sweep');
       return null;
@@ -265,7 +288,8 @@ export async function deliverEvents(deps: Pick<ServiceDeps, 'sql'>, orgId: strin
   const explicitIds = new Set<string>();
   for (const e of known) {
     for (const id of e.recipient_user_ids) explicitIds.add(id);
-    if (e.entity_type === 'deal') for (const k of ['owner_id', 'new_owner_id']) if (typeof e.payload[k] === 'string') ownerIds.add(e.payload[k] as string);
+    if (e.entity_type === 'deal')
+      for (const k of ['owner_id', 'new_owner_id']) if (typeof e.payload[k] === 'string') ownerIds.add(e.payload[k] as string);
   }
   const types = [...new Set(known.map((e) => e.event_type))];
   const [owners, explicit, subscriberLists, admins] = await Promise.all([
@@ -389,7 +413,11 @@ export async function sendQueuedEmails(
  * Collects each recipient's digest entries created before `until` into one email (keyed by user and
  * window, so a repeat builds nothing twice). Recipients without an address have their entries closed.
  */
-export async function buildDigests(deps: Pick<ServiceDeps, 'sql'>, orgId: string, until: Date): Promise<{ digests: number; pending: boolean }> {
+export async function buildDigests(
+  deps: Pick<ServiceDeps, 'sql'>,
+  orgId: string,
+  until: Date,
+): Promise<{ digests: number; pending: boolean }> {
   let digests = 0;
   for (const userId of await db.usersWithPendingDigest(deps.sql, orgId, until)) {
     await deps.sql.begin(async (tx) => {
@@ -499,7 +527,13 @@ export interface PreferencePatch {
 }
 
 /** Only the fields sent change; null returns a field to the catalog's default. Always-send events take none. */
-export async function updatePreference(deps: Pick<ServiceDeps, 'sql'>, orgId: string, userId: string, eventType: string, patch: PreferencePatch) {
+export async function updatePreference(
+  deps: Pick<ServiceDeps, 'sql'>,
+  orgId: string,
+  userId: string,
+  eventType: string,
+  patch: PreferencePatch,
+) {
   if (Object.keys(patch).length === 0) throw invalid('Empty patch body: send in_app, email_cadence or subscribed');
   const def = findEventDefinition(eventType);
   if (!def) throw invalid(`Unregistered event_type '${eventType}'`);
@@ -522,12 +556,25 @@ export async function emitDealEvents(
   actorUserId: string | null,
 ): Promise<void> {
   for (const e of dealChangeEvents(before, after)) {
-    await emitEvent(tx, orgId, { event_type: e.event_type, entity_type: 'deal', entity_id: after.id, payload: e.payload, actor_user_id: actorUserId });
+    await emitEvent(tx, orgId, {
+      event_type: e.event_type,
+      entity_type: 'deal',
+      entity_id: after.id,
+      payload: e.payload,
+      actor_user_id: actorUserId,
+    });
   }
 }
 
 /** A deal row as notifications see it (value as a number). */
-export const dealSnapshot = (row: { id: string; name: string; stage: string; value: string | number | null; currency: string | null; owner_id: string | null }): DealSnapshot => ({
+export const dealSnapshot = (row: {
+  id: string;
+  name: string;
+  stage: string;
+  value: string | number | null;
+  currency: string | null;
+  owner_id: string | null;
+}): DealSnapshot => ({
   id: row.id,
   name: row.name,
   stage: row.stage,

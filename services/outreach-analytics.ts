@@ -12,11 +12,24 @@ export async function sequenceAnalytics(deps: Pick<ServiceDeps, 'sql'>, orgId: s
   if (!sequence) throw notFound('Sequence not found');
   const rows = await sequenceCounts(deps.sql, orgId, sequenceId);
   const at = (step: number, variant: number): StepVariantCounts =>
-    rows.find((r) => r.step === step && r.variant === variant) ?? { step, variant, sent: 0, bounced: 0, replied: 0, interested: 0, not_interested: 0, auto_replied: 0, unsubscribed: 0 };
+    rows.find((r) => r.step === step && r.variant === variant) ?? {
+      step,
+      variant,
+      sent: 0,
+      bounced: 0,
+      replied: 0,
+      interested: 0,
+      not_interested: 0,
+      auto_replied: 0,
+      unsubscribed: 0,
+    };
   // Steps removed after they were sent still count in the whole and keep their rows.
   const stepCount = Math.max(sequence.steps.length, ...rows.map((r) => r.step + 1));
   const steps = Array.from({ length: stepCount }, (_, step) => {
-    const variantCount = Math.max(1 + (sequence.steps[step]?.variants.length ?? 0), ...rows.filter((r) => r.step === step).map((r) => r.variant + 1));
+    const variantCount = Math.max(
+      1 + (sequence.steps[step]?.variants.length ?? 0),
+      ...rows.filter((r) => r.step === step).map((r) => r.variant + 1),
+    );
     const variants = Array.from({ length: variantCount }, (_, variant) => at(step, variant));
     return { step, ...figures(sumCounts(variants)), variants: variants.map((v) => ({ variant: v.variant, ...figures(v) })) };
   });

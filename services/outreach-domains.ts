@@ -4,7 +4,17 @@ import * as credentials from '../db/credentials';
 import * as domains from '../db/outreach-domains';
 import type { DomainRecordRow, DomainRow } from '../db/outreach-domains';
 import { conflict, invalid, notFound, upstream } from '../domain/errors';
-import { DKIM_SELECTOR, isRecordRequired, judgeRecord, requiredStatusOf, normalizeDomain, requiredRecords, type DomainStatus, type Lookup, type RequiredRecord } from '../domain/outreach-domains';
+import {
+  DKIM_SELECTOR,
+  isRecordRequired,
+  judgeRecord,
+  requiredStatusOf,
+  normalizeDomain,
+  requiredRecords,
+  type DomainStatus,
+  type Lookup,
+  type RequiredRecord,
+} from '../domain/outreach-domains';
 import { createDnsResolver, type DnsResolver } from '../platform/dns-resolver';
 import { newId } from '../platform/ids';
 import { RegistrarError, createRegistrar } from '../platform/registrar';
@@ -69,7 +79,14 @@ type Deps = Pick<ServiceDeps, 'sql' | 'config' | 'logger'>;
 type Purchase = { registrar: string; orderId: string; priceCents: number; currency: string; registeredUntil: Date };
 
 /** The row, its records and its DKIM credential in one transaction; `buy` runs inside it, last, so a refused purchase writes nothing. */
-async function createDomain(deps: Deps, orgId: string, actor: string, name: string, buy?: () => Promise<Purchase>, trackingEnabled = false) {
+async function createDomain(
+  deps: Deps,
+  orgId: string,
+  actor: string,
+  name: string,
+  buy?: () => Promise<Purchase>,
+  trackingEnabled = false,
+) {
   if (await domains.findByName(deps.sql, orgId, name)) throw conflict('The organization already has this domain');
   const keys = await dkimKeyPair();
   const id = newId();
@@ -126,11 +143,22 @@ export async function checkAvailability(deps: Pick<ServiceDeps, 'config'>, name:
     if (error instanceof RegistrarError) throw upstream(`Registrar ${registrar.name} failed: ${error.message}`);
     throw error;
   }
-  return { name: quote.domain, available: quote.available, price_cents: quote.priceCents, currency: quote.currency, registrar: registrar.name };
+  return {
+    name: quote.domain,
+    available: quote.available,
+    price_cents: quote.priceCents,
+    currency: quote.currency,
+    registrar: registrar.name,
+  };
 }
 
 /** Buys a domain through the registrar (cost-bearing) and adds it like an owned one. */
-export async function purchaseDomain(deps: Deps, orgId: string, actor: string, input: { name: string; years: number; max_price_cents?: number }) {
+export async function purchaseDomain(
+  deps: Deps,
+  orgId: string,
+  actor: string,
+  input: { name: string; years: number; max_price_cents?: number },
+) {
   const name = normalizeDomain(input.name);
   const registrar = createRegistrar(deps.config);
   const result = await createDomain(deps, orgId, actor, name, async () => {
@@ -156,7 +184,11 @@ export async function listDomains(
   query: { status?: DomainStatus; limit: number; after?: { t: string; id: string } },
 ) {
   const page = await domains.listDomains(deps.sql, orgId, { status: query.status }, { limit: query.limit, after: query.after });
-  const records = await domains.recordsOf(deps.sql, orgId, page.rows.slice(0, query.limit).map((r) => r.id));
+  const records = await domains.recordsOf(
+    deps.sql,
+    orgId,
+    page.rows.slice(0, query.limit).map((r) => r.id),
+  );
   return { ...page, records };
 }
 
@@ -200,7 +232,11 @@ export async function verifyDomain(deps: Pick<ServiceDeps, 'sql' | 'config'>, or
   const results = await Promise.all(
     records.map(async (r) => {
       const answer = await lookup(dns, r);
-      return { purpose: r.purpose, status: judgeRecord(r, answer), found: answer ? answer.answers.slice(0, 10).map((a) => a.slice(0, 2000)) : null };
+      return {
+        purpose: r.purpose,
+        status: judgeRecord(r, answer),
+        found: answer ? answer.answers.slice(0, 10).map((a) => a.slice(0, 2000)) : null,
+      };
     }),
   );
   const updated = await deps.sql.begin(async (tx) => {

@@ -5,7 +5,15 @@ import { memberIdsOfActors } from '../db/notifications';
 import * as seqs from '../db/outreach-sequences';
 import { invalid, unavailable } from '../domain/errors';
 import { classifyReply } from '../domain/outreach-replies';
-import { autoReplyKind, isBounce, normalizeMessageId, resumeAfterAutoReply, organizationOf, originalMessageIds, threadCandidates } from '../domain/outreach-threading';
+import {
+  autoReplyKind,
+  isBounce,
+  normalizeMessageId,
+  resumeAfterAutoReply,
+  organizationOf,
+  originalMessageIds,
+  threadCandidates,
+} from '../domain/outreach-threading';
 import { newId } from '../platform/ids';
 import { hasSignatureHeaders, verifyWebhook } from '../platform/meeting-webhooks';
 import { recordContactEmail } from './activities';
@@ -134,7 +142,11 @@ export async function receiveMessage(
     if (kind === 'auto_reply') {
       // Not a reply: the thread shows it, nobody needs to answer, and the sequence waits, then goes on.
       await mail.touchThread(tx, orgId, thread.id, 'inbound', now, false);
-      const resumeAt = resumeAfterAutoReply(`${stored.subject}\n${stored.text_body ?? ''}`, now, deps.config.OUTREACH_AUTO_REPLY_PAUSE_DAYS);
+      const resumeAt = resumeAfterAutoReply(
+        `${stored.subject}\n${stored.text_body ?? ''}`,
+        now,
+        deps.config.OUTREACH_AUTO_REPLY_PAUSE_DAYS,
+      );
       await pauseFor(tx, orgId, thread, resumeAt);
       deps.logger.info({ orgId, threadId: thread.id, kind, auto, resumeAt }, 'outreach automatic answer received');
       return { matched: true, thread_id: thread.id, kind, stored: true };
@@ -150,10 +162,23 @@ export async function receiveMessage(
       entity_type: 'outreach_thread',
       entity_id: thread.id,
       recipient_user_ids: await memberIdsOfActors(tx, orgId, [sequence?.created_by]),
-      payload: { thread_id: thread.id, enrollment_id: thread.enrollment_id, contact_id: thread.contact_id, mailbox_id: thread.mailbox_id, from: stored.from_address, subject: stored.subject },
+      payload: {
+        thread_id: thread.id,
+        enrollment_id: thread.enrollment_id,
+        contact_id: thread.contact_id,
+        mailbox_id: thread.mailbox_id,
+        from: stored.from_address,
+        subject: stored.subject,
+      },
     });
     if (!bounce && thread.contact_id) {
-      await recordContactEmail(tx, orgId, thread.contact_id, { subject: stored.subject, body: stored.text_body, direction: 'inbound', at: now, actor: 'system:outreach' });
+      await recordContactEmail(tx, orgId, thread.contact_id, {
+        subject: stored.subject,
+        body: stored.text_body,
+        direction: 'inbound',
+        at: now,
+        actor: 'system:outreach',
+      });
     }
     deps.logger.info({ orgId, threadId: thread.id, kind }, 'outreach mail received');
     return { matched: true, thread_id: thread.id, kind, stored: true };

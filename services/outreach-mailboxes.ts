@@ -86,7 +86,14 @@ export async function storeOutreachSecret(
     tx,
     orgId,
     id,
-    { name: input.name, description: input.description, refresher_workflow_id: null, refresh_input: {}, refresh_policy: { type: 'manual' }, temporal_schedule_id: null },
+    {
+      name: input.name,
+      description: input.description,
+      refresher_workflow_id: null,
+      refresh_input: {},
+      refresh_policy: { type: 'manual' },
+      temporal_schedule_id: null,
+    },
     actor,
   );
   const sealed = seal(credentialKeyring(config), JSON.stringify(input.value), sealedFor(orgId, id));
@@ -95,14 +102,25 @@ export async function storeOutreachSecret(
     tx,
     orgId,
     id,
-    { keyId: sealed.keyId, ciphertext: sealed.ciphertext, valueKeys: keys, secrets: describeSecrets(input.value, keys, 'input', new Date()), expiresAt: null },
+    {
+      keyId: sealed.keyId,
+      ciphertext: sealed.ciphertext,
+      valueKeys: keys,
+      secrets: describeSecrets(input.value, keys, 'input', new Date()),
+      expiresAt: null,
+    },
     actor,
   );
   return id;
 }
 
 /** The decrypted value of an outreach secret; for senders and activities only. */
-export async function readOutreachSecret(db: Db, config: Pick<Config, 'ENCRYPTION_KEY' | 'ENCRYPTION_KEYS_PREVIOUS' | 'dataDir'>, orgId: string, id: string | null) {
+export async function readOutreachSecret(
+  db: Db,
+  config: Pick<Config, 'ENCRYPTION_KEY' | 'ENCRYPTION_KEYS_PREVIOUS' | 'dataDir'>,
+  orgId: string,
+  id: string | null,
+) {
   if (!id) return null;
   const sealed = await credentials.getSealedValue(db, orgId, id);
   if (!sealed) return null;
@@ -142,7 +160,8 @@ interface SendGap {
   max_seconds: number;
 }
 /** The columns of a spacing given by the API (absent: the table's defaults, or unchanged). */
-const gapColumns = (gap: SendGap | undefined) => (gap ? { send_gap_min_seconds: gap.min_seconds, send_gap_max_seconds: gap.max_seconds } : {});
+const gapColumns = (gap: SendGap | undefined) =>
+  gap ? { send_gap_min_seconds: gap.min_seconds, send_gap_max_seconds: gap.max_seconds } : {};
 
 /** A new mailbox's warm-up columns: the ramp's shape, and its start now when it warms up. */
 const newWarmup = (enabled: boolean, input: { warmup_start_per_day?: number; warmup_days?: number }) => ({
@@ -182,9 +201,16 @@ export const serverUnreachable = (kind: ServerKind) =>
  * the connect bound; refused unless public). The connection then goes to that very address (the host
  * name stays the TLS server name), so what is checked is what is dialled.
  */
-async function serverAddress(config: Pick<Config, 'OUTREACH_ALLOW_PRIVATE_MAIL_HOSTS' | 'OUTREACH_SMTP_CONNECTION_TIMEOUT_MS'>, host: string, kind: ServerKind) {
+async function serverAddress(
+  config: Pick<Config, 'OUTREACH_ALLOW_PRIVATE_MAIL_HOSTS' | 'OUTREACH_SMTP_CONNECTION_TIMEOUT_MS'>,
+  host: string,
+  kind: ServerKind,
+) {
   try {
-    return await resolveMailHost(host, { allowPrivate: config.OUTREACH_ALLOW_PRIVATE_MAIL_HOSTS, timeoutMs: config.OUTREACH_SMTP_CONNECTION_TIMEOUT_MS });
+    return await resolveMailHost(host, {
+      allowPrivate: config.OUTREACH_ALLOW_PRIVATE_MAIL_HOSTS,
+      timeoutMs: config.OUTREACH_SMTP_CONNECTION_TIMEOUT_MS,
+    });
   } catch (error) {
     if (error instanceof MailHostRefused) throw serverUnreachable(kind);
     throw error;
@@ -197,7 +223,10 @@ const smtpTimeouts = (config: Config) => ({
   socketTimeout: config.OUTREACH_SMTP_SOCKET_TIMEOUT_MS,
 });
 
-async function smtpTransport(config: Config, s: { host: string; port: number; secure: boolean; username: string | null; password: string | null }) {
+async function smtpTransport(
+  config: Config,
+  s: { host: string; port: number; secure: boolean; username: string | null; password: string | null },
+) {
   const target = await serverAddress(config, s.host, 'smtp');
   return nodemailer.createTransport({
     host: target.address,
@@ -228,13 +257,20 @@ export async function connectMailbox(deps: Deps, orgId: string, actor: string, i
   checkWindow(window.start, window.end);
   const smtp = input.smtp;
   if (smtp.password && !smtp.username) throw invalid('smtp.password needs smtp.username');
-  if (input.imap && !input.imap.password && !smtp.password) throw invalid('imap needs a password (imap.password, or smtp.password to share)');
+  if (input.imap && !input.imap.password && !smtp.password)
+    throw invalid('imap needs a password (imap.password, or smtp.password to share)');
   // Both servers must be where a mailbox may be, checked whether or not the login is: a mailbox that
   // could never send or be polled is refused now rather than failing later.
   await serverAddress(deps.config, smtp.host, 'smtp');
   if (input.imap) await serverAddress(deps.config, input.imap.host, 'imap');
   if (input.verify_smtp) {
-    const transport = await smtpTransport(deps.config, { host: smtp.host, port: smtp.port, secure: smtp.secure, username: smtp.username ?? null, password: smtp.password ?? null });
+    const transport = await smtpTransport(deps.config, {
+      host: smtp.host,
+      port: smtp.port,
+      secure: smtp.secure,
+      username: smtp.username ?? null,
+      password: smtp.password ?? null,
+    });
     try {
       await transport.verify();
     } catch (error) {
@@ -251,7 +287,11 @@ export async function connectMailbox(deps: Deps, orgId: string, actor: string, i
     if (input.imap?.password) secret.imap_password = input.imap.password;
     const credentialId =
       Object.keys(secret).length > 0
-        ? await storeOutreachSecret(tx, deps.config, orgId, actor, { name: `outreach-mailbox:${id}`, description: `Passwords of the outreach mailbox ${email}`, value: secret })
+        ? await storeOutreachSecret(tx, deps.config, orgId, actor, {
+            name: `outreach-mailbox:${id}`,
+            description: `Passwords of the outreach mailbox ${email}`,
+            value: secret,
+          })
         : null;
     return mailboxes.insertMailbox(tx, orgId, {
       id,
@@ -300,7 +340,8 @@ export async function provisionMailbox(deps: Deps, orgId: string, actor: string,
   const timezone = checkedTimeZone(input.timezone) ?? 'UTC';
   const domain = await domains.getDomain(deps.sql, orgId, input.domain_id);
   if (!domain) throw notFound('Domain not found');
-  if (domain.status !== 'verified') throw conflict('The domain is not verified: run POST /outreach/domains/{domain_id}/verify once its DNS records are published');
+  if (domain.status !== 'verified')
+    throw conflict('The domain is not verified: run POST /outreach/domains/{domain_id}/verify once its DNS records are published');
   const email = `${input.local_part}@${domain.name}`.toLowerCase();
   if (await mailboxes.findByEmail(deps.sql, orgId, email)) throw conflict('The organization already has a mailbox with this email address');
   const provider = createMailboxProvider(deps.config);
@@ -357,7 +398,12 @@ export async function listMailboxes(
   orgId: string,
   query: { status?: 'active' | 'paused'; domain_id?: string; limit: number; after?: { t: string; id: string } },
 ) {
-  return mailboxes.listMailboxes(deps.sql, orgId, { status: query.status, domainId: query.domain_id }, { limit: query.limit, after: query.after });
+  return mailboxes.listMailboxes(
+    deps.sql,
+    orgId,
+    { status: query.status, domainId: query.domain_id },
+    { limit: query.limit, after: query.after },
+  );
 }
 
 export async function getMailbox(deps: Pick<ServiceDeps, 'sql'>, orgId: string, mailboxId: string) {
@@ -376,9 +422,17 @@ export async function updateMailbox(deps: Pick<ServiceDeps, 'sql'>, orgId: strin
     if (!before) throw mailboxNotFound();
     checkWindow(patch.window_start ?? before.window_start, patch.window_end ?? before.window_end);
     // Switching warm-up on starts its ramp today; off forgets it; on while on keeps the ramp where it is.
-    const warmupStart = patch.warmup_enabled === undefined || patch.warmup_enabled === before.warmup_enabled ? {} : { warmup_started_at: patch.warmup_enabled ? new Date() : null };
+    const warmupStart =
+      patch.warmup_enabled === undefined || patch.warmup_enabled === before.warmup_enabled
+        ? {}
+        : { warmup_started_at: patch.warmup_enabled ? new Date() : null };
     const { send_gap, ...settings } = patch;
-    return (await mailboxes.updateMailbox(tx, orgId, mailboxId, { ...settings, ...gapColumns(send_gap), ...warmupStart, ...(timezone ? { timezone } : {}) }))!;
+    return (await mailboxes.updateMailbox(tx, orgId, mailboxId, {
+      ...settings,
+      ...gapColumns(send_gap),
+      ...warmupStart,
+      ...(timezone ? { timezone } : {}),
+    }))!;
   });
   return mailboxView(row);
 }
@@ -402,7 +456,10 @@ export async function deleteMailbox(deps: Pick<ServiceDeps, 'sql'>, orgId: strin
     const users = await sequences.sequencesUsingMailbox(tx, orgId, mailboxId);
     const row = await mailboxes.deleteMailbox(tx, orgId, mailboxId);
     if (!row) throw mailboxNotFound();
-    if (users.length) throw conflict(`The mailbox is in the pool of ${users.length} sequence(s) that can still send (${users.slice(0, 3).join(', ')}): remove it from their pools, or complete or archive them, first`);
+    if (users.length)
+      throw conflict(
+        `The mailbox is in the pool of ${users.length} sequence(s) that can still send (${users.slice(0, 3).join(', ')}): remove it from their pools, or complete or archive them, first`,
+      );
     if (row.credential_id) await credentials.deleteCredential(tx, orgId, row.credential_id);
   });
 }
@@ -463,8 +520,14 @@ const addressText = (a: string | Mail.Address): string => (typeof a === 'string'
  * sending domain of the address's domain. Null when the organization has no such domain: the mail goes
  * out unsigned by us (a connected mailbox's own provider may sign it).
  */
-async function dkimSigner(deps: Pick<ServiceDeps, 'sql' | 'config'>, orgId: string, mailbox: MailboxRow): Promise<Mail.Options['dkim'] | null> {
-  const domain = mailbox.domain_id ? await domains.getDomain(deps.sql, orgId, mailbox.domain_id) : await domains.findByName(deps.sql, orgId, domainOf(mailbox.email_address));
+async function dkimSigner(
+  deps: Pick<ServiceDeps, 'sql' | 'config'>,
+  orgId: string,
+  mailbox: MailboxRow,
+): Promise<Mail.Options['dkim'] | null> {
+  const domain = mailbox.domain_id
+    ? await domains.getDomain(deps.sql, orgId, mailbox.domain_id)
+    : await domains.findByName(deps.sql, orgId, domainOf(mailbox.email_address));
   if (!domain?.dkim_credential_id) return null;
   const key = (await readOutreachSecret(deps.sql, deps.config, orgId, domain.dkim_credential_id))?.dkim_private_key;
   return key ? { domainName: domain.name, keySelector: domain.dkim_selector, privateKey: key } : null;
@@ -476,7 +539,11 @@ async function dkimSigner(deps: Pick<ServiceDeps, 'sql' | 'config'>, orgId: stri
  * message written as an `.eml` file under DATA_DIR/outreach-mail/<mailbox_id>/ with an SMTP-like answer.
  * `from` defaults to the mailbox's address and display name.
  */
-export async function mailboxSender(deps: Pick<ServiceDeps, 'sql' | 'config' | 'logger'>, orgId: string, mailboxId: string): Promise<MailboxSender> {
+export async function mailboxSender(
+  deps: Pick<ServiceDeps, 'sql' | 'config' | 'logger'>,
+  orgId: string,
+  mailboxId: string,
+): Promise<MailboxSender> {
   const mailbox = await mailboxes.getMailbox(deps.sql, orgId, mailboxId);
   if (!mailbox) throw mailboxNotFound();
   const from = mailbox.display_name ? { name: mailbox.display_name, address: mailbox.email_address } : mailbox.email_address;

@@ -86,9 +86,12 @@ export async function runSequenceCycle(deps: SendDeps, orgId: string, sequenceId
   const sequence = await seqs.getSequence(deps.sql, orgId, sequenceId, true);
   if (!sequence) return { state: 'missing', sent: 0, more: false, nextDueInMs: null };
   if (sequence.status !== 'active') return { state: sequence.status, sent: 0, more: false, nextDueInMs: null };
-  if (sequence.start_at && sequence.start_at > now) return { state: 'active', sent: 0, more: false, nextDueInMs: sequence.start_at.getTime() - now.getTime() };
+  if (sequence.start_at && sequence.start_at > now)
+    return { state: 'active', sent: 0, more: false, nextDueInMs: sequence.start_at.getTime() - now.getTime() };
 
-  const batch = await deps.sql.begin((tx) => reserve(tx, orgId, sequence, now, deps.config.OUTREACH_SEND_BATCH, (token) => unsubscribeUrl(deps.config, token)));
+  const batch = await deps.sql.begin((tx) =>
+    reserve(tx, orgId, sequence, now, deps.config.OUTREACH_SEND_BATCH, (token) => unsubscribeUrl(deps.config, token)),
+  );
   let sent = 0;
   // Reservations are independent (each its own row, limits already taken): a few SMTP sessions at once.
   let next = 0;
@@ -124,18 +127,28 @@ async function reserve(
   const pool = await mail.lockMailboxes(tx, orgId, sequence.mailbox_ids);
   const byId = new Map(pool.map((mb) => [mb.id, mb]));
   const days = new Map(pool.map((mb) => [mb.id, localDay(mb, now)]));
-  const counts = await mail.sentPerMailboxDay(tx, orgId, pool.map((mb) => ({ mailbox_id: mb.id, day: days.get(mb.id)! })));
+  const counts = await mail.sentPerMailboxDay(
+    tx,
+    orgId,
+    pool.map((mb) => ({ mailbox_id: mb.id, day: days.get(mb.id)! })),
+  );
   // Today's cap is the daily limit, or the warm-up volume while a warming-up mailbox ramps towards it.
   const capacity = new Map(
     pool.map((mb) => [
       mb.id,
-      mb.status === 'active' && isWithinSendingWindow(mb, now) ? Math.max(0, dailyCap(mb, now) - (counts.get(`${mb.id}|${days.get(mb.id)}`) ?? 0)) : 0,
+      mb.status === 'active' && isWithinSendingWindow(mb, now)
+        ? Math.max(0, dailyCap(mb, now) - (counts.get(`${mb.id}|${days.get(mb.id)}`) ?? 0))
+        : 0,
     ]),
   );
   // A mailbox within the gap after its last send has no room now (its daily room stays for later).
   const ready = (id: string) => (capacity.get(id) ?? 0) > 0 && !spacedOut(byId.get(id)!, now);
   const order = sequence.mailbox_ids.filter((id) => byId.has(id));
-  const contacts = await seqs.contactsForSend(tx, orgId, due.map((e) => e.contact_id));
+  const contacts = await seqs.contactsForSend(
+    tx,
+    orgId,
+    due.map((e) => e.contact_id),
+  );
   const suppressed = await suppressedAmong(tx, orgId, [...contacts.values()].map((c) => c.email ?? '').filter(Boolean));
   const threadIds = due.map((e) => e.thread_id).filter((id): id is string => !!id);
   const threads = await mail.threadsByIds(tx, orgId, threadIds);
@@ -183,7 +196,10 @@ async function reserve(
     if (thread) {
       const pinned = byId.get(thread.mailbox_id);
       if (!pinned || !ready(pinned.id)) {
-        later.push({ id: enrollment.id, at: pinned ? reopensAt(pinned, capacity.get(pinned.id) ?? 0, now) : new Date(now.getTime() + PAUSED_MAILBOX_RECHECK_MS) });
+        later.push({
+          id: enrollment.id,
+          at: pinned ? reopensAt(pinned, capacity.get(pinned.id) ?? 0, now) : new Date(now.getTime() + PAUSED_MAILBOX_RECHECK_MS),
+        });
         continue;
       }
       mailbox = pinned;
@@ -209,7 +225,19 @@ async function reserve(
       mailbox.next_send_not_before = new Date(now.getTime() + gap * 1000);
       await mail.holdMailboxUntil(tx, orgId, mailbox.id, mailbox.next_send_not_before);
     }
-    const reservation = await reserveOne(tx, orgId, sequence, enrollment, contact, mailbox, thread, parents.get(thread?.id ?? ''), key, now, unsubscribeUrlOf(enrollment.unsubscribe_token));
+    const reservation = await reserveOne(
+      tx,
+      orgId,
+      sequence,
+      enrollment,
+      contact,
+      mailbox,
+      thread,
+      parents.get(thread?.id ?? ''),
+      key,
+      now,
+      unsubscribeUrlOf(enrollment.unsubscribe_token),
+    );
     reservations.push({ ...reservation, gapSeconds: gap });
   }
 
@@ -277,7 +305,16 @@ async function reserveOne(
     html_body: content.body_html ? renderTemplate(content.body_html, values, 'html') : null,
     local_day: localDay(mailbox, now),
   }))!;
-  return { message, enrollment: { ...enrollment, thread_id: thread.id }, contact, mailbox, stepCount: sequence.steps.length, delays: [], unsubscribe, gapSeconds: 0 };
+  return {
+    message,
+    enrollment: { ...enrollment, thread_id: thread.id },
+    contact,
+    mailbox,
+    stepCount: sequence.steps.length,
+    delays: [],
+    unsubscribe,
+    gapSeconds: 0,
+  };
 }
 
 /**
@@ -286,14 +323,26 @@ async function reserveOne(
  * it becomes `unconfirmed` and counts as sent — at most once, never a second send. `sent` and
  * `unconfirmed` only advance the enrollment; `failed` (refused for good) stops it.
  */
-async function resolveExisting(tx: Db, orgId: string, existing: MessageRow, enrollment: EnrollmentRow, contact: EnrollableContact, delays: number[], now: Date) {
+async function resolveExisting(
+  tx: Db,
+  orgId: string,
+  existing: MessageRow,
+  enrollment: EnrollmentRow,
+  contact: EnrollableContact,
+  delays: number[],
+  now: Date,
+) {
   if (existing.status === 'failed') {
     await seqs.stopEnrollment(tx, orgId, enrollment.id, 'failed');
     return;
   }
   const sentAt = existing.sent_at ?? existing.created_at;
   if (existing.status === 'reserved') {
-    await mail.setMessageStatus(tx, orgId, existing.id, { status: 'unconfirmed', sent_at: sentAt, error: 'SMTP outcome lost; not sent again' });
+    await mail.setMessageStatus(tx, orgId, existing.id, {
+      status: 'unconfirmed',
+      sent_at: sentAt,
+      error: 'SMTP outcome lost; not sent again',
+    });
     await recordSent(tx, orgId, existing, contact, sentAt);
   }
   const next = afterStep(enrollment.next_step, sentAt > now ? now : sentAt, delays);
@@ -321,7 +370,8 @@ function classify(error: unknown): { kind: 'retry' | 'bounce' | 'permanent' | 'd
     return { kind: 'retry', detail };
   }
   // Failures before the message was handed over: nothing was accepted.
-  if (['ECONNECTION', 'EDNS', 'EAUTH', 'ETLS', 'ECONNREFUSED', 'ENOTFOUND', 'ECONFIG'].includes(e.code ?? '')) return { kind: 'retry', detail };
+  if (['ECONNECTION', 'EDNS', 'EAUTH', 'ETLS', 'ECONNREFUSED', 'ENOTFOUND', 'ECONFIG'].includes(e.code ?? ''))
+    return { kind: 'retry', detail };
   return { kind: 'doubt', detail };
 }
 
@@ -342,7 +392,8 @@ async function deliver(deps: SendDeps, orgId: string, r: Reservation): Promise<b
       headers: { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
       ...(message.in_reply_to ? { inReplyTo: message.in_reply_to, references: message.references } : {}),
     });
-    if ((info.rejected ?? []).length > 0 && (info.accepted ?? []).length === 0) outcome = { kind: 'bounce', detail: 'Recipient refused by the server' };
+    if ((info.rejected ?? []).length > 0 && (info.accepted ?? []).length === 0)
+      outcome = { kind: 'bounce', detail: 'Recipient refused by the server' };
   } catch (error) {
     outcome = classify(error);
   }
@@ -355,7 +406,11 @@ async function deliver(deps: SendDeps, orgId: string, r: Reservation): Promise<b
   });
   async function record(tx: Db) {
     if (!outcome || outcome.kind === 'doubt') {
-      await mail.setMessageStatus(tx, orgId, message.id, { status: outcome ? 'unconfirmed' : 'sent', sent_at: now, error: outcome?.detail ?? null });
+      await mail.setMessageStatus(tx, orgId, message.id, {
+        status: outcome ? 'unconfirmed' : 'sent',
+        sent_at: now,
+        error: outcome?.detail ?? null,
+      });
       await recordSent(tx, orgId, message, contact, now);
       const next = afterStep(enrollment.next_step, now, r.delays);
       await seqs.advanceEnrollment(tx, orgId, enrollment.id, enrollment.next_step, { ...next, thread_id: message.thread_id, sent_at: now });
@@ -373,6 +428,7 @@ async function deliver(deps: SendDeps, orgId: string, r: Reservation): Promise<b
     // A hard bounce at the SMTP door: the address goes on the suppression list.
     if (outcome.kind === 'bounce') await suppressAddress(tx, orgId, contact.email ?? '', 'bounce', outcome.detail);
   }
-  if (outcome && outcome.kind !== 'doubt') deps.logger.warn({ orgId, messageId: message.id, mailboxId: r.mailbox.id, outcome: outcome.kind }, 'outreach send refused');
+  if (outcome && outcome.kind !== 'doubt')
+    deps.logger.warn({ orgId, messageId: message.id, mailboxId: r.mailbox.id, outcome: outcome.kind }, 'outreach send refused');
   return !outcome || outcome.kind === 'doubt';
 }

@@ -91,7 +91,8 @@ export function enrollmentView(row: EnrollmentRow) {
 function storedSteps(steps: StepInput[]): SequenceStep[] {
   const issues: FieldIssue[] = [];
   const check = (text: string | null | undefined, loc: (string | number)[]) => {
-    for (const name of unknownVariables(text ?? '')) issues.push({ loc: ['body', 'steps', ...loc], msg: `Unknown template variable: ${name}` });
+    for (const name of unknownVariables(text ?? ''))
+      issues.push({ loc: ['body', 'steps', ...loc], msg: `Unknown template variable: ${name}` });
   };
   const stored = steps.map((s, i) => {
     for (const field of ['subject', 'body', 'body_html'] as const) check(s[field], [i, field]);
@@ -126,14 +127,25 @@ async function sequenceOf(tx: Db, orgId: string, id: string, lock = false): Prom
   return row;
 }
 
-export async function createSequence(deps: Pick<ServiceDeps, 'sql'>, orgId: string, actor: string, input: Required<Pick<SequenceInput, 'name'>> & SequenceInput) {
+export async function createSequence(
+  deps: Pick<ServiceDeps, 'sql'>,
+  orgId: string,
+  actor: string,
+  input: Required<Pick<SequenceInput, 'name'>> & SequenceInput,
+) {
   const steps = storedSteps(input.steps ?? []);
   const row = await deps.sql.begin(async (tx) => {
     await checkMailboxes(tx, orgId, input.mailbox_ids);
     return db.insertSequence(
       tx,
       orgId,
-      { name: input.name, steps, mailbox_ids: [...new Set(input.mailbox_ids ?? [])], stop_on_reply: input.stop_on_reply ?? true, start_at: input.start_at ?? null },
+      {
+        name: input.name,
+        steps,
+        mailbox_ids: [...new Set(input.mailbox_ids ?? [])],
+        stop_on_reply: input.stop_on_reply ?? true,
+        start_at: input.start_at ?? null,
+      },
       actor,
     );
   });
@@ -145,7 +157,11 @@ export async function getSequence(deps: Pick<ServiceDeps, 'sql'>, orgId: string,
   return sequenceView(row, await db.enrollmentStats(deps.sql, orgId, id));
 }
 
-export async function listSequences(deps: Pick<ServiceDeps, 'sql'>, orgId: string, q: { status?: SequenceStatus; limit: number; cursor?: string }) {
+export async function listSequences(
+  deps: Pick<ServiceDeps, 'sql'>,
+  orgId: string,
+  q: { status?: SequenceStatus; limit: number; cursor?: string },
+) {
   const after = decodeCursor(q.cursor, CreatedCursor);
   const [rows, total] = await Promise.all([
     db.listSequences(deps.sql, orgId, { status: q.status, limit: q.limit, after }),
@@ -166,8 +182,10 @@ export async function updateSequence(deps: Pick<ServiceDeps, 'sql'>, orgId: stri
   };
   const row = await deps.sql.begin(async (tx) => {
     const current = await sequenceOf(tx, orgId, id, true);
-    const editsDefinition = input.steps !== undefined || input.mailbox_ids !== undefined || input.start_at !== undefined || input.stop_on_reply !== undefined;
-    if (editsDefinition && !EDITABLE.includes(current.status)) throw conflict(`Cannot edit the steps, mailboxes or schedule of a sequence that is ${current.status}`);
+    const editsDefinition =
+      input.steps !== undefined || input.mailbox_ids !== undefined || input.start_at !== undefined || input.stop_on_reply !== undefined;
+    if (editsDefinition && !EDITABLE.includes(current.status))
+      throw conflict(`Cannot edit the steps, mailboxes or schedule of a sequence that is ${current.status}`);
     if (!RENAMABLE.includes(current.status)) throw conflict(`Cannot edit a sequence that is ${current.status}`);
     await checkMailboxes(tx, orgId, values.mailbox_ids);
     return (await db.updateSequence(tx, orgId, id, values, actor))!;
@@ -177,8 +195,16 @@ export async function updateSequence(deps: Pick<ServiceDeps, 'sql'>, orgId: stri
 
 // --- lifecycle ---
 
-export function senderInput(config: Pick<Config, 'OUTREACH_POLL_INTERVAL_MS' | 'OUTREACH_CYCLES_PER_RUN'>, orgId: string, sequenceId: string): SequenceSenderInput {
-  return { orgId, sequenceId, settings: { pollIntervalMs: config.OUTREACH_POLL_INTERVAL_MS, cyclesPerRun: config.OUTREACH_CYCLES_PER_RUN } };
+export function senderInput(
+  config: Pick<Config, 'OUTREACH_POLL_INTERVAL_MS' | 'OUTREACH_CYCLES_PER_RUN'>,
+  orgId: string,
+  sequenceId: string,
+): SequenceSenderInput {
+  return {
+    orgId,
+    sequenceId,
+    settings: { pollIntervalMs: config.OUTREACH_POLL_INTERVAL_MS, cyclesPerRun: config.OUTREACH_CYCLES_PER_RUN },
+  };
 }
 
 /** Wakes the sequence's sender, starting it when it is not running (the signal is in its history once this returns). */
@@ -216,7 +242,13 @@ export async function startImapPollers(deps: { temporal: Client; config: Config 
  * Temporal unreachable rolls the move back (503), so an active sequence never lacks its sender. Other
  * moves wake it best-effort; it sees the new status on its next cycle anyway.
  */
-export async function moveSequence(deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config' | 'logger'>, orgId: string, actor: string, id: string, move: SequenceMove) {
+export async function moveSequence(
+  deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config' | 'logger'>,
+  orgId: string,
+  actor: string,
+  id: string,
+  move: SequenceMove,
+) {
   const row = await deps.sql.begin(async (tx) => {
     const current = await sequenceOf(tx, orgId, id, true);
     const refusal = sequenceMoveRefusal(move, current.status);
@@ -244,7 +276,12 @@ export async function moveSequence(deps: Pick<ServiceDeps, 'sql' | 'temporal' | 
 
 // --- enrollments ---
 
-export async function enrollContacts(deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config' | 'logger'>, orgId: string, sequenceId: string, contactIds: string[]) {
+export async function enrollContacts(
+  deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config' | 'logger'>,
+  orgId: string,
+  sequenceId: string,
+  contactIds: string[],
+) {
   const ids = [...new Set(contactIds)];
   const result = await deps.sql.begin(async (tx) => {
     const sequence = await sequenceOf(tx, orgId, sequenceId, true);
@@ -269,7 +306,11 @@ export async function enrollContacts(deps: Pick<ServiceDeps, 'sql' | 'temporal' 
       .filter((id) => !added.has(id))
       .map((id) => {
         const contact = contacts.find((c) => c.id === id)!;
-        const reason = isSuppressed(contact) ? ('suppressed' as const) : withEmail.includes(contact) ? ('already_enrolled' as const) : ('no_email' as const);
+        const reason = isSuppressed(contact)
+          ? ('suppressed' as const)
+          : withEmail.includes(contact)
+            ? ('already_enrolled' as const)
+            : ('no_email' as const);
         return { contact_id: id, reason };
       });
     return { inserted, skipped, status: sequence.status };

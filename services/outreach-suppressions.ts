@@ -34,8 +34,19 @@ export async function listSuppressions(
 }
 
 /** Adds an address (idempotent: an address already listed keeps its first entry and reason). */
-export async function addSuppression(deps: Pick<ServiceDeps, 'sql'>, orgId: string, actor: string, input: { email: string; reason?: SuppressionReason; note?: string }) {
-  const { row } = await db.suppress(deps.sql, orgId, { id: newId(), email: input.email, reason: input.reason ?? 'manual', note: input.note ?? null, created_by: actor });
+export async function addSuppression(
+  deps: Pick<ServiceDeps, 'sql'>,
+  orgId: string,
+  actor: string,
+  input: { email: string; reason?: SuppressionReason; note?: string },
+) {
+  const { row } = await db.suppress(deps.sql, orgId, {
+    id: newId(),
+    email: input.email,
+    reason: input.reason ?? 'manual',
+    note: input.note ?? null,
+    created_by: actor,
+  });
   return suppressionView(row);
 }
 
@@ -44,7 +55,13 @@ export async function removeSuppression(deps: Pick<ServiceDeps, 'sql'>, orgId: s
 }
 
 /** Called where an address proves unmailable or asks to stop (bounce, unsubscribe, complaint), in the caller's transaction. */
-export async function suppressAddress(tx: Parameters<typeof db.suppress>[0], orgId: string, email: string, reason: Exclude<SuppressionReason, 'manual'>, note: string) {
+export async function suppressAddress(
+  tx: Parameters<typeof db.suppress>[0],
+  orgId: string,
+  email: string,
+  reason: Exclude<SuppressionReason, 'manual'>,
+  note: string,
+) {
   if (!email.trim()) return;
   await db.suppress(tx, orgId, { id: newId(), email, reason, note: note.slice(0, 500), created_by: 'system:outreach' });
 }

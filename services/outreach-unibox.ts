@@ -72,7 +72,10 @@ const ThreadCursor = CreatedCursor;
 export async function listThreads(deps: Pick<ServiceDeps, 'sql'>, orgId: string, q: ThreadFilters & { limit: number; cursor?: string }) {
   const after = decodeCursor(q.cursor, ThreadCursor);
   const filters: ThreadFilters = { mailbox_id: q.mailbox_id, sequence_id: q.sequence_id, unread: q.unread, needs_reply: q.needs_reply };
-  const [rows, total] = await Promise.all([mail.listThreads(deps.sql, orgId, { ...filters, limit: q.limit, after }), mail.countThreads(deps.sql, orgId, filters)]);
+  const [rows, total] = await Promise.all([
+    mail.listThreads(deps.sql, orgId, { ...filters, limit: q.limit, after }),
+    mail.countThreads(deps.sql, orgId, filters),
+  ]);
   const page = cursorPage(rows, q.limit, total, (last) => ({ t: last.cursor_t, id: last.id }));
   return { data: page.data.map(threadSummary), pagination: page.pagination };
 }
@@ -98,12 +101,27 @@ export async function readThread(deps: Pick<ServiceDeps, 'sql'>, orgId: string, 
       sequence: sequence ? { id: sequence.id, name: sequence.name, status: sequence.status, stop_on_reply: sequence.stop_on_reply } : null,
       step: step ? { index: lastStep!, delay_days: step.delay_days, subject: step.subject, step_count: sequence!.steps.length } : null,
       enrollment: enrollment
-        ? { id: enrollment.id, status: enrollment.status, next_step: enrollment.next_step, next_send_at: iso(enrollment.next_send_at), stopped_at: iso(enrollment.stopped_at) }
+        ? {
+            id: enrollment.id,
+            status: enrollment.status,
+            next_step: enrollment.next_step,
+            next_send_at: iso(enrollment.next_send_at),
+            stopped_at: iso(enrollment.stopped_at),
+          }
         : null,
       contact: contact
-        ? { id: contact.id, first_name: contact.first_name, last_name: contact.last_name, email: contact.email, company: contact.company, title: contact.title }
+        ? {
+            id: contact.id,
+            first_name: contact.first_name,
+            last_name: contact.last_name,
+            email: contact.email,
+            company: contact.company,
+            title: contact.title,
+          }
         : null,
-      mailbox: mailbox ? { id: mailbox.id, email_address: mailbox.email_address, display_name: mailbox.display_name, status: mailbox.status } : null,
+      mailbox: mailbox
+        ? { id: mailbox.id, email_address: mailbox.email_address, display_name: mailbox.display_name, status: mailbox.status }
+        : null,
     },
   };
 }
@@ -172,14 +190,24 @@ export async function replyToThread(
       ...(message.in_reply_to ? { inReplyTo: message.in_reply_to, references: message.references } : {}),
     });
   } catch (error) {
-    await mail.setMessageStatus(deps.sql, orgId, message.id, { status: 'failed', error: String((error as Error).message ?? error).slice(0, 500) });
+    await mail.setMessageStatus(deps.sql, orgId, message.id, {
+      status: 'failed',
+      error: String((error as Error).message ?? error).slice(0, 500),
+    });
     throw upstream('The mailbox’s SMTP server refused the reply');
   }
   const now = new Date();
   await deps.sql.begin(async (tx) => {
     await mail.setMessageStatus(tx, orgId, message.id, { status: 'sent', sent_at: now });
     await mail.touchThread(tx, orgId, thread.id, 'outbound', now);
-    if (thread.contact_id) await recordContactEmail(tx, orgId, thread.contact_id, { subject: message.subject, body: message.text_body, direction: 'outbound', at: now, actor });
+    if (thread.contact_id)
+      await recordContactEmail(tx, orgId, thread.contact_id, {
+        subject: message.subject,
+        body: message.text_body,
+        direction: 'outbound',
+        at: now,
+        actor,
+      });
   });
   const row = (await mail.threadMessages(deps.sql, orgId, thread.id)).find((m) => m.id === message.id)!;
   return messageView(row);

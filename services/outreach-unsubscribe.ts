@@ -51,7 +51,8 @@ h1{font-size:20px;margin:0 0 8px}p{margin:0 0 16px;line-height:1.5;color:#374151
 button{font:inherit;padding:10px 18px;border:0;border-radius:8px;background:#111827;color:#fff;cursor:pointer}`;
 
 /** No script, no outside resource; the form posts to this same address only. */
-export const UNSUBSCRIBE_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+export const UNSUBSCRIBE_PAGE_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 const page = (title: string, body: string) => `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">

@@ -5,7 +5,12 @@ import type { ServiceDeps } from './deps';
 import { NameCursor, cursorPage, decodeCursor } from './pagination';
 
 /** Registers a number in the organization's inventory; a number already there is a 409. */
-export async function registerNumber(deps: Pick<ServiceDeps, 'sql'>, orgId: string, actor: string, input: { number: string; label?: string | null }) {
+export async function registerNumber(
+  deps: Pick<ServiceDeps, 'sql'>,
+  orgId: string,
+  actor: string,
+  input: { number: string; label?: string | null },
+) {
   return phoneNumberView(await phoneNumbers.insertPhoneNumber(deps.sql, orgId, input.number, input.label ?? null, actor));
 }
 

@@ -32,7 +32,8 @@ export async function uploadCardMedia(
   upload: { contentType: string; body: Readable },
 ) {
   const declared = upload.contentType.split(';')[0]!.trim().toLowerCase();
-  if (!(MEDIA_CONTENT_TYPES as readonly string[]).includes(declared)) throw unsupportedMedia('Card images must be image/png, image/jpeg or image/webp');
+  if (!(MEDIA_CONTENT_TYPES as readonly string[]).includes(declared))
+    throw unsupportedMedia('Card images must be image/png, image/jpeg or image/webp');
   if (!(await cards.getCard(deps.sql, orgId, cardId))) throw notFound('Card not found');
   const bytes = await readLimited(upload.body, deps.config.CARD_MEDIA_MAX_BYTES);
   if (bytes.length === 0) throw unsupportedMedia('Empty body: send the image bytes');
@@ -45,7 +46,13 @@ export async function uploadCardMedia(
       if (!(await cards.lockCardRef(tx, orgId, cardId))) throw notFound('Card not found');
       return cards.insertMedia(tx, orgId, { key, card_id: cardId, content_type: type, size_bytes: bytes.length, created_by: actor });
     });
-    return { key: row.key, url: `${publicBaseUrl(deps.config)}/media/${row.key}`, content_type: row.content_type, size_bytes: row.size_bytes, created_at: row.created_at.toISOString() };
+    return {
+      key: row.key,
+      url: `${publicBaseUrl(deps.config)}/media/${row.key}`,
+      content_type: row.content_type,
+      size_bytes: row.size_bytes,
+      created_at: row.created_at.toISOString(),
+    };
   } catch (error) {
     await removeMediaObjects(deps, [key]); // the card went away meanwhile: no orphan object
     throw error;

@@ -42,7 +42,12 @@ export const profileView = (row: ReadinessProfileRow) => ({
  * the organization's default ICP profile (null without one, or when nothing is known), engagement and
  * timing come from the CRM, campaigns and research. Null when the account is not in the organization.
  */
-export async function computeReadiness(sql: Db, orgId: string, accountId: string, trigger: 'manual' | 'nightly'): Promise<ReadinessProfileRow | null> {
+export async function computeReadiness(
+  sql: Db,
+  orgId: string,
+  accountId: string,
+  trigger: 'manual' | 'nightly',
+): Promise<ReadinessProfileRow | null> {
   const s = await db.loadReadinessSignals(sql, orgId, accountId);
   if (!s) return null;
   const profile = await getDefaultProfile(sql, orgId);
@@ -131,7 +136,9 @@ export async function ensureNightlySchedule(deps: Pick<ServiceDeps, 'temporal' |
         workflowType: 'readinessNightlyWorkflow',
         workflowId: readinessNightlyWorkflowId(orgId),
         taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-        args: [{ orgId, staleHours: deps.config.READINESS_STALE_HOURS, afterId: null }] satisfies Parameters<typeof readinessNightlyWorkflow>,
+        args: [{ orgId, staleHours: deps.config.READINESS_STALE_HOURS, afterId: null }] satisfies Parameters<
+          typeof readinessNightlyWorkflow
+        >,
         typedSearchAttributes: organizationAttribute(orgId),
       },
       policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour', pauseOnFailure: false },

@@ -19,7 +19,12 @@ export async function createTag(deps: Pick<ServiceDeps, 'sql'>, orgId: string, i
  * Renames and/or recolors a tag; a rename also renames the plain name on every contact, deal and
  * account of the organization, in the same transaction.
  */
-export async function updateTag(deps: Pick<ServiceDeps, 'sql'>, orgId: string, tagId: string, patch: { name?: string; color?: string | null }) {
+export async function updateTag(
+  deps: Pick<ServiceDeps, 'sql'>,
+  orgId: string,
+  tagId: string,
+  patch: { name?: string; color?: string | null },
+) {
   if (Object.keys(patch).length === 0) throw invalid('Empty patch body: send name or color');
   const row = await deps.sql.begin(async (tx) => {
     const before = await tags.lockTag(tx, orgId, tagId);

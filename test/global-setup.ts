@@ -47,7 +47,8 @@ export default async function setup(project: TestProject) {
   if (!fs.existsSync(localModelPath(loadConfig({})))) {
     spawnSync('bash', [path.join(PROJECT_ROOT, 'scripts', 'install-tools.sh'), 'llm'], { stdio: 'inherit' });
   }
-  if (!findEmbeddingsServer()) spawnSync('bash', [path.join(PROJECT_ROOT, 'scripts', 'install-tools.sh'), 'embeddings'], { stdio: 'inherit' });
+  if (!findEmbeddingsServer())
+    spawnSync('bash', [path.join(PROJECT_ROOT, 'scripts', 'install-tools.sh'), 'embeddings'], { stdio: 'inherit' });
   const cli = findTemporalCli();
   if (!cli) throw new Error('temporal CLI not found and could not be installed: see scripts/install-tools.sh');
   // The real embedding model, one server for the run: under CI a missing model fails the run; elsewhere its tests skip.

@@ -15,8 +15,7 @@ export async function createWorker(
 ) {
   const { config } = deps;
   const connection =
-    options.connection ??
-    (await NativeConnection.connect(connectionOptions(config, config.TEMPORAL_ADDRESS ?? 'localhost:7233')));
+    options.connection ?? (await NativeConnection.connect(connectionOptions(config, config.TEMPORAL_ADDRESS ?? 'localhost:7233')));
   const worker = await Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,

@@ -17,7 +17,12 @@ const sql = createSql(requireDatabaseUrl(config), config.DATABASE_POOL_MAX, data
 const masterKey = loadMasterKey(config.ENCRYPTION_KEY, config.dataDir);
 const storage = createConfiguredStorage(config, masterKey);
 await storage.ensureReady();
-const temporal = createTemporalClient(config.TEMPORAL_ADDRESS ?? 'localhost:7233', config.TEMPORAL_NAMESPACE, {}, config.TEMPORAL_REQUEST_TIMEOUT_MS);
+const temporal = createTemporalClient(
+  config.TEMPORAL_ADDRESS ?? 'localhost:7233',
+  config.TEMPORAL_NAMESPACE,
+  {},
+  config.TEMPORAL_REQUEST_TIMEOUT_MS,
+);
 const { worker, connection } = await createWorker({ config, sql, storage, logger, temporal });
 // Hands committed notification events (the outbox) to each organization's actor.
 const notificationRelay = await startOutboxRelay({ sql, temporal, config, logger });

@@ -54,9 +54,11 @@ export async function aiChatTurnWorkflow(input: AiChatTurnInput): Promise<{ outc
       state.phase = 'model';
       const scope = new CancellationScope();
       modelScope = scope;
-      const answer = await scope.run(() => model.aiChatModelStep({ ...base, step: state.step, transcript, final: state.step === input.maxSteps - 1 })).finally(() => {
-        modelScope = null;
-      });
+      const answer = await scope
+        .run(() => model.aiChatModelStep({ ...base, step: state.step, transcript, final: state.step === input.maxSteps - 1 }))
+        .finally(() => {
+          modelScope = null;
+        });
       transcript.push({ role: 'assistant', content: answer.text, ...(answer.toolCalls.length ? { toolCalls: answer.toolCalls } : {}) });
       if (state.stopRequested || answer.finishReason === 'stopped') {
         outcome = 'stopped';

@@ -10,7 +10,13 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { CallEvent } from '../domain/campaigns';
-import { callEventsSignal, campaignWorkflowId, contactsSettledSignal, wakeDispatcherSignal, type DispatcherInput } from './campaign-messages';
+import {
+  callEventsSignal,
+  campaignWorkflowId,
+  contactsSettledSignal,
+  wakeDispatcherSignal,
+  type DispatcherInput,
+} from './campaign-messages';
 
 const { runDispatchCycle } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
@@ -82,7 +88,8 @@ export async function campaignDispatcher(input: DispatcherInput): Promise<void> 
     let wakeAt = Infinity;
     // A contact due now that the cycle left behind (rows locked elsewhere) is retried a second later.
     if (result.nextDueAt !== null && result.freeSlots > 0) wakeAt = Math.max(result.nextDueAt, result.nextDueAt <= now ? now + 1000 : now);
-    if (result.inFlight > 0 || (result.nextDueAt !== null && result.freeSlots === 0)) wakeAt = Math.min(wakeAt, lastSweepAt + settings.sweepIntervalMs);
+    if (result.inFlight > 0 || (result.nextDueAt !== null && result.freeSlots === 0))
+      wakeAt = Math.min(wakeAt, lastSweepAt + settings.sweepIntervalMs);
     const timeout = wakeAt === Infinity ? undefined : Math.max(1, wakeAt - now);
     if (timeout === undefined) await condition(() => pending.length > 0 || wake);
     else await condition(() => pending.length > 0 || wake, timeout);

@@ -10,7 +10,14 @@ import {
 } from '@temporalio/workflow';
 import { Mutex } from 'async-mutex';
 import type { Activities } from '../activities';
-import { CAMPAIGN_MOVES, INVALID_MOVE, isFinalCampaignStatus, moveRefusal, type CampaignMove, type CampaignStatus } from '../domain/campaigns';
+import {
+  CAMPAIGN_MOVES,
+  INVALID_MOVE,
+  isFinalCampaignStatus,
+  moveRefusal,
+  type CampaignMove,
+  type CampaignStatus,
+} from '../domain/campaigns';
 import { MOVE_UPDATES, campaignStatusQuery, contactsSettledSignal, type CampaignWorkflowInput, type MoveArgs } from './campaign-messages';
 
 const { openCampaign, moveCampaign, completeCampaignIfSettled } = proxyActivities<Activities>({

@@ -10,7 +10,13 @@ const { beginCredentialRefresh, failCredentialRefresh } = proxyActivities<Activi
 // Three attempts at the outside call at most, so the run ends well within the lock's two minutes.
 const { refreshCredentialValue } = proxyActivities<Activities>({
   startToCloseTimeout: '40 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 3, nonRetryableErrorTypes: ['CredentialRefreshRejected'] },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '5 seconds',
+    maximumAttempts: 3,
+    nonRetryableErrorTypes: ['CredentialRefreshRejected'],
+  },
 });
 
 const failureText = (error: unknown): string => {

@@ -14,7 +14,8 @@ export interface IntelligenceRunInput {
   runId: string;
 }
 
-const reason = (error: unknown) => (error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error));
+const reason = (error: unknown) =>
+  error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
 
 /**
  * One research run (`research:<run_id>`): reads the site's key pages side by side (each page's

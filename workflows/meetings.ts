@@ -5,8 +5,15 @@ import { leaveMeetingSignal, meetingBotStatusQuery, vendorEventSignal, type Meet
 
 const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' } as const;
 
-const { openMeetingBot, recordMeetingBotEvents, finishMeetingBot, requestMeetingTranscript, ingestMeetingTranscript, removeVendorBot, findVendorRecording } =
-  proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { ...retry, maximumAttempts: 10 } });
+const {
+  openMeetingBot,
+  recordMeetingBotEvents,
+  finishMeetingBot,
+  requestMeetingTranscript,
+  ingestMeetingTranscript,
+  removeVendorBot,
+  findVendorRecording,
+} = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { ...retry, maximumAttempts: 10 } });
 // Creating a vendor bot is not idempotent on the vendor's side: few attempts, so a lost answer costs at most a few bots.
 const { createVendorBot } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { ...retry, maximumAttempts: 3 } });
 const failureMessage = (error: unknown): string => {
@@ -102,7 +109,12 @@ export async function meetingBotWorkflow(input: MeetingBotInput): Promise<BotSta
     const history: BotHistoryEntry[] = [];
     for (const event of queue.splice(0)) {
       const effect = effectOf(event);
-      const entry = { vendor_code: event.code ?? event.event, sub_code: event.sub_code, message: event.event, occurred_at: event.occurred_at };
+      const entry = {
+        vendor_code: event.code ?? event.event,
+        sub_code: event.sub_code,
+        message: event.event,
+        occurred_at: event.occurred_at,
+      };
       if (effect.kind === 'fatal' || effect.kind === 'transcript_failed') {
         fatal ??= effect.reason;
         history.push({ ...entry, status: 'failed' });

@@ -1,20 +1,7 @@
-import {
-  allHandlersFinished,
-  condition,
-  continueAsNew,
-  log,
-  proxyActivities,
-  setHandler,
-  sleep,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { allHandlersFinished, condition, continueAsNew, log, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { nextDigestAt, type NotificationEvent } from '../domain/notifications';
-import {
-  notificationActorStatusQuery,
-  notificationEventsSignal,
-  type NotificationActorInput,
-} from './notification-messages';
+import { notificationActorStatusQuery, notificationEventsSignal, type NotificationActorInput } from './notification-messages';
 
 const { deliverNotificationEvents, buildNotificationDigests } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',

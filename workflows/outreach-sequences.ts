@@ -41,7 +41,8 @@ export async function outreachSequenceSender(input: SequenceSenderInput): Promis
       await continueAsNew<typeof outreachSequenceSender>(input);
     }
     if (result.more || woken) continue;
-    const waitMs = result.nextDueInMs === null ? settings.pollIntervalMs : Math.min(Math.max(result.nextDueInMs, 0), settings.pollIntervalMs);
+    const waitMs =
+      result.nextDueInMs === null ? settings.pollIntervalMs : Math.min(Math.max(result.nextDueInMs, 0), settings.pollIntervalMs);
     if (waitMs > 0) await condition(() => woken, waitMs);
   }
 }

@@ -3,8 +3,29 @@
  * after expanding each `<x>:manage` to also grant `<x>:read` (never the reverse).
  */
 export const SCOPE_GROUPS = {
-  crmRead: ['api:read', 'data:access', 'contacts:read', 'deals:read', 'companies:read', 'activities:read', 'leads:read', 'users:read', 'organizations:read', 'workflows:read'],
-  crmManage: ['api:manage', 'deals:manage', 'contacts:manage', 'companies:manage', 'activities:manage', 'leads:manage', 'users:manage', 'organizations:manage', 'workflows:manage'],
+  crmRead: [
+    'api:read',
+    'data:access',
+    'contacts:read',
+    'deals:read',
+    'companies:read',
+    'activities:read',
+    'leads:read',
+    'users:read',
+    'organizations:read',
+    'workflows:read',
+  ],
+  crmManage: [
+    'api:manage',
+    'deals:manage',
+    'contacts:manage',
+    'companies:manage',
+    'activities:manage',
+    'leads:manage',
+    'users:manage',
+    'organizations:manage',
+    'workflows:manage',
+  ],
   orgAdmin: ['organizations:manage'],
   dataAccess: ['data:access'],
   outreachRead: ['outreach:read', 'outreach:manage', 'outreach:provision'],

@@ -84,7 +84,11 @@ export function idpFromJwksUrl(url: string, issuer: string, audience: string): I
   return { jwks: createRemoteJWKSet(new URL(url)), issuer, audience };
 }
 
-export function idpFromPublicJwk(jwk: Parameters<typeof createLocalJWKSet>[0]['keys'][number], issuer: string, audience: string): IdpSettings {
+export function idpFromPublicJwk(
+  jwk: Parameters<typeof createLocalJWKSet>[0]['keys'][number],
+  issuer: string,
+  audience: string,
+): IdpSettings {
   return { jwks: createLocalJWKSet({ keys: [jwk] }), issuer, audience };
 }
 
@@ -239,7 +243,14 @@ export class TokenVerifier {
     // A token proven in this process is never limited. Others count per address and per key id from
     // that address, so a flood from one place cannot lock the key's holder out elsewhere.
     const provenHere = this.proven.has(hash);
-    const forgive = provenHere ? [] : [this.countAttempt([[this.perAddress, address], [this.perKeyAddress, `${parsed.keyId}|${address}`]])];
+    const forgive = provenHere
+      ? []
+      : [
+          this.countAttempt([
+            [this.perAddress, address],
+            [this.perKeyAddress, `${parsed.keyId}|${address}`],
+          ]),
+        ];
     // While the key id's budget for strangers is spent, a flood is refused from memory, not per row read.
     const spent = !provenHere && this.perKeyUnproven.retryAfterSeconds(parsed.keyId) > 0;
     if (spent && !(await this.proofs.possiblyProven(parsed.kind, parsed.keyId, address))) {
@@ -308,7 +319,17 @@ export class TokenVerifier {
         const org = defaultOrg ? await identity.findOrganizationByExternalId(this.sql, defaultOrg) : undefined;
         if (!org) throw unauthorized('Invalid token');
         const orgs = new Map([[defaultOrg!, org.id]]);
-        return { kind: 'organization_key', userId, userExternalId: payload.sub, orgs, defaultOrg, scopes, orgCeilings: null, keyRowId, expiresAt };
+        return {
+          kind: 'organization_key',
+          userId,
+          userExternalId: payload.sub,
+          orgs,
+          defaultOrg,
+          scopes,
+          orgCeilings: null,
+          keyRowId,
+          expiresAt,
+        };
       }
       // Memberships as they are now, within those the token was issued for.
       const view = await this.membershipView(userId, new Set(orgExternalIds));

@@ -29,7 +29,10 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (typeof code !== 'string') return false;
   if (CONNECTION_CODES.has(code)) return true;
   // SQLSTATE classes 08 (connection exception) and 57P (operator intervention: shutdown), 53300 (too many connections).
-  return error instanceof postgres.PostgresError && (code.startsWith('08') || code.startsWith('57P') || code === '53300' || TIMEOUT_CODES.has(code));
+  return (
+    error instanceof postgres.PostgresError &&
+    (code.startsWith('08') || code.startsWith('57P') || code === '53300' || TIMEOUT_CODES.has(code))
+  );
 }
 
 /**

@@ -41,7 +41,9 @@ export function errorHandler(): Koa.Middleware {
         if (error.kind === 'upstream' || error.kind === 'unavailable') ctx.state.log.warn({ err: error }, 'dependency failed');
         ctx.status = STATUS_OF[error.kind];
         if (error.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(Math.ceil(error.retryAfterSeconds)));
-        ctx.body = error.fields ? { detail: error.fields.map((f) => ({ type: 'value_error', ...f, input: null, ctx: {} })) } : { detail: error.detail };
+        ctx.body = error.fields
+          ? { detail: error.fields.map((f) => ({ type: 'value_error', ...f, input: null, ctx: {} })) }
+          : { detail: error.detail };
       } else if (error instanceof HttpError) {
         ctx.status = error.status;
         ctx.set(error.headers);
@@ -55,7 +57,9 @@ export function errorHandler(): Koa.Middleware {
       } else if (e.type === 'entity.parse.failed' || (error instanceof SyntaxError && e.status === 400)) {
         ctx.status = 422;
         ctx.body = {
-          detail: [{ type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error', input: {}, ctx: { error: jsonErrorText(e.message) } }],
+          detail: [
+            { type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error', input: {}, ctx: { error: jsonErrorText(e.message) } },
+          ],
         };
       } else if (error instanceof WorkflowExecutionAlreadyStartedError) {
         ctx.status = 409;
@@ -93,7 +97,9 @@ export function errorHandler(): Koa.Middleware {
  */
 export function jsonErrorText(message: string | undefined): string {
   if (!message) return 'Invalid JSON';
-  return message.replace(/,\s*(\.\.\.)?".*"(\.\.\.)?\s+is not valid JSON$/s, ' in JSON').replace(/^(\.\.\.)?".*"(\.\.\.)?\s+is not valid JSON$/s, 'Invalid JSON');
+  return message
+    .replace(/,\s*(\.\.\.)?".*"(\.\.\.)?\s+is not valid JSON$/s, ' in JSON')
+    .replace(/^(\.\.\.)?".*"(\.\.\.)?\s+is not valid JSON$/s, 'Invalid JSON');
 }
 
 const ECHO = { depth: 8, items: 50, chars: 2048 };

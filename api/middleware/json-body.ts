@@ -22,7 +22,8 @@ export async function readJsonBody(ctx: Koa.Context, options: JsonBodyOptions): 
   if (ctx.disableBodyParser || !ctx.request.is('json', '+json')) return;
   if (Number(ctx.get('Content-Length') || 0) > options.limitBytes) throw tooLarge('Request body too large');
   const charset = ctx.request.charset.toLowerCase();
-  if (charset && charset !== 'utf-8' && charset !== 'utf8') throw unsupportedMedia(`Unsupported charset '${charset}': request bodies must be UTF-8`);
+  if (charset && charset !== 'utf-8' && charset !== 'utf8')
+    throw unsupportedMedia(`Unsupported charset '${charset}': request bodies must be UTF-8`);
   // A slow client is bounded by the limit and the server's timeouts, not by the request's deadline.
   const bytes = await withDeadlinePaused(() => readLimited(ctx.req, options.limitBytes));
   let text: string;
@@ -62,7 +63,8 @@ export function jsonDepthExceeds(text: string, maxDepth: number): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 0x5c) i++; // backslash: skip the escaped character
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x5b || c === 0x7b) {

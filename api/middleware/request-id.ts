@@ -18,7 +18,13 @@ export function requestId(logger: Logger): Koa.Middleware {
       await next();
     } finally {
       ctx.state.log.info(
-        { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - started), client_address: clientAddress(ctx) },
+        {
+          method: ctx.method,
+          path: ctx.path,
+          status: ctx.status,
+          ms: Math.round(performance.now() - started),
+          client_address: clientAddress(ctx),
+        },
         'request',
       );
     }

@@ -44,7 +44,10 @@ export function checkBodyText(value: unknown, text: string): void {
 export function checkParameterText(querystring: string, query: Record<string, unknown>, params: Record<string, unknown> = {}): void {
   if (querystring.includes('%') && !percentEscapesAreUtf8(querystring)) throw invalid('Query string is not valid UTF-8');
   const nul: FieldIssue[] = [];
-  for (const [location, values] of [['query', query], ['path', params]] as const) {
+  for (const [location, values] of [
+    ['query', query],
+    ['path', params],
+  ] as const) {
     for (const [name, v] of Object.entries(values)) {
       for (const item of [v].flat()) if (typeof item === 'string') checkString(item, [location, name], nul);
     }

@@ -10,7 +10,9 @@ import { fileURLToPath } from 'node:url';
  */
 function load() {
   const html = fs.readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'ai-chat.html'), 'utf8');
-  const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => `'sha256-${crypto.createHash('sha256').update(m[1]!).digest('base64')}'`);
+  const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map(
+    (m) => `'sha256-${crypto.createHash('sha256').update(m[1]!).digest('base64')}'`,
+  );
   const csp = [
     "default-src 'none'",
     `script-src ${scripts.join(' ')}`,

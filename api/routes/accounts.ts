@@ -29,9 +29,17 @@ export function registerAccountRoutes(routes: Routes, deps: AppDeps): void {
     summary: 'List accounts by name; bare array of list items, no total',
     auth: { scope: 'crmRead' },
     query: AccountListQuery,
-    responses: { 200: { description: 'Accounts ordered by name ascending (tie-break id)', schema: AccountListItem.array() }, ...authErrors, ...validationError },
+    responses: {
+      200: { description: 'Accounts ordered by name ascending (tie-break id)', schema: AccountListItem.array() },
+      ...authErrors,
+      ...validationError,
+    },
     handler: async ({ query, auth }) =>
-      accounts.listAccounts(deps, orgOf(auth), { limit: Math.min(query.limit, ACCOUNT_LIST_MAX), offset: query.offset, search: query.search }),
+      accounts.listAccounts(deps, orgOf(auth), {
+        limit: Math.min(query.limit, ACCOUNT_LIST_MAX),
+        offset: query.offset,
+        search: query.search,
+      }),
   });
 
   routes.add({
@@ -113,7 +121,13 @@ export function registerAccountRoutes(routes: Routes, deps: AppDeps): void {
     auth: { scope: 'crmRead' },
     params: AccountParams,
     query: HealthQuery,
-    responses: { 200: { description: 'Latest score and history', schema: AccountHealth }, ...authErrors, ...notFoundError, ...validationError },
-    handler: async ({ params, query, auth }) => accounts.getHealth(deps, orgOf(auth), params.account_id, Math.min(query.limit, HEALTH_HISTORY_MAX)),
+    responses: {
+      200: { description: 'Latest score and history', schema: AccountHealth },
+      ...authErrors,
+      ...notFoundError,
+      ...validationError,
+    },
+    handler: async ({ params, query, auth }) =>
+      accounts.getHealth(deps, orgOf(auth), params.account_id, Math.min(query.limit, HEALTH_HISTORY_MAX)),
   });
 }

@@ -34,7 +34,12 @@ export function registerActivityRoutes(routes: Routes, deps: AppDeps): void {
     auth: { scope: 'crmManage' },
     params: AccountParams,
     body: CreateActivityBody,
-    responses: { 200: { description: 'The id of the new activity', schema: ActivityCreated }, ...authErrors, ...notFoundError, ...validationError },
+    responses: {
+      200: { description: 'The id of the new activity', schema: ActivityCreated },
+      ...authErrors,
+      ...notFoundError,
+      ...validationError,
+    },
     handler: async ({ params, body, auth }) => activities.createAccountActivity(deps, orgOf(auth), actor(auth), params.account_id, body),
   });
 
@@ -46,7 +51,12 @@ export function registerActivityRoutes(routes: Routes, deps: AppDeps): void {
     auth: { scope: 'crmManage' },
     params: DealParams,
     body: CreateActivityBody,
-    responses: { 200: { description: 'The id of the new activity', schema: ActivityCreated }, ...authErrors, ...notFoundError, ...validationError },
+    responses: {
+      200: { description: 'The id of the new activity', schema: ActivityCreated },
+      ...authErrors,
+      ...notFoundError,
+      ...validationError,
+    },
     handler: async ({ params, body, auth }) => activities.createDealActivity(deps, orgOf(auth), actor(auth), params.deal_id, body),
   });
 
@@ -91,7 +101,12 @@ export function registerActivityRoutes(routes: Routes, deps: AppDeps): void {
     summary: 'Detach an activity from its account and deal',
     auth: { scope: 'crmManage' },
     params: ActivityParams,
-    responses: { 200: { description: 'account_id and deal_id are now null', schema: Unlinked }, ...authErrors, ...notFoundError, ...validationError },
+    responses: {
+      200: { description: 'account_id and deal_id are now null', schema: Unlinked },
+      ...authErrors,
+      ...notFoundError,
+      ...validationError,
+    },
     handler: async ({ params, auth }) => activities.unlinkActivity(deps, orgOf(auth), params.activity_id),
   });
 }

@@ -63,13 +63,22 @@ export function registerAgentVersionRoutes(routes: Routes, deps: AppDeps): void 
     responses: {
       200: { description: 'The summary, streamed as it is written', schema: z.string(), contentType: 'text/plain' },
       502: { description: 'The LLM provider failed before writing anything', schema: ErrorBody },
-      503: { description: 'The local language model (LLM_LOCAL_FEATURES with compare) is busy, not installed, or did not start within LLM_CALL_TIMEOUT_MS', schema: ErrorBody },
+      503: {
+        description:
+          'The local language model (LLM_LOCAL_FEATURES with compare) is busy, not installed, or did not start within LLM_CALL_TIMEOUT_MS',
+        schema: ErrorBody,
+      },
       ...authErrors,
       ...notFoundError,
       ...validationError,
     },
     handler: async ({ params, body, auth, ctx }) =>
-      reply(200, await versions.compareVersions(deps, orgOf(auth), params.id, body, ctx.state.log), { 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' }, 'text/plain; charset=utf-8'),
+      reply(
+        200,
+        await versions.compareVersions(deps, orgOf(auth), params.id, body, ctx.state.log),
+        { 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' },
+        'text/plain; charset=utf-8',
+      ),
   });
 
   routes.add({
@@ -118,7 +127,8 @@ export function registerAgentVersionRoutes(routes: Routes, deps: AppDeps): void 
       ...notFoundError,
       ...validationError,
     },
-    handler: async ({ params, auth }) => reply(202, await versions.generateInstructions(deps, orgOf(auth), actor(auth), params.id, params.version)),
+    handler: async ({ params, auth }) =>
+      reply(202, await versions.generateInstructions(deps, orgOf(auth), actor(auth), params.id, params.version)),
   });
 
   routes.add({
@@ -136,6 +146,7 @@ export function registerAgentVersionRoutes(routes: Routes, deps: AppDeps): void 
       ...authErrors,
       ...validationError,
     },
-    handler: async ({ params, body, auth }) => versions.publishVersion(deps, orgOf(auth), actor(auth), params.id, params.version, body, actingUser(auth)),
+    handler: async ({ params, body, auth }) =>
+      versions.publishVersion(deps, orgOf(auth), actor(auth), params.id, params.version, body, actingUser(auth)),
   });
 }

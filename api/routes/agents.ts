@@ -112,9 +112,9 @@ export function registerAgentsRoutes(routes: Routes, deps: AppDeps): void {
     method: 'post',
     path: '/core/agents/{id}/deploy-as-sip',
     tag: TAG,
-    summary: 'Record the agent\'s SIP address sip:<agent_id>@<SIP_HOST>',
+    summary: "Record the agent's SIP address sip:<agent_id>@<SIP_HOST>",
     description:
-      'Writes the address sip:<agent_id>@<SIP_HOST> for the agent\'s published version, and nothing else: this deployment ' +
+      "Writes the address sip:<agent_id>@<SIP_HOST> for the agent's published version, and nothing else: this deployment " +
       'runs no SIP server or provider, so no call reaches the agent through it yet. The answer says so (`provisioning: ' +
       '"recorded"` and a `note`); the agent\'s read shows the address.',
     auth: MANAGE,

@@ -28,7 +28,9 @@ import {
 // Routes only declare: schemas, auth, the statuses they answer, and a one-line call into the service.
 
 const tag = 'AI' as const;
-const chatNotFound = { 404: { description: 'Chat not found (another user’s or another organization’s chat included)', schema: ErrorBody } } as const;
+const chatNotFound = {
+  404: { description: 'Chat not found (another user’s or another organization’s chat included)', schema: ErrorBody },
+} as const;
 const unavailable = { 503: { description: 'Workflow engine unavailable: nothing was recorded', schema: ErrorBody } } as const;
 const sse = (description: string) =>
   ({
@@ -50,7 +52,12 @@ export function registerAiChatRoutes(routes: Routes, deps: AppDeps): void {
     summary: 'Start a chat with the CRM assistant (it belongs to the caller and the organization)',
     auth: { scope: 'crmRead' },
     body: CreateChatBody,
-    responses: { 200: { description: 'The new chat', schema: Chat }, 404: { description: 'Account not found', schema: ErrorBody }, ...authErrors, ...validationError },
+    responses: {
+      200: { description: 'The new chat', schema: Chat },
+      404: { description: 'Account not found', schema: ErrorBody },
+      ...authErrors,
+      ...validationError,
+    },
     handler: async ({ body, auth }) => reply(200, await chats.createChat(deps, orgOf(auth), auth.userId, body)),
   });
 
@@ -61,7 +68,12 @@ export function registerAiChatRoutes(routes: Routes, deps: AppDeps): void {
     summary: "The caller's chats, newest first (cursor list)",
     auth: { scope: 'crmRead' },
     query: ChatListQuery,
-    responses: { 200: { description: 'A page of chats', schema: ChatList }, 400: { description: 'Invalid cursor', schema: ErrorBody }, ...authErrors, ...validationError },
+    responses: {
+      200: { description: 'A page of chats', schema: ChatList },
+      400: { description: 'Invalid cursor', schema: ErrorBody },
+      ...authErrors,
+      ...validationError,
+    },
     handler: async ({ query, auth }) => chats.listChats(deps, orgOf(auth), auth.userId, query),
   });
 
@@ -106,7 +118,8 @@ export function registerAiChatRoutes(routes: Routes, deps: AppDeps): void {
       ...validationError,
       ...unavailable,
     },
-    handler: async ({ params, body, auth }) => streamed(await turns.sendMessage(deps, orgOf(auth), auth.userId, params.chat_id, body.message)),
+    handler: async ({ params, body, auth }) =>
+      streamed(await turns.sendMessage(deps, orgOf(auth), auth.userId, params.chat_id, body.message)),
   });
 
   routes.add({
@@ -176,6 +189,12 @@ export function registerAiChatRoutes(routes: Routes, deps: AppDeps): void {
     summary: 'The chat page: paste a key, pick or start a chat, watch answers stream, approve or deny changes',
     auth: 'public',
     responses: { 200: { description: 'HTML page (no outside resources)', schema: z.string(), contentType: 'text/html' } },
-    handler: async () => reply(200, AI_CHAT_PAGE.html, { 'Content-Security-Policy': AI_CHAT_PAGE.csp, 'Cache-Control': 'no-cache' }, 'text/html; charset=utf-8'),
+    handler: async () =>
+      reply(
+        200,
+        AI_CHAT_PAGE.html,
+        { 'Content-Security-Policy': AI_CHAT_PAGE.csp, 'Cache-Control': 'no-cache' },
+        'text/html; charset=utf-8',
+      ),
   });
 }

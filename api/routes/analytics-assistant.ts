@@ -22,7 +22,9 @@ import { ErrorBody, authErrors, validationError } from '../schemas/common';
 // Routes only declare: schemas, auth, the statuses they answer, and a one-line call into the service.
 
 const tag = 'Analytics Assistant' as const;
-const conversationNotFound = { 404: { description: 'Conversation not found (another user’s or another organization’s included)', schema: ErrorBody } } as const;
+const conversationNotFound = {
+  404: { description: 'Conversation not found (another user’s or another organization’s included)', schema: ErrorBody },
+} as const;
 
 export function registerAnalyticsAssistantRoutes(routes: Routes, deps: AppDeps): void {
   routes.add({
@@ -39,12 +41,16 @@ export function registerAnalyticsAssistantRoutes(routes: Routes, deps: AppDeps):
     method: 'post',
     path: '/analytics-assistant/query',
     tag,
-    summary: "Run one read-only SELECT over the organization's own rows (parser guard, then a least-privilege role in a READ ONLY transaction)",
+    summary:
+      "Run one read-only SELECT over the organization's own rows (parser guard, then a least-privilege role in a READ ONLY transaction)",
     auth: { scope: 'dataAccess' },
     body: QueryBody,
     responses: {
       200: { description: 'The result, at most ANALYTICS_MAX_ROWS rows and ANALYTICS_MAX_RESULT_BYTES', schema: QueryResult },
-      400: { description: 'Refused by a guard rule (named), a database error the statement caused, or past ANALYTICS_STATEMENT_TIMEOUT_MS', schema: ErrorBody },
+      400: {
+        description: 'Refused by a guard rule (named), a database error the statement caused, or past ANALYTICS_STATEMENT_TIMEOUT_MS',
+        schema: ErrorBody,
+      },
       502: { description: 'The analytics database role could not connect, or the database failed', schema: ErrorBody },
       ...authErrors,
       ...validationError,
@@ -56,7 +62,8 @@ export function registerAnalyticsAssistantRoutes(routes: Routes, deps: AppDeps):
     method: 'post',
     path: '/analytics-assistant/questions',
     tag,
-    summary: 'Ask a question in plain words: the model writes SQL (run_sql), each attempt runs as in /query, then it answers (a Temporal workflow, analytics-assistant:<conversation_id>)',
+    summary:
+      'Ask a question in plain words: the model writes SQL (run_sql), each attempt runs as in /query, then it answers (a Temporal workflow, analytics-assistant:<conversation_id>)',
     auth: { scope: 'dataAccess' },
     body: QuestionBody,
     responses: {
@@ -67,7 +74,10 @@ export function registerAnalyticsAssistantRoutes(routes: Routes, deps: AppDeps):
         contentType: 'text/event-stream',
         headers: {
           'x-vercel-ai-ui-message-stream': { description: 'v1', schema: { type: 'string' as const } },
-          'X-Conversation-Id': { description: 'The conversation the question belongs to', schema: { type: 'string' as const, format: 'uuid' } },
+          'X-Conversation-Id': {
+            description: 'The conversation the question belongs to',
+            schema: { type: 'string' as const, format: 'uuid' },
+          },
         },
       },
       ...conversationNotFound,
@@ -78,7 +88,12 @@ export function registerAnalyticsAssistantRoutes(routes: Routes, deps: AppDeps):
     },
     handler: async ({ body, auth }) => {
       const asked = await questions.ask(deps, orgOf(auth), auth.userId, body);
-      return reply(200, asked.stream, { ...UI_MESSAGE_STREAM_HEADERS, 'X-Conversation-Id': asked.conversationId }, UI_MESSAGE_STREAM_CONTENT_TYPE);
+      return reply(
+        200,
+        asked.stream,
+        { ...UI_MESSAGE_STREAM_HEADERS, 'X-Conversation-Id': asked.conversationId },
+        UI_MESSAGE_STREAM_CONTENT_TYPE,
+      );
     },
   });
 
@@ -100,7 +115,13 @@ export function registerAnalyticsAssistantRoutes(routes: Routes, deps: AppDeps):
     summary: 'One conversation with its questions and answers (the SQL tried, results, errors and text, as AI SDK UIMessage parts)',
     auth: { scope: 'dataAccess' },
     params: ConversationParams,
-    responses: { 200: { description: 'The conversation', schema: ConversationDetail }, ...conversationNotFound, ...authErrors, ...validationError },
-    handler: async ({ params, auth }) => reply(200, await questions.getConversation(deps, orgOf(auth), auth.userId, params.conversation_id)),
+    responses: {
+      200: { description: 'The conversation', schema: ConversationDetail },
+      ...conversationNotFound,
+      ...authErrors,
+      ...validationError,
+    },
+    handler: async ({ params, auth }) =>
+      reply(200, await questions.getConversation(deps, orgOf(auth), auth.userId, params.conversation_id)),
   });
 }

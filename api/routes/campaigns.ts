@@ -56,7 +56,12 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
     summary: "List the organization's campaigns, newest first",
     auth: READ,
     query: CampaignListQuery,
-    responses: { 200: { description: 'One page', schema: CampaignList }, 400: { description: 'Invalid cursor', schema: ErrorBody }, ...authErrors, ...validationError },
+    responses: {
+      200: { description: 'One page', schema: CampaignList },
+      400: { description: 'Invalid cursor', schema: ErrorBody },
+      ...authErrors,
+      ...validationError,
+    },
     handler: async ({ query, auth }) => campaigns.listCampaigns(deps, orgOf(auth), query),
   });
 
@@ -79,7 +84,13 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
     auth: READ,
     params: CampaignIdParams,
     query: ContactListQuery,
-    responses: { 200: { description: 'One page', schema: ContactList }, 400: { description: 'Invalid cursor', schema: ErrorBody }, ...authErrors, ...notFoundError, ...validationError },
+    responses: {
+      200: { description: 'One page', schema: ContactList },
+      400: { description: 'Invalid cursor', schema: ErrorBody },
+      ...authErrors,
+      ...notFoundError,
+      ...validationError,
+    },
     handler: async ({ params, query, auth }) => campaigns.listCampaignContacts(deps, orgOf(auth), params.id, query),
   });
 
@@ -111,7 +122,14 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
       summary: `${move[0]!.toUpperCase()}${move.slice(1)} a campaign (${from.join(' or ')} → ${to})`,
       auth: MANAGE,
       params: CampaignIdParams,
-      responses: { 200: { description: 'The campaign after the move', schema: Campaign }, ...authErrors, ...notFoundError, ...conflictError, ...validationError, ...unavailableError },
+      responses: {
+        200: { description: 'The campaign after the move', schema: Campaign },
+        ...authErrors,
+        ...notFoundError,
+        ...conflictError,
+        ...validationError,
+        ...unavailableError,
+      },
       handler: async ({ params, auth }) => campaigns.moveCampaign(deps, orgOf(auth), params.id, move, actor(auth)),
     });
   }

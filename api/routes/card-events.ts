@@ -19,7 +19,13 @@ export function registerCardEventRoutes(routes: Routes, deps: AppDeps): void {
     auth: { scope: 'crmRead' },
     params: CardParams,
     query: CardEventListQuery,
-    responses: { 200: { description: 'One page of events', schema: CardEventList }, ...badFilter, ...authErrors, ...notFoundError, ...validationError },
+    responses: {
+      200: { description: 'One page of events', schema: CardEventList },
+      ...badFilter,
+      ...authErrors,
+      ...notFoundError,
+      ...validationError,
+    },
     handler: async ({ params, query, auth }) => events.listCardEvents(deps, orgOf(auth), params.card_id, query),
   });
 
@@ -31,7 +37,13 @@ export function registerCardEventRoutes(routes: Routes, deps: AppDeps): void {
     auth: { scope: 'crmRead' },
     params: CardParams,
     query: SummaryQuery,
-    responses: { 200: { description: 'The summary', schema: CardEventSummary }, ...badFilter, ...authErrors, ...notFoundError, ...validationError },
+    responses: {
+      200: { description: 'The summary', schema: CardEventSummary },
+      ...badFilter,
+      ...authErrors,
+      ...notFoundError,
+      ...validationError,
+    },
     handler: async ({ params, query, auth }) => events.summarizeCardEvents(deps, orgOf(auth), params.card_id, query),
   });
 
@@ -43,7 +55,13 @@ export function registerCardEventRoutes(routes: Routes, deps: AppDeps): void {
     auth: { scope: 'crmRead' },
     params: ShareLinkParams,
     query: SummaryQuery,
-    responses: { 200: { description: 'The summary', schema: CardEventSummary }, ...badFilter, ...authErrors, ...notFoundError, ...validationError },
+    responses: {
+      200: { description: 'The summary', schema: CardEventSummary },
+      ...badFilter,
+      ...authErrors,
+      ...notFoundError,
+      ...validationError,
+    },
     handler: async ({ params, query, auth }) =>
       events.summarizeCardEvents(deps, orgOf(auth), params.card_id, { ...query, share_link_id: params.link_id }),
   });

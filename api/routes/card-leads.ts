@@ -33,19 +33,36 @@ export function registerCardLeadRoutes(routes: Routes, deps: AppDeps): void {
     auth: { scope: 'crmRead' },
     params: CardParams,
     query: LeadExportQuery,
-    responses: { 200: { description: 'CSV with a header row', schema: z.string(), contentType: 'text/csv' }, ...authErrors, ...notFoundError, ...validationError },
+    responses: {
+      200: { description: 'CSV with a header row', schema: z.string(), contentType: 'text/csv' },
+      ...authErrors,
+      ...notFoundError,
+      ...validationError,
+    },
     handler: async ({ params, query, auth }) =>
-      reply(200, await leads.exportLeads(deps, orgOf(auth), params.card_id, query), { 'Content-Disposition': 'attachment; filename="leads.csv"' }, 'text/csv; charset=utf-8'),
+      reply(
+        200,
+        await leads.exportLeads(deps, orgOf(auth), params.card_id, query),
+        { 'Content-Disposition': 'attachment; filename="leads.csv"' },
+        'text/csv; charset=utf-8',
+      ),
   });
 
   routes.add({
     method: 'post',
     path: '/cards/{card_id}/leads/{lead_id}/accept',
     tag: TAG,
-    summary: "Accept a lead into the CRM: a new contact, or the gaps of a known one filled (nothing overwritten); on the card's account unless the lead names another company",
+    summary:
+      "Accept a lead into the CRM: a new contact, or the gaps of a known one filled (nothing overwritten); on the card's account unless the lead names another company",
     auth: { scope: 'crmManage' },
     params: LeadParams,
-    responses: { 200: { description: 'The accepted lead, with its contact', schema: CardLeadItem }, ...authErrors, ...notFoundError, ...decided, ...validationError },
+    responses: {
+      200: { description: 'The accepted lead, with its contact', schema: CardLeadItem },
+      ...authErrors,
+      ...notFoundError,
+      ...decided,
+      ...validationError,
+    },
     handler: async ({ params, auth }) => reply(200, await leads.acceptLead(deps, orgOf(auth), actor(auth), params.card_id, params.lead_id)),
   });
 
@@ -56,7 +73,14 @@ export function registerCardLeadRoutes(routes: Routes, deps: AppDeps): void {
     summary: 'Dismiss a lead: it stays in the inbox as dismissed and never reaches the CRM',
     auth: { scope: 'crmManage' },
     params: LeadParams,
-    responses: { 200: { description: 'The dismissed lead', schema: CardLeadItem }, ...authErrors, ...notFoundError, ...decided, ...validationError },
-    handler: async ({ params, auth }) => reply(200, await leads.dismissLead(deps, orgOf(auth), actor(auth), params.card_id, params.lead_id)),
+    responses: {
+      200: { description: 'The dismissed lead', schema: CardLeadItem },
+      ...authErrors,
+      ...notFoundError,
+      ...decided,
+      ...validationError,
+    },
+    handler: async ({ params, auth }) =>
+      reply(200, await leads.dismissLead(deps, orgOf(auth), actor(auth), params.card_id, params.lead_id)),
   });
 }

@@ -33,16 +33,25 @@ const TAG = 'Card Share Links' as const;
 // A request that prefers text/html (a browser navigating) gets these errors as a small HTML page instead
 // of the JSON body (api/middleware/html-errors.ts): a person never sees raw JSON.
 const hiddenLink = {
-  404: { description: 'Unknown, revoked or expired link (indistinguishable); a small HTML page when the request prefers text/html', schema: ErrorBody },
+  404: {
+    description: 'Unknown, revoked or expired link (indistinguishable); a small HTML page when the request prefers text/html',
+    schema: ErrorBody,
+  },
 } as const;
 const limited = {
   429: {
-    description: 'Too many requests from this address or for this link; retry after Retry-After seconds (an HTML page when the request prefers text/html)',
+    description:
+      'Too many requests from this address or for this link; retry after Retry-After seconds (an HTML page when the request prefers text/html)',
     schema: ErrorBody,
     headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' as const } } },
   },
 } as const;
-const publicErrors = { 400: { description: 'A parameter value outside its choices', schema: ErrorBody }, ...hiddenLink, ...limited, ...validationError } as const;
+const publicErrors = {
+  400: { description: 'A parameter value outside its choices', schema: ErrorBody },
+  ...hiddenLink,
+  ...limited,
+  ...validationError,
+} as const;
 
 /** Headers of every public answer: nothing cached by the way (each load counts), no token in Referer. */
 const PUBLIC_HEADERS = { 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer', 'X-Content-Type-Options': 'nosniff' };
@@ -50,7 +59,13 @@ const PUBLIC_HEADERS = { 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-ref
 function visitOf(ctx: Koa.Context, query: z.output<typeof VisitQuery>): share.Visit {
   const utm: Utm = {};
   for (const field of UTM_FIELDS) if (query[field] !== undefined) utm[field] = query[field];
-  return { address: clientAddress(ctx), userAgent: ctx.get('User-Agent') || undefined, referrer: ctx.get('Referer') || undefined, utm, via: query.via };
+  return {
+    address: clientAddress(ctx),
+    userAgent: ctx.get('User-Agent') || undefined,
+    referrer: ctx.get('Referer') || undefined,
+    utm,
+    via: query.via,
+  };
 }
 
 export function registerCardShareLinkRoutes(routes: Routes, deps: AppDeps): void {
@@ -66,8 +81,14 @@ export function registerCardShareLinkRoutes(routes: Routes, deps: AppDeps): void
     auth: { scope: 'crmManage' },
     params: CardParams,
     body: CreateShareLinkBody,
-    responses: { 200: { description: 'The new link, with its page, QR code and vCard URLs', schema: ShareLink }, ...authErrors, ...notFoundError, ...validationError },
-    handler: async ({ params, body, auth }) => reply(200, await share.createShareLink(deps, orgOf(auth), actor(auth), params.card_id, body)),
+    responses: {
+      200: { description: 'The new link, with its page, QR code and vCard URLs', schema: ShareLink },
+      ...authErrors,
+      ...notFoundError,
+      ...validationError,
+    },
+    handler: async ({ params, body, auth }) =>
+      reply(200, await share.createShareLink(deps, orgOf(auth), actor(auth), params.card_id, body)),
   });
 
   routes.add({
@@ -132,7 +153,8 @@ export function registerCardShareLinkRoutes(routes: Routes, deps: AppDeps): void
     params: TokenParams,
     query: VisitQuery,
     responses: { 200: { description: 'The public fields of the card', schema: PublicCard }, ...publicErrors },
-    handler: async ({ params, query, ctx }) => reply(200, await share.publicCard(publicDeps, params.token, visitOf(ctx, query)), PUBLIC_HEADERS),
+    handler: async ({ params, query, ctx }) =>
+      reply(200, await share.publicCard(publicDeps, params.token, visitOf(ctx, query)), PUBLIC_HEADERS),
   });
 
   routes.add({
@@ -146,7 +168,12 @@ export function registerCardShareLinkRoutes(routes: Routes, deps: AppDeps): void
     responses: { 200: { description: 'text/vcard attachment', schema: z.string(), contentType: 'text/vcard' }, ...publicErrors },
     handler: async ({ params, query, ctx }) => {
       const card = await share.vcard(publicDeps, params.token, visitOf(ctx, query));
-      return reply(200, card.body, { ...PUBLIC_HEADERS, 'Content-Disposition': contentDisposition(card.filename) }, 'text/vcard; charset=utf-8');
+      return reply(
+        200,
+        card.body,
+        { ...PUBLIC_HEADERS, 'Content-Disposition': contentDisposition(card.filename) },
+        'text/vcard; charset=utf-8',
+      );
     },
   });
 
@@ -158,7 +185,10 @@ export function registerCardShareLinkRoutes(routes: Routes, deps: AppDeps): void
     auth: 'public',
     params: TokenParams,
     query: QrQuery,
-    responses: { 200: { description: 'PNG image', schema: z.string().openapi({ format: 'binary' }), contentType: 'image/png' }, ...publicErrors },
+    responses: {
+      200: { description: 'PNG image', schema: z.string().openapi({ format: 'binary' }), contentType: 'image/png' },
+      ...publicErrors,
+    },
     handler: async ({ params, query, ctx }) => {
       const png = await share.qrCode(publicDeps, params.token, { address: clientAddress(ctx), utm: {} }, 'png', query.size);
       return reply(200, png, { ...PUBLIC_HEADERS, 'Cache-Control': 'private, max-age=300' }, 'image/png');
@@ -176,7 +206,16 @@ export function registerCardShareLinkRoutes(routes: Routes, deps: AppDeps): void
     responses: { 200: { description: 'SVG image', schema: z.string(), contentType: 'image/svg+xml' }, ...publicErrors },
     handler: async ({ params, ctx }) => {
       const svg = await share.qrCode(publicDeps, params.token, { address: clientAddress(ctx), utm: {} }, 'svg', 0);
-      return reply(200, svg, { ...PUBLIC_HEADERS, 'Cache-Control': 'private, max-age=300', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'" }, 'image/svg+xml');
+      return reply(
+        200,
+        svg,
+        {
+          ...PUBLIC_HEADERS,
+          'Cache-Control': 'private, max-age=300',
+          'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'",
+        },
+        'image/svg+xml',
+      );
     },
   });
 
@@ -208,7 +247,11 @@ export function registerCardShareLinkRoutes(routes: Routes, deps: AppDeps): void
     query: VisitQuery,
     body: LeadBody,
     bodyLimitBytes: LEAD_BODY_LIMIT_BYTES,
-    responses: { 200: { description: 'Received (the same answer whether the email was known or not)', schema: LeadReceived }, ...publicErrors },
-    handler: async ({ params, query, body, ctx }) => reply(200, await share.submitLead(publicDeps, params.token, visitOf(ctx, query), body), PUBLIC_HEADERS),
+    responses: {
+      200: { description: 'Received (the same answer whether the email was known or not)', schema: LeadReceived },
+      ...publicErrors,
+    },
+    handler: async ({ params, query, body, ctx }) =>
+      reply(200, await share.submitLead(publicDeps, params.token, visitOf(ctx, query), body), PUBLIC_HEADERS),
   });
 }

@@ -19,7 +19,12 @@ export function registerCardRoutes(routes: Routes, deps: AppDeps): void {
     summary: "The organization's cards, newest first",
     auth: { scope: 'crmRead' },
     query: CardListQuery,
-    responses: { 200: { description: 'One page of cards', schema: CardList }, 400: { description: 'Unknown filter', schema: ErrorBody }, ...authErrors, ...validationError },
+    responses: {
+      200: { description: 'One page of cards', schema: CardList },
+      400: { description: 'Unknown filter', schema: ErrorBody },
+      ...authErrors,
+      ...validationError,
+    },
     handler: async ({ query, auth }) => cards.listCards(deps, orgOf(auth), query),
   });
 
@@ -31,7 +36,8 @@ export function registerCardRoutes(routes: Routes, deps: AppDeps): void {
     auth: { scope: 'crmManage' },
     body: CreateCardBody,
     responses: { 200: { description: 'The new card', schema: Card }, ...authErrors, ...unknownRefs, ...validationError },
-    handler: async ({ body, auth }) => reply(200, await cards.createCard(deps, orgOf(auth), { userId: auth.userId, actor: actor(auth) }, body)),
+    handler: async ({ body, auth }) =>
+      reply(200, await cards.createCard(deps, orgOf(auth), { userId: auth.userId, actor: actor(auth) }, body)),
   });
 
   routes.add({
@@ -87,7 +93,8 @@ export function registerCardRoutes(routes: Routes, deps: AppDeps): void {
     query: SignatureQuery,
     responses: {
       200: {
-        description: 'text/html (format html or fragment) or text/plain (format text); tables and inline styles only, absolute image URLs, every card value escaped',
+        description:
+          'text/html (format html or fragment) or text/plain (format text); tables and inline styles only, absolute image URLs, every card value escaped',
         schema: z.string(),
         contentType: ['text/html', 'text/plain'],
       },

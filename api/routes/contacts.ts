@@ -46,7 +46,10 @@ export function registerContactRoutes(routes: Routes, deps: AppDeps): void {
       ...validationError,
     },
     handler: async ({ query, auth }) => {
-      const page = await contacts.listContacts(deps, orgOf(auth), query, { limit: cappedLimit(query.limit, CONTACT_LIST_MAX), offset: query.offset });
+      const page = await contacts.listContacts(deps, orgOf(auth), query, {
+        limit: cappedLimit(query.limit, CONTACT_LIST_MAX),
+        offset: query.offset,
+      });
       return reply(200, page.contacts, { 'X-Total-Count': String(page.total) });
     },
   });
@@ -99,7 +102,10 @@ export function registerContactRoutes(routes: Routes, deps: AppDeps): void {
     params: ContactParams,
     body: PatchContactBody,
     responses: {
-      200: { description: 'The updated contact, or {} when the organization has no such contact', schema: z.union([Contact, z.object({})]) },
+      200: {
+        description: 'The updated contact, or {} when the organization has no such contact',
+        schema: z.union([Contact, z.object({})]),
+      },
       400: { description: 'Empty body', schema: ErrorBody },
       404: { description: 'account_id is not an account of the organization', schema: ErrorBody },
       ...conflictError,

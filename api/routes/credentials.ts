@@ -22,8 +22,15 @@ const READ: AuthRule = { scope: 'crmRead' };
 const MANAGE: AuthRule = { scope: 'crmManage' };
 const TAG = 'Workflow Credentials';
 const unavailable = { 503: { description: 'Workflow engine unavailable; nothing was changed', schema: ErrorBody } } as const;
-const invalidRule = { 400: { description: 'Refresh fields that do not fit together (refresher, refresh_input, refresh_policy), or an empty body', schema: ErrorBody } } as const;
-const refresherNotFound = { 404: { description: 'Credential, or the named refresher, not found in the organization', schema: ErrorBody } } as const;
+const invalidRule = {
+  400: {
+    description: 'Refresh fields that do not fit together (refresher, refresh_input, refresh_policy), or an empty body',
+    schema: ErrorBody,
+  },
+} as const;
+const refresherNotFound = {
+  404: { description: 'Credential, or the named refresher, not found in the organization', schema: ErrorBody },
+} as const;
 
 export function registerCredentialRoutes(routes: Routes, deps: AppDeps): void {
   routes.add({

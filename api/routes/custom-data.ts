@@ -4,7 +4,17 @@ import type { AppDeps } from '../deps';
 import { KeyCursor, NameCursor, cursorPage, decodeCursor } from '../pagination';
 import { reply, type Routes } from '../route';
 import { ErrorBody, ValidationErrorBody, authErrors, notFoundError, validationError } from '../schemas/common';
-import { DeclareTableBody, PageQuery, RowList, RowsQuery, Table, TableList, TableParams, WriteReport, WriteRowsBody } from '../schemas/custom-data';
+import {
+  DeclareTableBody,
+  PageQuery,
+  RowList,
+  RowsQuery,
+  Table,
+  TableList,
+  TableParams,
+  WriteReport,
+  WriteRowsBody,
+} from '../schemas/custom-data';
 
 // Custom data takes the CRM scope groups, like the other organization data.
 const READ: AuthRule = { scope: 'crmRead' };
@@ -14,7 +24,6 @@ const TAG = 'Custom Data';
 /** Snapshot writes take a body limit of their own (CUSTOM_DATA_REPLACE_BODY_LIMIT_BYTES), not BODY_LIMIT_BYTES. */
 export const CUSTOM_DATA_BULK_PATH = /^\/core\/custom-data\/tables\/[^/]+\/(replace|upsert)$/;
 
-
 export function registerCustomDataRoutes(routes: Routes, deps: AppDeps): void {
   const writeBody = WriteRowsBody(deps.config.CUSTOM_DATA_REPLACE_MAX_ROWS);
   const bulkFailures = {
@@ -22,7 +31,10 @@ export function registerCustomDataRoutes(routes: Routes, deps: AppDeps): void {
       description: 'The body holds a lone UTF-16 surrogate escape or is not UTF-8, or a value Postgres cannot store; nothing was written',
       schema: ErrorBody,
     },
-    413: { description: 'Body over CUSTOM_DATA_REPLACE_BODY_LIMIT_BYTES, or more rows than CUSTOM_DATA_REPLACE_MAX_ROWS', schema: ErrorBody },
+    413: {
+      description: 'Body over CUSTOM_DATA_REPLACE_BODY_LIMIT_BYTES, or more rows than CUSTOM_DATA_REPLACE_MAX_ROWS',
+      schema: ErrorBody,
+    },
   } as const;
 
   routes.add({
@@ -32,7 +44,12 @@ export function registerCustomDataRoutes(routes: Routes, deps: AppDeps): void {
     summary: "The organization's custom data tables, by name",
     auth: READ,
     query: PageQuery,
-    responses: { 200: { description: 'One page of tables', schema: TableList }, 400: { description: 'Unknown filter or invalid cursor', schema: ErrorBody }, ...authErrors, ...validationError },
+    responses: {
+      200: { description: 'One page of tables', schema: TableList },
+      400: { description: 'Unknown filter or invalid cursor', schema: ErrorBody },
+      ...authErrors,
+      ...validationError,
+    },
     handler: async ({ query, auth }) => {
       const after = decodeCursor(query.cursor, NameCursor)?.n;
       const { views, total } = await customData.listTables(deps, orgOf(auth), { limit: query.limit, after });
@@ -101,7 +118,11 @@ export function registerCustomDataRoutes(routes: Routes, deps: AppDeps): void {
     },
     handler: async ({ params, query, auth }) => {
       const after = decodeCursor(query.cursor, KeyCursor)?.k;
-      const { rows, cursorKeys, total } = await customData.listRows(deps, orgOf(auth), params.name, { state: query.state, limit: query.limit, after });
+      const { rows, cursorKeys, total } = await customData.listRows(deps, orgOf(auth), params.name, {
+        state: query.state,
+        limit: query.limit,
+        after,
+      });
       const indexed = rows.map((row, i) => ({ row, key: cursorKeys[i]! }));
       const page = cursorPage(indexed, query.limit, total, (last) => ({ k: last.key }));
       return { data: page.data.map((x) => x.row), pagination: page.pagination };
@@ -125,7 +146,10 @@ export function registerCustomDataRoutes(routes: Routes, deps: AppDeps): void {
       ...bulkFailures,
       ...authErrors,
       ...notFoundError,
-      422: { description: 'Validation failed, or rows were sent but none holds every key property (nothing applied)', schema: ValidationErrorBody },
+      422: {
+        description: 'Validation failed, or rows were sent but none holds every key property (nothing applied)',
+        schema: ValidationErrorBody,
+      },
     },
     handler: async ({ params, body, auth }) => customData.writeRows(deps, orgOf(auth), params.name, body.rows, 'replace'),
   });
@@ -138,7 +162,13 @@ export function registerCustomDataRoutes(routes: Routes, deps: AppDeps): void {
     auth: MANAGE,
     params: TableParams,
     body: writeBody,
-    responses: { 200: { description: 'The write report (tombstoned is always 0)', schema: WriteReport }, ...bulkFailures, ...authErrors, ...notFoundError, ...validationError },
+    responses: {
+      200: { description: 'The write report (tombstoned is always 0)', schema: WriteReport },
+      ...bulkFailures,
+      ...authErrors,
+      ...notFoundError,
+      ...validationError,
+    },
     handler: async ({ params, body, auth }) => customData.writeRows(deps, orgOf(auth), params.name, body.rows, 'upsert'),
   });
 }

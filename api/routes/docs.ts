@@ -22,7 +22,11 @@ const WEBSITE_MARK = '\u0000website\u0000'; // no string of the document contain
  * document's contact URL (the page's "Website" link) is this server's /docs: under PUBLIC_BASE_URL when
  * set (the address behind a proxy), else at the origin (scheme and Host) the document was requested at.
  */
-export function registerDocsRoutes(router: Router, document: { info: { contact?: object } }, config: Pick<Config, 'PUBLIC_BASE_URL' | 'PORT'>): void {
+export function registerDocsRoutes(
+  router: Router,
+  document: { info: { contact?: object } },
+  config: Pick<Config, 'PUBLIC_BASE_URL' | 'PORT'>,
+): void {
   const assetsDir = getAbsoluteFSPath();
   // Serialized once around a mark, so each answer only splices its own URL in.
   const text = JSON.stringify({ ...document, info: { ...document.info, contact: { ...document.info.contact, url: WEBSITE_MARK } } });

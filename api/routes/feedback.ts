@@ -3,7 +3,16 @@ import { actor } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { reply, type Routes } from '../route';
 import { ErrorBody, authErrors, notFoundError, validationError } from '../schemas/common';
-import { FeedbackBody, FeedbackItem, FeedbackList, FeedbackParams, FeedbackQuery, FeedbackReceipt, FeedbackStatusBody, OwnFeedbackQuery } from '../schemas/feedback';
+import {
+  FeedbackBody,
+  FeedbackItem,
+  FeedbackList,
+  FeedbackParams,
+  FeedbackQuery,
+  FeedbackReceipt,
+  FeedbackStatusBody,
+  OwnFeedbackQuery,
+} from '../schemas/feedback';
 
 // Routes only declare: schemas, auth, the statuses they answer, and a one-line call into the service.
 
@@ -35,7 +44,12 @@ export function registerFeedbackRoutes(routes: Routes, deps: AppDeps): void {
     summary: "Every organization's feedback, newest first: the service's operators only (scope service:operate)",
     auth: { org: 'optional', scope: 'operator' },
     query: FeedbackQuery,
-    responses: { 200: { description: 'A page of feedback', schema: FeedbackList }, 400: { description: 'Invalid cursor', schema: ErrorBody }, ...authErrors, ...validationError },
+    responses: {
+      200: { description: 'A page of feedback', schema: FeedbackList },
+      400: { description: 'Invalid cursor', schema: ErrorBody },
+      ...authErrors,
+      ...validationError,
+    },
     handler: async ({ query }) => feedback.listFeedback(deps, query),
   });
 
@@ -46,7 +60,12 @@ export function registerFeedbackRoutes(routes: Routes, deps: AppDeps): void {
     summary: "The caller's own feedback, newest first, with the operators' triage status",
     auth: { org: 'optional' },
     query: OwnFeedbackQuery,
-    responses: { 200: { description: 'A page of feedback', schema: FeedbackList }, 400: { description: 'Invalid cursor', schema: ErrorBody }, ...authErrors, ...validationError },
+    responses: {
+      200: { description: 'A page of feedback', schema: FeedbackList },
+      400: { description: 'Invalid cursor', schema: ErrorBody },
+      ...authErrors,
+      ...validationError,
+    },
     handler: async ({ auth, query }) => feedback.listOwnFeedback(deps, auth.userId, query),
   });
 
@@ -58,7 +77,12 @@ export function registerFeedbackRoutes(routes: Routes, deps: AppDeps): void {
     auth: { org: 'optional', scope: 'operator' },
     params: FeedbackParams,
     body: FeedbackStatusBody,
-    responses: { 200: { description: 'The feedback with its new status', schema: FeedbackItem }, ...authErrors, ...notFoundError, ...validationError },
+    responses: {
+      200: { description: 'The feedback with its new status', schema: FeedbackItem },
+      ...authErrors,
+      ...notFoundError,
+      ...validationError,
+    },
     handler: async ({ auth, params, body }) => feedback.setFeedbackStatus(deps, params.feedback_id, body.status, actor(auth)),
   });
 }

@@ -38,7 +38,10 @@ export function registerFileRoutes(routes: Routes, deps: AppDeps): void {
       200: { description: 'The file, pending upload, with its upload URL', schema: InitiatedUpload },
       ...authErrors,
       404: { description: 'folder_id is not a folder of the organization', schema: ErrorBody },
-      413: { description: 'size_bytes above the maximum file size (UPLOAD_MAX_BYTES), or a body above BODY_LIMIT_BYTES', schema: ErrorBody },
+      413: {
+        description: 'size_bytes above the maximum file size (UPLOAD_MAX_BYTES), or a body above BODY_LIMIT_BYTES',
+        schema: ErrorBody,
+      },
       ...validationError,
       ...storageFailed,
     },
@@ -85,7 +88,8 @@ export function registerFileRoutes(routes: Routes, deps: AppDeps): void {
       ...authErrors,
       404: { description: 'Unknown, another organization’s, or archived file', schema: ErrorBody },
       409: {
-        description: 'The object is not in object storage yet (retry shortly), or it differs from the declared size or content type or exceeds the maximum file size (it is removed and the file stays pending: upload again)',
+        description:
+          'The object is not in object storage yet (retry shortly), or it differs from the declared size or content type or exceeds the maximum file size (it is removed and the file stays pending: upload again)',
         schema: ErrorBody,
       },
       ...validationError,

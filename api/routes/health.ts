@@ -14,7 +14,9 @@ import { reply, type Routes } from '../route';
 const HEALTH_JSON = 'application/health+json';
 const releaseId = (() => {
   try {
-    return String((JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0');
+    return String(
+      (JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0',
+    );
   } catch {
     return '0.0.0';
   }
@@ -49,7 +51,11 @@ const Readiness = HealthBody('Readiness');
  * Resolves with the check's outcome and how long it took, or a failure once `ms` have passed, whatever
  * the dependency does.
  */
-async function within(ms: number, check: Promise<unknown>, onLate: () => void = () => {}): Promise<{ ok: boolean; ms: number; output?: string }> {
+async function within(
+  ms: number,
+  check: Promise<unknown>,
+  onLate: () => void = () => {},
+): Promise<{ ok: boolean; ms: number; output?: string }> {
   const started = performance.now();
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<{ ok: false; output: string }>((resolve) => {
@@ -108,7 +114,9 @@ function poolCheck(deps: AppDeps, time: string) {
 /** A check passes, warns when it took more than half its bound, or fails. */
 function check(componentType: string, bound: number, outcome: Outcome, time: string) {
   const status = !outcome.ok ? 'fail' : outcome.ms > bound / 2 ? 'warn' : 'pass';
-  return [{ componentType, observedValue: outcome.ms, observedUnit: 'ms', status, time, ...(outcome.output ? { output: outcome.output } : {}) }] as const;
+  return [
+    { componentType, observedValue: outcome.ms, observedUnit: 'ms', status, time, ...(outcome.output ? { output: outcome.output } : {}) },
+  ] as const;
 }
 
 export function registerHealthRoutes(routes: Routes, deps: AppDeps): void {
@@ -137,7 +145,9 @@ export function registerHealthRoutes(routes: Routes, deps: AppDeps): void {
           description: 'Liveness of the API process',
           ...(warn ? { output: pool[0].output } : {}),
           checks: {
-            'uptime': [{ componentType: 'system', observedValue: Math.round(process.uptime()), observedUnit: 's', status: 'pass' as const, time }],
+            uptime: [
+              { componentType: 'system', observedValue: Math.round(process.uptime()), observedUnit: 's', status: 'pass' as const, time },
+            ],
             ...(pool ? { 'postgres:connections': pool } : {}),
           },
         },
@@ -155,7 +165,11 @@ export function registerHealthRoutes(routes: Routes, deps: AppDeps): void {
     summary: `Readiness: Postgres, Temporal and object storage each answer within ${bound} ms`,
     auth: 'public',
     responses: {
-      200: { description: 'Ready: every check passes (warn: one took more than half its bound)', schema: Readiness, contentType: HEALTH_JSON },
+      200: {
+        description: 'Ready: every check passes (warn: one took more than half its bound)',
+        schema: Readiness,
+        contentType: HEALTH_JSON,
+      },
       503: {
         description: `A dependency did not answer within ${bound} ms; the checks run in parallel, so the answer comes within that bound`,
         schema: Readiness,
@@ -165,9 +179,12 @@ export function registerHealthRoutes(routes: Routes, deps: AppDeps): void {
     handler: async () => {
       const [postgres, temporal, storage] = await Promise.all([
         postgresReachable(deps, bound),
-        within(bound, temporalReachable(deps.temporal, bound).then((ok) => {
-          if (!ok) throw new Error('Temporal did not answer GetSystemInfo');
-        })),
+        within(
+          bound,
+          temporalReachable(deps.temporal, bound).then((ok) => {
+            if (!ok) throw new Error('Temporal did not answer GetSystemInfo');
+          }),
+        ),
         storageReachable(deps, bound),
       ]);
       const time = new Date().toISOString();
@@ -178,10 +195,18 @@ export function registerHealthRoutes(routes: Routes, deps: AppDeps): void {
       };
       const statuses = Object.values(checks).map((c) => c[0].status);
       const status = statuses.includes('fail') ? ('fail' as const) : statuses.includes('warn') ? ('warn' as const) : ('pass' as const);
-      const failed = Object.entries(checks).filter(([, c]) => c[0].status === 'fail').map(([name]) => name.split(':')[0]);
+      const failed = Object.entries(checks)
+        .filter(([, c]) => c[0].status === 'fail')
+        .map(([name]) => name.split(':')[0]);
       return reply(
         status === 'fail' ? 503 : 200,
-        { status, ...SERVICE, description: 'Readiness of the API: Postgres, Temporal and object storage', ...(failed.length > 0 ? { output: `Not ready: ${failed.join(', ')}` } : {}), checks },
+        {
+          status,
+          ...SERVICE,
+          description: 'Readiness of the API: Postgres, Temporal and object storage',
+          ...(failed.length > 0 ? { output: `Not ready: ${failed.join(', ')}` } : {}),
+          checks,
+        },
         { 'Cache-Control': 'no-store' },
         HEALTH_JSON,
       );

@@ -8,7 +8,17 @@ import { forbidden } from '../errors';
 import { clientAddress } from '../middleware/client-address';
 import { reply, type Routes } from '../route';
 import { ErrorBody, IdParams, authErrors, notFoundError, tooManyAttempts, validationError } from '../schemas/common';
-import { CreateKeyBody, CreatedOrganizationKey, CreatedUserToken, EXCHANGE_BODY_LIMIT_BYTES, ExchangeBody, ExchangeResult, Jwks, KeyView, Me } from '../schemas/identity';
+import {
+  CreateKeyBody,
+  CreatedOrganizationKey,
+  CreatedUserToken,
+  EXCHANGE_BODY_LIMIT_BYTES,
+  ExchangeBody,
+  ExchangeResult,
+  Jwks,
+  KeyView,
+  Me,
+} from '../schemas/identity';
 
 type CreateKey = z.output<typeof CreateKeyBody>;
 
@@ -54,7 +64,11 @@ export function registerIdentityRoutes(routes: Routes, deps: AppDeps): void {
     description: `An identity-provider session only. ${KEY_ADMIN_TEXT} The key carries the requested \`scopes\` (default: the session's); asking for a scope the session does not hold is 403 \`Requested scopes exceed those of the session\`, and nothing is created. \`expires_at\` (optional, in the future) ends the key: past it the key is 401.`,
     auth: { session: true, ...KEY_ADMIN },
     body: futureExpiry,
-    responses: { 200: { description: 'Created; pat_key is returned only here', schema: CreatedOrganizationKey }, ...authErrors, ...validationError },
+    responses: {
+      200: { description: 'Created; pat_key is returned only here', schema: CreatedOrganizationKey },
+      ...authErrors,
+      ...validationError,
+    },
     handler: async ({ body, auth }) =>
       reply(200, await identity.createOrganizationKey(deps, orgOf(auth), keyRequest(body, auth), await issueToken('organization'))),
   });
@@ -95,7 +109,11 @@ export function registerIdentityRoutes(routes: Routes, deps: AppDeps): void {
       "An identity-provider session only; any member may make one for themselves. The token carries the requested `scopes` (default: the session's), never more (403 `Requested scopes exceed those of the session`), and in each organization only what its user holds there. `expires_at` (optional, in the future) ends it: past it the token is 401.",
     auth: { session: true, org: 'optional' },
     body: futureExpiry,
-    responses: { 200: { description: 'Created; token is returned only here', schema: CreatedUserToken }, ...authErrors, ...validationError },
+    responses: {
+      200: { description: 'Created; token is returned only here', schema: CreatedUserToken },
+      ...authErrors,
+      ...validationError,
+    },
     handler: async ({ body, auth }) => reply(200, await identity.createUserToken(deps, keyRequest(body, auth), await issueToken('user'))),
   });
 

@@ -51,7 +51,10 @@ export function registerIntegrationRoutes(routes: Routes, deps: AppDeps): void {
     tag: 'Integrations',
     summary: "Origins the organization's connect tokens may send the browser back to",
     auth: { scope: 'crmRead' },
-    responses: { 200: { description: "The allowlist (default: the service's own public origin)", schema: IntegrationSettings }, ...authErrors },
+    responses: {
+      200: { description: "The allowlist (default: the service's own public origin)", schema: IntegrationSettings },
+      ...authErrors,
+    },
     handler: async ({ auth }) => integrations.getSettings(deps, orgOf(auth)),
   });
 
@@ -80,7 +83,8 @@ export function registerIntegrationRoutes(routes: Routes, deps: AppDeps): void {
       ...authErrors,
       ...validationError,
     },
-    handler: async ({ auth, body }) => integrations.createConnectToken(deps, orgOf(auth), { actor: actor(auth), userId: actingUser(auth) }, body),
+    handler: async ({ auth, body }) =>
+      integrations.createConnectToken(deps, orgOf(auth), { actor: actor(auth), userId: actingUser(auth) }, body),
   });
 
   routes.add({
@@ -90,7 +94,12 @@ export function registerIntegrationRoutes(routes: Routes, deps: AppDeps): void {
     summary: 'The connect page (unauthenticated: the token is the credential)',
     auth: 'public',
     params: ConnectPageParams,
-    responses: { 200: html('The page: each integration the token allows, with a button that starts its consent'), 400: html('Nothing left to connect'), 404: unknownLink, 410: spentLink },
+    responses: {
+      200: html('The page: each integration the token allows, with a button that starts its consent'),
+      400: html('Nothing left to connect'),
+      404: unknownLink,
+      410: spentLink,
+    },
     handler: async ({ params }) => answer(await integrations.connectPage(deps, params.token)),
   });
 
@@ -134,7 +143,12 @@ export function registerIntegrationRoutes(routes: Routes, deps: AppDeps): void {
     summary: "The organization's connected accounts, newest first",
     auth: { scope: 'crmRead' },
     query: ConnectionQuery,
-    responses: { 200: { description: 'A page of connections', schema: ConnectionList }, 400: { description: 'Invalid cursor', schema: ErrorBody }, ...authErrors, ...validationError },
+    responses: {
+      200: { description: 'A page of connections', schema: ConnectionList },
+      400: { description: 'Invalid cursor', schema: ErrorBody },
+      ...authErrors,
+      ...validationError,
+    },
     handler: async ({ auth, query }) => integrations.listConnections(deps, orgOf(auth), query),
   });
 
@@ -158,7 +172,11 @@ export function registerIntegrationRoutes(routes: Routes, deps: AppDeps): void {
     params: ConnectionParams,
     responses: {
       204: { description: 'Revoked (also when it already was)' },
-      503: { description: 'Workflow engine unavailable (the refresh schedule could not be deleted): the connection is not yet revoked here (its tokens may already be revoked at the provider); retry', schema: ErrorBody },
+      503: {
+        description:
+          'Workflow engine unavailable (the refresh schedule could not be deleted): the connection is not yet revoked here (its tokens may already be revoked at the provider); retry',
+        schema: ErrorBody,
+      },
       ...authErrors,
       ...notFoundError,
       ...validationError,

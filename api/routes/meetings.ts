@@ -6,7 +6,17 @@ import { fromZodError } from '../errors';
 import { CreatedCursor, cursorPage, decodeCursor } from '../pagination';
 import { reply, type Routes } from '../route';
 import { ErrorBody, authErrors, notFoundError, validationError } from '../schemas/common';
-import { Bot, BotDetail, BotList, BotListQuery, BotParams, CaptureAnswer, CaptureBody, CaptureHeaders, CreateBotBody } from '../schemas/meetings';
+import {
+  Bot,
+  BotDetail,
+  BotList,
+  BotListQuery,
+  BotParams,
+  CaptureAnswer,
+  CaptureBody,
+  CaptureHeaders,
+  CreateBotBody,
+} from '../schemas/meetings';
 
 export const MEETING_CAPTURE_PATH = '/meetings/webhooks/capture';
 
@@ -52,10 +62,20 @@ export function registerMeetingRoutes(routes: Routes, deps: AppDeps): void {
     summary: "The organization's meeting bots, newest first",
     auth: READ,
     query: BotListQuery,
-    responses: { 200: { description: 'One page', schema: BotList }, 400: { description: 'Invalid cursor or filter value', schema: ErrorBody }, ...authErrors, ...validationError },
+    responses: {
+      200: { description: 'One page', schema: BotList },
+      400: { description: 'Invalid cursor or filter value', schema: ErrorBody },
+      ...authErrors,
+      ...validationError,
+    },
     handler: async ({ query, auth }) => {
       const after = decodeCursor(query.cursor, CreatedCursor);
-      const { rows, total } = await meetings.listBots(deps, orgOf(auth), { status: query.status, account_id: query.account_id, limit: query.limit, after });
+      const { rows, total } = await meetings.listBots(deps, orgOf(auth), {
+        status: query.status,
+        account_id: query.account_id,
+        limit: query.limit,
+        after,
+      });
       const page = cursorPage(rows, query.limit, total, (last) => ({ t: last.cursor_t, id: last.id }));
       return { data: page.data.map(meetings.botView), pagination: page.pagination };
     },
@@ -98,9 +118,15 @@ export function registerMeetingRoutes(routes: Routes, deps: AppDeps): void {
     auth: 'public',
     documented: { body: CaptureBody, headers: CaptureHeaders },
     responses: {
-      200: { description: 'Handed to the bot’s workflow as one signal (a redelivered webhook-id is acknowledged without a second)', schema: CaptureAnswer },
+      200: {
+        description: 'Handed to the bot’s workflow as one signal (a redelivered webhook-id is acknowledged without a second)',
+        schema: CaptureAnswer,
+      },
       202: { description: 'Verified, but no running bot of the service matches it', schema: CaptureAnswer },
-      400: { description: 'Missing or invalid signature, or a timestamp more than five minutes off; nothing else was read', schema: ErrorBody },
+      400: {
+        description: 'Missing or invalid signature, or a timestamp more than five minutes off; nothing else was read',
+        schema: ErrorBody,
+      },
       413: { description: 'Body larger than BODY_LIMIT_BYTES', schema: ErrorBody },
       ...validationError,
       503: { description: 'No signing secret configured (every request is refused), or workflow engine unavailable', schema: ErrorBody },

@@ -72,7 +72,10 @@ export function registerNotificationRoutes(routes: Routes, deps: AppDeps): void 
     auth: USER,
     query: FeedQuery,
     responses: {
-      200: { description: 'Items ordered by created_at descending (tie-break id descending); archived items are left out', schema: NotificationFeed },
+      200: {
+        description: 'Items ordered by created_at descending (tie-break id descending); archived items are left out',
+        schema: NotificationFeed,
+      },
       400: { description: 'Unknown filter, invalid unread value or invalid cursor', schema: ErrorBody },
       ...feedErrors,
       ...validationError,
@@ -100,7 +103,7 @@ export function registerNotificationRoutes(routes: Routes, deps: AppDeps): void 
     method: 'post',
     path: '/notifications/read-all',
     tag: 'Notifications',
-    summary: "Mark every unread notification of the calling user read",
+    summary: 'Mark every unread notification of the calling user read',
     auth: USER,
     responses: { 200: { description: 'How many were marked', schema: ReadAllResult }, ...feedErrors },
     handler: async ({ auth }) => {

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { LengthMismatchError, ObjectExistsError, ObjectTooLargeError, StorageError, contentDisposition, verifyLocalSignature, type SignedRequest } from '../../platform/storage';
+import {
+  LengthMismatchError,
+  ObjectExistsError,
+  ObjectTooLargeError,
+  StorageError,
+  contentDisposition,
+  verifyLocalSignature,
+  type SignedRequest,
+} from '../../platform/storage';
 import type { AppDeps } from '../deps';
 import { HttpError, badGateway, badRequest, conflict, forbidden, notFound } from '../errors';
 import { reply, type Routes } from '../route';
@@ -11,9 +19,21 @@ import { ErrorBody } from '../schemas/common';
 const KeyParams = z.object({ key: z.string().min(1) });
 // Repeated parameters are let through and treated as absent, so any bad URL is the same 403.
 const loose = z.union([z.string(), z.array(z.string())]).optional();
-const SignedQuery = z.object({ method: loose, expires: loose, signature: loose, content_type: loose, filename: loose, content_length: loose, max_bytes: loose, if_none_match: loose });
+const SignedQuery = z.object({
+  method: loose,
+  expires: loose,
+  signature: loose,
+  content_type: loose,
+  filename: loose,
+  content_length: loose,
+  max_bytes: loose,
+  if_none_match: loose,
+});
 const UploadHeaders = z.object({
-  'if-none-match': z.string().optional().openapi({ description: '`*`: required by a URL that carries if_none_match=* (it only creates its object, never replaces one)' }),
+  'if-none-match': z
+    .string()
+    .optional()
+    .openapi({ description: '`*`: required by a URL that carries if_none_match=* (it only creates its object, never replaces one)' }),
 });
 const single = (value: string | string[] | undefined) => (typeof value === 'string' ? value : undefined);
 
@@ -68,7 +88,10 @@ export function registerObjectRoutes(routes: Routes, deps: AppDeps): void {
       200: { description: 'Stored', schema: z.object({}) },
       400: { description: 'Content-Length or the body differs from the length the URL binds', schema: ErrorBody },
       ...denied,
-      409: { description: 'A create-only URL (signed for If-None-Match: *) whose object exists: it was used already; nothing is written', schema: ErrorBody },
+      409: {
+        description: 'A create-only URL (signed for If-None-Match: *) whose object exists: it was used already; nothing is written',
+        schema: ErrorBody,
+      },
       413: { description: 'Body larger than the URL allows (its declared length or the maximum file size)', schema: ErrorBody },
     },
     handler: async ({ params, query, ctx }) => {
@@ -87,8 +110,10 @@ export function registerObjectRoutes(routes: Routes, deps: AppDeps): void {
       const bound = signed.contentLength === undefined ? undefined : Number(signed.contentLength);
       const maxBytes = signed.maxBytes === undefined ? undefined : Number(signed.maxBytes);
       // A declared length over the bound is refused before a byte is read.
-      if (length !== undefined && length > Math.min(bound ?? Infinity, maxBytes ?? Infinity)) throw new HttpError(413, 'Upload larger than this URL allows');
-      if (length !== undefined && bound !== undefined && length !== bound) throw badRequest('Upload length differs from the length this URL was issued for');
+      if (length !== undefined && length > Math.min(bound ?? Infinity, maxBytes ?? Infinity))
+        throw new HttpError(413, 'Upload larger than this URL allows');
+      if (length !== undefined && bound !== undefined && length !== bound)
+        throw badRequest('Upload length differs from the length this URL was issued for');
       await storageCall(deps, () =>
         deps.storage.put(params.key, parsed ?? ctx.req, {
           contentType: signed.contentType ?? sentType,

@@ -4,7 +4,17 @@ import type { AppDeps } from '../deps';
 import { CreatedCursor, cursorPage, decodeCursor } from '../pagination';
 import { reply, type Routes } from '../route';
 import { ErrorBody, authErrors, validationError } from '../schemas/common';
-import { AddDomainBody, Availability, AvailabilityQuery, Domain, DomainList, DomainListQuery, DomainParams, PatchDomainBody, PurchaseDomainBody } from '../schemas/outreach-domains';
+import {
+  AddDomainBody,
+  Availability,
+  AvailabilityQuery,
+  Domain,
+  DomainList,
+  DomainListQuery,
+  DomainParams,
+  PatchDomainBody,
+  PurchaseDomainBody,
+} from '../schemas/outreach-domains';
 
 const READ: AuthRule = { scope: 'outreachRead' };
 const MANAGE: AuthRule = { scope: 'outreachManage' };
@@ -27,9 +37,20 @@ export function registerOutreachDomainRoutes(routes: Routes, deps: AppDeps): voi
       ...validationError,
     },
     handler: async ({ query, auth }) => {
-      const { rows, total, records } = await domains.listDomains(deps, orgOf(auth), { ...query, after: decodeCursor(query.cursor, CreatedCursor) });
+      const { rows, total, records } = await domains.listDomains(deps, orgOf(auth), {
+        ...query,
+        after: decodeCursor(query.cursor, CreatedCursor),
+      });
       const page = cursorPage(rows, query.limit, total, (last) => ({ t: last.cursor_t, id: last.id }));
-      return { data: page.data.map((row) => domains.domainView(row, records.filter((r) => r.domain_id === row.id))), pagination: page.pagination };
+      return {
+        data: page.data.map((row) =>
+          domains.domainView(
+            row,
+            records.filter((r) => r.domain_id === row.id),
+          ),
+        ),
+        pagination: page.pagination,
+      };
     },
   });
 
@@ -53,7 +74,7 @@ export function registerOutreachDomainRoutes(routes: Routes, deps: AppDeps): voi
     method: 'get',
     path: '/outreach/domains/availability',
     tag: TAG,
-    summary: "Ask the registrar whether a domain is available, and its price",
+    summary: 'Ask the registrar whether a domain is available, and its price',
     auth: READ,
     query: AvailabilityQuery,
     responses: {

@@ -18,7 +18,10 @@ export function registerOutreachInboundRoutes(routes: Routes, deps: AppDeps): vo
     responses: {
       200: { description: 'Placed in its thread (a redelivered Message-ID is acknowledged without a second copy)', schema: InboundAnswer },
       202: { description: 'Verified, but it answers no thread of the service: ignored', schema: InboundAnswer },
-      400: { description: 'Missing or invalid signature, or a timestamp more than five minutes off; nothing else was read', schema: ErrorBody },
+      400: {
+        description: 'Missing or invalid signature, or a timestamp more than five minutes off; nothing else was read',
+        schema: ErrorBody,
+      },
       413: { description: 'Body larger than BODY_LIMIT_BYTES', schema: ErrorBody },
       503: { description: 'No signing secret configured: every request is refused', schema: ErrorBody },
     },

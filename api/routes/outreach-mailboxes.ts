@@ -37,7 +37,10 @@ export function registerOutreachMailboxRoutes(routes: Routes, deps: AppDeps): vo
       ...validationError,
     },
     handler: async ({ query, auth }) => {
-      const { rows, total } = await mailboxes.listMailboxes(deps, orgOf(auth), { ...query, after: decodeCursor(query.cursor, CreatedCursor) });
+      const { rows, total } = await mailboxes.listMailboxes(deps, orgOf(auth), {
+        ...query,
+        after: decodeCursor(query.cursor, CreatedCursor),
+      });
       const page = cursorPage(rows, query.limit, total, (last) => ({ t: last.cursor_t, id: last.id }));
       return { data: page.data.map(mailboxes.mailboxView), pagination: page.pagination };
     },
@@ -52,7 +55,11 @@ export function registerOutreachMailboxRoutes(routes: Routes, deps: AppDeps): vo
     body: ConnectMailboxBody,
     responses: {
       200: { description: 'Connected', schema: Mailbox },
-      400: { description: 'Unknown time zone, window_start not before window_end, a password without a username, IMAP without any password, an SMTP or IMAP host that is not a reachable public mail server (one answer for every reason: no such name, a private or loopback address, a refused or silent port), or a refused SMTP login', schema: ErrorBody },
+      400: {
+        description:
+          'Unknown time zone, window_start not before window_end, a password without a username, IMAP without any password, an SMTP or IMAP host that is not a reachable public mail server (one answer for every reason: no such name, a private or loopback address, a refused or silent port), or a refused SMTP login',
+        schema: ErrorBody,
+      },
       ...duplicate,
       ...authErrors,
       ...validationError,

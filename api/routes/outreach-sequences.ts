@@ -74,7 +74,8 @@ export function registerOutreachSequenceRoutes(routes: Routes, deps: AppDeps): v
     method: 'get',
     path: `${BASE}/{sequence_id}/analytics`,
     tag: TAG,
-    summary: 'Figures of a sequence, per step and per A/B variant: sent, delivered, bounced, replied (by class), automatic answers, unsubscribed, with rates',
+    summary:
+      'Figures of a sequence, per step and per A/B variant: sent, delivered, bounced, replied (by class), automatic answers, unsubscribed, with rates',
     auth: READ,
     params: SequenceParams,
     responses: { 200: { description: 'The figures', schema: SequenceAnalytics }, ...authErrors, ...notFoundError, ...validationError },
@@ -116,7 +117,10 @@ export function registerOutreachSequenceRoutes(routes: Routes, deps: AppDeps): v
         200: { description: 'The sequence in its new status', schema: Sequence },
         ...authErrors,
         ...notFoundError,
-        409: { description: `The sequence is not ${from.join(' or ')}${to === 'active' ? ', or has no step or no mailbox' : ''}`, schema: ErrorBody },
+        409: {
+          description: `The sequence is not ${from.join(' or ')}${to === 'active' ? ', or has no step or no mailbox' : ''}`,
+          schema: ErrorBody,
+        },
         ...validationError,
         ...unavailableError,
       },
@@ -150,7 +154,13 @@ export function registerOutreachSequenceRoutes(routes: Routes, deps: AppDeps): v
     auth: READ,
     params: SequenceParams,
     query: EnrollmentListQuery,
-    responses: { 200: { description: 'One page', schema: EnrollmentList }, ...badCursor, ...authErrors, ...notFoundError, ...validationError },
+    responses: {
+      200: { description: 'One page', schema: EnrollmentList },
+      ...badCursor,
+      ...authErrors,
+      ...notFoundError,
+      ...validationError,
+    },
     handler: async ({ params, query, auth }) => sequences.listEnrollments(deps, orgOf(auth), params.sequence_id, query),
   });
 

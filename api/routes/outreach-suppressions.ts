@@ -3,7 +3,13 @@ import { actor, orgOf, type AuthRule } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { reply, type Routes } from '../route';
 import { ErrorBody, authErrors, validationError } from '../schemas/common';
-import { AddSuppressionBody, Suppression, SuppressionList, SuppressionListQuery, SuppressionParams } from '../schemas/outreach-suppressions';
+import {
+  AddSuppressionBody,
+  Suppression,
+  SuppressionList,
+  SuppressionListQuery,
+  SuppressionParams,
+} from '../schemas/outreach-suppressions';
 
 // The organization's suppression list: addresses no sequence mails again. Hard bounces and unsubscribes
 // land here by themselves; people list, add and remove entries.
@@ -20,7 +26,12 @@ export function registerOutreachSuppressionRoutes(routes: Routes, deps: AppDeps)
     summary: 'The suppression list, newest first: addresses no sequence mails again',
     auth: READ,
     query: SuppressionListQuery,
-    responses: { 200: { description: 'One page and the total matching', schema: SuppressionList }, 400: { description: 'Invalid cursor', schema: ErrorBody }, ...authErrors, ...validationError },
+    responses: {
+      200: { description: 'One page and the total matching', schema: SuppressionList },
+      400: { description: 'Invalid cursor', schema: ErrorBody },
+      ...authErrors,
+      ...validationError,
+    },
     handler: async ({ query, auth }) => suppressions.listSuppressions(deps, orgOf(auth), query),
   });
 
@@ -42,7 +53,12 @@ export function registerOutreachSuppressionRoutes(routes: Routes, deps: AppDeps)
     summary: 'Remove an address from the suppression list: sequences may mail it again',
     auth: MANAGE,
     params: SuppressionParams,
-    responses: { 204: { description: 'Removed' }, 404: { description: 'No such entry in the organization', schema: ErrorBody }, ...authErrors, ...validationError },
+    responses: {
+      204: { description: 'Removed' },
+      404: { description: 'No such entry in the organization', schema: ErrorBody },
+      ...authErrors,
+      ...validationError,
+    },
     handler: async ({ params, auth }) => {
       await suppressions.removeSuppression(deps, orgOf(auth), params.suppression_id);
       return reply(204);

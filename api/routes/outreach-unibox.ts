@@ -3,7 +3,16 @@ import { actor, orgOf, type AuthRule } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { reply, type Routes } from '../route';
 import { ErrorBody, authErrors, notFoundError, validationError } from '../schemas/common';
-import { MarkReadBody, ReplyBody, Thread, ThreadList, ThreadListQuery, ThreadMessage, ThreadParams, ThreadSummary } from '../schemas/outreach-unibox';
+import {
+  MarkReadBody,
+  ReplyBody,
+  Thread,
+  ThreadList,
+  ThreadListQuery,
+  ThreadMessage,
+  ThreadParams,
+  ThreadSummary,
+} from '../schemas/outreach-unibox';
 
 // Routes only declare: schemas, auth, the statuses they answer, and a one-line call into the service.
 
@@ -20,7 +29,12 @@ export function registerOutreachUniboxRoutes(routes: Routes, deps: AppDeps): voi
     summary: 'Unibox threads, latest message first; filters mailbox, sequence, unread, needs_reply',
     auth: READ,
     query: ThreadListQuery,
-    responses: { 200: { description: 'One page', schema: ThreadList }, 400: { description: 'Invalid cursor or filter value', schema: ErrorBody }, ...authErrors, ...validationError },
+    responses: {
+      200: { description: 'One page', schema: ThreadList },
+      400: { description: 'Invalid cursor or filter value', schema: ErrorBody },
+      ...authErrors,
+      ...validationError,
+    },
     handler: async ({ query, auth }) => unibox.listThreads(deps, orgOf(auth), query),
   });
 
@@ -61,8 +75,12 @@ export function registerOutreachUniboxRoutes(routes: Routes, deps: AppDeps): voi
       ...notFoundError,
       409: { description: "The thread's mailbox is paused or gone", schema: ErrorBody },
       ...validationError,
-      502: { description: "The mailbox's SMTP server refused the message or could not be reached; it stays in the thread as failed", schema: ErrorBody },
+      502: {
+        description: "The mailbox's SMTP server refused the message or could not be reached; it stays in the thread as failed",
+        schema: ErrorBody,
+      },
     },
-    handler: async ({ params, body, auth }) => reply(200, await unibox.replyToThread(deps, orgOf(auth), actor(auth), params.thread_id, body)),
+    handler: async ({ params, body, auth }) =>
+      reply(200, await unibox.replyToThread(deps, orgOf(auth), actor(auth), params.thread_id, body)),
   });
 }

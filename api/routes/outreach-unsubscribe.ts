@@ -62,7 +62,13 @@ export function registerOutreachUnsubscribeRoutes(routes: Routes, deps: AppDeps)
       // The body says nothing the path does not: read (bounded) and dropped.
       await readRawBody(ctx, unsub.UNSUBSCRIBE_BODY_LIMIT_BYTES);
       const answer = await unsub.unsubscribe(publicDeps, params.token, clientAddress(ctx));
-      if (ctx.accepts('json', 'html') === 'html') return reply(200, unsub.unsubscribedPage(), { ...PUBLIC_HEADERS, 'Content-Security-Policy': unsub.UNSUBSCRIBE_PAGE_CSP }, 'text/html; charset=utf-8');
+      if (ctx.accepts('json', 'html') === 'html')
+        return reply(
+          200,
+          unsub.unsubscribedPage(),
+          { ...PUBLIC_HEADERS, 'Content-Security-Policy': unsub.UNSUBSCRIBE_PAGE_CSP },
+          'text/html; charset=utf-8',
+        );
       return reply(200, answer, PUBLIC_HEADERS);
     },
   });

@@ -30,7 +30,13 @@ export function registerPublicMediaRoutes(routes: Routes, deps: AppDeps): void {
       ...validationError,
     },
     handler: async ({ params, auth, ctx }) =>
-      reply(200, await media.uploadCardMedia(deps, orgOf(auth), actor(auth), params.card_id, { contentType: ctx.get('Content-Type'), body: ctx.req })),
+      reply(
+        200,
+        await media.uploadCardMedia(deps, orgOf(auth), actor(auth), params.card_id, {
+          contentType: ctx.get('Content-Type'),
+          body: ctx.req,
+        }),
+      ),
   });
 
   routes.add({

@@ -5,7 +5,10 @@ import { Timestamp, Uuid, cappedLimit, TimestampInput } from './common';
 export const ACTIVITY_FEED_DEFAULT = 50;
 export const ACTIVITY_FEED_MAX = 200;
 
-export const Attendee = z.object({ name: z.string().max(300), email: z.string().max(320) }).strict().openapi('ActivityAttendee');
+export const Attendee = z
+  .object({ name: z.string().max(300), email: z.string().max(320) })
+  .strict()
+  .openapi('ActivityAttendee');
 
 /**
  * The body of POST /accounts/{account_id}/activities and POST /deals/{deal_id}/activities. Only type
@@ -63,6 +66,4 @@ export const ActivityFeedQuery = z.object({
 
 export const ActivityParams = z.object({ activity_id: Uuid });
 
-export const Unlinked = z
-  .object({ id: Uuid, account_id: z.null(), deal_id: z.null() })
-  .openapi('ActivityUnlinked');
+export const Unlinked = z.object({ id: Uuid, account_id: z.null(), deal_id: z.null() }).openapi('ActivityUnlinked');

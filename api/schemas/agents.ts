@@ -44,7 +44,11 @@ export const AgentListQuery = z.object({
   name: z.string().min(1).max(200).optional().openapi({ description: 'case-insensitive substring of the name' }),
   active: Bool.optional(),
   is_demo: Bool.optional(),
-  metadata: z.string().max(2000).optional().openapi({ description: 'a JSON object; agents whose metadata contains it (@>)', example: '{"team":"sales"}' }),
+  metadata: z
+    .string()
+    .max(2000)
+    .optional()
+    .openapi({ description: 'a JSON object; agents whose metadata contains it (@>)', example: '{"team":"sales"}' }),
   ...timeFilters,
 });
 
@@ -238,7 +242,8 @@ export const SipDeployment = z
     version: z.number().int(),
     deployed_at: z.string(),
     provisioning: z.enum([SIP_PROVISIONING]).openapi({
-      description: '`recorded`: the address is written to the agent and nothing else; no SIP server or provider is configured in this deployment',
+      description:
+        '`recorded`: the address is written to the agent and nothing else; no SIP server or provider is configured in this deployment',
     }),
     note: z.string().openapi({ description: 'What the deploy did, in words', example: SIP_PROVISIONING_NOTE }),
   })

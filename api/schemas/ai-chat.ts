@@ -35,7 +35,10 @@ const UiPart = z
   .looseObject({
     type: z.string().describe('text, step-start, or tool-<name>'),
     text: z.string().optional(),
-    state: z.string().optional().describe('text: streaming|done; tools: input-available|approval-requested|output-available|output-error|output-denied'),
+    state: z
+      .string()
+      .optional()
+      .describe('text: streaming|done; tools: input-available|approval-requested|output-available|output-error|output-denied'),
     toolCallId: z.string().optional(),
     input: z.unknown().optional(),
     output: z.unknown().optional(),

@@ -21,12 +21,17 @@ export const QueryBody = z
   .strict()
   .openapi('AnalyticsQuery');
 
-export const QueryColumn = z.object({ name: z.string(), type: z.string().openapi({ description: 'Postgres type, e.g. bigint, text, timestamp with time zone' }) });
+export const QueryColumn = z.object({
+  name: z.string(),
+  type: z.string().openapi({ description: 'Postgres type, e.g. bigint, text, timestamp with time zone' }),
+});
 
 export const QueryResult = z
   .object({
     columns: z.array(QueryColumn),
-    rows: z.array(z.array(z.unknown())).openapi({ description: 'One array of values per row, in column order; timestamps as ISO 8601, int8 and numeric as text' }),
+    rows: z
+      .array(z.array(z.unknown()))
+      .openapi({ description: 'One array of values per row, in column order; timestamps as ISO 8601, int8 and numeric as text' }),
     row_count: z.int().min(0),
     truncated: z.boolean().openapi({ description: 'True when rows past ANALYTICS_MAX_ROWS or ANALYTICS_MAX_RESULT_BYTES were left out' }),
   })
@@ -45,8 +50,15 @@ export const AnalyticsSchema = z.object({ relations: z.array(SchemaRelation) }).
 
 export const QuestionBody = z
   .object({
-    question: z.string().trim().min(1).max(2000).openapi({ description: 'The question in plain words', example: 'How many deals did we win per month this year?' }),
-    conversation_id: Uuid.optional().openapi({ description: 'A conversation of the caller to continue (404 otherwise); without it a new one starts' }),
+    question: z
+      .string()
+      .trim()
+      .min(1)
+      .max(2000)
+      .openapi({ description: 'The question in plain words', example: 'How many deals did we win per month this year?' }),
+    conversation_id: Uuid.optional().openapi({
+      description: 'A conversation of the caller to continue (404 otherwise); without it a new one starts',
+    }),
   })
   .strict()
   .openapi('AnalyticsQuestion');
@@ -54,17 +66,28 @@ export const QuestionBody = z
 export const ConversationParams = z.object({ conversation_id: Uuid });
 export const ConversationListQuery = z.object({
   limit: cappedLimit(20, 100),
-  cursor: z.string().regex(CreatedCursor.pattern).optional().openapi({ description: `next_cursor of the previous page: ${CreatedCursor.description}` }),
+  cursor: z
+    .string()
+    .regex(CreatedCursor.pattern)
+    .optional()
+    .openapi({ description: `next_cursor of the previous page: ${CreatedCursor.description}` }),
 });
 
 const Conversation = z
   .object({ id: Uuid, title: z.string(), active_turn_id: Uuid.nullable(), created_at: Timestamp, updated_at: Timestamp })
   .openapi('AnalyticsConversation');
-export const ConversationList = z.object({ data: z.array(Conversation), pagination: CursorPagination }).openapi('AnalyticsConversationList');
+export const ConversationList = z
+  .object({ data: z.array(Conversation), pagination: CursorPagination })
+  .openapi('AnalyticsConversationList');
 
 const AnswerPart = z
   .looseObject({
-    type: z.string().openapi({ description: 'step-start, text, data-sql ({attempt, sql}), data-result ({attempt, columns, rows, row_count, truncated}) or data-error ({attempt, error})' }),
+    type: z
+      .string()
+      .openapi({
+        description:
+          'step-start, text, data-sql ({attempt, sql}), data-result ({attempt, columns, rows, row_count, truncated}) or data-error ({attempt, error})',
+      }),
     id: z.string().optional(),
     text: z.string().optional(),
     state: z.string().optional(),
@@ -76,14 +99,18 @@ const Turn = z.object({
   id: Uuid,
   question: z.string(),
   status: z.enum(['running', 'completed', 'failed']),
-  answer: z.object({ id: z.string(), role: z.literal('assistant'), parts: z.array(AnswerPart) }).openapi({ description: 'The answer as an AI SDK UIMessage' }),
+  answer: z
+    .object({ id: z.string(), role: z.literal('assistant'), parts: z.array(AnswerPart) })
+    .openapi({ description: 'The answer as an AI SDK UIMessage' }),
   answer_text: z.string().nullable(),
   model: z.string().nullable().openapi({ description: 'Which model answered' }),
   error: z.string().nullable(),
   created_at: Timestamp,
   ended_at: Timestamp.nullable(),
 });
-export const ConversationDetail = Conversation.extend({ last_event_id: z.int().min(0), turns: z.array(Turn) }).openapi('AnalyticsConversationDetail');
+export const ConversationDetail = Conversation.extend({ last_event_id: z.int().min(0), turns: z.array(Turn) }).openapi(
+  'AnalyticsConversationDetail',
+);
 
 export const ANALYTICS_SSE_DESCRIPTION =
   'AI SDK UI message stream protocol v1 (header `x-vercel-ai-ui-message-stream: v1`), as the AI chat: `id: <n>` + `data: <frame JSON>` ' +

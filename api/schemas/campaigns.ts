@@ -25,7 +25,11 @@ export const CallingWindow = z
   .object({
     start: z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be HH:MM'),
     end: z.string().regex(/^(([01]\d|2[0-3]):[0-5]\d|24:00)$/, 'must be HH:MM (24:00 allowed)'),
-    days: z.array(z.number().int().min(1).max(7)).min(1).max(7).openapi({ description: 'ISO weekdays, 1 = Monday … 7 = Sunday', uniqueItems: true }),
+    days: z
+      .array(z.number().int().min(1).max(7))
+      .min(1)
+      .max(7)
+      .openapi({ description: 'ISO weekdays, 1 = Monday … 7 = Sunday', uniqueItems: true }),
   })
   .strict()
   .refine((w) => minutesOf(w.start) < minutesOf(w.end), { message: 'start must be before end', path: ['end'] })
@@ -63,13 +67,24 @@ export const CreateCampaignBody = z
     timezone: TimeZone.default('UTC').openapi({ description: 'Zone of contacts that give none' }),
     calling_window: CallingWindow.default(DEFAULT_CALLING_WINDOW),
     max_attempts: z.number().int().min(1).max(10).default(3),
-    retry_backoff_seconds: z.number().int().min(1).max(604_800).default(600).openapi({ description: 'Wait after the first failed attempt; doubles per attempt, at most a day' }),
+    retry_backoff_seconds: z
+      .number()
+      .int()
+      .min(1)
+      .max(604_800)
+      .default(600)
+      .openapi({ description: 'Wait after the first failed attempt; doubles per attempt, at most a day' }),
   })
   .strict()
   .superRefine((body, ctx) => {
     if (body.agent_id) return;
     body.contacts.forEach((c, i) => {
-      if (!c.agent_id) ctx.addIssue({ code: 'custom', path: ['contacts', i, 'agent_id'], message: 'agent_id is required on the contact when the campaign has none' });
+      if (!c.agent_id)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['contacts', i, 'agent_id'],
+          message: 'agent_id is required on the contact when the campaign has none',
+        });
     });
   })
   .openapi('CreateCampaignRequest');
@@ -152,11 +167,18 @@ export const CampaignContact = z
 
 export const ContactList = z.object({ data: z.array(CampaignContact), pagination: CursorPagination }).openapi('CampaignContactList');
 
-export const ContactsAdded = z.object({ campaign_id: Uuid, added: z.number().int(), progress: CampaignProgress }).openapi('CampaignContactsAdded');
+export const ContactsAdded = z
+  .object({ campaign_id: Uuid, added: z.number().int(), progress: CampaignProgress })
+  .openapi('CampaignContactsAdded');
 
 export const ConcurrencySettingsBody = z
   .object({
-    concurrency_limit: z.number().int().min(0).max(10_000).openapi({ description: 'Calls in flight at most across all campaigns; 0 stops new calls' }),
+    concurrency_limit: z
+      .number()
+      .int()
+      .min(0)
+      .max(10_000)
+      .openapi({ description: 'Calls in flight at most across all campaigns; 0 stops new calls' }),
   })
   .strict()
   .openapi('ConcurrencySettingsRequest');
@@ -189,5 +211,8 @@ export const CallEventBody = z
 
 export const CallEventAccepted = z.object({ status: z.literal('accepted') }).openapi('CallEventAccepted');
 export const CallEventHeaders = z.object({
-  'x-dialer-signature': z.string().optional().openapi({ description: 'sha256=<hex HMAC-SHA256 of the raw body with DIALER_CALLBACK_SECRET>' }),
+  'x-dialer-signature': z
+    .string()
+    .optional()
+    .openapi({ description: 'sha256=<hex HMAC-SHA256 of the raw body with DIALER_CALLBACK_SECRET>' }),
 });

@@ -7,16 +7,30 @@ import { Timestamp, Uuid, TimestampInput } from './common';
 // Cards, their share links (managed and public), attribution events and public media.
 
 const text = (max: number) => z.string().trim().min(1).max(max);
-const HexColor = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'must be a #rrggbb colour').openapi({ example: '#2563eb' });
+const HexColor = z
+  .string()
+  .regex(/^#[0-9a-fA-F]{6}$/, 'must be a #rrggbb colour')
+  .openapi({ example: '#2563eb' });
 /** cards/<card_id>/<uuid>.<png|jpg|webp>, as POST /cards/{card_id}/media answers it. */
 export const MediaKey = z
   .string()
-  .regex(/^cards\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.(png|jpg|webp)$/)
+  .regex(
+    /^cards\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.(png|jpg|webp)$/,
+  )
   .openapi({ description: 'A key returned by POST /cards/{card_id}/media for this card' });
 
-export const CardLinkItem = z.object({ label: text(50), url: HttpUrl }).strict().openapi('CardLink');
+export const CardLinkItem = z
+  .object({ label: text(50), url: HttpUrl })
+  .strict()
+  .openapi('CardLink');
 const PageLimit = (byDefault: number, max: number) =>
-  z.coerce.number().int().min(1).max(max).default(byDefault).openapi({ description: `Page size, default ${byDefault}, at most ${max}` });
+  z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(max)
+    .default(byDefault)
+    .openapi({ description: `Page size, default ${byDefault}, at most ${max}` });
 const Offset = z.coerce.number().int().min(0).max(1_000_000).default(0);
 const Bool = z.enum(['true', 'false']).transform((v) => v === 'true');
 
@@ -26,7 +40,11 @@ const cardFields = {
   title: text(200).nullable(),
   company: text(200).nullable(),
   email: z.email().max(254).nullable(),
-  phone: z.string().trim().regex(/^\+?[0-9 ().-]{3,30}$/, 'must be a phone number: digits, spaces, ( ) . - and a leading +').nullable(),
+  phone: z
+    .string()
+    .trim()
+    .regex(/^\+?[0-9 ().-]{3,30}$/, 'must be a phone number: digits, spaces, ( ) . - and a leading +')
+    .nullable(),
   website: HttpUrl.nullable(),
   bio: text(1000).nullable(),
   links: z.array(CardLinkItem).max(CARD_LINKS_MAX),
@@ -97,8 +115,13 @@ export const SignatureQuery = z.object({
   format: z
     .enum(['html', 'fragment', 'text'])
     .default('html')
-    .describe('html: a whole document to open and copy; fragment: the table alone, to paste into a mail client; text: the plain-text alternative'),
-  layout: z.enum(SIGNATURE_LAYOUTS).default('horizontal').describe('horizontal: photo beside the details; stacked: photo above; compact: one line, no images'),
+    .describe(
+      'html: a whole document to open and copy; fragment: the table alone, to paste into a mail client; text: the plain-text alternative',
+    ),
+  layout: z
+    .enum(SIGNATURE_LAYOUTS)
+    .default('horizontal')
+    .describe('horizontal: photo beside the details; stacked: photo above; compact: one line, no images'),
   include_photo: Bool.prefault('true'),
   include_logo: Bool.prefault('true'),
   include_links: Bool.prefault('true'),
@@ -155,7 +178,9 @@ const utmParam = z.string().min(1).max(200);
 export const VisitQuery = z.looseObject({
   ...Object.fromEntries(UTM_FIELDS.map((f) => [f, utmParam.optional()])),
   via: z.enum(['qr', 'link']).optional().describe('qr when opened from the QR code'),
-}) as z.ZodObject<{ [K in (typeof UTM_FIELDS)[number]]: z.ZodOptional<typeof utmParam> } & { via: z.ZodOptional<z.ZodEnum<{ qr: 'qr'; link: 'link' }>> }>;
+}) as z.ZodObject<
+  { [K in (typeof UTM_FIELDS)[number]]: z.ZodOptional<typeof utmParam> } & { via: z.ZodOptional<z.ZodEnum<{ qr: 'qr'; link: 'link' }>> }
+>;
 
 export const QrQuery = z.looseObject({
   size: z.coerce.number().int().min(64).max(2048).default(512).describe('PNG width and height in pixels'),
@@ -210,7 +235,9 @@ export const CardEvent = z
     source: z.string().nullable(),
     ...Object.fromEntries(UTM_FIELDS.map((f) => [f, z.string().nullable()])),
     referrer: z.string().nullable().describe("the Referer's scheme, host and path; its query is never kept"),
-    detail: z.record(z.string(), z.unknown()).describe('link_click: index, label, url; lead_submitted: lead_id (the lead waits in the card inbox)'),
+    detail: z
+      .record(z.string(), z.unknown())
+      .describe('link_click: index, label, url; lead_submitted: lead_id (the lead waits in the card inbox)'),
     occurred_at: Timestamp,
   })
   .openapi('CardEvent');
@@ -221,7 +248,9 @@ export const CardEventListQuery = z.object({
   limit: PageLimit(100, 500),
   offset: Offset,
 });
-export const CardEventList = z.object({ events: z.array(CardEvent), limit: z.number().int(), offset: z.number().int() }).openapi('CardEventList');
+export const CardEventList = z
+  .object({ events: z.array(CardEvent), limit: z.number().int(), offset: z.number().int() })
+  .openapi('CardEventList');
 
 const Day = z.iso.date().describe('UTC calendar day, YYYY-MM-DD');
 export const SummaryQuery = z.object({
@@ -229,7 +258,9 @@ export const SummaryQuery = z.object({
   to: Day.optional().describe('last day (included), default today'),
 });
 
-const Counts = z.object(Object.fromEntries(CARD_EVENT_TYPES.map((t) => [t, z.number().int()])) as Record<(typeof CARD_EVENT_TYPES)[number], z.ZodNumber>);
+const Counts = z.object(
+  Object.fromEntries(CARD_EVENT_TYPES.map((t) => [t, z.number().int()])) as Record<(typeof CARD_EVENT_TYPES)[number], z.ZodNumber>,
+);
 const Rate = z.number().nullable().describe('lead_submitted / view, 4 decimals; null without views');
 
 export const CardEventSummary = z
@@ -252,7 +283,13 @@ export const CardEventSummary = z
 // ---- media ------------------------------------------------------------------------------------------
 
 export const CardMedia = z
-  .object({ key: z.string(), url: z.string(), content_type: z.enum(['image/png', 'image/jpeg', 'image/webp']), size_bytes: z.number().int(), created_at: Timestamp })
+  .object({
+    key: z.string(),
+    url: z.string(),
+    content_type: z.enum(['image/png', 'image/jpeg', 'image/webp']),
+    size_bytes: z.number().int(),
+    created_at: Timestamp,
+  })
   .openapi('CardMedia');
 
 export const MediaParams = z.object({ card_id: z.string(), file: z.string() });
@@ -284,4 +321,6 @@ export const CardLeadItem = z
     contact_created: z.boolean().nullable().describe('accepted: whether a new contact was made (false: a known one gained what it lacked)'),
   })
   .openapi('CardLeadItem');
-export const CardLeadList = z.object({ leads: z.array(CardLeadItem), limit: z.number().int(), offset: z.number().int() }).openapi('CardLeadList');
+export const CardLeadList = z
+  .object({ leads: z.array(CardLeadItem), limit: z.number().int(), offset: z.number().int() })
+  .openapi('CardLeadList');

@@ -77,7 +77,11 @@ export const IdParams = z.object({ id: Uuid });
  * A page size: any integer from 1 up, one above `max` served as `max` however large it is (an integer
  * past 2^53 too: the API contract caps "regardless of input" rather than refusing).
  */
-export const cappedLimit = (fallback: number, max: number, description = `Page size, default ${fallback}; values above ${max} are served as ${max}`) =>
+export const cappedLimit = (
+  fallback: number,
+  max: number,
+  description = `Page size, default ${fallback}; values above ${max} are served as ${max}`,
+) =>
   z.coerce
     .number()
     .min(1)
@@ -91,7 +95,8 @@ export const uniqueTags = (tags: string[]): string[] => [...new Set(tags)];
 
 /** The names every `timezone` field lists in the document (domain/time-zones.ts), and what it says of them. */
 export { TIME_ZONE_NAMES } from '../../domain/time-zones';
-export const TIME_ZONE_DESCRIPTION = 'IANA time zone name, e.g. Europe/Paris; other names and letter cases the runtime resolves (aliases such as US/Eastern) are taken too';
+export const TIME_ZONE_DESCRIPTION =
+  'IANA time zone name, e.g. Europe/Paris; other names and letter cases the runtime resolves (aliases such as US/Eastern) are taken too';
 
 /** A nullable timestamp as the API shows it. */
 export const iso = (d: Date | null): string | null => d?.toISOString() ?? null;

@@ -81,7 +81,10 @@ export const CONTACT_LIST_MAX = 200;
 
 export const ImportBody = z
   .strictObject({
-    csv: z.string().min(1).openapi({ description: 'CSV text: a header row of contact field names (email required), then one contact per row' }),
+    csv: z
+      .string()
+      .min(1)
+      .openapi({ description: 'CSV text: a header row of contact field names (email required), then one contact per row' }),
   })
   .openapi('ContactImportRequest');
 

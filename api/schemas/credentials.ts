@@ -14,7 +14,11 @@ const CRON_FIELD = /^[0-9A-Za-z*/,?#LW-]+$/;
 export const RefreshPolicy = z
   .discriminatedUnion('type', [
     z.strictObject({ type: z.literal('manual') }),
-    z.strictObject({ type: z.literal('interval'), every_seconds: z.number().int().min(MIN_INTERVAL_SECONDS).max(31_536_000), paused: Paused }),
+    z.strictObject({
+      type: z.literal('interval'),
+      every_seconds: z.number().int().min(MIN_INTERVAL_SECONDS).max(31_536_000),
+      paused: Paused,
+    }),
     z.strictObject({
       type: z.literal('cron'),
       expression: z
@@ -55,7 +59,9 @@ export const CredentialValue = secretField(
 
 const Name = z.string().trim().min(1).max(200);
 const Description = z.string().max(2000);
-const RefreshInput = z.record(z.string(), z.unknown()).openapi({ description: "The refresher's input (checked against it); secrets go in the value" });
+const RefreshInput = z
+  .record(z.string(), z.unknown())
+  .openapi({ description: "The refresher's input (checked against it); secrets go in the value" });
 
 export const SecretEntry = z
   .object({
@@ -109,7 +115,9 @@ export const CreateCredentialBody = z
     refresher_workflow_id: Uuid.nullable().optional(),
     refresh_input: RefreshInput.optional(),
     refresh_policy: RefreshPolicy.optional(),
-    value: CredentialValue.optional().openapi({ description: 'Initial material, e.g. a refresher\'s client_secret or refresh_token; write-only' }),
+    value: CredentialValue.optional().openapi({
+      description: "Initial material, e.g. a refresher's client_secret or refresh_token; write-only",
+    }),
     expires_at: TimestampInput.nullable().optional(),
   })
   .openapi('WorkflowCredentialCreate');

@@ -84,7 +84,8 @@ export const WriteReport = z
     live_before: z.number().int(),
     live_after: z.number().int(),
     warnings: z.array(z.string()).openapi({
-      description: 'Advisory; the write has been applied. Rows lacking a key property are skipped with a warning, but a replace none of whose rows holds the key is refused (422) instead: it would tombstone every live row',
+      description:
+        'Advisory; the write has been applied. Rows lacking a key property are skipped with a warning, but a replace none of whose rows holds the key is refused (422) instead: it would tombstone every live row',
     }),
     type_mismatches: z.record(z.string(), z.number().int()),
     undeclared_properties: z.array(z.string()),

@@ -17,7 +17,7 @@ export const FeedbackBody = z
       .email()
       .max(320)
       .optional()
-      .describe("where an answer may go; without it, the address the identity provider gives for the user (if any)"),
+      .describe('where an answer may go; without it, the address the identity provider gives for the user (if any)'),
   })
   .openapi('SubmitFeedback');
 

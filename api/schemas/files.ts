@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { FILE_STATUSES, MAX_UPLOAD_BYTES } from '../../domain/files';
 import { Uuid, cappedLimit } from './common';
 
-
 const ContentType = z
   .string()
   .max(255)
@@ -36,7 +35,8 @@ export const InitiateUploadBody = z
 
 export const InitiatedUpload = File.extend({
   upload_url: z.string().openapi({
-    description: 'PUT the bytes here, with upload_headers (If-None-Match: * among them), before upload_expires_at; single-use: once the object exists the store refuses another PUT (S3 412, local 409)',
+    description:
+      'PUT the bytes here, with upload_headers (If-None-Match: * among them), before upload_expires_at; single-use: once the object exists the store refuses another PUT (S3 412, local 409)',
   }),
   upload_method: z.literal('PUT'),
   upload_headers: z.record(z.string(), z.string()),
@@ -53,9 +53,7 @@ export const FileListQuery = z.object({
 });
 export const FILE_LIST_MAX = 200;
 
-export const FileList = z
-  .object({ files: z.array(File), limit: z.number().int(), offset: z.number().int() })
-  .openapi('FileList');
+export const FileList = z.object({ files: z.array(File), limit: z.number().int(), offset: z.number().int() }).openapi('FileList');
 
 export const DownloadUrl = z.object({ url: z.string(), expires_at: z.string() }).openapi('DownloadUrl');
 
@@ -78,10 +76,7 @@ export const Folder = z
   .openapi('Folder');
 
 export const CreateFolderBody = z.strictObject({ name: FolderName, parent_id: Uuid.nullable().optional() }).openapi('FolderCreate');
-export const PatchFolderBody = z
-  .strictObject({ name: FolderName, parent_id: Uuid.nullable() })
-  .partial()
-  .openapi('FolderPatch');
+export const PatchFolderBody = z.strictObject({ name: FolderName, parent_id: Uuid.nullable() }).partial().openapi('FolderPatch');
 
 export const FolderParams = z.object({ folder_id: Uuid });
 
@@ -92,10 +87,11 @@ export const FolderListQuery = z.object({
 });
 export const FOLDER_LIST_MAX = 500;
 
-export const FolderList = z
-  .object({ folders: z.array(Folder), limit: z.number().int(), offset: z.number().int() })
-  .openapi('FolderList');
+export const FolderList = z.object({ folders: z.array(Folder), limit: z.number().int(), offset: z.number().int() }).openapi('FolderList');
 
 export const DeleteFolderQuery = z.object({
-  cascade: z.enum(['true', 'false']).default('false').openapi({ description: 'true deletes a non-empty folder with its subfolders and files' }),
+  cascade: z
+    .enum(['true', 'false'])
+    .default('false')
+    .openapi({ description: 'true deletes a non-empty folder with its subfolders and files' }),
 });

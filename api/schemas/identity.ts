@@ -5,7 +5,11 @@ import { TimestampInput } from './common';
 export const CreateKeyBody = z
   .object({
     name: z.string().trim().min(1).max(200),
-    scopes: z.array(z.string().regex(/^[a-z_]+:[a-z_]+$/, 'must look like area:action')).min(1).max(50).optional(),
+    scopes: z
+      .array(z.string().regex(/^[a-z_]+:[a-z_]+$/, 'must look like area:action'))
+      .min(1)
+      .max(50)
+      .optional(),
     expires_at: TimestampInput.optional().nullable(),
   })
   .strict()
@@ -32,7 +36,9 @@ export const CreatedUserToken = KeyView.extend({ token: z.string() }).openapi('C
 /** The unauthenticated exchange takes one token: a small body limit of its own. */
 export const EXCHANGE_BODY_LIMIT_BYTES = 16 * 1024;
 
-export const ExchangeBody = z.object({ token: secretField(z.string().min(1), 'An ak_ key or a pat_ token (a 422 never echoes it)') }).openapi('ExchangeRequest');
+export const ExchangeBody = z
+  .object({ token: secretField(z.string().min(1), 'An ak_ key or a pat_ token (a 422 never echoes it)') })
+  .openapi('ExchangeRequest');
 export const ExchangeResult = z
   .object({ access_token: z.string(), token_type: z.literal('bearer'), expires_in: z.number().int() })
   .openapi('ExchangeResult');

@@ -4,7 +4,10 @@ import { CONNECTION_STATUSES } from '../../domain/integrations';
 import { Timestamp, Uuid, cappedLimit } from './common';
 
 const IntegrationKey = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'must be an integration key');
-const RedirectUrl = z.url({ protocol: /^https?$/ }).max(2000).openapi({ description: 'Absolute http(s) URL on an allowed origin (GET /integrations/settings)' });
+const RedirectUrl = z
+  .url({ protocol: /^https?$/ })
+  .max(2000)
+  .openapi({ description: 'Absolute http(s) URL on an allowed origin (GET /integrations/settings)' });
 
 export const Integration = z
   .object({
@@ -12,10 +15,13 @@ export const Integration = z
     name: z.string(),
     description: z.string(),
     simulated: z.boolean().openapi({ description: 'The built-in loopback provider of the embedded defaults; grants nothing real' }),
-    scopes: z.array(z.object({ name: z.string(), description: z.string() })).openapi({ description: 'Every scope the integration may ask for, and what it grants' }),
+    scopes: z
+      .array(z.object({ name: z.string(), description: z.string() }))
+      .openapi({ description: 'Every scope the integration may ask for, and what it grants' }),
     default_scopes: z.array(z.string()).openapi({ description: 'Scopes a connection asks for' }),
     client_source: z.enum(['config', 'organization']).openapi({
-      description: "config: the deployment's OAuth client; organization: the organization's, from the workflow credential integration-client:<key>",
+      description:
+        "config: the deployment's OAuth client; organization: the organization's, from the workflow credential integration-client:<key>",
     }),
     supports_revocation: z.boolean(),
   })
@@ -25,7 +31,12 @@ export const IntegrationList = z.object({ data: z.array(Integration) }).openapi(
 export const CreateConnectTokenBody = z
   .strictObject({
     allowed_integrations: z.array(IntegrationKey).min(1).max(50),
-    end_user_id: z.string().min(1).max(200).optional().openapi({ description: "Your own id of the person connecting, kept on the connection" }),
+    end_user_id: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .openapi({ description: 'Your own id of the person connecting, kept on the connection' }),
     connection_id: Uuid.optional().openapi({ description: 'Reconnect this connection (same id) instead of adding one' }),
     success_url: RedirectUrl,
     error_url: RedirectUrl,
@@ -46,13 +57,25 @@ export const AuthorizeQuery = z.object({ integration: z.string().max(100) });
 /** The provider's redirect: any parameters it adds (iss, session_state, ...) are read as they come. */
 export const CallbackQuery = z.looseObject({
   // Optional to the parser, so its absence is the 400 page rather than a JSON 422; every real redirect carries it.
-  state: z.string().max(500).optional().openapi({ minLength: 1, param: { required: true } }),
+  state: z
+    .string()
+    .max(500)
+    .optional()
+    .openapi({ minLength: 1, param: { required: true } }),
   // RFC 6749 and RFC 9207: a code is printable ASCII, an issuer a URL, so the longest callback URL fits
   // the server's request header limit (api/server.ts).
-  code: z.string().max(4000).regex(/^[ -~]*$/, 'must be printable ASCII').optional(),
+  code: z
+    .string()
+    .max(4000)
+    .regex(/^[ -~]*$/, 'must be printable ASCII')
+    .optional(),
   error: z.string().max(200).optional(),
   error_description: z.string().max(2000).optional(),
-  iss: z.string().max(2000).regex(/^[!-~]*$/, 'must be a URL').optional(),
+  iss: z
+    .string()
+    .max(2000)
+    .regex(/^[!-~]*$/, 'must be a URL')
+    .optional(),
 });
 
 export const Connection = z
@@ -69,7 +92,9 @@ export const Connection = z
     end_user_id: z.string().nullable(),
     connected_by: z.string().openapi({ description: 'user:<id> of who minted the connect token' }),
     connected_at: Timestamp,
-    credential_id: Uuid.nullable().openapi({ description: 'The workflow credential holding the tokens (values never returned); null once revoked' }),
+    credential_id: Uuid.nullable().openapi({
+      description: 'The workflow credential holding the tokens (values never returned); null once revoked',
+    }),
     expires_at: Timestamp.nullable(),
     last_refresh_at: Timestamp.nullable(),
     last_refresh_status: z.enum(['success', 'failed', 'running']).nullable(),
@@ -80,7 +105,9 @@ export const Connection = z
   })
   .openapi('IntegrationConnection');
 
-export const ConnectionList = z.object({ data: z.array(Connection), next_cursor: z.string().nullable() }).openapi('IntegrationConnectionList');
+export const ConnectionList = z
+  .object({ data: z.array(Connection), next_cursor: z.string().nullable() })
+  .openapi('IntegrationConnectionList');
 export const ConnectionQuery = z.object({
   status: z.enum(CONNECTION_STATUSES).optional(),
   integration: z.string().max(100).optional(),

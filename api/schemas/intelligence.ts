@@ -13,7 +13,9 @@ const Weight = z.number().min(0).max(100).describe('relative weight of the crite
 const Exclude = z.boolean().optional().describe('a match disqualifies the account (fit_score 0) instead of adding weight');
 
 const TextCriterion = z.strictObject({
-  type: z.enum(CRITERION_TYPES.filter((t) => t !== 'employees' && t !== 'revenue') as ['industry', 'country', 'technology', 'keyword', 'custom']),
+  type: z.enum(
+    CRITERION_TYPES.filter((t) => t !== 'employees' && t !== 'revenue') as ['industry', 'country', 'technology', 'keyword', 'custom'],
+  ),
   values: z.array(Value).min(1).max(50),
   weight: Weight,
   exclude: Exclude,
@@ -69,9 +71,13 @@ export const IcpProfile = z
   })
   .openapi('IcpProfile');
 
-export const IcpProfileList = z.object({ profiles: z.array(IcpProfile), limit: z.number().int(), offset: z.number().int() }).openapi('IcpProfileList');
+export const IcpProfileList = z
+  .object({ profiles: z.array(IcpProfile), limit: z.number().int(), offset: z.number().int() })
+  .openapi('IcpProfileList');
 export const IcpProfileVersions = z
-  .object({ versions: z.array(z.object({ profile_id: Uuid, version: z.number().int(), criteria: z.array(Criterion), created_at: Timestamp })) })
+  .object({
+    versions: z.array(z.object({ profile_id: Uuid, version: z.number().int(), criteria: z.array(Criterion), created_at: Timestamp })),
+  })
   .openapi('IcpProfileVersions');
 
 export const ProfileParams = z.object({ profile_id: Uuid });
@@ -98,14 +104,21 @@ export const CreateResearchRunBody = z
   .union([
     z.strictObject({ account_id: Uuid.describe("research the account's website (or domain); its fields are filled") }),
     z.strictObject({ domain: Hostname.describe('research https://<domain>') }),
-    z.strictObject({ website: z.url({ protocol: /^https?$/ }).max(2000).describe('research this site (its origin)') }),
+    z.strictObject({
+      website: z
+        .url({ protocol: /^https?$/ })
+        .max(2000)
+        .describe('research this site (its origin)'),
+    }),
   ])
   .describe('exactly one of account_id, domain or website')
   .openapi('ResearchRunCreate');
 
 export const ResearchRunQuery = Page.extend({ account_id: Uuid.optional(), status: Status.optional() });
 
-const Fact = z.object({ field: z.enum(FACT_FIELDS), value: z.string(), source: z.string(), confidence: z.number() }).openapi('ResearchFact');
+const Fact = z
+  .object({ field: z.enum(FACT_FIELDS), value: z.string(), source: z.string(), confidence: z.number() })
+  .openapi('ResearchFact');
 
 export const ResearchRun = z
   .object({
@@ -132,8 +145,12 @@ export const ResearchRun = z
   })
   .openapi('ResearchRun');
 
-export const ResearchRunList = z.object({ runs: z.array(ResearchRun), limit: z.number().int(), offset: z.number().int() }).openapi('ResearchRunList');
-export const CancelAccepted = z.object({ id: Uuid, workflow_id: z.string(), status: z.literal('cancelling') }).openapi('ResearchRunCancelling');
+export const ResearchRunList = z
+  .object({ runs: z.array(ResearchRun), limit: z.number().int(), offset: z.number().int() })
+  .openapi('ResearchRunList');
+export const CancelAccepted = z
+  .object({ id: Uuid, workflow_id: z.string(), status: z.literal('cancelling') })
+  .openapi('ResearchRunCancelling');
 
 // ---- ICP fit ----------------------------------------------------------------------------------------
 
@@ -184,8 +201,12 @@ export const IcpFitResult = z
   .openapi('IcpFitResult');
 
 export const IcpFitRunSummary = z.object(IcpFitRunFields).openapi('IcpFitRunSummary');
-export const IcpFitRun = z.object({ ...IcpFitRunFields, results: z.array(IcpFitResult).describe('in the order of account_ids') }).openapi('IcpFitRun');
-export const IcpFitRunList = z.object({ runs: z.array(IcpFitRunSummary), limit: z.number().int(), offset: z.number().int() }).openapi('IcpFitRunList');
+export const IcpFitRun = z
+  .object({ ...IcpFitRunFields, results: z.array(IcpFitResult).describe('in the order of account_ids') })
+  .openapi('IcpFitRun');
+export const IcpFitRunList = z
+  .object({ runs: z.array(IcpFitRunSummary), limit: z.number().int(), offset: z.number().int() })
+  .openapi('IcpFitRunList');
 
 export const RunByWorkflow = z
   .object({ id: Uuid, kind: z.enum(['research', 'icp_fit']), workflow_id: z.string(), status: Status })

@@ -1,5 +1,15 @@
 import { z } from 'zod';
-import { CHUNKING_METHODS, CHUNK_SIZE_MAX, CHUNK_SIZE_MIN, RESULTS_COUNT_DEFAULT, RESULTS_COUNT_MAX, LEXICAL_EMBEDDER_VECTOR_WEIGHT, SOURCE_STATUSES, SOURCE_TYPES, VECTOR_WEIGHT } from '../../domain/knowledge-base';
+import {
+  CHUNKING_METHODS,
+  CHUNK_SIZE_MAX,
+  CHUNK_SIZE_MIN,
+  RESULTS_COUNT_DEFAULT,
+  RESULTS_COUNT_MAX,
+  LEXICAL_EMBEDDER_VECTOR_WEIGHT,
+  SOURCE_STATUSES,
+  SOURCE_TYPES,
+  VECTOR_WEIGHT,
+} from '../../domain/knowledge-base';
 import { Timestamp, Uuid } from './common';
 
 const Name = z.string().trim().min(1).max(200);
@@ -8,8 +18,19 @@ const SourceType = z.enum(SOURCE_TYPES);
 
 const ChunkingInput = z
   .strictObject({
-    method: z.enum(CHUNKING_METHODS).nullable().optional().openapi({ description: 'fixed_size (windows with 15% overlap) or structure (headings, paragraphs, sentences); null: the default' }),
-    chunk_size: z.number().int().min(CHUNK_SIZE_MIN).max(CHUNK_SIZE_MAX).nullable().optional().openapi({ description: 'Characters per chunk at most' }),
+    method: z
+      .enum(CHUNKING_METHODS)
+      .nullable()
+      .optional()
+      .openapi({ description: 'fixed_size (windows with 15% overlap) or structure (headings, paragraphs, sentences); null: the default' }),
+    chunk_size: z
+      .number()
+      .int()
+      .min(CHUNK_SIZE_MIN)
+      .max(CHUNK_SIZE_MAX)
+      .nullable()
+      .optional()
+      .openapi({ description: 'Characters per chunk at most' }),
   })
   .openapi('KnowledgeChunkingStrategyInput');
 
@@ -63,20 +84,37 @@ export const Source = z
     file_size: z.number().int().nullable(),
     chunk_count: z.number().int().openapi({ description: 'Chunks of the ingestion queries see' }),
     chunks_total: z.number().int().min(0).openapi({ description: 'Progress of the latest ingestion: chunks extracted' }),
-    chunks_embedded: z.number().int().min(0).openapi({ description: 'Progress of the latest ingestion: chunks embedded so far (equals chunks_total when done)' }),
-    embedding_model: z.string().nullable().openapi({ description: 'The model that embedded the chunks queries see; null before the first ingestion' }),
+    chunks_embedded: z
+      .number()
+      .int()
+      .min(0)
+      .openapi({ description: 'Progress of the latest ingestion: chunks embedded so far (equals chunks_total when done)' }),
+    embedding_model: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The model that embedded the chunks queries see; null before the first ingestion' }),
     ingested_at: Timestamp.nullable(),
   })
   .openapi('KnowledgeSource');
 export const SourceList = z.object({ data: z.array(Source), count: z.number().int() }).openapi('KnowledgeSourceList');
 
-const HttpUrl = z
-  .url({ protocol: /^https?$/ })
-  .max(2000);
+const HttpUrl = z.url({ protocol: /^https?$/ }).max(2000);
 export const CreateSourceBody = z
   .discriminatedUnion('type', [
-    z.strictObject({ type: z.literal('URL'), url: HttpUrl, name: Name.max(500).optional(), description: Description.optional(), chunking_strategy: ChunkingInput.optional() }),
-    z.strictObject({ type: z.literal('FILE'), file_id: Uuid, name: Name.max(500).optional(), description: Description.optional(), chunking_strategy: ChunkingInput.optional() }),
+    z.strictObject({
+      type: z.literal('URL'),
+      url: HttpUrl,
+      name: Name.max(500).optional(),
+      description: Description.optional(),
+      chunking_strategy: ChunkingInput.optional(),
+    }),
+    z.strictObject({
+      type: z.literal('FILE'),
+      file_id: Uuid,
+      name: Name.max(500).optional(),
+      description: Description.optional(),
+      chunking_strategy: ChunkingInput.optional(),
+    }),
   ])
   .openapi('KnowledgeSourceCreate');
 
@@ -90,14 +128,22 @@ export const Page = {
 };
 export const DatasetListQuery = z.object(Page);
 export const PatternSearchQuery = z.object({
-  name_pattern: z.string().max(500).optional().openapi({ description: 'Name pattern, `%` the only wildcard, case-insensitive; omitted: every name' }),
+  name_pattern: z
+    .string()
+    .max(500)
+    .optional()
+    .openapi({ description: 'Name pattern, `%` the only wildcard, case-insensitive; omitted: every name' }),
   type: SourceType.optional().openapi({ description: 'FILE or URL; omitted: both' }),
   ...Page,
 });
 
 export const PatternBody = z
   .strictObject({
-    pattern: z.string().min(1).max(500).openapi({ description: 'Name pattern, `%` the only wildcard (`_` matches itself), case-insensitive' }),
+    pattern: z
+      .string()
+      .min(1)
+      .max(500)
+      .openapi({ description: 'Name pattern, `%` the only wildcard (`_` matches itself), case-insensitive' }),
     type: SourceType,
   })
   .openapi('KnowledgeSourcePattern');
@@ -114,7 +160,13 @@ export const AttachResult = z.object({ attached: z.boolean(), source: Source }).
 export const QueryBody = z
   .strictObject({
     query: z.string().trim().min(1).max(2000),
-    results_count: z.number().int().min(1).max(RESULTS_COUNT_MAX).default(RESULTS_COUNT_DEFAULT).openapi({ description: `Default ${RESULTS_COUNT_DEFAULT}, at most ${RESULTS_COUNT_MAX}` }),
+    results_count: z
+      .number()
+      .int()
+      .min(1)
+      .max(RESULTS_COUNT_MAX)
+      .default(RESULTS_COUNT_DEFAULT)
+      .openapi({ description: `Default ${RESULTS_COUNT_DEFAULT}, at most ${RESULTS_COUNT_MAX}` }),
   })
   .openapi('KnowledgeQuery');
 export const QueryResults = z
@@ -122,9 +174,13 @@ export const QueryResults = z
     results: z.array(
       z.object({
         content: z.string(),
-        score: z.number().min(0).max(1).openapi({
-          description: `${VECTOR_WEIGHT} × vector similarity (min-max normalized over the candidates) + ${+(1 - VECTOR_WEIGHT).toFixed(2)} × the square of the full-text score (IDF-weighted share of the query words held); ${LEXICAL_EMBEDDER_VECTOR_WEIGHT} and ${+(1 - LEXICAL_EMBEDDER_VECTOR_WEIGHT).toFixed(2)} for a dataset of the lexical builtin-hashing-384; 1 is the nearest vector match holding every word`,
-        }),
+        score: z
+          .number()
+          .min(0)
+          .max(1)
+          .openapi({
+            description: `${VECTOR_WEIGHT} × vector similarity (min-max normalized over the candidates) + ${+(1 - VECTOR_WEIGHT).toFixed(2)} × the square of the full-text score (IDF-weighted share of the query words held); ${LEXICAL_EMBEDDER_VECTOR_WEIGHT} and ${+(1 - LEXICAL_EMBEDDER_VECTOR_WEIGHT).toFixed(2)} for a dataset of the lexical builtin-hashing-384; 1 is the nearest vector match holding every word`,
+          }),
         source_id: Uuid,
         dataset_id: Uuid,
       }),

@@ -12,17 +12,34 @@ export const BotStatusEnum = z.enum(BOT_STATUSES).openapi('MeetingBotStatus');
 const MeetingUrl = z
   .string()
   .max(2000)
-  .refine((url) => meetingPlatform(url) !== null, 'must be a Zoom (https://zoom.us/j/<id>), Google Meet (https://meet.google.com/abc-defg-hij) or Microsoft Teams (https://teams.microsoft.com/l/meetup-join/…) meeting link')
+  .refine(
+    (url) => meetingPlatform(url) !== null,
+    'must be a Zoom (https://zoom.us/j/<id>), Google Meet (https://meet.google.com/abc-defg-hij) or Microsoft Teams (https://teams.microsoft.com/l/meetup-join/…) meeting link',
+  )
   .openapi({ description: 'An https Zoom, Google Meet or Microsoft Teams meeting link', format: 'uri' });
 
 export const CreateBotBody = z
   .object({
     meeting_url: MeetingUrl,
     join_at: TimestampInput.nullable().optional().openapi({ description: 'When the bot joins; now when absent or past' }),
-    bot_name: z.string().trim().min(1).max(100).nullable().optional().openapi({ description: 'Name the bot shows in the meeting; default "Meeting Notetaker"' }),
+    bot_name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .nullable()
+      .optional()
+      .openapi({ description: 'Name the bot shows in the meeting; default "Meeting Notetaker"' }),
     account_id: Uuid.nullable().optional().openapi({ description: 'Account the meeting activity goes on (404 outside the organization)' }),
-    deal_id: Uuid.nullable().optional().openapi({ description: "Deal the meeting activity goes on; the deal's account when account_id is absent" }),
-    contact_ids: z.array(Uuid).max(MAX_BOT_CONTACTS).nullable().optional().openapi({ description: 'Contacts of the organization who attend' }),
+    deal_id: Uuid.nullable()
+      .optional()
+      .openapi({ description: "Deal the meeting activity goes on; the deal's account when account_id is absent" }),
+    contact_ids: z
+      .array(Uuid)
+      .max(MAX_BOT_CONTACTS)
+      .nullable()
+      .optional()
+      .openapi({ description: 'Contacts of the organization who attend' }),
   })
   .strict()
   .openapi('MeetingBotCreate');
@@ -131,7 +148,10 @@ export const CaptureBody = z
       event: 'bot.in_call_recording',
       data: {
         data: { code: 'in_call_recording', sub_code: null, updated_at: '2026-01-05T15:04:05.000Z' },
-        bot: { id: '8f1c1a8e-5d5e-4b0a-9a64-7c1f2d4b8e21', metadata: { bot_id: '0192f3c4-0000-7000-8000-000000000001', org_id: '0192f3c4-0000-7000-8000-000000000002' } },
+        bot: {
+          id: '8f1c1a8e-5d5e-4b0a-9a64-7c1f2d4b8e21',
+          metadata: { bot_id: '0192f3c4-0000-7000-8000-000000000001', org_id: '0192f3c4-0000-7000-8000-000000000002' },
+        },
       },
     },
   });
@@ -139,7 +159,10 @@ export const CaptureBody = z
 export const CaptureHeaders = z.object({
   'webhook-id': z.string().optional().openapi({ description: 'Message id (or `svix-id`); a redelivery repeats it' }),
   'webhook-timestamp': z.string().optional().openapi({ description: 'Unix seconds (or `svix-timestamp`); refused beyond five minutes' }),
-  'webhook-signature': z.string().optional().openapi({ description: '`v1,<base64 HMAC-SHA256>` entries, space separated (or `svix-signature`)' }),
+  'webhook-signature': z
+    .string()
+    .optional()
+    .openapi({ description: '`v1,<base64 HMAC-SHA256>` entries, space separated (or `svix-signature`)' }),
 });
 
 export const CaptureAnswer = z.object({ status: z.enum(['accepted', 'ignored']) }).openapi('MeetingCaptureAnswer');

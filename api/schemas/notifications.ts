@@ -25,9 +25,13 @@ export const EventCatalog = z.object({ events: z.array(CatalogEntry) }).openapi(
 
 export const EmitEventBody = z
   .strictObject({
-    event_type: z.string().min(1).max(100).openapi({ description: 'A registered event type, e.g. deal.stage_changed', example: 'deal.stage_changed' }),
+    event_type: z
+      .string()
+      .min(1)
+      .max(100)
+      .openapi({ description: 'A registered event type, e.g. deal.stage_changed', example: 'deal.stage_changed' }),
     entity_type: z.string().min(1).max(100).openapi({ description: 'Only `deal` is accepted; anything else is 400', example: 'deal' }),
-    entity_id: Uuid.openapi({ description: 'The deal, in the caller\'s organization' }),
+    entity_id: Uuid.openapi({ description: "The deal, in the caller's organization" }),
     payload: z
       .record(z.string(), z.unknown())
       .refine((p) => JSON.stringify(p).length <= PAYLOAD_MAX_CHARS, { message: `payload larger than ${PAYLOAD_MAX_CHARS} characters` })
@@ -74,7 +78,13 @@ export const NotificationFeed = z
 
 export const FeedQuery = z.object({
   unread: z.enum(['true', 'false']).default('false').openapi({ description: 'true lists unread items only' }),
-  limit: z.coerce.number().int().min(1).max(FEED_MAX).default(FEED_DEFAULT).openapi({ description: `Page size, default ${FEED_DEFAULT}` }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(FEED_MAX)
+    .default(FEED_DEFAULT)
+    .openapi({ description: `Page size, default ${FEED_DEFAULT}` }),
   cursor: cursorQuery(CreatedCursor),
 });
 
@@ -90,7 +100,9 @@ export const Preference = z
     label: z.string(),
     in_app: z.boolean(),
     email_cadence: Cadence,
-    subscribed: z.boolean().openapi({ description: 'true: notified of every event of this type in the organization, not only those concerning you' }),
+    subscribed: z
+      .boolean()
+      .openapi({ description: 'true: notified of every event of this type in the organization, not only those concerning you' }),
     customized: z.boolean().openapi({ description: 'false while in_app and email_cadence follow the catalog defaults' }),
   })
   .openapi('NotificationPreference');
@@ -102,7 +114,10 @@ export const PreferenceParams = z.object({
     .string()
     .min(1)
     .max(100)
-    .openapi({ description: 'A subscribable event type of GET /notifications/event-catalog; any other is 400 (unregistered, or an always-send alert)' }),
+    .openapi({
+      description:
+        'A subscribable event type of GET /notifications/event-catalog; any other is 400 (unregistered, or an always-send alert)',
+    }),
 });
 
 export const PreferencePatch = z

@@ -26,7 +26,9 @@ export const SequenceAnalytics = z
       z.object({
         step: z.number().int().min(0),
         ...Figures,
-        variants: z.array(z.object({ variant: z.number().int().min(0).describe('0: the step itself; 1..n: its A/B variants'), ...Figures })),
+        variants: z.array(
+          z.object({ variant: z.number().int().min(0).describe('0: the step itself; 1..n: its A/B variants'), ...Figures }),
+        ),
       }),
     ),
   })

@@ -17,16 +17,27 @@ const DomainName = z
     example: 'acme-mail.com',
   });
 
-const TrackingEnabled = z.boolean().openapi({ description: 'Open and click tracking: the tracking CNAME is required for verification only while on' });
+const TrackingEnabled = z
+  .boolean()
+  .openapi({ description: 'Open and click tracking: the tracking CNAME is required for verification only while on' });
 
-export const AddDomainBody = z.strictObject({ name: DomainName, tracking_enabled: TrackingEnabled.optional().openapi({ description: 'Default false' }) });
+export const AddDomainBody = z.strictObject({
+  name: DomainName,
+  tracking_enabled: TrackingEnabled.optional().openapi({ description: 'Default false' }),
+});
 
 export const PatchDomainBody = z.strictObject({ tracking_enabled: TrackingEnabled });
 
 export const PurchaseDomainBody = z.strictObject({
   name: DomainName,
   years: z.number().int().min(1).max(10).default(1),
-  max_price_cents: z.number().int().min(0).max(100_000_000).optional().openapi({ description: 'Refuse (409) when the registrar asks more than this for the whole term' }),
+  max_price_cents: z
+    .number()
+    .int()
+    .min(0)
+    .max(100_000_000)
+    .optional()
+    .openapi({ description: 'Refuse (409) when the registrar asks more than this for the whole term' }),
 });
 
 export const AvailabilityQuery = z.object({ name: DomainName });
@@ -46,7 +57,8 @@ const DomainRecord = z.object({
   value: z.string().openapi({ description: 'What to publish at host (the DKIM record carries the public key only)' }),
   required: z.boolean().openapi({ description: 'Counts for verification: always, except the tracking CNAME while tracking is off' }),
   status: z.enum(['pending', 'verified', 'mismatch', 'missing', 'error']).openapi({
-    description: 'pending: never checked; missing: no such record; mismatch: a record that is not ours (or two SPF/DMARC records); error: the lookup failed',
+    description:
+      'pending: never checked; missing: no such record; mismatch: a record that is not ours (or two SPF/DMARC records); error: the lookup failed',
   }),
   found: z.array(z.string()).nullable().openapi({ description: 'What DNS answered at the last check (at most 10)' }),
   checked_at: Timestamp.nullable(),
@@ -58,12 +70,20 @@ export const Domain = z
     organization_id: Uuid,
     name: z.string(),
     source: z.enum(['owned', 'purchased']),
-    registrar: z.string().nullable().openapi({ description: 'The registrar a purchased domain came from (`simulated` for the built-in one)' }),
+    registrar: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The registrar a purchased domain came from (`simulated` for the built-in one)' }),
     registrar_order_id: z.string().nullable(),
     price_cents: z.number().int().nullable(),
     currency: z.string().nullable(),
     registered_until: Timestamp.nullable(),
-    status: z.enum(['pending', 'verified', 'failed']).openapi({ description: 'pending until the first verification run; verified when every required record is (the tracking CNAME only while tracking_enabled)' }),
+    status: z
+      .enum(['pending', 'verified', 'failed'])
+      .openapi({
+        description:
+          'pending until the first verification run; verified when every required record is (the tracking CNAME only while tracking_enabled)',
+      }),
     dkim_selector: z.string(),
     tracking_enabled: z.boolean(),
     records: z.array(DomainRecord),

@@ -21,12 +21,17 @@ const Host = z
   .regex(/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$|^\[[0-9A-Fa-f:.]+\]$/, 'must be a host name or an IP address');
 const Port = z.number().int().min(1).max(65535);
 const Username = z.string().min(1).max(320);
-const Password = secretField(z.string().min(1).max(1000), 'Write-only: stored encrypted as a workflow credential, never returned (a 422 never echoes it)');
+const Password = secretField(
+  z.string().min(1).max(1000),
+  'Write-only: stored encrypted as a workflow credential, never returned (a 422 never echoes it)',
+);
 
 const SmtpSettings = z.strictObject({
   host: Host,
   port: Port,
-  secure: z.boolean().openapi({ description: 'true: TLS from the first byte (port 465); false: plain, upgraded by STARTTLS when the server offers it' }),
+  secure: z
+    .boolean()
+    .openapi({ description: 'true: TLS from the first byte (port 465); false: plain, upgraded by STARTTLS when the server offers it' }),
   username: Username.optional(),
   password: Password.optional(),
 });
@@ -57,7 +62,11 @@ const TimeZone = z
   .string()
   .min(1)
   .max(64)
-  .openapi({ enum: [...TIME_ZONE_NAMES], description: `${TIME_ZONE_DESCRIPTION}, stored in its canonical spelling (an unknown zone is a 400)`, example: 'Europe/Paris' });
+  .openapi({
+    enum: [...TIME_ZONE_NAMES],
+    description: `${TIME_ZONE_DESCRIPTION}, stored in its canonical spelling (an unknown zone is a 400)`,
+    example: 'Europe/Paris',
+  });
 
 const WarmupEnabled = z.boolean().openapi({
   description:
@@ -68,7 +77,9 @@ const WarmupStartPerDay = z
   .int()
   .min(DAILY_LIMIT_MIN)
   .max(DAILY_LIMIT_MAX)
-  .openapi({ description: `Warm-up volume of its first day (default ${WARMUP_START_PER_DAY_DEFAULT}); above daily_limit it is daily_limit` });
+  .openapi({
+    description: `Warm-up volume of its first day (default ${WARMUP_START_PER_DAY_DEFAULT}); above daily_limit it is daily_limit`,
+  });
 const WarmupDays = z
   .number()
   .int()
@@ -79,7 +90,10 @@ const WarmupDays = z
 const SendGap = z
   .strictObject({ min_seconds: z.number().int().min(0).max(86_400), max_seconds: z.number().int().min(0).max(86_400) })
   .refine((g) => g.min_seconds <= g.max_seconds, { message: 'min_seconds must not exceed max_seconds', path: ['max_seconds'] })
-  .openapi({ description: 'The random pause after each send of the mailbox, drawn from [min_seconds, max_seconds] (default 60-180; 0-0 sends without spacing). min_seconds must not exceed max_seconds (422)' });
+  .openapi({
+    description:
+      'The random pause after each send of the mailbox, drawn from [min_seconds, max_seconds] (default 60-180; 0-0 sends without spacing). min_seconds must not exceed max_seconds (422)',
+  });
 
 const Settings = {
   send_gap: SendGap.optional(),
@@ -98,7 +112,10 @@ export const ConnectMailboxBody = z.strictObject({
   display_name: DisplayName.nullable().optional(),
   smtp: SmtpSettings,
   imap: ImapSettings.nullable().optional(),
-  verify_smtp: z.boolean().optional().openapi({ description: 'Connect and log in to the SMTP server before saving; a failure is a 400 and nothing is saved' }),
+  verify_smtp: z
+    .boolean()
+    .optional()
+    .openapi({ description: 'Connect and log in to the SMTP server before saving; a failure is a 400 and nothing is saved' }),
   ...Settings,
 });
 
@@ -138,7 +155,9 @@ export const Mailbox = z
     organization_id: Uuid,
     email_address: z.string(),
     display_name: z.string().nullable(),
-    kind: z.enum(['smtp', 'simulated']).openapi({ description: 'simulated: delivered to files by the built-in simulated provider, nothing leaves the service' }),
+    kind: z
+      .enum(['smtp', 'simulated'])
+      .openapi({ description: 'simulated: delivered to files by the built-in simulated provider, nothing leaves the service' }),
     origin: z.enum(['connected', 'provisioned']),
     provider: z.string().nullable(),
     domain_id: Uuid.nullable(),
@@ -174,7 +193,11 @@ export const MailboxHealth = z
     last_failure_at: Timestamp.nullable(),
     daily_limit: z.number().int(),
     local_day: z.string().openapi({ description: "Today in the mailbox's time zone (YYYY-MM-DD)" }),
-    cap_today: z.number().int().min(0).openapi({ description: 'What may go out today: daily_limit, or the warm-up volume while it is lower' }),
+    cap_today: z
+      .number()
+      .int()
+      .min(0)
+      .openapi({ description: 'What may go out today: daily_limit, or the warm-up volume while it is lower' }),
     sent_today: z.number().int().min(0).openapi({ description: 'Messages counted against today’s cap' }),
     remaining_today: z.number().int().min(0).openapi({ description: 'cap_today minus sent_today, at least 0' }),
     warmup: z

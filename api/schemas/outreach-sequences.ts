@@ -14,15 +14,36 @@ import { TEMPLATE_VARIABLES } from '../../domain/outreach-templates';
 
 const TEMPLATE_HELP = `Template: {{variable}} or {{variable|fallback}} with variable one of ${TEMPLATE_VARIABLES.join(', ')}; an unknown variable is refused (422); a contact without the value gets the fallback, or nothing`;
 
-const Subject = z.string().max(998).nullable().optional().openapi({ description: `Subject ${TEMPLATE_HELP}. Required on the first step; on a later step null sends "Re: <thread subject>" in the same thread` });
-const Body = z.string().min(1).max(20_000).openapi({ description: `Plain-text body. ${TEMPLATE_HELP}` });
-const BodyHtml = z.string().max(100_000).nullable().optional().openapi({ description: 'HTML body (optional); values put into it are HTML-escaped' });
+const Subject = z
+  .string()
+  .max(998)
+  .nullable()
+  .optional()
+  .openapi({
+    description: `Subject ${TEMPLATE_HELP}. Required on the first step; on a later step null sends "Re: <thread subject>" in the same thread`,
+  });
+const Body = z
+  .string()
+  .min(1)
+  .max(20_000)
+  .openapi({ description: `Plain-text body. ${TEMPLATE_HELP}` });
+const BodyHtml = z
+  .string()
+  .max(100_000)
+  .nullable()
+  .optional()
+  .openapi({ description: 'HTML body (optional); values put into it are HTML-escaped' });
 
 const Variant = z.strictObject({ subject: Subject, body: Body, body_html: BodyHtml }).openapi('OutreachStepVariant');
 
 export const StepInput = z
   .strictObject({
-    delay_days: z.number().int().min(0).max(MAX_DELAY_DAYS).openapi({ description: 'Days after the previous step (the first step: after enrollment or start_at)' }),
+    delay_days: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_DELAY_DAYS)
+      .openapi({ description: 'Days after the previous step (the first step: after enrollment or start_at)' }),
     subject: Subject,
     body: Body,
     body_html: BodyHtml,
@@ -35,7 +56,10 @@ export const StepInput = z
   .openapi('OutreachStepInput');
 
 const Name = z.string().trim().min(1).max(200);
-const MailboxIds = z.array(Uuid).max(MAX_POOL).openapi({ description: 'The mailbox pool; first steps rotate across it, a thread keeps its mailbox' });
+const MailboxIds = z
+  .array(Uuid)
+  .max(MAX_POOL)
+  .openapi({ description: 'The mailbox pool; first steps rotate across it, a thread keeps its mailbox' });
 
 export const CreateSequenceBody = z
   .strictObject({
@@ -70,7 +94,10 @@ export const Sequence = z
     mailbox_ids: z.array(Uuid),
     stop_on_reply: z.boolean(),
     start_at: Timestamp.nullable(),
-    enrollment_counts: z.record(z.string(), z.number().int()).optional().openapi({ description: 'Enrollments per status (single-sequence reads)' }),
+    enrollment_counts: z
+      .record(z.string(), z.number().int())
+      .optional()
+      .openapi({ description: 'Enrollments per status (single-sequence reads)' }),
     created_by: z.string(),
     modified_by: z.string(),
     created_at: Timestamp,
@@ -84,9 +111,19 @@ export const Sequence = z
 export const SequenceList = z.object({ data: z.array(Sequence), pagination: CursorPagination }).openapi('OutreachSequenceList');
 
 const limit = (fallback: number, max: number) =>
-  z.coerce.number().int().min(1).max(max).default(fallback).openapi({ description: `Page size, default ${fallback}, at most ${max}` });
+  z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(max)
+    .default(fallback)
+    .openapi({ description: `Page size, default ${fallback}, at most ${max}` });
 
-export const SequenceListQuery = z.object({ status: SequenceStatusEnum.optional(), limit: limit(50, 200), cursor: cursorQuery(CreatedCursor) });
+export const SequenceListQuery = z.object({
+  status: SequenceStatusEnum.optional(),
+  limit: limit(50, 200),
+  cursor: cursorQuery(CreatedCursor),
+});
 
 export const SequenceParams = z.object({ sequence_id: Uuid });
 
@@ -123,5 +160,9 @@ export const EnrollResult = z
   .openapi('OutreachEnrollResult');
 
 export const EnrollmentList = z.object({ data: z.array(Enrollment), pagination: CursorPagination }).openapi('OutreachEnrollmentList');
-export const EnrollmentListQuery = z.object({ status: EnrollmentStatusEnum.optional(), limit: limit(50, 500), cursor: cursorQuery(CreatedCursor) });
+export const EnrollmentListQuery = z.object({
+  status: EnrollmentStatusEnum.optional(),
+  limit: limit(50, 500),
+  cursor: cursorQuery(CreatedCursor),
+});
 export const EnrollmentParams = z.object({ sequence_id: Uuid, enrollment_id: Uuid });

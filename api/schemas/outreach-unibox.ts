@@ -54,7 +54,10 @@ export const ThreadMessage = z
     classification: z
       .enum(REPLY_CLASSES)
       .nullable()
-      .openapi({ description: 'Of a received message: interested, not_interested, out_of_office, auto_reply, bounce or other (a fixed phrase rule over its first lines); null on sent ones' }),
+      .openapi({
+        description:
+          'Of a received message: interested, not_interested, out_of_office, auto_reply, bounce or other (a fixed phrase rule over its first lines); null on sent ones',
+      }),
     sent_at: Timestamp.nullable(),
     received_at: Timestamp.nullable(),
   })
@@ -65,16 +68,35 @@ export const Thread = ThreadSummary.extend({
   messages: z.array(ThreadMessage),
   context: z.object({
     sequence: z.object({ id: Uuid, name: z.string(), status: z.string(), stop_on_reply: z.boolean() }).nullable(),
-    step: z.object({ index: z.number().int(), delay_days: z.number().int(), subject: z.string().nullable(), step_count: z.number().int() }).nullable(),
-    enrollment: z.object({ id: Uuid, status: z.string(), next_step: z.number().int(), next_send_at: Timestamp.nullable(), stopped_at: Timestamp.nullable() }).nullable(),
+    step: z
+      .object({ index: z.number().int(), delay_days: z.number().int(), subject: z.string().nullable(), step_count: z.number().int() })
+      .nullable(),
+    enrollment: z
+      .object({
+        id: Uuid,
+        status: z.string(),
+        next_step: z.number().int(),
+        next_send_at: Timestamp.nullable(),
+        stopped_at: Timestamp.nullable(),
+      })
+      .nullable(),
     contact: z
-      .object({ id: Uuid, first_name: z.string().nullable(), last_name: z.string().nullable(), email: z.string().nullable(), company: z.string().nullable(), title: z.string().nullable() })
+      .object({
+        id: Uuid,
+        first_name: z.string().nullable(),
+        last_name: z.string().nullable(),
+        email: z.string().nullable(),
+        company: z.string().nullable(),
+        title: z.string().nullable(),
+      })
       .nullable(),
     mailbox: z.object({ id: Uuid, email_address: z.string(), display_name: z.string().nullable(), status: z.string() }).nullable(),
   }),
 }).openapi('OutreachThread');
 
-export const MarkReadBody = z.strictObject({ read: z.boolean().default(true).openapi({ description: 'false marks the thread unread again' }) }).openapi('OutreachMarkRead');
+export const MarkReadBody = z
+  .strictObject({ read: z.boolean().default(true).openapi({ description: 'false marks the thread unread again' }) })
+  .openapi('OutreachMarkRead');
 
 export const ReplyBody = z
   .strictObject({
@@ -89,8 +111,18 @@ export const InboundHeaders = z.object({
   'webhook-signature': z.string().optional().openapi({ description: '`v1,<base64 HMAC-SHA256>` entries over `<id>.<timestamp>.<body>`' }),
 });
 
-export const InboundBody = z.string().openapi({ description: 'The received message as RFC 822 text (headers, blank line, body), as the mail server got it', format: 'binary' });
+export const InboundBody = z
+  .string()
+  .openapi({
+    description: 'The received message as RFC 822 text (headers, blank line, body), as the mail server got it',
+    format: 'binary',
+  });
 
 export const InboundAnswer = z
-  .object({ matched: z.boolean(), thread_id: Uuid.nullable(), kind: z.enum(['reply', 'auto_reply', 'bounce']).nullable(), stored: z.boolean() })
+  .object({
+    matched: z.boolean(),
+    thread_id: Uuid.nullable(),
+    kind: z.enum(['reply', 'auto_reply', 'bounce']).nullable(),
+    stored: z.boolean(),
+  })
   .openapi('OutreachInboundAnswer');

@@ -7,4 +7,6 @@ export const UnsubscribeAnswer = z.object({ unsubscribed: z.literal(true) }).ope
 
 export const UnsubscribeForm = z
   .strictObject({ 'List-Unsubscribe': z.literal('One-Click').optional() })
-  .describe(`RFC 8058 one-click body: List-Unsubscribe=One-Click (form-encoded); the server reads at most ${UNSUBSCRIBE_BODY_LIMIT_BYTES} bytes and otherwise ignores it`);
+  .describe(
+    `RFC 8058 one-click body: List-Unsubscribe=One-Click (form-encoded); the server reads at most ${UNSUBSCRIBE_BODY_LIMIT_BYTES} bytes and otherwise ignores it`,
+  );

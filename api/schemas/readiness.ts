@@ -8,7 +8,10 @@ const Signal = z
     value: z.union([z.string(), z.number(), z.null()]),
     points: z.number(),
     max: z.number(),
-    criterion: z.object({ values: z.array(z.string()), exclude: z.boolean() }).optional().describe('fit signals: the ICP criterion'),
+    criterion: z
+      .object({ values: z.array(z.string()), exclude: z.boolean() })
+      .optional()
+      .describe('fit signals: the ICP criterion'),
     evidence: z
       .array(z.object({ value: z.string(), source: z.string(), confidence: z.number() }))
       .optional()

@@ -7,13 +7,9 @@ const Color = z
   .regex(/^#[0-9a-fA-F]{6}$/, 'must be a hex color like #1a2b3c')
   .openapi({ description: 'Hex color #rrggbb', example: '#3366ff' });
 
-export const Tag = z
-  .object({ id: Uuid, org_id: Uuid, name: z.string(), color: z.string().nullable() })
-  .openapi('Tag');
+export const Tag = z.object({ id: Uuid, org_id: Uuid, name: z.string(), color: z.string().nullable() }).openapi('Tag');
 
-export const TagList = z
-  .object({ tags: z.array(Tag), schema_version: z.literal(1) })
-  .openapi('TagList');
+export const TagList = z.object({ tags: z.array(Tag), schema_version: z.literal(1) }).openapi('TagList');
 
 export const CreateTagBody = z.strictObject({ name: TagName, color: Color.nullable().optional() }).openapi('TagCreate');
 

@@ -83,7 +83,11 @@ export async function benchAnalyticsAccuracy(options: { check: boolean; limit?: 
     const by = (d?: string) => {
       const rows = results.filter((r) => !d || r.difficulty === d);
       const pct = (n: number) => Math.round((1000 * n) / Math.max(1, rows.length)) / 10;
-      return { questions: rows.length, first_attempt_pct: pct(rows.filter((r) => r.first).length), within_3_attempts_pct: pct(rows.filter((r) => r.within3).length) };
+      return {
+        questions: rows.length,
+        first_attempt_pct: pct(rows.filter((r) => r.first).length),
+        within_3_attempts_pct: pct(rows.filter((r) => r.within3).length),
+      };
     };
     return {
       model: model.name,
@@ -109,7 +113,13 @@ async function callModel(model: ChatModel, messages: ChatMessage[]): Promise<{ s
   let sql: string | null = null;
   try {
     const tools = [{ ...RUN_SQL_TOOL, parameters: RUN_SQL_TOOL.parameters as unknown as Record<string, unknown> }];
-    for await (const event of model.stream({ messages, tools, signal: AbortSignal.timeout(CALL_TIMEOUT_MS), maxTokens: 300, temperature: 0 })) {
+    for await (const event of model.stream({
+      messages,
+      tools,
+      signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+      maxTokens: 300,
+      temperature: 0,
+    })) {
       if (event.type === 'text-delta') text += event.delta;
       else if (event.type === 'tool-call' && sql === null) {
         const input = event.call.input as { sql?: unknown } | null;

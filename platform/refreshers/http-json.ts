@@ -7,7 +7,10 @@ import { RefreshError, type Refresher } from './types';
 // of the credential's value) and `{{input.<key>}}` (an entry of `variables`); a string that is exactly
 // one placeholder takes the entry's own JSON type.
 
-const Path = z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be a dot path like data.token').max(200);
+const Path = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'must be a dot path like data.token')
+  .max(200);
 const ValueKey = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'must be a value key (letters, digits, _)');
 
 const HttpJsonInput = z.strictObject({
@@ -45,7 +48,9 @@ function fill(template: unknown, scope: { value: Record<string, unknown>; input:
 }
 
 const at = (json: unknown, path: string): unknown =>
-  path.split('.').reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), json);
+  path
+    .split('.')
+    .reduce<unknown>((node, key) => (node && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined), json);
 
 export function httpJsonRefresher(id: string): Refresher {
   return {
@@ -66,7 +71,10 @@ export function httpJsonRefresher(id: string): Refresher {
         const filled = fill(i.body, scope);
         if (i.body_format === 'form') {
           headers['Content-Type'] ??= 'application/x-www-form-urlencoded';
-          const pairs = Object.entries((filled ?? {}) as Record<string, unknown>).map(([k, v]): [string, string] => [k, typeof v === 'string' ? v : JSON.stringify(v)]);
+          const pairs = Object.entries((filled ?? {}) as Record<string, unknown>).map(([k, v]): [string, string] => [
+            k,
+            typeof v === 'string' ? v : JSON.stringify(v),
+          ]);
           body = new URLSearchParams(pairs).toString();
         } else {
           headers['Content-Type'] ??= 'application/json';
@@ -94,11 +102,13 @@ export function httpJsonRefresher(id: string): Refresher {
         const raw = at(response.json, i.expires_at.path);
         if (i.expires_at.from === 'expires_in') {
           const seconds = Number(raw);
-          if (!Number.isFinite(seconds)) throw new RefreshError(`Refresh response field ${i.expires_at.path} is not a number of seconds`, false);
+          if (!Number.isFinite(seconds))
+            throw new RefreshError(`Refresh response field ${i.expires_at.path} is not a number of seconds`, false);
           expiresAt = new Date(now.getTime() + seconds * 1000);
         } else {
           const when = typeof raw === 'number' ? new Date(raw * 1000) : new Date(String(raw));
-          if (raw === undefined || Number.isNaN(when.getTime())) throw new RefreshError(`Refresh response field ${i.expires_at.path} is not a timestamp`, false);
+          if (raw === undefined || Number.isNaN(when.getTime()))
+            throw new RefreshError(`Refresh response field ${i.expires_at.path} is not a timestamp`, false);
           expiresAt = when;
         }
       }

@@ -44,7 +44,9 @@ const text = (v: unknown): string | undefined => (typeof v === 'string' && v.len
  */
 function safeDescription(raw: unknown, sent: string[]): string | undefined {
   if (typeof raw !== 'string') return undefined;
-  const text = redactSecrets(raw, sent).replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]+/g, ' ').trim();
+  const text = redactSecrets(raw, sent)
+    .replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]+/g, ' ')
+    .trim();
   return text ? text.slice(0, 200) : undefined;
 }
 
@@ -102,7 +104,7 @@ export function oauth2RefreshTokenRefresher(id: string): Refresher {
     kind: 'oauth2_refresh_token',
     name: 'OAuth 2.0 refresh token',
     description:
-      'Exchanges the value\'s refresh_token at token_url (grant_type=refresh_token) for a new access_token; ' +
+      "Exchanges the value's refresh_token at token_url (grant_type=refresh_token) for a new access_token; " +
       'client_id from the input or the value, client_secret from the value; a rotated refresh_token replaces the old one.',
     inputSchema: RefreshTokenInput,
     async refresh({ input, value, now, http }) {
@@ -122,7 +124,8 @@ export function oauth2ClientCredentialsRefresher(id: string): Refresher {
     id,
     kind: 'oauth2_client_credentials',
     name: 'OAuth 2.0 client credentials',
-    description: 'Requests an access_token at token_url (grant_type=client_credentials) with client_id from the input and client_secret from the value.',
+    description:
+      'Requests an access_token at token_url (grant_type=client_credentials) with client_id from the input and client_secret from the value.',
     inputSchema: ClientCredentialsInput,
     async refresh({ input, value, now, http }) {
       const i = ClientCredentialsInput.parse(input);

@@ -39,4 +39,3 @@ export class RefreshError extends Error {
     this.name = 'RefreshError';
   }
 }
-

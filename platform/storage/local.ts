@@ -3,7 +3,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { LengthMismatchError, ObjectExistsError, ObjectTooLargeError, StorageError, type ObjectHead, type ObjectStorage, type PresignPutOptions, type PutOptions, type StoredObject } from './types';
+import {
+  LengthMismatchError,
+  ObjectExistsError,
+  ObjectTooLargeError,
+  StorageError,
+  type ObjectHead,
+  type ObjectStorage,
+  type PresignPutOptions,
+  type PutOptions,
+  type StoredObject,
+} from './types';
 
 // The local-disk driver: one file per key under root, its content type and etag in a sidecar
 // `<file>.meta.json`. Presigned URLs point at the API's own /storage/objects route and carry an
@@ -107,7 +117,13 @@ export class LocalObjectStorage implements ObjectStorage {
       await fs.promises.rename(`${tmp}.meta`, file + META_SUFFIX);
     } catch (error) {
       await Promise.allSettled([fs.promises.rm(tmp, { force: true }), fs.promises.rm(`${tmp}.meta`, { force: true })]);
-      if (error instanceof StorageError || error instanceof ObjectTooLargeError || error instanceof LengthMismatchError || error instanceof ObjectExistsError) throw error;
+      if (
+        error instanceof StorageError ||
+        error instanceof ObjectTooLargeError ||
+        error instanceof LengthMismatchError ||
+        error instanceof ObjectExistsError
+      )
+        throw error;
       throw new StorageError(`could not write object ${key}`, { cause: error });
     }
   }
@@ -164,7 +180,9 @@ export class LocalObjectStorage implements ObjectStorage {
       await fs.promises.mkdir(path.dirname(target), { recursive: true });
       // Data then meta, as put does; each rename is atomic.
       await fs.promises.rename(source, target);
-      await fs.promises.rename(source + META_SUFFIX, target + META_SUFFIX).catch((error) => (isMissing(error) ? undefined : Promise.reject(error)));
+      await fs.promises
+        .rename(source + META_SUFFIX, target + META_SUFFIX)
+        .catch((error) => (isMissing(error) ? undefined : Promise.reject(error)));
     });
   }
 

@@ -11,7 +11,15 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { DEFAULT_CONTENT_TYPE, assertValidKey, contentDisposition } from './local';
-import { ObjectExistsError, StorageError, type ObjectHead, type ObjectStorage, type PresignPutOptions, type PutOptions, type StoredObject } from './types';
+import {
+  ObjectExistsError,
+  StorageError,
+  type ObjectHead,
+  type ObjectStorage,
+  type PresignPutOptions,
+  type PutOptions,
+  type StoredObject,
+} from './types';
 
 export interface S3Settings {
   endpoint?: string;
@@ -98,7 +106,8 @@ export class S3ObjectStorage implements ObjectStorage {
   async put(key: string, body: Buffer | Readable | string, options: PutOptions = {}): Promise<void> {
     assertValidKey(key);
     try {
-      const payload = typeof body === 'string' || Buffer.isBuffer(body) || options.contentLength !== undefined ? body : await toBuffer(body);
+      const payload =
+        typeof body === 'string' || Buffer.isBuffer(body) || options.contentLength !== undefined ? body : await toBuffer(body);
       await this.client.send(
         new PutObjectCommand({
           Bucket: this.bucket,
@@ -119,7 +128,12 @@ export class S3ObjectStorage implements ObjectStorage {
     assertValidKey(key);
     try {
       const out = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
-      return { size: out.ContentLength ?? 0, contentType: out.ContentType ?? null, etag: etagOf(out.ETag), lastModified: out.LastModified ?? null };
+      return {
+        size: out.ContentLength ?? 0,
+        contentType: out.ContentType ?? null,
+        etag: etagOf(out.ETag),
+        lastModified: out.LastModified ?? null,
+      };
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw new StorageError(`could not read object ${key}`, { cause: error });

@@ -32,7 +32,11 @@ export async function answerApproval(
     if (!approval) throw notFound('Approval not found');
     if (approval.status !== 'pending') throw conflict(`Approval already answered (${approval.status})`);
     if (approval.expires_at.getTime() <= Date.now()) throw conflict('Approval expired');
-    await db.decideApproval(tx, orgId, approvalId, { status: answer.approved ? 'approved' : 'denied', reason: answer.reason ?? null, userId });
+    await db.decideApproval(tx, orgId, approvalId, {
+      status: answer.approved ? 'approved' : 'denied',
+      reason: answer.reason ?? null,
+      userId,
+    });
     const stream = await getStream(tx, orgId, chatId);
     try {
       await deps.temporal.workflow.getHandle(aiChatWorkflowId(chatId)).signal(approvalAnsweredSignal, approvalId);
@@ -68,10 +72,20 @@ export async function applyDecision(
   return deps.sql.begin(async (tx): Promise<DecisionResult> => {
     const approval = await db.lockApproval(tx, orgId, approvalId);
     const turn = await db.getTurn(tx, orgId, turnId);
-    if (!approval || !turn) return { pending: false, outcome: 'stopped', message: { role: 'tool', toolCallId: approval?.tool_call_id ?? 'gone', content: untrustedToolOutput('chat', { status: 'gone' }) } };
+    if (!approval || !turn)
+      return {
+        pending: false,
+        outcome: 'stopped',
+        message: { role: 'tool', toolCallId: approval?.tool_call_id ?? 'gone', content: untrustedToolOutput('chat', { status: 'gone' }) },
+      };
     if (approval.status === 'pending') {
-      if (input.cause === 'answered') return { pending: true, outcome: 'stopped', message: { role: 'tool', toolCallId: approval.tool_call_id, content: '' } };
-      await db.decideApproval(tx, orgId, approvalId, { status: input.cause === 'expired' ? 'expired' : 'canceled', reason: null, userId: null });
+      if (input.cause === 'answered')
+        return { pending: true, outcome: 'stopped', message: { role: 'tool', toolCallId: approval.tool_call_id, content: '' } };
+      await db.decideApproval(tx, orgId, approvalId, {
+        status: input.cause === 'expired' ? 'expired' : 'canceled',
+        reason: null,
+        userId: null,
+      });
       approval.status = input.cause === 'expired' ? 'expired' : 'canceled';
     }
     const call = approval.tool_call_id;
@@ -83,7 +97,9 @@ export async function applyDecision(
         const actor = `user:${(approval.decided_by_user_id && (await db.userExternalId(tx, approval.decided_by_user_id))) ?? 'unknown'}`;
         const tool = approval.tool_name;
         // In a savepoint: a refused change rolls back alone, and the refusal is recorded below.
-        output = await (tx as TransactionSql).savepoint((sp) => commitChange(sp, orgId, { userId: approval.decided_by_user_id, actor }, tool, approval.input));
+        output = await (tx as TransactionSql).savepoint((sp) =>
+          commitChange(sp, orgId, { userId: approval.decided_by_user_id, actor }, tool, approval.input),
+        );
         await db.markCommitted(tx, orgId, approvalId, { ...(output as object), chat_id: chatId, approval_id: approvalId });
         frames.push({ type: 'start-step' }, { type: 'tool-output-available', toolCallId: call, output });
       } catch (error) {
@@ -93,17 +109,28 @@ export async function applyDecision(
         frames.push({ type: 'start-step' }, { type: 'tool-output-error', toolCallId: call, errorText: error.message });
       }
       frames.push({ type: 'finish-step' });
-      result = { pending: false, outcome: 'approved', message: { role: 'tool', toolCallId: call, content: untrustedToolOutput(approval.tool_name, output) } };
+      result = {
+        pending: false,
+        outcome: 'approved',
+        message: { role: 'tool', toolCallId: call, content: untrustedToolOutput(approval.tool_name, output) },
+      };
     } else {
       frames.push({ type: 'tool-output-denied', toolCallId: call });
       const expired = approval.status === 'expired';
       result = {
         pending: false,
         outcome: expired ? 'expired' : approval.status === 'canceled' ? 'stopped' : 'denied',
-        message: { role: 'tool', toolCallId: call, content: untrustedToolOutput(approval.tool_name, deniedOutput(approval.reason, expired)) },
+        message: {
+          role: 'tool',
+          toolCallId: call,
+          content: untrustedToolOutput(approval.tool_name, deniedOutput(approval.reason, expired)),
+        },
       };
     }
-    await appendFrames(tx, orgId, chatId, `${turnId}:${input.step}:decision`, [{ type: 'start', messageId: turn.assistant_message_id }, ...frames]);
+    await appendFrames(tx, orgId, chatId, `${turnId}:${input.step}:decision`, [
+      { type: 'start', messageId: turn.assistant_message_id },
+      ...frames,
+    ]);
     await db.setTurnStatus(tx, orgId, turnId, 'streaming');
     await db.insertStepResult(tx, orgId, turnId, input.step, 'decision', result);
     return result;

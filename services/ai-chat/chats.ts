@@ -24,16 +24,32 @@ export function chatView(row: ChatRow) {
 }
 
 /** The chat of its owner, or 404 (another user's or another organization's chat is not found). */
-export async function ownChat(deps: Pick<ServiceDeps, 'sql'>, orgId: string, userId: string, chatId: string, lock = false): Promise<ChatRow> {
+export async function ownChat(
+  deps: Pick<ServiceDeps, 'sql'>,
+  orgId: string,
+  userId: string,
+  chatId: string,
+  lock = false,
+): Promise<ChatRow> {
   const chat = await db.getChat(deps.sql, orgId, userId, chatId, lock);
   if (!chat) throw chatNotFound();
   return chat;
 }
 
-export async function createChat(deps: Pick<ServiceDeps, 'sql'>, orgId: string, userId: string, body: { title?: string; account_id?: string | null }) {
+export async function createChat(
+  deps: Pick<ServiceDeps, 'sql'>,
+  orgId: string,
+  userId: string,
+  body: { title?: string; account_id?: string | null },
+) {
   const row = await deps.sql.begin(async (tx) => {
     if (body.account_id && !(await accountExists(tx, orgId, body.account_id))) throw notFound('Account not found');
-    const chat = await db.insertChat(tx, orgId, { id: newId(), owner_user_id: userId, title: body.title ?? 'New chat', account_id: body.account_id ?? null });
+    const chat = await db.insertChat(tx, orgId, {
+      id: newId(),
+      owner_user_id: userId,
+      title: body.title ?? 'New chat',
+      account_id: body.account_id ?? null,
+    });
     await createStream(tx, orgId, chat.id);
     return chat;
   });
@@ -49,7 +65,9 @@ export async function listChats(deps: Pick<ServiceDeps, 'sql'>, orgId: string, u
 
 /** The turn's answer as the client saw it: stored once the turn ended, built from its frames while it runs. */
 async function assistantMessage(deps: Pick<ServiceDeps, 'sql'>, orgId: string, turn: TurnRow): Promise<UiMessage | null> {
-  const parts = turn.ended_at ? turn.assistant_parts : partsFromFrames(await keptFramesFrom(deps.sql, orgId, turn.chat_id, Number(turn.first_frame_id)));
+  const parts = turn.ended_at
+    ? turn.assistant_parts
+    : partsFromFrames(await keptFramesFrom(deps.sql, orgId, turn.chat_id, Number(turn.first_frame_id)));
   return parts.length ? { id: turn.assistant_message_id, role: 'assistant', parts } : null;
 }
 
@@ -88,7 +106,12 @@ export async function getChat(deps: Pick<ServiceDeps, 'sql'>, orgId: string, use
 }
 
 /** Deletes the chat with its turns, approvals and stream; a turn still running is terminated first. */
-export async function deleteChat(deps: Pick<ServiceDeps, 'sql' | 'temporal'>, orgId: string, userId: string, chatId: string): Promise<void> {
+export async function deleteChat(
+  deps: Pick<ServiceDeps, 'sql' | 'temporal'>,
+  orgId: string,
+  userId: string,
+  chatId: string,
+): Promise<void> {
   await deps.sql.begin(async (tx) => {
     const chat = await ownChat({ sql: tx as never }, orgId, userId, chatId, true);
     if (chat.active_turn_id) {

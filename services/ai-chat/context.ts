@@ -9,7 +9,8 @@ import { userText } from './turns';
 const HISTORY_TURNS = 20;
 const HISTORY_CHARS = 48_000;
 
-const size = (messages: ChatMessage[]) => messages.reduce((n, m) => n + m.content.length + JSON.stringify('toolCalls' in m ? (m.toolCalls ?? []) : []).length, 0);
+const size = (messages: ChatMessage[]) =>
+  messages.reduce((n, m) => n + m.content.length + JSON.stringify('toolCalls' in m ? (m.toolCalls ?? []) : []).length, 0);
 
 /**
  * The conversation as the model reads it for one step: the system prompt, the chat's earlier turns
@@ -18,7 +19,10 @@ const size = (messages: ChatMessage[]) => messages.reduce((n, m) => n + m.conten
  */
 export async function modelMessages(tx: Db, chat: ChatRow, turn: TurnRow, soFar: TranscriptMessage[]): Promise<ChatMessage[]> {
   const earlier = (await db.previousTurns(tx, chat.org_id, chat.id, turn.id, HISTORY_TURNS)).reverse();
-  let history = earlier.map((t): ChatMessage[] => [{ role: 'user', content: userText(t.user_message) }, ...completeTranscript(t.transcript)]);
+  let history = earlier.map((t): ChatMessage[] => [
+    { role: 'user', content: userText(t.user_message) },
+    ...completeTranscript(t.transcript),
+  ]);
   while (history.length > 1 && size(history.flat()) > HISTORY_CHARS) history = history.slice(1);
   return [
     { role: 'system', content: systemPrompt({ accountId: chat.account_id, today: new Date().toISOString().slice(0, 10) }) },

@@ -41,11 +41,20 @@ const STOP_POLL_MS = 500;
  * A retry after a cut-off attempt (a killed worker) closes the text that attempt left open, leaves its
  * frames out of the stored message, and calls the model again.
  */
-export async function runModelStep(deps: Pick<ServiceDeps, 'sql' | 'logger'>, model: ChatModel, input: StepInput, run: RunContext): Promise<StepResult> {
+export async function runModelStep(
+  deps: Pick<ServiceDeps, 'sql' | 'logger'>,
+  model: ChatModel,
+  input: StepInput,
+  run: RunContext,
+): Promise<StepResult> {
   const { orgId, chatId, turnId, step } = input;
   const done = await db.getStepResult<StepResult>(deps.sql, orgId, turnId, step, 'model');
   if (done) return done;
-  const [turn, chat, stream] = await Promise.all([db.getTurn(deps.sql, orgId, turnId), db.chatById(deps.sql, orgId, chatId), getStream(deps.sql, orgId, chatId)]);
+  const [turn, chat, stream] = await Promise.all([
+    db.getTurn(deps.sql, orgId, turnId),
+    db.chatById(deps.sql, orgId, chatId),
+    getStream(deps.sql, orgId, chatId),
+  ]);
   if (!turn || turn.ended_at || !chat || !stream) return { text: '', toolCalls: [], finishReason: 'other' };
 
   const source = `${turnId}:${step}:model`;

@@ -22,7 +22,13 @@ export function chatStream(deps: StreamDeps, orgId: string, chatId: string, afte
  * (from the segment's start without it) and then live. Null (204) when no turn is active, or when the
  * turn waits for an approval and the client has already seen everything its last segment sent.
  */
-export async function resumeStream(deps: StreamDeps, orgId: string, userId: string, chatId: string, lastEventId: number | null): Promise<Readable | null> {
+export async function resumeStream(
+  deps: StreamDeps,
+  orgId: string,
+  userId: string,
+  chatId: string,
+  lastEventId: number | null,
+): Promise<Readable | null> {
   const chat = await ownChat(deps, orgId, userId, chatId);
   if (!chat.active_turn_id) return null;
   const stream = await getStream(deps.sql, orgId, chatId);

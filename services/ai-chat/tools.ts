@@ -4,7 +4,14 @@ import * as db from '../../db/ai-chat';
 import type { Db, Sql } from '../../db/client';
 import { getDeal } from '../../db/deals';
 import { appendFrames } from '../../db/ui-streams';
-import { type ToolInput, type TranscriptMessage, type WriteTool, isWriteTool, parseToolInput, untrustedToolOutput } from '../../domain/ai-chat';
+import {
+  type ToolInput,
+  type TranscriptMessage,
+  type WriteTool,
+  isWriteTool,
+  parseToolInput,
+  untrustedToolOutput,
+} from '../../domain/ai-chat';
 import { isClosedStage } from '../../domain/deals';
 import { isDomainError } from '../../domain/errors';
 import type { UiFrame } from '../../domain/ui-message-stream';
@@ -34,9 +41,21 @@ async function runRead(sql: Sql, orgId: string, name: string, input: unknown): P
       ]);
       return {
         account,
-        contacts: people.contacts.map((c) => ({ id: c.id, first_name: c.first_name, last_name: c.last_name, email: c.email, title: c.title })),
+        contacts: people.contacts.map((c) => ({
+          id: c.id,
+          first_name: c.first_name,
+          last_name: c.last_name,
+          email: c.email,
+          title: c.title,
+        })),
         open_deals: open.filter((d) => !isClosedStage(d.stage)),
-        recent_activities: recent.map((a) => ({ id: a.id, type: a.type, summary: a.summary, due_at: a.due_at, effective_time: a.effective_time })),
+        recent_activities: recent.map((a) => ({
+          id: a.id,
+          type: a.type,
+          summary: a.summary,
+          due_at: a.due_at,
+          effective_time: a.effective_time,
+        })),
       };
     }
     case 'list_deals': {
@@ -50,11 +69,13 @@ async function runRead(sql: Sql, orgId: string, name: string, input: unknown): P
 
 /** A proposed change must name records of the organization: said to the model now, not after an approval. */
 async function checkProposal(sql: Sql, orgId: string, name: WriteTool, input: unknown): Promise<string | null> {
-  if (name === 'move_deal_stage') return (await getDeal(sql, orgId, (input as ToolInput<'move_deal_stage'>).deal_id)) ? null : 'Deal not found';
+  if (name === 'move_deal_stage')
+    return (await getDeal(sql, orgId, (input as ToolInput<'move_deal_stage'>).deal_id)) ? null : 'Deal not found';
   return (await accountExists(sql, orgId, (input as { account_id: string }).account_id)) ? null : 'Account not found';
 }
 
-export const inputHash = (tool: string, input: unknown) => crypto.createHash('sha256').update(JSON.stringify({ tool, input })).digest('hex');
+export const inputHash = (tool: string, input: unknown) =>
+  crypto.createHash('sha256').update(JSON.stringify({ tool, input })).digest('hex');
 
 const errorText = (error: unknown) => (isDomainError(error) ? error.message : 'The tool failed');
 
@@ -128,7 +149,9 @@ export async function runTools(
       });
       await db.setTurnStatus(tx, orgId, turnId, 'awaiting_approval');
     }
-    const end: (UiFrame | null)[] = proposal ? [{ type: 'finish-step' }, { type: 'finish', finishReason: 'tool-calls' }, null] : [{ type: 'finish-step' }];
+    const end: (UiFrame | null)[] = proposal
+      ? [{ type: 'finish-step' }, { type: 'finish', finishReason: 'tool-calls' }, null]
+      : [{ type: 'finish-step' }];
     await appendFrames(tx, orgId, chatId, `${turnId}:${step}:tools`, [...frames, ...end]);
     await db.insertStepResult(tx, orgId, turnId, step, 'tools', result);
   });
@@ -139,7 +162,13 @@ export async function runTools(
  * An approved change, through the same services (and so the same rules and notifications) as the
  * REST API, inside the caller's transaction; attributed to the person who approved it.
  */
-export async function commitChange(tx: Db, orgId: string, approver: { userId: string | null; actor: string }, tool: WriteTool, input: unknown): Promise<unknown> {
+export async function commitChange(
+  tx: Db,
+  orgId: string,
+  approver: { userId: string | null; actor: string },
+  tool: WriteTool,
+  input: unknown,
+): Promise<unknown> {
   const sql = db.inTransaction(tx);
   switch (tool) {
     case 'update_account': {
@@ -148,7 +177,14 @@ export async function commitChange(tx: Db, orgId: string, approver: { userId: st
     }
     case 'create_activity': {
       const a = input as ToolInput<'create_activity'>;
-      return { activity: await activities.createAccountActivity({ sql }, orgId, approver.actor, a.account_id, { type: a.type, summary: a.subject, body: a.body ?? null, due_at: a.due_at ?? null }) };
+      return {
+        activity: await activities.createAccountActivity({ sql }, orgId, approver.actor, a.account_id, {
+          type: a.type,
+          summary: a.subject,
+          body: a.body ?? null,
+          due_at: a.due_at ?? null,
+        }),
+      };
     }
     case 'move_deal_stage': {
       const { deal_id, stage } = input as ToolInput<'move_deal_stage'>;

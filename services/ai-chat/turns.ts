@@ -15,8 +15,7 @@ import type { ServiceDeps } from '../deps';
 import { ownChat } from './chats';
 import { chatStream } from './stream';
 
-export const userText = (message: UiMessage) =>
-  message.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
+export const userText = (message: UiMessage) => message.parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
 
 /**
  * POST /ai/chats/{chat_id}/messages: records the user's message as a new turn and starts its workflow
@@ -38,7 +37,13 @@ export async function sendMessage(
     const last = Number(stream!.last_frame_id);
     const turnId = newId();
     const turns = await db.listTurns(tx, orgId, chatId);
-    await db.insertTurn(tx, orgId, { id: turnId, chat_id: chatId, user_message: message, assistant_message_id: `msg-${turnId}`, first_frame_id: last + 1 });
+    await db.insertTurn(tx, orgId, {
+      id: turnId,
+      chat_id: chatId,
+      user_message: message,
+      assistant_message_id: `msg-${turnId}`,
+      first_frame_id: last + 1,
+    });
     const title = turns.length === 0 && chat.title === 'New chat' ? titleFrom(userText(message)) : undefined;
     await db.setActiveTurn(tx, orgId, chatId, turnId, title);
     const start = () =>
@@ -46,7 +51,15 @@ export async function sendMessage(
         taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
         workflowId: aiChatWorkflowId(chatId),
         workflowIdConflictPolicy: 'FAIL',
-        args: [{ orgId, chatId, turnId, maxSteps: deps.config.AI_CHAT_MAX_STEPS, approvalTtlMs: deps.config.AI_CHAT_APPROVAL_TTL_SECONDS * 1000 }],
+        args: [
+          {
+            orgId,
+            chatId,
+            turnId,
+            maxSteps: deps.config.AI_CHAT_MAX_STEPS,
+            approvalTtlMs: deps.config.AI_CHAT_APPROVAL_TTL_SECONDS * 1000,
+          },
+        ],
         typedSearchAttributes: organizationAttribute(orgId),
       });
     // The previous turn freed the chat in its last activity and is returning: its run closes within moments.
@@ -75,7 +88,13 @@ export async function stopTurn(deps: Pick<ServiceDeps, 'sql' | 'temporal'>, orgI
   return { turn_id: chat.active_turn_id, stopping: true as const };
 }
 
-const STATUS: Record<string, TurnStatus> = { completed: 'completed', stopped: 'stopped', failed: 'failed', denied: 'completed', expired: 'completed' };
+const STATUS: Record<string, TurnStatus> = {
+  completed: 'completed',
+  stopped: 'stopped',
+  failed: 'failed',
+  denied: 'completed',
+  expired: 'completed',
+};
 
 /**
  * The turn's last activity: closes the segment being written (open text parts, the step, `finish`,
@@ -85,7 +104,15 @@ const STATUS: Record<string, TurnStatus> = { completed: 'completed', stopped: 's
  */
 export async function endTurn(
   deps: Pick<ServiceDeps, 'sql'>,
-  input: { orgId: string; chatId: string; turnId: string; outcome: string; error: string | null; transcript: TranscriptMessage[]; steps: number },
+  input: {
+    orgId: string;
+    chatId: string;
+    turnId: string;
+    outcome: string;
+    error: string | null;
+    transcript: TranscriptMessage[];
+    steps: number;
+  },
 ): Promise<void> {
   const { orgId, chatId, turnId } = input;
   await deps.sql.begin(async (tx) => {
@@ -102,7 +129,13 @@ export async function endTurn(
       if (stream.segment_open || input.error) await appendFrames(tx, orgId, chatId, `${turnId}:end`, closing);
     }
     const parts = partsFromFrames(await keptFramesFrom(tx, orgId, chatId, Number(turn.first_frame_id)));
-    await db.endTurn(tx, orgId, turnId, { status: STATUS[input.outcome] ?? 'completed', parts, transcript: completeTranscript(input.transcript), model: null, steps: input.steps });
+    await db.endTurn(tx, orgId, turnId, {
+      status: STATUS[input.outcome] ?? 'completed',
+      parts,
+      transcript: completeTranscript(input.transcript),
+      model: null,
+      steps: input.steps,
+    });
     await db.clearActiveTurn(tx, orgId, chatId, turnId);
   });
 }

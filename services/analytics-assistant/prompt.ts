@@ -27,7 +27,12 @@ export function systemPrompt(relations: SchemaRelation[], today: string): string
 }
 
 /** The conversation as the model reads it: the system prompt, earlier questions and answers, this question, this turn so far. */
-export function modelMessages(system: string, earlier: { question: string; answer: string | null }[], question: string, soFar: AssistantTranscript): ChatMessage[] {
+export function modelMessages(
+  system: string,
+  earlier: { question: string; answer: string | null }[],
+  question: string,
+  soFar: AssistantTranscript,
+): ChatMessage[] {
   return [
     { role: 'system', content: system },
     ...earlier.flatMap((t): ChatMessage[] => [
@@ -35,6 +40,9 @@ export function modelMessages(system: string, earlier: { question: string; answe
       { role: 'assistant', content: t.answer ?? '(no answer)' },
     ]),
     { role: 'user', content: question },
-    ...soFar.map((m): ChatMessage => (m.role === 'assistant' ? { role: 'assistant', content: m.content, ...(m.toolCalls ? { toolCalls: m.toolCalls } : {}) } : m)),
+    ...soFar.map(
+      (m): ChatMessage =>
+        m.role === 'assistant' ? { role: 'assistant', content: m.content, ...(m.toolCalls ? { toolCalls: m.toolCalls } : {}) } : m,
+    ),
   ];
 }

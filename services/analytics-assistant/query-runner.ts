@@ -55,7 +55,10 @@ export async function runStatement(deps: Deps, orgId: string, statement: string)
   const wrapped = wrapStatement(statement, config.ANALYTICS_MAX_ROWS + 1);
   const limits = { statementTimeoutMs: config.ANALYTICS_STATEMENT_TIMEOUT_MS, lockTimeoutMs: config.ANALYTICS_LOCK_TIMEOUT_MS };
   const raw = await withReader(deps, (reader) => db.runAsReader(reader, orgId, token, wrapped, limits));
-  const names = await db.typeNamesOf(deps.sql, raw.columns.map((c) => c.type));
+  const names = await db.typeNamesOf(
+    deps.sql,
+    raw.columns.map((c) => c.type),
+  );
   let truncated = raw.rows.length > config.ANALYTICS_MAX_ROWS;
   const rows: unknown[][] = [];
   let bytes = 0;

@@ -41,7 +41,13 @@ export async function ask(
     const stream = await getStream(tx, orgId, conversation.id);
     const last = Number(stream!.last_frame_id);
     const turnId = newId();
-    await db.insertTurn(tx, orgId, { id: turnId, conversation_id: conversation.id, question: body.question, answer_message_id: `msg-${turnId}`, first_frame_id: last + 1 });
+    await db.insertTurn(tx, orgId, {
+      id: turnId,
+      conversation_id: conversation.id,
+      question: body.question,
+      answer_message_id: `msg-${turnId}`,
+      first_frame_id: last + 1,
+    });
     await db.setActiveTurn(tx, orgId, conversation.id, turnId);
     const start = () =>
       deps.temporal.workflow.start<typeof analyticsAssistantTurnWorkflow>('analyticsAssistantTurnWorkflow', {
@@ -80,7 +86,12 @@ const conversationView = (row: ConversationRow) => ({
   updated_at: row.updated_at.toISOString(),
 });
 
-export async function listConversations(deps: Pick<ServiceDeps, 'sql'>, orgId: string, userId: string, query: { limit: number; cursor?: string }) {
+export async function listConversations(
+  deps: Pick<ServiceDeps, 'sql'>,
+  orgId: string,
+  userId: string,
+  query: { limit: number; cursor?: string },
+) {
   const after = decodeCursor(query.cursor, CreatedCursor);
   const { rows, total } = await db.listConversations(deps.sql, orgId, userId, { limit: query.limit, after });
   const page = cursorPage(rows, query.limit, total, (last) => ({ t: last.cursor_t, id: last.id }));
@@ -101,7 +112,9 @@ export async function getConversation(deps: Pick<ServiceDeps, 'sql'>, orgId: str
 }
 
 async function turnView(deps: Pick<ServiceDeps, 'sql'>, orgId: string, turn: TurnRow) {
-  const parts = turn.ended_at ? turn.answer_parts : partsFromFrames(await keptFramesFrom(deps.sql, orgId, turn.conversation_id, Number(turn.first_frame_id)));
+  const parts = turn.ended_at
+    ? turn.answer_parts
+    : partsFromFrames(await keptFramesFrom(deps.sql, orgId, turn.conversation_id, Number(turn.first_frame_id)));
   return {
     id: turn.id,
     question: turn.question,

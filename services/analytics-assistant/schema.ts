@@ -37,7 +37,9 @@ export async function readableSchema(deps: Pick<ServiceDeps, 'sql'>, orgId: stri
       columns: table.columns.map((c) => ({
         name: c.name,
         type: c.type,
-        description: described.get(c.name) ?? (c.name === '_created_at' ? 'When the row was first written' : c.name === '_updated_at' ? 'When the row last changed' : null),
+        description:
+          described.get(c.name) ??
+          (c.name === '_created_at' ? 'When the row was first written' : c.name === '_updated_at' ? 'When the row last changed' : null),
       })),
     });
   }

@@ -37,7 +37,12 @@ const tag = (turnId: string) => turnId.slice(-8);
  * result. `final`: no tools offered, so the model answers in text. A retry after a cut-off attempt
  * closes the text that attempt left open and leaves its frames out of the stored answer.
  */
-export async function modelStep(deps: Deps, model: ChatModel, input: TurnRef & { step: number; transcript: AssistantTranscript; final: boolean }, run: RunContext): Promise<StepResult> {
+export async function modelStep(
+  deps: Deps,
+  model: ChatModel,
+  input: TurnRef & { step: number; transcript: AssistantTranscript; final: boolean },
+  run: RunContext,
+): Promise<StepResult> {
   const { orgId, conversationId, turnId, step } = input;
   const turn = await conversations.getTurn(deps.sql, orgId, turnId);
   const stream = await getStream(deps.sql, orgId, conversationId);
@@ -45,7 +50,10 @@ export async function modelStep(deps: Deps, model: ChatModel, input: TurnRef & {
   const source = `${turnId}:${step}:model`;
   const start: UiFrame | null = step === 0 && !stream.segment_open ? { type: 'start', messageId: turn.answer_message_id } : null;
   await beginModelStep(deps.sql, orgId, conversationId, { model: source, opening: `${turnId}:${step}:start` }, start);
-  const [relations, earlier] = await Promise.all([readableSchema(deps, orgId), conversations.previousTurns(deps.sql, orgId, conversationId, turnId, 10)]);
+  const [relations, earlier] = await Promise.all([
+    readableSchema(deps, orgId),
+    conversations.previousTurns(deps.sql, orgId, conversationId, turnId, 10),
+  ]);
   const messages = modelMessages(
     systemPrompt(relations, new Date().toISOString().slice(0, 10)),
     earlier.map((t) => ({ question: t.question, answer: t.answer_text })),
@@ -117,7 +125,10 @@ export async function runSqlCall(
  * The turn's end: closes the segment (an `error` frame first when it failed), stores the answer as the
  * client saw it and the transcript, frees the conversation. One transaction; a repeat does nothing.
  */
-export async function endTurn(deps: Pick<ServiceDeps, 'sql'>, input: TurnRef & { error: string | null; transcript: AssistantTranscript }): Promise<void> {
+export async function endTurn(
+  deps: Pick<ServiceDeps, 'sql'>,
+  input: TurnRef & { error: string | null; transcript: AssistantTranscript },
+): Promise<void> {
   const { orgId, conversationId, turnId } = input;
   await deps.sql.begin(async (tx) => {
     const turn = await conversations.getTurn(tx, orgId, turnId, true);
@@ -134,7 +145,14 @@ export async function endTurn(deps: Pick<ServiceDeps, 'sql'>, input: TurnRef & {
     const parts = partsFromFrames(await keptFramesFrom(tx, orgId, conversationId, Number(turn.first_frame_id)));
     const answers = input.transcript.filter((m) => m.role === 'assistant' && m.content.trim());
     const text = answers.length ? answers[answers.length - 1]!.content : null;
-    await conversations.endTurn(tx, orgId, turnId, { status: input.error ? 'failed' : 'completed', parts, text, transcript: input.transcript, model: null, error: input.error });
+    await conversations.endTurn(tx, orgId, turnId, {
+      status: input.error ? 'failed' : 'completed',
+      parts,
+      text,
+      transcript: input.transcript,
+      model: null,
+      error: input.error,
+    });
     await conversations.clearActiveTurn(tx, orgId, conversationId, turnId);
   });
 }

@@ -28,10 +28,12 @@ export function frameSignals(sql: Sql, logger: Logger): FrameSignals {
   };
   let listening: Promise<unknown> | null = null;
   const listen = () =>
-    (listening ??= sql.listen(FRAMES_CHANNEL, (streamId) => wake(streamId)).catch((error: unknown) => {
-      logger.warn({ err: error }, 'stream readers could not LISTEN; they poll');
-      listening = null;
-    }));
+    (listening ??= sql
+      .listen(FRAMES_CHANNEL, (streamId) => wake(streamId))
+      .catch((error: unknown) => {
+        logger.warn({ err: error }, 'stream readers could not LISTEN; they poll');
+        listening = null;
+      }));
   const signals: FrameSignals = {
     async ready(ms) {
       let timer: NodeJS.Timeout | undefined;

@@ -42,7 +42,13 @@ export async function* tailFrames(deps: { sql: Sql; logger: Logger }, options: T
     const idle = Date.now() - lastProgress;
     if (idle >= options.idleTimeoutMs) {
       ticket.cancel();
-      yield { id: after, frame: { type: 'error', errorText: `No progress for ${Math.round(idle / 1000)} s; the answer goes on: reconnect with Last-Event-ID to read the rest` } };
+      yield {
+        id: after,
+        frame: {
+          type: 'error',
+          errorText: `No progress for ${Math.round(idle / 1000)} s; the answer goes on: reconnect with Last-Event-ID to read the rest`,
+        },
+      };
       yield { id: after, frame: null };
       return;
     }

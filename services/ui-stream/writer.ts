@@ -28,9 +28,11 @@ export class FrameWriter {
     this.pending.push(...frames);
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
-      this.chain = this.chain.then(() => this.write(this.sql)).catch((error: unknown) => {
-        this.error ??= error;
-      });
+      this.chain = this.chain
+        .then(() => this.write(this.sql))
+        .catch((error: unknown) => {
+          this.error ??= error;
+        });
     }, this.flushMs);
   }
 

@@ -50,11 +50,16 @@ describe.skipIf(!executablePath)('the chat page in a browser', () => {
     llm.script.push({ text: 'Globex is a retail account with no open deals.', delayMs: 20 });
     await page.fill('#prompt', 'Tell me about Globex');
     await page.click('#send');
-    await expect.poll(() => page.locator('.msg.assistant .text').last().textContent(), { timeout: 30_000 }).toBe('Globex is a retail account with no open deals.');
+    await expect
+      .poll(() => page.locator('.msg.assistant .text').last().textContent(), { timeout: 30_000 })
+      .toBe('Globex is a retail account with no open deals.');
     expect(await page.locator('.msg.user').first().textContent()).toBe('Tell me about Globex');
 
     llm.script.push(
-      { text: 'I propose this change.', toolCalls: [{ name: 'update_account', arguments: { account_id: accountId, changes: { industry: 'software' } } }] },
+      {
+        text: 'I propose this change.',
+        toolCalls: [{ name: 'update_account', arguments: { account_id: accountId, changes: { industry: 'software' } } }],
+      },
       { text: 'Globex is now filed under software.' },
     );
     await page.fill('#prompt', 'Globex sells software now');
@@ -64,7 +69,9 @@ describe.skipIf(!executablePath)('the chat page in a browser', () => {
     await page.screenshot({ path: path.join(shots, 'approval.png') });
     expect((await ctx.request('GET', `/accounts/${accountId}`, { token: session })).body.industry).toBe('retail');
     await approve.click();
-    await expect.poll(() => page.locator('.msg.assistant .text').last().textContent(), { timeout: 30_000 }).toBe('Globex is now filed under software.');
+    await expect
+      .poll(() => page.locator('.msg.assistant .text').last().textContent(), { timeout: 30_000 })
+      .toBe('Globex is now filed under software.');
     await page.locator('.tool[data-tool="update_account"][data-state="output-available"]').waitFor();
     await page.screenshot({ path: path.join(shots, 'approved.png') });
     expect((await ctx.request('GET', `/accounts/${accountId}`, { token: session })).body.industry).toBe('software');

@@ -46,12 +46,16 @@ describe.skipIf(!executablePath)('the Analytics tab in a browser', () => {
     expect(await page.locator('main[data-panel="chat"]').isHidden()).toBe(true);
 
     llm.script.push(
-      { toolCalls: [{ name: 'run_sql', arguments: { sql: 'SELECT stage, sum(value) AS total FROM deals GROUP BY stage ORDER BY stage' } }] },
+      {
+        toolCalls: [{ name: 'run_sql', arguments: { sql: 'SELECT stage, sum(value) AS total FROM deals GROUP BY stage ORDER BY stage' } }],
+      },
       { text: 'Negotiation holds the most value.' },
     );
     await page.fill('#question', 'Deal value per stage?');
     await page.click('#ask');
-    await expect.poll(() => page.locator('#answers .msg.assistant .text').last().textContent(), { timeout: 30_000 }).toBe('Negotiation holds the most value.');
+    await expect
+      .poll(() => page.locator('#answers .msg.assistant .text').last().textContent(), { timeout: 30_000 })
+      .toBe('Negotiation holds the most value.');
     expect(await page.locator('#answers .analytics-sql').first().textContent()).toContain('GROUP BY stage');
     expect(await page.locator('#answers table.result tr').count()).toBe(5); // header + 4 stages
     expect(await page.locator('#answers [data-chart="bar"] .row').count()).toBe(4);

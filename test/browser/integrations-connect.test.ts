@@ -41,7 +41,9 @@ describe.skipIf(!chromium)('the connect page in a browser', () => {
 
   it('lists the simulated provider, named as such, and leads to its consent page; the link then works no more', async () => {
     const catalog = await ctx.request('GET', '/integrations', { token: tenant.session });
-    expect(catalog.body.data).toEqual([expect.objectContaining({ key: 'simulated', simulated: true, name: 'Simulated provider (built in)' })]);
+    expect(catalog.body.data).toEqual([
+      expect.objectContaining({ key: 'simulated', simulated: true, name: 'Simulated provider (built in)' }),
+    ]);
 
     const url = await mint();
     const dom = await dumpDom(chromium!, url);

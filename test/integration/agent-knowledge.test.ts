@@ -13,7 +13,9 @@ let other: Tenant;
 let returnsDataset: string;
 let parkingDataset: string;
 
-const page = (title: string, text: string) => ({ body: `<!doctype html><html><head><title>${title}</title></head><body><main><h1>${title}</h1><p>${text}</p></main></body></html>` });
+const page = (title: string, text: string) => ({
+  body: `<!doctype html><html><head><title>${title}</title></head><body><main><h1>${title}</h1><p>${text}</p></main></body></html>`,
+});
 
 const call = (method: string, path: string, body?: unknown, token = t.session) => ctx.request(method, path, { token, body });
 
@@ -22,10 +24,14 @@ async function datasetWithPage(name: string, pagePath: string): Promise<string> 
   expect(dataset.status, dataset.text).toBe(200);
   const source = await call('POST', '/knowledge-base/sources', { type: 'URL', name: `${name} page`, url: site.url(pagePath) });
   expect(source.status, source.text).toBe(202);
-  await waitFor(async () => {
-    const res = await call('GET', `/knowledge-base/sources/${source.body.id}`);
-    return res.body.file_upload_status === 'ready' ? true : undefined;
-  }, 60_000, `source ${source.body.id} ready`);
+  await waitFor(
+    async () => {
+      const res = await call('GET', `/knowledge-base/sources/${source.body.id}`);
+      return res.body.file_upload_status === 'ready' ? true : undefined;
+    },
+    60_000,
+    `source ${source.body.id} ready`,
+  );
   expect((await call('PUT', `/knowledge-base/datasets/${dataset.body.id}/sources/${source.body.id}`)).status).toBe(200);
   return dataset.body.id;
 }
@@ -67,8 +73,14 @@ describe('POST /core/agents/{id}/knowledge-base/query', () => {
     expect(parking.body.results[0].content).toContain('zebra-striped garage');
 
     // The same ranking as the dataset's own query: the top result and its score are identical.
-    const direct = await call('POST', `/knowledge-base/datasets/${returnsDataset}/query`, { query: 'automobile reimbursement', results_count: 1 });
-    const viaAgent = await call('POST', `/core/agents/${agentId}/knowledge-base/query`, { query: 'automobile reimbursement', results_count: 1 });
+    const direct = await call('POST', `/knowledge-base/datasets/${returnsDataset}/query`, {
+      query: 'automobile reimbursement',
+      results_count: 1,
+    });
+    const viaAgent = await call('POST', `/core/agents/${agentId}/knowledge-base/query`, {
+      query: 'automobile reimbursement',
+      results_count: 1,
+    });
     expect(viaAgent.body.results).toEqual(direct.body.results);
   });
 
@@ -108,7 +120,12 @@ describe('POST /core/agents/{id}/knowledge-base/query', () => {
     expect((await call('POST', `/core/agents/${agentId}/knowledge-base/query`, { query: 'garage' }, other.session)).status).toBe(404);
 
     const theirs = await call('POST', '/core/agents', { name: 'Intruder' }, other.session);
-    await call('POST', `/core/agents/${theirs.body.id}/versions`, { config: { knowledge_base: { dataset_ids: [parkingDataset] } } }, other.session);
+    await call(
+      'POST',
+      `/core/agents/${theirs.body.id}/versions`,
+      { config: { knowledge_base: { dataset_ids: [parkingDataset] } } },
+      other.session,
+    );
     const res = await call('POST', `/core/agents/${theirs.body.id}/knowledge-base/query`, { query: 'garage', version: 1 }, other.session);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ dataset_ids: [], skipped_dataset_ids: [parkingDataset], results: [] });

@@ -52,10 +52,19 @@ async function draftWithInputs(inputs: Record<string, unknown> = { company_name:
   return agent.id as string;
 }
 
-const versionOf = (agentId: string, version: number | string = 1) => call('GET', `/core/agents/${agentId}/versions/${version}`).then((r) => r.body);
-const finished = (agentId: string) => until(() => versionOf(agentId), (v) => !v.instructions.generating);
+const versionOf = (agentId: string, version: number | string = 1) =>
+  call('GET', `/core/agents/${agentId}/versions/${version}`).then((r) => r.body);
+const finished = (agentId: string) =>
+  until(
+    () => versionOf(agentId),
+    (v) => !v.instructions.generating,
+  );
 const statusOf = (workflowId: string, token = tenant.session) => call('GET', `/core/agent-workflows/${workflowId}`, undefined, token);
-const settled = (workflowId: string) => until(() => statusOf(workflowId).then((r) => r.body), (s) => s.status !== 'running');
+const settled = (workflowId: string) =>
+  until(
+    () => statusOf(workflowId).then((r) => r.body),
+    (s) => s.status !== 'running',
+  );
 
 describe('generate-instructions', () => {
   it('writes the instructions through the LLM and clears dirty and manually edited', async () => {
@@ -205,7 +214,9 @@ describe('create-from-website', () => {
     // The scaffolded publish notifies like any other, once.
     const events = await ctx.deps.sql<{ event_type: string; payload: any }[]>`
       SELECT event_type, payload FROM notification_outbox WHERE entity_id = ${version.id}`;
-    expect(events).toEqual([{ event_type: 'agent_version.published', payload: { agent_id: agentId, name: 'Acme Plumbing', version: 1, direction: 'inbound' } }]);
+    expect(events).toEqual([
+      { event_type: 'agent_version.published', payload: { agent_id: agentId, name: 'Acme Plumbing', version: 1, direction: 'inbound' } },
+    ]);
     expect(site.hits).toContain('/moved');
     keepHistory(ctx.config.TEMPORAL_ADDRESS!, workflowId, 'agent-scaffold-website');
   });
@@ -264,10 +275,18 @@ describe('create-demo', () => {
   it('publishes a demo agent and gives it a free number from the inventory', async () => {
     const owner = await newTenant(ctx);
     await call('POST', '/core/phone-numbers', { number: '+14155550777' }, owner.session);
-    const res = await call('POST', '/core/agents/create-demo', { company_website: site.url('/'), include_phone_number: true }, owner.session);
+    const res = await call(
+      'POST',
+      '/core/agents/create-demo',
+      { company_website: site.url('/'), include_phone_number: true },
+      owner.session,
+    );
     expect(res.status).toBe(202);
     expect(res.body.workflow_id).toBe(`agent-demo:${res.body.agent_id}`);
-    const status = (await until(() => statusOf(res.body.workflow_id, owner.session).then((r) => r.body), (s) => s.status !== 'running'));
+    const status = await until(
+      () => statusOf(res.body.workflow_id, owner.session).then((r) => r.body),
+      (s) => s.status !== 'running',
+    );
     expect(status).toMatchObject({ kind: 'create-demo', status: 'completed', result: { published: true, phone_number: '+14155550777' } });
     const agent = (await call('GET', `/core/agents/${res.body.agent_id}`, undefined, owner.session)).body;
     expect(agent).toMatchObject({
@@ -281,8 +300,16 @@ describe('create-demo', () => {
 
   it('uses given instructions as they are, and says when no number is free', async () => {
     const owner = await newTenant(ctx);
-    const res = await call('POST', '/core/agents/create-demo', { company_website: site.url('/'), instructions: 'Sell umbrellas.', include_phone_number: true }, owner.session);
-    const status = await until(() => statusOf(res.body.workflow_id, owner.session).then((r) => r.body), (s) => s.status !== 'running');
+    const res = await call(
+      'POST',
+      '/core/agents/create-demo',
+      { company_website: site.url('/'), instructions: 'Sell umbrellas.', include_phone_number: true },
+      owner.session,
+    );
+    const status = await until(
+      () => statusOf(res.body.workflow_id, owner.session).then((r) => r.body),
+      (s) => s.status !== 'running',
+    );
     expect(status.result).toMatchObject({ published: true, phone_number: null });
     expect(status.steps.find((s: any) => s.name === 'generate_instructions')).toMatchObject({ status: 'skipped' });
     expect(status.steps.find((s: any) => s.name === 'assign_phone_number')).toEqual({

@@ -114,9 +114,12 @@ describe('agents: create, read, update, delete', () => {
 
   it('shows the agent widgets', async () => {
     const agent = await createAgent();
-    await ctx.deps.sql`INSERT INTO agent_widgets (id, org_id, agent_id, name, allowed_origins) VALUES (${newId()}, ${orgId}, ${agent.id}, 'Site bubble', ${['https://acme.example']})`;
+    await ctx.deps
+      .sql`INSERT INTO agent_widgets (id, org_id, agent_id, name, allowed_origins) VALUES (${newId()}, ${orgId}, ${agent.id}, 'Site bubble', ${['https://acme.example']})`;
     const res = await call('GET', `/core/agents/${agent.id}`);
-    expect(res.body.widgets).toEqual([expect.objectContaining({ name: 'Site bubble', allowed_origins: ['https://acme.example'], config: {} })]);
+    expect(res.body.widgets).toEqual([
+      expect.objectContaining({ name: 'Site bubble', allowed_origins: ['https://acme.example'], config: {} }),
+    ]);
   });
 
   it('updates only the fields sent; an empty body is 400', async () => {
@@ -217,7 +220,10 @@ describe('GET /core/agents: filters and cursor pagination', () => {
 
   it('refuses metadata that is not a JSON object with 400', async () => {
     expect(await list('?metadata=%7Bnope')).toMatchObject({ status: 400, body: { detail: 'Invalid metadata filter: not valid JSON' } });
-    expect(await list('?metadata=%5B1%5D')).toMatchObject({ status: 400, body: { detail: 'Invalid metadata filter: must be a JSON object' } });
+    expect(await list('?metadata=%5B1%5D')).toMatchObject({
+      status: 400,
+      body: { detail: 'Invalid metadata filter: must be a JSON object' },
+    });
   });
 
   it.each([['?limit=0'], ['?limit=201'], ['?created_after=yesterday']])('refuses %s with 422', async (query) => {
@@ -297,7 +303,9 @@ describe('versions', () => {
     expect((await call('GET', `${base}?published=true`)).body.data.map((v: any) => v.version)).toEqual([2]);
     expect((await call('GET', `${base}?published=false`)).body.data.map((v: any) => v.version)).toEqual([3, 1]);
     expect((await call('GET', `${base}?version=3`)).body.data.map((v: any) => v.version)).toEqual([3]);
-    expect((await call('GET', `${base}?created_after=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).body.data).toEqual([]);
+    expect(
+      (await call('GET', `${base}?created_after=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`)).body.data,
+    ).toEqual([]);
     expect(await call('GET', `${base}?draft=true`)).toMatchObject({ status: 400, body: { detail: 'Unknown filter: draft' } });
   });
 
@@ -341,7 +349,10 @@ describe('versions', () => {
     expect(put.body.config.first_message).toBe('new');
     const before = (await call('GET', `/core/agents/${agent.id}/versions/1`)).body;
     const refused = await call('PUT', `/core/agents/${agent.id}/versions/1`, { config: { instructions: 'changed' } });
-    expect(refused).toMatchObject({ status: 400, body: { detail: 'Published versions are immutable: create a new version from it (base_version)' } });
+    expect(refused).toMatchObject({
+      status: 400,
+      body: { detail: 'Published versions are immutable: create a new version from it (base_version)' },
+    });
     const inputs = await call('PUT', `/core/agents/${agent.id}/versions/1`, { instruction_builder_inputs: { company_name: 'X' } });
     expect(inputs.status).toBe(400);
     expect((await call('GET', `/core/agents/${agent.id}/versions/1`)).body).toEqual(before);
@@ -350,7 +361,14 @@ describe('versions', () => {
   it('the SQL guard alone keeps a published version unchanged', async () => {
     const { updateDraft } = await import('../../db/agent-versions');
     const agent = await publishedAgent();
-    const row = await updateDraft(ctx.deps.sql, orgId, agent.id, 1, { config: { instructions: 'sneaky' }, instructions_dirty: false, instructions_manually_edited: true }, 'user:x');
+    const row = await updateDraft(
+      ctx.deps.sql,
+      orgId,
+      agent.id,
+      1,
+      { config: { instructions: 'sneaky' }, instructions_dirty: false, instructions_manually_edited: true },
+      'user:x',
+    );
     expect(row).toBeUndefined();
     expect((await call('GET', `/core/agents/${agent.id}/versions/1`)).body.config.instructions).toBe('Help callers.');
   });
@@ -360,13 +378,16 @@ describe('versions', () => {
     expect((await call('PUT', `/core/agents/${agent.id}/versions/1`, {})).status).toBe(400);
     expect((await call('PUT', `/core/agents/${agent.id}/versions/latest`, { config: {} })).status).toBe(404);
     await createVersion(agent.id);
-    expect((await call('PUT', `/core/agents/${agent.id}/versions/latest`, { config: { first_message: 'via latest' } })).body.version).toBe(2);
+    expect((await call('PUT', `/core/agents/${agent.id}/versions/latest`, { config: { first_message: 'via latest' } })).body.version).toBe(
+      2,
+    );
     expect((await call('PUT', `/core/agents/${agent.id}/versions/2`, { config: { language: 'klingon!' } })).status).toBe(422);
   });
 });
 
 describe('instructions state', () => {
-  const state = async (agentId: string, version = 1) => (await call('GET', `/core/agents/${agentId}/versions/${version}`)).body.instructions;
+  const state = async (agentId: string, version = 1) =>
+    (await call('GET', `/core/agents/${agentId}/versions/${version}`)).body.instructions;
   const flags = (s: any) => [s.generating, s.dirty, s.manually_edited, s.stale];
 
   it('PUT of new builder inputs makes instructions dirty and so stale; publishing is then 409', async () => {
@@ -467,7 +488,10 @@ describe('phone numbers', () => {
     const res = await call('POST', '/core/phone-numbers', { number, label: 'Main line' });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ number, label: 'Main line', organization_id: orgId, inbound_agent_id: null, outbound_agent_id: null });
-    expect(await call('POST', '/core/phone-numbers', { number })).toMatchObject({ status: 409, body: { detail: `Phone number already registered: ${number}` } });
+    expect(await call('POST', '/core/phone-numbers', { number })).toMatchObject({
+      status: 409,
+      body: { detail: `Phone number already registered: ${number}` },
+    });
     for (const bad of ['4155550100', '+0415555', '+1 415 555 0100', '+1234567890123456']) {
       const refused = await call('POST', '/core/phone-numbers', { number: bad });
       expect(refused.status, bad).toBe(422);
@@ -533,8 +557,14 @@ describe('publishing', () => {
     const second = await publishedAgent();
     const number = await registerNumber(freshNumber());
     const both = await call('POST', `/core/agents/${first.id}/versions/1/publish`, { phone_numbers: [number.number], direction: 'both' });
-    expect(both.body.phone_numbers.map((n: any) => [n.direction, n.action])).toEqual([['inbound', 'assigned'], ['outbound', 'assigned']]);
-    const moved = await call('POST', `/core/agents/${second.id}/versions/1/publish`, { phone_numbers: [number.number], direction: 'outbound' });
+    expect(both.body.phone_numbers.map((n: any) => [n.direction, n.action])).toEqual([
+      ['inbound', 'assigned'],
+      ['outbound', 'assigned'],
+    ]);
+    const moved = await call('POST', `/core/agents/${second.id}/versions/1/publish`, {
+      phone_numbers: [number.number],
+      direction: 'outbound',
+    });
     expect(moved.body.phone_numbers).toEqual([
       expect.objectContaining({ direction: 'outbound', action: 'assigned', agent_id: second.id, previous_agent_id: first.id }),
     ]);
@@ -638,7 +668,11 @@ describe('SIP', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ agent_id: agent.id, sip_uri: `sip:${agent.id}@sip.localhost`, version: 1 });
     expect((await call('POST', `/core/agents/${agent.id}/deploy-as-sip`)).body).toEqual(res.body);
-    expect((await call('GET', `/core/agents/${agent.id}`)).body.sip).toEqual({ deployed: true, sip_uri: res.body.sip_uri, deployed_at: res.body.deployed_at });
+    expect((await call('GET', `/core/agents/${agent.id}`)).body.sip).toEqual({
+      deployed: true,
+      sip_uri: res.body.sip_uri,
+      deployed_at: res.body.deployed_at,
+    });
     expect((await call('DELETE', `/core/agents/${agent.id}/deploy-as-sip`)).status).toBe(204);
     expect((await call('GET', `/core/agents/${agent.id}`)).body.sip.deployed).toBe(false);
     expect((await call('DELETE', `/core/agents/${agent.id}/deploy-as-sip`)).status).toBe(204);
@@ -702,7 +736,11 @@ describe('create-from-website and create-demo: checks made before starting', () 
   it('is 404 for an existing_agent_id outside the organization, and 422 for a missing website', async () => {
     const other = await newTenant(ctx);
     const theirs = await createAgent({}, other.session);
-    const res = await call('POST', '/core/agents/create-from-website', { company_name: 'Acme', company_website: 'https://acme.example', existing_agent_id: theirs.id });
+    const res = await call('POST', '/core/agents/create-from-website', {
+      company_name: 'Acme',
+      company_website: 'https://acme.example',
+      existing_agent_id: theirs.id,
+    });
     expect(res).toMatchObject({ status: 404, body: { detail: 'Agent not found' } });
     const missing = await call('POST', '/core/agents/create-demo', {});
     expect(missing.body.detail[0]).toMatchObject({ type: 'missing', loc: ['body', 'company_website'] });
@@ -809,13 +847,19 @@ describe('scopes', () => {
 
   it.each([...Array(13).keys()])('a read-only key gets 403 on write #%i', async (i) => {
     const [method, path, body] = writes()[i]!;
-    expect(await call(method, path, body, readKey), `${method} ${path}`).toMatchObject({ status: 403, body: { detail: 'Insufficient permissions' } });
+    expect(await call(method, path, body, readKey), `${method} ${path}`).toMatchObject({
+      status: 403,
+      body: { detail: 'Insufficient permissions' },
+    });
   });
 
   it.each([...Array(8).keys()])('a read-only key reads #%i; a CRM-only key gets 403', async (i) => {
     const [method, path, body] = reads()[i]!;
     expect((await call(method, path, body, readKey)).status, `${method} ${path}`).toBe(200);
-    expect(await call(method, path, body, crmKey), `${method} ${path}`).toMatchObject({ status: 403, body: { detail: 'Insufficient permissions' } });
+    expect(await call(method, path, body, crmKey), `${method} ${path}`).toMatchObject({
+      status: 403,
+      body: { detail: 'Insufficient permissions' },
+    });
   });
 
   it('a CRM-only key gets 403 on writes too', async () => {
@@ -838,7 +882,10 @@ describe('Temporal unreachable', () => {
 
   it('generate-instructions is a clean 503 and leaves the version as it was', async () => {
     const agent = (await down.request('POST', '/core/agents', { token: session, body: { name: 'a' } })).body;
-    await down.request('POST', `/core/agents/${agent.id}/versions`, { token: session, body: { config: {}, instruction_builder_inputs: { company_name: 'Acme' } } });
+    await down.request('POST', `/core/agents/${agent.id}/versions`, {
+      token: session,
+      body: { config: {}, instruction_builder_inputs: { company_name: 'Acme' } },
+    });
     const res = await down.request('POST', `/core/agents/${agent.id}/versions/1/generate-instructions`, { token: session });
     expect(res).toMatchObject({ status: 503, body: { detail: 'Workflow engine unavailable, try again shortly' } });
     const version = (await down.request('GET', `/core/agents/${agent.id}/versions/1`, { token: session })).body;
@@ -848,7 +895,10 @@ describe('Temporal unreachable', () => {
   it('create-from-website and create-demo are a clean 503 with no agent written', async () => {
     const site = { company_name: 'Acme', company_website: 'https://acme.example' };
     expect((await down.request('POST', '/core/agents/create-from-website', { token: session, body: site })).status).toBe(503);
-    expect((await down.request('POST', '/core/agents/create-demo', { token: session, body: { company_website: 'https://acme.example' } })).status).toBe(503);
+    expect(
+      (await down.request('POST', '/core/agents/create-demo', { token: session, body: { company_website: 'https://acme.example' } }))
+        .status,
+    ).toBe(503);
     expect((await down.request('GET', '/core/agents', { token: session })).body.pagination.total).toBe(1);
   });
 });

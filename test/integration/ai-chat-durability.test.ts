@@ -99,12 +99,26 @@ async function open(url: string, init: RequestInit) {
     }
     return raw;
   };
-  return { res, pump, rest: () => pump(() => false, 120_000), abort: () => abort.abort(), get raw() { return raw; } };
+  return {
+    res,
+    pump,
+    rest: () => pump(() => false, 120_000),
+    abort: () => abort.abort(),
+    get raw() {
+      return raw;
+    },
+  };
 }
 
-const message = (text: string) => ({ message: { id: `u-${Math.random().toString(36).slice(2)}`, role: 'user', parts: [{ type: 'text', text }] } });
+const message = (text: string) => ({
+  message: { id: `u-${Math.random().toString(36).slice(2)}`, role: 'user', parts: [{ type: 'text', text }] },
+});
 const post = (base: string, chatId: string, text: string) =>
-  open(`${base}/ai/chats/${chatId}/messages`, { method: 'POST', headers: { Authorization: `Bearer ${t.session}`, 'Content-Type': 'application/json' }, body: JSON.stringify(message(text)) });
+  open(`${base}/ai/chats/${chatId}/messages`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${t.session}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(message(text)),
+  });
 const deltas = (raw: string) => (raw.match(/"type":"text-delta"/g) ?? []).length;
 const lastId = (raw: string) => Math.max(...[...raw.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1])));
 
@@ -117,10 +131,16 @@ async function idle(chatId: string) {
   throw new Error('the turn did not end');
 }
 
-const textOf = (m: { parts: { type: string; text?: string }[] }) => m.parts.filter((p) => p.type === 'text').map((p) => p.text).join('|');
+const textOf = (m: { parts: { type: string; text?: string }[] }) =>
+  m.parts
+    .filter((p) => p.type === 'text')
+    .map((p) => p.text)
+    .join('|');
 
 describe('a turn survives', () => {
-  it('a worker killed mid-answer: the call is redone, the cut-off text closed and left out of the stored answer', { timeout: 120_000 }, async () => {
+  it('a worker killed mid-answer: the call is redone, the cut-off text closed and left out of the stored answer', {
+    timeout: 120_000,
+  }, async () => {
     child = await startChildWorker();
     llm.script.push({ text: 'one two three four five six', holdAfterTokens: 3 }, { text: 'The whole answer after the restart.' });
     const chatId = await newChat(ctx, t.session);
@@ -134,8 +154,18 @@ describe('a turn survives', () => {
     const raw = await stream.rest();
     const chunks = await parseStream(raw);
     expect(types(chunks)).toEqual([
-      'start', 'start-step', 'text-start', 'text-delta', 'text-delta', 'text-delta', 'text-end',
-      'text-start', ...Array(6).fill('text-delta'), 'text-end', 'finish-step', 'finish',
+      'start',
+      'start-step',
+      'text-start',
+      'text-delta',
+      'text-delta',
+      'text-delta',
+      'text-end',
+      'text-start',
+      ...Array(6).fill('text-delta'),
+      'text-end',
+      'finish-step',
+      'finish',
     ]);
     const live = await messageFrom(chunks);
     expect(textOf(live)).toBe('one two three |The whole answer after the restart.');
@@ -156,7 +186,9 @@ describe('a turn survives', () => {
     await new Promise((resolve) => other.close(resolve));
     llm.release();
     const seen = before.slice(0, before.lastIndexOf('\n\n') + 2);
-    const resumed = await streamRequest(ctx, 'GET', `/ai/chats/${chatId}/stream`, t.session, undefined, { 'Last-Event-ID': String(lastId(seen)) });
+    const resumed = await streamRequest(ctx, 'GET', `/ai/chats/${chatId}/stream`, t.session, undefined, {
+      'Last-Event-ID': String(lastId(seen)),
+    });
     expect(resumed.status).toBe(200);
     expect(resumed.ids[0]).toBe(lastId(seen) + 1);
     const all = [...(await parseStream(seen)), ...resumed.chunks];

@@ -20,7 +20,10 @@ let thaw: (() => void) | undefined;
 beforeAll(async () => {
   temporal = await startOwnTemporal();
   llm = await startFakeChatLlm();
-  ctx = await createTestContext({ worker: true, env: { TEMPORAL_ADDRESS: temporal.address, TEMPORAL_REQUEST_TIMEOUT_MS: String(TEMPORAL_MS), LLM_BASE_URL: llm.baseUrl } });
+  ctx = await createTestContext({
+    worker: true,
+    env: { TEMPORAL_ADDRESS: temporal.address, TEMPORAL_REQUEST_TIMEOUT_MS: String(TEMPORAL_MS), LLM_BASE_URL: llm.baseUrl },
+  });
   t = await newTenant(ctx, ['api:read', 'api:manage']);
 }, 120_000);
 afterAll(async () => {
@@ -32,9 +35,14 @@ afterAll(async () => {
 
 const message = (id: string) => ({ message: { id, role: 'user', parts: [{ type: 'text', text: 'Rename it' }] } });
 
-it('answers 503 within the deadline with nothing recorded when Temporal is frozen, and serves again after', { timeout: 120_000 }, async () => {
+it('answers 503 within the deadline with nothing recorded when Temporal is frozen, and serves again after', {
+  timeout: 120_000,
+}, async () => {
   const account = (await ctx.request('POST', '/accounts', { token: t.session, body: { name: 'Frozen Co' } })).body.id;
-  llm.script.push({ toolCalls: [{ name: 'update_account', arguments: { account_id: account, changes: { name: 'Thawed Co' } } }] }, { text: 'Renamed.' });
+  llm.script.push(
+    { toolCalls: [{ name: 'update_account', arguments: { account_id: account, changes: { name: 'Thawed Co' } } }] },
+    { text: 'Renamed.' },
+  );
   const chatId = await newChat(ctx, t.session);
   const first = await streamRequest(ctx, 'POST', `/ai/chats/${chatId}/messages`, t.session, message('m1'));
   const { approvalId } = first.chunks.find((c) => c.type === 'tool-approval-request') as { approvalId: string };

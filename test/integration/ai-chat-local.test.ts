@@ -33,7 +33,9 @@ it.skipIf(!installed)('answers a turn with the local model, streamed in the UI m
   const res = await fetch(`${ctx.baseUrl}/ai/chats/${chatId}/messages`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${t.session}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ message: { id: 'm1', role: 'user', parts: [{ type: 'text', text: 'Say hello to the sales team in one sentence.' }] } }),
+    body: JSON.stringify({
+      message: { id: 'm1', role: 'user', parts: [{ type: 'text', text: 'Say hello to the sales team in one sentence.' }] },
+    }),
   });
   expect(res.status).toBe(200);
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();

@@ -25,14 +25,25 @@ afterAll(async () => {
   await ctx?.close();
 });
 
-const query = (t: AnalyticsTenant, sql: string, token = t.session) => ctx.request('POST', '/analytics-assistant/query', { token, body: { sql } });
+const query = (t: AnalyticsTenant, sql: string, token = t.session) =>
+  ctx.request('POST', '/analytics-assistant/query', { token, body: { sql } });
 
 describe('GET /analytics-assistant/schema', () => {
   it('lists the CRM views and the organization’s own custom-data views, with column types and descriptions', async () => {
     const res = await ctx.request('GET', '/analytics-assistant/schema', { token: a.session });
     expect(res.status).toBe(200);
     const names = res.body.relations.map((r: { name: string }) => r.name);
-    expect(names).toEqual(expect.arrayContaining(['analytics.accounts', 'analytics.contacts', 'analytics.deals', 'analytics.activities', 'analytics.tags', 'analytics.campaigns', aOrders]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'analytics.accounts',
+        'analytics.contacts',
+        'analytics.deals',
+        'analytics.activities',
+        'analytics.tags',
+        'analytics.campaigns',
+        aOrders,
+      ]),
+    );
     expect(names).not.toContain(bOrders);
     const deals = res.body.relations.find((r: { name: string }) => r.name === 'analytics.deals');
     expect(deals.kind).toBe('crm');
@@ -55,7 +66,7 @@ describe('GET /analytics-assistant/schema', () => {
 
 describe('POST /analytics-assistant/query', () => {
   it('answers columns with types, rows as arrays, row_count and truncated, from the caller’s rows only', async () => {
-    const res = await query(a, "SELECT stage, count(*) AS n, sum(value) AS total FROM deals GROUP BY stage ORDER BY stage");
+    const res = await query(a, 'SELECT stage, count(*) AS n, sum(value) AS total FROM deals GROUP BY stage ORDER BY stage');
     expect(res.status, res.text).toBe(200);
     expect(res.body).toEqual({
       columns: [
@@ -81,7 +92,10 @@ describe('POST /analytics-assistant/query', () => {
   it('reads the organization’s own custom-data view', async () => {
     const res = await query(a, `SELECT customer, sum(amount) AS total FROM ${aOrders} GROUP BY customer ORDER BY customer`);
     expect(res.status, res.text).toBe(200);
-    expect(res.body.rows).toEqual([['Alpha', '400.5'], ['Beta', '20']]);
+    expect(res.body.rows).toEqual([
+      ['Alpha', '400.5'],
+      ['Beta', '20'],
+    ]);
   });
 
   it('cuts the result at ANALYTICS_MAX_ROWS and at ANALYTICS_MAX_RESULT_BYTES, saying so', async () => {
@@ -207,7 +221,9 @@ describe('the role alone, with the guard switched off', () => {
     expect(await count("SELECT count(*) AS n FROM accounts WHERE name LIKE 'A %'")).toBe('3');
     expect(await count("SELECT count(*) AS n FROM accounts WHERE name LIKE 'B %'")).toBe('0');
     // app.org_id spoofed: the signed token still names A, and the restrictive policy wants both.
-    expect(await count(`SELECT count(*) AS n FROM accounts, (SELECT set_config('app.org_id', '${b.orgId}', true)) s WHERE name LIKE 'B %'`)).toBe('0');
+    expect(
+      await count(`SELECT count(*) AS n FROM accounts, (SELECT set_config('app.org_id', '${b.orgId}', true)) s WHERE name LIKE 'B %'`),
+    ).toBe('0');
     const spoofed = await asReader(async (tx) => {
       await tx`SELECT set_config('app.org_id', ${b.orgId}, true)`;
       return (await tx.unsafe("SELECT count(*) AS n FROM accounts WHERE name LIKE 'B %'"))[0].n;
@@ -229,7 +245,11 @@ describe('the role alone, with the guard switched off', () => {
   });
 
   it('runs a spoofing SELECT the guard would refuse, through the same runner, over A’s rows only', async () => {
-    const res = await runStatement({ sql: ctx.deps.sql, config: ctx.config }, a.orgId, `SELECT name FROM accounts WHERE set_config('app.org_id', '${b.orgId}', true) IS NOT NULL`);
+    const res = await runStatement(
+      { sql: ctx.deps.sql, config: ctx.config },
+      a.orgId,
+      `SELECT name FROM accounts WHERE set_config('app.org_id', '${b.orgId}', true) IS NOT NULL`,
+    );
     for (const [name] of res.rows) expect(String(name)).toMatch(/^A /);
   });
 });

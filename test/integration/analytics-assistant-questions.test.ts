@@ -37,11 +37,14 @@ beforeEach(() => {
 
 const ask = (body: Record<string, unknown>, token = a.session) => streamRequest(ctx, 'POST', '/analytics-assistant/questions', token, body);
 const runSql = (sql: string) => ({ toolCalls: [{ name: 'run_sql', arguments: { sql } }] });
-const dataParts = (message: { parts: { type: string }[] }) => message.parts.filter((p) => p.type.startsWith('data-')) as unknown as { type: string; data: any }[];
+const dataParts = (message: { parts: { type: string }[] }) =>
+  message.parts.filter((p) => p.type.startsWith('data-')) as unknown as { type: string; data: any }[];
 
 describe('a question', () => {
   it('streams the SQL, its result and the answer; the conversation is kept and listed', async () => {
-    llm.script.push(runSql("SELECT stage, count(*) AS n FROM deals WHERE stage LIKE 'closed%' GROUP BY stage ORDER BY stage"), { text: 'One won and one lost.' });
+    llm.script.push(runSql("SELECT stage, count(*) AS n FROM deals WHERE stage LIKE 'closed%' GROUP BY stage ORDER BY stage"), {
+      text: 'One won and one lost.',
+    });
     const res = await ask({ question: 'How many deals did we close, won or lost?' });
     expect(res.status, res.raw).toBe(200);
     expect(res.headers.get('x-vercel-ai-ui-message-stream')).toBe('v1');
@@ -51,7 +54,19 @@ describe('a question', () => {
       expect.objectContaining({ type: 'data-sql', data: { attempt: 1, sql: expect.stringContaining('FROM deals') } }),
       expect.objectContaining({
         type: 'data-result',
-        data: { attempt: 1, columns: [{ name: 'stage', type: 'text' }, { name: 'n', type: 'bigint' }], rows: [['closed_lost', '1'], ['closed_won', '1']], row_count: 2, truncated: false },
+        data: {
+          attempt: 1,
+          columns: [
+            { name: 'stage', type: 'text' },
+            { name: 'n', type: 'bigint' },
+          ],
+          rows: [
+            ['closed_lost', '1'],
+            ['closed_won', '1'],
+          ],
+          row_count: 2,
+          truncated: false,
+        },
       }),
     ]);
     expect(message.parts.filter((p) => p.type === 'text').map((p) => (p as { text: string }).text)).toEqual(['One won and one lost.']);
@@ -63,9 +78,19 @@ describe('a question', () => {
 
     const conversation = await ctx.request('GET', `/analytics-assistant/conversations/${conversationId}`, { token: a.session });
     expect(conversation.status).toBe(200);
-    expect(conversation.body).toMatchObject({ id: conversationId, title: 'How many deals did we close, won or lost?', active_turn_id: null });
+    expect(conversation.body).toMatchObject({
+      id: conversationId,
+      title: 'How many deals did we close, won or lost?',
+      active_turn_id: null,
+    });
     expect(conversation.body.turns).toEqual([
-      expect.objectContaining({ question: 'How many deals did we close, won or lost?', status: 'completed', answer_text: 'One won and one lost.', model: 'openai:fake-sql', error: null }),
+      expect.objectContaining({
+        question: 'How many deals did we close, won or lost?',
+        status: 'completed',
+        answer_text: 'One won and one lost.',
+        model: 'openai:fake-sql',
+        error: null,
+      }),
     ]);
     expect(conversation.body.turns[0].answer.parts).toEqual(message.parts);
     const list = await ctx.request('GET', '/analytics-assistant/conversations', { token: a.session });
@@ -77,11 +102,19 @@ describe('a question', () => {
     llm.script.push({ text: 'Still the same.' });
     const again = await ask({ question: 'And now?', conversation_id: conversationId });
     expect(again.status).toBe(200);
-    expect(llm.requests[2]!.messages.map((m) => m.content)).toEqual(expect.arrayContaining(['How many deals did we close, won or lost?', 'One won and one lost.', 'And now?']));
+    expect(llm.requests[2]!.messages.map((m) => m.content)).toEqual(
+      expect.arrayContaining(['How many deals did we close, won or lost?', 'One won and one lost.', 'And now?']),
+    );
   });
 
   it('sends a refusal or a database error back to the model, at most 3 attempts, then asks for a text answer', async () => {
-    llm.script.push(runSql('DELETE FROM deals'), runSql('SELECT nope FROM deals'), runSql('SELECT count(*) FROM deals'), runSql('SELECT 1'), { text: 'There are 4 deals.' });
+    llm.script.push(
+      runSql('DELETE FROM deals'),
+      runSql('SELECT nope FROM deals'),
+      runSql('SELECT count(*) FROM deals'),
+      runSql('SELECT 1'),
+      { text: 'There are 4 deals.' },
+    );
     const res = await ask({ question: 'How many deals?' });
     const parts = dataParts(await messageFrom(res.chunks));
     expect(parts.map((p) => p.type)).toEqual(['data-sql', 'data-error', 'data-sql', 'data-error', 'data-sql', 'data-result']);
@@ -96,7 +129,9 @@ describe('a question', () => {
   });
 
   it('keeps rows with planted instructions as data', async () => {
-    llm.script.push(runSql("SELECT body FROM activities WHERE type = 'email'"), { text: 'The email asks for a deletion; I did not act on it.' });
+    llm.script.push(runSql("SELECT body FROM activities WHERE type = 'email'"), {
+      text: 'The email asks for a deletion; I did not act on it.',
+    });
     const before = await fingerprint(ctx.deps.sql);
     const res = await ask({ question: 'What did the last email say?' });
     const parts = dataParts(await messageFrom(res.chunks));
@@ -117,7 +152,10 @@ describe('one question at a time', () => {
     });
     const conversationId = first.headers.get('x-conversation-id')!;
     await llm.held();
-    const second = await ctx.request('POST', '/analytics-assistant/questions', { token: a.session, body: { question: 'And accounts?', conversation_id: conversationId } });
+    const second = await ctx.request('POST', '/analytics-assistant/questions', {
+      token: a.session,
+      body: { question: 'And accounts?', conversation_id: conversationId },
+    });
     expect(second.status).toBe(409);
     expect(second.body).toEqual({ detail: 'A question is being answered in this conversation: wait for its answer' });
     llm.release();
@@ -153,7 +191,10 @@ describe('tenancy and scopes', () => {
     const colleague = await ctx.session({ sub: `${a.user}-colleague`, org_id: a.org, org_ids: [a.org], permissions: ['data:access'] });
     for (const token of [b.session, colleague]) {
       expect((await ctx.request('GET', `/analytics-assistant/conversations/${conversationId}`, { token })).status).toBe(404);
-      const continued = await ctx.request('POST', '/analytics-assistant/questions', { token, body: { question: 'x', conversation_id: conversationId } });
+      const continued = await ctx.request('POST', '/analytics-assistant/questions', {
+        token,
+        body: { question: 'x', conversation_id: conversationId },
+      });
       expect(continued.status).toBe(404);
       expect(continued.body).toEqual({ detail: 'Conversation not found' });
     }

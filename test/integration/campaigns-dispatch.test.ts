@@ -47,7 +47,9 @@ interface Dialed {
 }
 
 async function dialedOf(orgId: string): Promise<Dialed[]> {
-  return ctx.deps.sql<Dialed[]>`SELECT idempotency_key, placed_at, due_at FROM dialer_simulated_calls WHERE org_id = ${orgId} ORDER BY placed_at`;
+  return ctx.deps.sql<
+    Dialed[]
+  >`SELECT idempotency_key, placed_at, due_at FROM dialer_simulated_calls WHERE org_id = ${orgId} ORDER BY placed_at`;
 }
 
 /** Most calls ringing at one instant. */
@@ -106,12 +108,18 @@ describe('dispatch', () => {
   it('does not call a contact before its scheduled_at', async () => {
     const t = await tenantWithAgent(ctx);
     const scheduledAt = new Date(Date.now() + 2500);
-    const { id } = await createCampaign(ctx, t, { contacts: [contact({ external_id: 'later', scheduled_at: scheduledAt.toISOString() }), contact({ external_id: 'now' })] });
+    const { id } = await createCampaign(ctx, t, {
+      contacts: [contact({ external_id: 'later', scheduled_at: scheduledAt.toISOString() }), contact({ external_id: 'now' })],
+    });
     await move(ctx, t, id, 'resume');
     await waitForStatus(ctx, t, id, 'completed');
-    const contacts = (await ctx.request('GET', `/campaign/campaigns/${id}/contacts`, { token: t.session })).body.data as { id: string; external_id: string }[];
+    const contacts = (await ctx.request('GET', `/campaign/campaigns/${id}/contacts`, { token: t.session })).body.data as {
+      id: string;
+      external_id: string;
+    }[];
     const calls = await conversationsOf(ctx, id);
-    const startOf = (ext: string) => calls.find((c) => c.contact_ref === contacts.find((x) => x.external_id === ext)!.id)!.started_at!.getTime();
+    const startOf = (ext: string) =>
+      calls.find((c) => c.contact_ref === contacts.find((x) => x.external_id === ext)!.id)!.started_at!.getTime();
     expect(startOf('later')).toBeGreaterThanOrEqual(scheduledAt.getTime());
     expect(startOf('now')).toBeLessThan(scheduledAt.getTime());
   });
@@ -120,7 +128,9 @@ describe('dispatch', () => {
     const t = await tenantWithAgent(ctx);
     const window = { start: '09:00', end: '17:00', days: [1, 2, 3, 4, 5, 6, 7] };
     // Etc/GMT+12 … Etc/GMT-14 cover every hour of the day: pick one zone inside the window now and one outside.
-    const zones = Array.from({ length: 27 }, (_, i) => i - 14).map((h) => (h === 0 ? 'Etc/GMT' : `Etc/GMT${h > 0 ? '+' : '-'}${Math.abs(h)}`));
+    const zones = Array.from({ length: 27 }, (_, i) => i - 14).map((h) =>
+      h === 0 ? 'Etc/GMT' : `Etc/GMT${h > 0 ? '+' : '-'}${Math.abs(h)}`,
+    );
     const now = new Date();
     const inside = zones.find((z) => isInWindow(now, z, window) && isInWindow(new Date(now.getTime() + 60_000), z, window))!;
     const outside = zones.find((z) => !isInWindow(now, z, window) && !isInWindow(new Date(now.getTime() + 60_000), z, window))!;
@@ -129,7 +139,8 @@ describe('dispatch', () => {
       contacts: [contact({ external_id: 'in', timezone: inside }), contact({ external_id: 'out', timezone: outside })],
     });
     await move(ctx, t, id, 'resume');
-    const list = async () => (await ctx.request('GET', `/campaign/campaigns/${id}/contacts`, { token: t.session })).body.data as Record<string, any>[];
+    const list = async () =>
+      (await ctx.request('GET', `/campaign/campaigns/${id}/contacts`, { token: t.session })).body.data as Record<string, any>[];
     await waitFor(async () => (await list()).find((c) => c.external_id === 'in')!.status === 'completed');
     await waitFor(async () => Date.parse((await list()).find((c) => c.external_id === 'out')!.next_attempt_at) > now.getTime() + 60_000);
     const out = (await list()).find((c) => c.external_id === 'out')!;
@@ -147,13 +158,20 @@ describe('dispatch', () => {
       max_attempts: 3,
       retry_backoff_seconds: 1,
       contacts: [
-        contact({ external_id: 'third-time', phone_numbers: ['+14155550111', '+14155550112'], data: { simulate: { outcomes: ['no_answer', 'busy', 'completed'] } } }),
+        contact({
+          external_id: 'third-time',
+          phone_numbers: ['+14155550111', '+14155550112'],
+          data: { simulate: { outcomes: ['no_answer', 'busy', 'completed'] } },
+        }),
         contact({ external_id: 'never', data: { simulate: { outcomes: ['no_answer', 'failed', 'no_answer'] } } }),
       ],
     });
     await move(ctx, t, id, 'resume');
     await waitForStatus(ctx, t, id, 'completed', 40_000);
-    const contacts = (await ctx.request('GET', `/campaign/campaigns/${id}/contacts`, { token: t.session })).body.data as Record<string, any>[];
+    const contacts = (await ctx.request('GET', `/campaign/campaigns/${id}/contacts`, { token: t.session })).body.data as Record<
+      string,
+      any
+    >[];
     const third = contacts.find((c) => c.external_id === 'third-time')!;
     const never = contacts.find((c) => c.external_id === 'never')!;
     expect(third).toMatchObject({ status: 'completed', attempts: 3, last_outcome: 'completed', next_attempt_at: null });

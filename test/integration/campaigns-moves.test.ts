@@ -52,7 +52,8 @@ async function rowOf(id: string) {
 
 async function expectAgreement(id: string, start: CampaignStatus, outcomes: Outcome[]) {
   const done = outcomes.filter((o): o is { move: CampaignMove; status: CampaignStatus } => 'status' in o);
-  for (const o of outcomes) if ('refused' in o) expect(o.refused).toMatch(new RegExp(`^Cannot ${o.move} a campaign that is (paused|active|canceled)$`));
+  for (const o of outcomes)
+    if ('refused' in o) expect(o.refused).toMatch(new RegExp(`^Cannot ${o.move} a campaign that is (paused|active|canceled)$`));
   expect(followsTable(start, done), JSON.stringify(outcomes)).toBe(true);
   const row = await rowOf(id);
   const handle = ctx.deps.temporal.workflow.getHandle(`campaign:${id}`);
@@ -79,7 +80,10 @@ describe('concurrent moves of one campaign', () => {
     for (let round = 0; round < 8; round++) {
       const { id } = await createCampaign(ctx, t, { contacts: [idle()] });
       expect((await move(ctx, t, id, 'resume')).body.status).toBe('active');
-      const outcomes = await fireAtWorkflow(id, round % 2 ? ['pause', 'cancel', 'resume', 'pause', 'cancel'] : ['pause', 'resume', 'cancel']);
+      const outcomes = await fireAtWorkflow(
+        id,
+        round % 2 ? ['pause', 'cancel', 'resume', 'pause', 'cancel'] : ['pause', 'resume', 'cancel'],
+      );
       await expectAgreement(id, 'active', outcomes);
     }
   });

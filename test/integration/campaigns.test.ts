@@ -123,7 +123,11 @@ describe('POST /campaign/campaigns', () => {
     [{ contacts: [{ phone_numbers: ['555-0100'] }] }, ['body', 'contacts', 0, 'phone_numbers', 0], 'string_pattern_mismatch'],
     [{ agent_number: 'not-a-number' }, ['body', 'agent_number'], 'string_pattern_mismatch'],
     [{ contacts: [{ phone_numbers: ['+14155550100'], timezone: 'Nowhere' }] }, ['body', 'contacts', 0, 'timezone'], 'value_error'],
-    [{ contacts: [{ phone_numbers: ['+14155550100'], scheduled_at: 'tomorrow' }] }, ['body', 'contacts', 0, 'scheduled_at'], 'datetime_parsing'],
+    [
+      { contacts: [{ phone_numbers: ['+14155550100'], scheduled_at: 'tomorrow' }] },
+      ['body', 'contacts', 0, 'scheduled_at'],
+      'datetime_parsing',
+    ],
     [{ agent_id: undefined, contacts: [{ phone_numbers: ['+14155550100'] }] }, ['body', 'contacts', 0, 'agent_id'], 'value_error'],
     [{ agent_id: 'not-a-uuid' }, ['body', 'agent_id'], 'uuid_parsing'],
     [{ status: 'active' }, ['body', 'status'], 'extra_forbidden'],
@@ -147,7 +151,10 @@ describe('POST /campaign/campaigns', () => {
   it('answers 404 for an agent that is not in the organization, writing nothing', async () => {
     const before = await ctx.deps.sql`SELECT count(*)::int AS n FROM campaigns WHERE org_id = ${t.orgId}`;
     for (const agentId of [other.agentId, '0190a000-0000-7000-8000-0000000000aa']) {
-      const res = await ctx.request('POST', '/campaign/campaigns', { token: t.session, body: { name: 'Foreign agent', agent_id: agentId } });
+      const res = await ctx.request('POST', '/campaign/campaigns', {
+        token: t.session,
+        body: { name: 'Foreign agent', agent_id: agentId },
+      });
       expect(res.status).toBe(404);
       expect(res.body.detail).toMatch(/^Agent not found/);
       const viaContact = await ctx.request('POST', '/campaign/campaigns', {
@@ -162,7 +169,10 @@ describe('POST /campaign/campaigns', () => {
 
   it('refuses a second campaign with the same external_id in the organization (409), not in another', async () => {
     await createCampaign(ctx, t, { external_id: 'dup-1' });
-    const again = await ctx.request('POST', '/campaign/campaigns', { token: t.session, body: { name: 'Again', agent_id: t.agentId, external_id: 'dup-1' } });
+    const again = await ctx.request('POST', '/campaign/campaigns', {
+      token: t.session,
+      body: { name: 'Again', agent_id: t.agentId, external_id: 'dup-1' },
+    });
     expect(again.status).toBe(409);
     expect(again.body).toEqual({ detail: 'A campaign with this external_id already exists' });
     await createCampaign(ctx, other, { external_id: 'dup-1' });
@@ -173,7 +183,11 @@ describe('POST /campaign/campaigns', () => {
     const res = await ctx.request('POST', '/campaign/campaigns', { token: pat, body: { name: 'No org', agent_id: t.agentId } });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ detail: 'Active organization required' });
-    const withOrg = await ctx.request('POST', '/campaign/campaigns', { token: pat, org: t.org, body: { name: 'With org', agent_id: t.agentId } });
+    const withOrg = await ctx.request('POST', '/campaign/campaigns', {
+      token: pat,
+      org: t.org,
+      body: { name: 'With org', agent_id: t.agentId },
+    });
     expect(withOrg.status).toBe(200);
   });
 });
@@ -199,13 +213,15 @@ describe('scopes', () => {
     expect(res.body).toEqual({ detail: 'Insufficient permissions' });
   });
 
-  it.each([['/campaign/campaigns'], ['/campaign/campaigns/{id}'], ['/campaign/campaigns/{id}/contacts'], ['/campaign/concurrency-settings']])(
-    'a read-only key may GET %s',
-    async (path) => {
-      const res = await ctx.request('GET', path.replace('{id}', campaignId), { token: readOnly });
-      expect(res.status).toBe(200);
-    },
-  );
+  it.each([
+    ['/campaign/campaigns'],
+    ['/campaign/campaigns/{id}'],
+    ['/campaign/campaigns/{id}/contacts'],
+    ['/campaign/concurrency-settings'],
+  ])('a read-only key may GET %s', async (path) => {
+    const res = await ctx.request('GET', path.replace('{id}', campaignId), { token: readOnly });
+    expect(res.status).toBe(200);
+  });
 
   it('a token without any CRM scope cannot read campaigns', async () => {
     const agentsOnly = await createOrgKey(ctx, t.session, { scopes: ['agents:read'] });
@@ -230,7 +246,9 @@ describe("another organization's campaign is a 404", () => {
     const res = await ctx.request(method, path.replace('{id}', foreignId), { token: t.session, body });
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ detail: 'Campaign not found' });
-    expect(await ctx.request('GET', `/campaign/campaigns/${foreignId}`, { token: other.session }).then((r) => r.body.status)).toBe('paused');
+    expect(await ctx.request('GET', `/campaign/campaigns/${foreignId}`, { token: other.session }).then((r) => r.body.status)).toBe(
+      'paused',
+    );
   });
 
   it('and is absent from the list', async () => {
@@ -260,9 +278,13 @@ describe('GET /campaign/campaigns', () => {
     expect(first.status).toBe(200);
     expect(first.body.data.map((c: { id: string }) => c.id)).toEqual([ids[4], ids[3]]);
     expect(first.body.pagination).toEqual({ limit: 2, next_cursor: expect.any(String), total: 5, offset: 0 });
-    const second = await ctx.request('GET', `/campaign/campaigns?limit=2&cursor=${first.body.pagination.next_cursor}`, { token: lister.session });
+    const second = await ctx.request('GET', `/campaign/campaigns?limit=2&cursor=${first.body.pagination.next_cursor}`, {
+      token: lister.session,
+    });
     expect(second.body.data.map((c: { id: string }) => c.id)).toEqual([ids[2], ids[1]]);
-    const third = await ctx.request('GET', `/campaign/campaigns?limit=2&cursor=${second.body.pagination.next_cursor}`, { token: lister.session });
+    const third = await ctx.request('GET', `/campaign/campaigns?limit=2&cursor=${second.body.pagination.next_cursor}`, {
+      token: lister.session,
+    });
     expect(third.body.data.map((c: { id: string }) => c.id)).toEqual([ids[0]]);
     expect(third.body.pagination.next_cursor).toBeNull();
   });
@@ -396,7 +418,12 @@ describe('notification: campaign.completed', () => {
     expect((await move(ctx, t, id, 'resume')).status).toBe(200);
     await waitForStatus(ctx, t, id, 'completed');
     expect(await outbox(id)).toEqual([
-      { event_type: 'campaign.completed', entity_type: 'campaign', payload: { campaign_id: id, name: 'Spring calls' }, recipient_user_ids: [await creatorId()] },
+      {
+        event_type: 'campaign.completed',
+        entity_type: 'campaign',
+        payload: { campaign_id: id, name: 'Spring calls' },
+        recipient_user_ids: [await creatorId()],
+      },
     ]);
   });
 
@@ -419,11 +446,17 @@ describe('POST /campaign/campaigns/{id}/contacts', () => {
       body: { contacts: [idle(), contact({ external_id: 'c-2', scheduled_at: FAR_FUTURE, data: { tier: 'gold' } })] },
     });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ campaign_id: id, added: 2, progress: { total: 3, pending: 3, calling: 0, completed: 0, failed: 0, canceled: 0 } });
+    expect(res.body).toEqual({
+      campaign_id: id,
+      added: 2,
+      progress: { total: 3, pending: 3, calling: 0, completed: 0, failed: 0, canceled: 0 },
+    });
     const list = await ctx.request('GET', `/campaign/campaigns/${id}/contacts?limit=2`, { token: t.session });
     expect(list.body.data).toHaveLength(2);
     expect(list.body.pagination.total).toBe(3);
-    const rest = await ctx.request('GET', `/campaign/campaigns/${id}/contacts?cursor=${list.body.pagination.next_cursor}`, { token: t.session });
+    const rest = await ctx.request('GET', `/campaign/campaigns/${id}/contacts?cursor=${list.body.pagination.next_cursor}`, {
+      token: t.session,
+    });
     expect(rest.body.data).toHaveLength(1);
     expect(rest.body.data[0]).toMatchObject({
       campaign_id: id,
@@ -445,7 +478,10 @@ describe('POST /campaign/campaigns/{id}/contacts', () => {
     const res = await ctx.request('POST', `/campaign/campaigns/${id}/contacts`, { token: t.session, body: { contacts: [contact()] } });
     expect(res.status).toBe(200);
     await waitFor(async () => (await conversationsOf(ctx, id)).some((c) => c.status === 'completed'));
-    expect((await ctx.request('GET', `/campaign/campaigns/${id}`, { token: t.session })).body.progress).toMatchObject({ completed: 1, pending: 1 });
+    expect((await ctx.request('GET', `/campaign/campaigns/${id}`, { token: t.session })).body.progress).toMatchObject({
+      completed: 1,
+      pending: 1,
+    });
   });
 
   it('validates the contacts (422) and their agents (404)', async () => {
@@ -453,11 +489,17 @@ describe('POST /campaign/campaigns/{id}/contacts', () => {
     const empty = await ctx.request('POST', `/campaign/campaigns/${id}/contacts`, { token: t.session, body: { contacts: [] } });
     expect(empty.status).toBe(422);
     expect(empty.body.detail[0]).toMatchObject({ loc: ['body', 'contacts'], type: 'too_short' });
-    const foreign = await ctx.request('POST', `/campaign/campaigns/${id}/contacts`, { token: t.session, body: { contacts: [contact({ agent_id: other.agentId })] } });
+    const foreign = await ctx.request('POST', `/campaign/campaigns/${id}/contacts`, {
+      token: t.session,
+      body: { contacts: [contact({ agent_id: other.agentId })] },
+    });
     expect(foreign.status).toBe(404);
 
     const noAgent = await ctx.request('POST', '/campaign/campaigns', { token: t.session, body: { name: 'No agent' } });
-    const missing = await ctx.request('POST', `/campaign/campaigns/${noAgent.body.id}/contacts`, { token: t.session, body: { contacts: [contact()] } });
+    const missing = await ctx.request('POST', `/campaign/campaigns/${noAgent.body.id}/contacts`, {
+      token: t.session,
+      body: { contacts: [contact()] },
+    });
     expect(missing.status).toBe(422);
     expect(missing.body.detail[0]).toMatchObject({ loc: ['body', 'contacts', 0, 'agent_id'], type: 'value_error' });
   });
@@ -494,7 +536,11 @@ describe('concurrency settings', () => {
     });
     const key = await createOrgKey(ctx, owner.session, { scopes: ['api:manage'] });
     const updated = await ctx.request('PUT', '/campaign/concurrency-settings', { token: key, body: { concurrency_limit: 10_000 } });
-    expect(updated.body).toMatchObject({ concurrency_limit: 10_000, created_at: created.body.created_at, created_by: `user:${owner.user}` });
+    expect(updated.body).toMatchObject({
+      concurrency_limit: 10_000,
+      created_at: created.body.created_at,
+      created_by: `user:${owner.user}`,
+    });
     expect(Date.parse(updated.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(created.body.updated_at));
     expect((await ctx.request('GET', '/campaign/concurrency-settings', { token: owner.session })).body.concurrency_limit).toBe(10_000);
     expect((await ctx.request('GET', '/campaign/concurrency-settings', { token: other.session })).body.concurrency_limit).toBe(10);
@@ -594,7 +640,11 @@ describe('POST /campaign/call-events', () => {
     expect(ended.status).toBe(202);
     await waitForStatus(ctx, caller, campaignId, 'completed');
     const [call] = await conversationsOf(ctx, campaignId);
-    expect(call).toMatchObject({ status: 'completed', duration_seconds: 42, outcome: { summary: 'Booked a demo', provider_call_id: 'CA123' } });
+    expect(call).toMatchObject({
+      status: 'completed',
+      duration_seconds: 42,
+      outcome: { summary: 'Booked a demo', provider_call_id: 'CA123' },
+    });
     const contacts = await ctx.request('GET', `/campaign/campaigns/${campaignId}/contacts`, { token: caller.session });
     expect(contacts.body.data[0]).toMatchObject({ status: 'completed', attempts: 1, last_outcome: 'completed' });
     // Nothing left in flight or due: the organization's dispatcher stops.

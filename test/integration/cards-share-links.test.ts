@@ -10,7 +10,13 @@ let b: CrmTenant;
 beforeAll(async () => {
   ctx = await createTestContext({
     // The test client stands in for a proxy chain (127.0.0.1, then 10.0.0.1) forwarding each visitor's address.
-    env: { CARD_READS_PER_ADDRESS: '8', CARD_READS_PER_LINK: '12', CARD_LEADS_PER_ADDRESS: '2', CARD_LEADS_PER_LINK: '3', TRUSTED_PROXIES: '127.0.0.1,10.0.0.1' },
+    env: {
+      CARD_READS_PER_ADDRESS: '8',
+      CARD_READS_PER_LINK: '12',
+      CARD_LEADS_PER_ADDRESS: '2',
+      CARD_LEADS_PER_LINK: '3',
+      TRUSTED_PROXIES: '127.0.0.1,10.0.0.1',
+    },
   });
   [a, b] = await Promise.all([crmTenant(ctx), crmTenant(ctx)]);
 });
@@ -20,19 +26,34 @@ afterAll(() => ctx?.close());
 let addresses = 0;
 const newAddress = () => `203.0.${Math.floor(++addresses / 250)}.${(addresses % 250) + 1}, 10.0.0.1`;
 const visitor = (address = newAddress()) => ({
-  get: (path: string, headers: Record<string, string> = {}) => ctx.request('GET', path, { headers: { 'X-Forwarded-For': address, ...headers } }),
+  get: (path: string, headers: Record<string, string> = {}) =>
+    ctx.request('GET', path, { headers: { 'X-Forwarded-For': address, ...headers } }),
   post: (path: string, body: unknown) => ctx.request('POST', path, { body, headers: { 'X-Forwarded-For': address } }),
 });
 const sharePath = (link: Record<string, any>) => `/share/${link.token}`;
-const lead = (extra: Record<string, unknown> = {}) => ({ name: 'Grace Brewster Hopper', email: `grace-${crypto.randomBytes(4).toString('hex')}@example.com`, consent: true, ...extra });
+const lead = (extra: Record<string, unknown> = {}) => ({
+  name: 'Grace Brewster Hopper',
+  email: `grace-${crypto.randomBytes(4).toString('hex')}@example.com`,
+  consent: true,
+  ...extra,
+});
 
 async function cardWithLink(tenant: CrmTenant, card: Record<string, unknown> = {}, link: Record<string, unknown> = {}) {
-  const c = await createCard(ctx, tenant, { title: 'Engineer', email: 'ada@example.com', phone: '+1 555 0100', links: [{ label: 'Blog', url: 'https://blog.example.com/ada' }], ...card });
+  const c = await createCard(ctx, tenant, {
+    title: 'Engineer',
+    email: 'ada@example.com',
+    phone: '+1 555 0100',
+    links: [{ label: 'Blog', url: 'https://blog.example.com/ada' }],
+    ...card,
+  });
   return { card: c, link: await createShareLink(ctx, tenant, c.id, link) };
 }
 
 async function contactsByEmail(tenant: CrmTenant, email: string) {
-  return (await ctx.request('GET', `/contacts?search=${encodeURIComponent(email)}`, { token: tenant.session })).body as Record<string, any>[];
+  return (await ctx.request('GET', `/contacts?search=${encodeURIComponent(email)}`, { token: tenant.session })).body as Record<
+    string,
+    any
+  >[];
 }
 
 describe('managing share links', () => {
@@ -64,7 +85,10 @@ describe('managing share links', () => {
 
   it('refuses an expiry in the past (422), and is 404 across organizations and 403 for read-only keys', async () => {
     const card = await createCard(ctx, a);
-    const past = await ctx.request('POST', `/cards/${card.id}/share-links`, { token: a.session, body: { expires_at: '2020-01-01T00:00:00Z' } });
+    const past = await ctx.request('POST', `/cards/${card.id}/share-links`, {
+      token: a.session,
+      body: { expires_at: '2020-01-01T00:00:00Z' },
+    });
     expect(past.status).toBe(422);
     expect((await ctx.request('POST', `/cards/${card.id}/share-links`, { token: b.session, body: {} })).status).toBe(404);
     expect((await ctx.request('GET', `/cards/${card.id}/share-links`, { token: b.session })).status).toBe(404);
@@ -83,7 +107,13 @@ describe('the public side of a link', () => {
     const res = await visitor().get(`${sharePath(link)}/card`);
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    expect(res.body).toMatchObject({ name: card.name, title: 'Engineer', email: 'ada@example.com', vcard_url: `${link.url}/vcard`, leads_url: `${link.url}/leads` });
+    expect(res.body).toMatchObject({
+      name: card.name,
+      title: 'Engineer',
+      email: 'ada@example.com',
+      vcard_url: `${link.url}/vcard`,
+      leads_url: `${link.url}/leads`,
+    });
     expect(res.body.links).toEqual([{ label: 'Blog', url: 'https://blog.example.com/ada', click_url: `${link.url}/links/0` }]);
     for (const secret of [a.orgId, card.id, card.account_id, a.user, link.id]) expect(res.text).not.toContain(secret);
   });
@@ -118,7 +148,11 @@ describe('the public side of a link', () => {
     const png = await fetch(`${ctx.baseUrl}${sharePath(link)}/qr.png?size=256`, { headers: { 'X-Forwarded-For': newAddress() } });
     expect(png.status).toBe(200);
     expect(png.headers.get('content-type')).toBe('image/png');
-    expect(Buffer.from(await png.arrayBuffer()).subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+    expect(
+      Buffer.from(await png.arrayBuffer())
+        .subarray(0, 8)
+        .toString('hex'),
+    ).toBe('89504e470d0a1a0a');
     const svg = await visitor().get(`${sharePath(link)}/qr.svg`);
     expect(svg.headers.get('content-type')).toBe('image/svg+xml');
     expect(svg.text).toMatch(/^<svg[\s\S]*<\/svg>\s*$/);
@@ -127,7 +161,10 @@ describe('the public side of a link', () => {
 
   it('redirects a link click to the card’s link, and 404s an index the card lacks', async () => {
     const { link } = await cardWithLink(a);
-    const res = await fetch(`${ctx.baseUrl}${sharePath(link)}/links/0`, { redirect: 'manual', headers: { 'X-Forwarded-For': newAddress() } });
+    const res = await fetch(`${ctx.baseUrl}${sharePath(link)}/links/0`, {
+      redirect: 'manual',
+      headers: { 'X-Forwarded-For': newAddress() },
+    });
     expect(res.status).toBe(302);
     expect(res.headers.get('location')).toBe('https://blog.example.com/ada');
     expect((await visitor().get(`${sharePath(link)}/links/1`)).status).toBe(404);
@@ -165,7 +202,15 @@ describe('lead capture', () => {
     const inbox = await ctx.request('GET', `/cards/${card.id}/leads?status=pending`, { token: a.session });
     expect(inbox.status).toBe(200);
     expect(inbox.body.leads).toEqual([
-      expect.objectContaining({ status: 'pending', name: body.name, email: body.email, company: 'Navy', note: 'Met at the booth', contact_id: null, source: null }),
+      expect.objectContaining({
+        status: 'pending',
+        name: body.name,
+        email: body.email,
+        company: 'Navy',
+        note: 'Met at the booth',
+        contact_id: null,
+        source: null,
+      }),
     ]);
     const [outbox] = await ctx.deps.sql`
       SELECT event_type, entity_type, entity_id, payload, recipient_user_ids FROM notification_outbox
@@ -187,7 +232,9 @@ describe('lead capture', () => {
     const pending = (await ctx.request('GET', `/cards/${card.id}/leads`, { token: a.session })).body.leads;
     const idOf = (email: string) => pending.find((l: { email: string }) => l.email === email).id;
 
-    expect((await ctx.request('POST', `/cards/${card.id}/leads/${idOf(same.email)}/accept`, { token: await readOnlyKey(ctx, a) })).status).toBe(403);
+    expect(
+      (await ctx.request('POST', `/cards/${card.id}/leads/${idOf(same.email)}/accept`, { token: await readOnlyKey(ctx, a) })).status,
+    ).toBe(403);
     const accepted = await ctx.request('POST', `/cards/${card.id}/leads/${idOf(same.email)}/accept`, { token: a.session });
     expect(accepted.status, accepted.text).toBe(200);
     expect(accepted.body).toMatchObject({ status: 'accepted', contact_created: true, decided_by: `user:${a.user}` });
@@ -214,7 +261,10 @@ describe('lead capture', () => {
     const email = `known-${crypto.randomBytes(4).toString('hex')}@example.com`;
     const known = await createContact(ctx, a, { first_name: 'Original', last_name: 'Name', email, source: 'import', phone: '+1 555 0000' });
     const elsewhere = await createContact(ctx, b, { first_name: 'B', email });
-    const res = await visitor().post(`${sharePath(link)}/leads`, lead({ name: 'Someone Else', email: email.toUpperCase(), phone: '+1 555 0123', company: 'Evil' }));
+    const res = await visitor().post(
+      `${sharePath(link)}/leads`,
+      lead({ name: 'Someone Else', email: email.toUpperCase(), phone: '+1 555 0123', company: 'Evil' }),
+    );
     expect(res.body).toEqual({ status: 'received' });
     // Until a person accepts it, the known contact is untouched.
     expect((await contactsByEmail(a, email))[0]).toMatchObject({ id: known.id, phone: '+1 555 0000', company: null });
@@ -223,7 +273,14 @@ describe('lead capture', () => {
     expect(accepted.body).toMatchObject({ contact_id: known.id, contact_created: false });
     const contacts = await contactsByEmail(a, email);
     expect(contacts).toHaveLength(1);
-    expect(contacts[0]).toMatchObject({ id: known.id, first_name: 'Original', last_name: 'Name', source: 'import', phone: '+1 555 0000', company: 'Evil' });
+    expect(contacts[0]).toMatchObject({
+      id: known.id,
+      first_name: 'Original',
+      last_name: 'Name',
+      source: 'import',
+      phone: '+1 555 0000',
+      company: 'Evil',
+    });
     const other = (await ctx.request('GET', `/contacts/${elsewhere.id}`, { token: b.session })).body;
     expect(other).toMatchObject({ first_name: 'B', phone: null, company: null });
   });
@@ -250,7 +307,9 @@ describe('lead capture', () => {
     expect(lines[1]).toContain('"Plain, ""Quoted"" Co"');
     expect(lines[2]).toContain(`,pending,"'=HYPERLINK(""http://evil.example"",""x"")",`);
     expect(lines[2]).toContain(",'+cmd,");
-    expect((await ctx.request('GET', `/cards/${card.id}/leads/export?status=pending`, { token: a.session })).text.trim().split('\n')).toHaveLength(2);
+    expect(
+      (await ctx.request('GET', `/cards/${card.id}/leads/export?status=pending`, { token: a.session })).text.trim().split('\n'),
+    ).toHaveLength(2);
 
     expect((await ctx.request('GET', `/cards/${card.id}/leads`, { token: b.session })).status).toBe(404);
     expect((await ctx.request('POST', `/cards/${card.id}/leads/${newest.id}/dismiss`, { token: b.session })).status).toBe(404);
@@ -325,8 +384,19 @@ describe('attribution', () => {
     const types = list.body.events.map((e: { event_type: string }) => e.event_type);
     expect(types.sort()).toEqual(['lead_submitted', 'link_click', 'qr_scan', 'vcard_download', 'view', 'view']);
     const qr = list.body.events.find((e: { event_type: string }) => e.event_type === 'qr_scan');
-    expect(qr).toMatchObject({ share_link_id: link.id, source: 'booth', utm_source: 'conf', utm_medium: 'print', utm_campaign: 'spring', referrer: 'https://social.example.com/post/1' });
-    expect(list.body.events.find((e: { event_type: string }) => e.event_type === 'link_click').detail).toEqual({ index: 0, label: 'Blog', url: 'https://blog.example.com/ada' });
+    expect(qr).toMatchObject({
+      share_link_id: link.id,
+      source: 'booth',
+      utm_source: 'conf',
+      utm_medium: 'print',
+      utm_campaign: 'spring',
+      referrer: 'https://social.example.com/post/1',
+    });
+    expect(list.body.events.find((e: { event_type: string }) => e.event_type === 'link_click').detail).toEqual({
+      index: 0,
+      label: 'Blog',
+      url: 'https://blog.example.com/ada',
+    });
     const stored = JSON.stringify(await ctx.deps.sql`SELECT * FROM card_events WHERE card_id = ${card.id}`);
     expect(stored).not.toContain(address);
     expect(stored).not.toContain('secret');
@@ -342,14 +412,30 @@ describe('attribution', () => {
       conversion_rate: 0.3333,
     });
     expect(summary.body.by_day).toHaveLength(30);
-    expect(summary.body.by_day.at(-1)).toEqual({ date: today, view: 3, qr_scan: 1, vcard_download: 1, link_click: 1, lead_submitted: 1, conversion_rate: 0.3333 });
+    expect(summary.body.by_day.at(-1)).toEqual({
+      date: today,
+      view: 3,
+      qr_scan: 1,
+      vcard_download: 1,
+      link_click: 1,
+      lead_submitted: 1,
+      conversion_rate: 0.3333,
+    });
     expect(summary.body.by_day[0]).toMatchObject({ view: 0, conversion_rate: null });
     const byLink = Object.fromEntries(summary.body.by_link.map((l: { source: string }) => [l.source, l]));
     expect(byLink.booth).toMatchObject({ share_link_id: link.id, totals: { view: 2, lead_submitted: 1 }, conversion_rate: 0.5 });
     expect(byLink.email).toMatchObject({ share_link_id: other.id, totals: { view: 1, lead_submitted: 0 }, conversion_rate: 0 });
 
-    const perLink = await ctx.request('GET', `/cards/${card.id}/share-links/${link.id}/events/summary?from=${today}&to=${today}`, { token: a.session });
-    expect(perLink.body).toMatchObject({ share_link_id: link.id, from: today, to: today, totals: { view: 2, lead_submitted: 1 }, conversion_rate: 0.5 });
+    const perLink = await ctx.request('GET', `/cards/${card.id}/share-links/${link.id}/events/summary?from=${today}&to=${today}`, {
+      token: a.session,
+    });
+    expect(perLink.body).toMatchObject({
+      share_link_id: link.id,
+      from: today,
+      to: today,
+      totals: { view: 2, lead_submitted: 1 },
+      conversion_rate: 0.5,
+    });
     expect(perLink.body.by_day).toHaveLength(1);
     expect(perLink.body.by_link).toBeUndefined();
   });
@@ -363,8 +449,12 @@ describe('attribution', () => {
     expect((await ctx.request('GET', `/cards/${card.id}/events`, { token: b.session })).status).toBe(404);
     expect((await ctx.request('GET', `/cards/${card.id}/share-links/${MISSING_ID}/events/summary`, { token: a.session })).status).toBe(404);
     expect((await ctx.request('GET', `/cards/${card.id}/share-links/${link.id}/events/summary`, { token: b.session })).status).toBe(404);
-    expect((await ctx.request('GET', `/cards/${card.id}/events/summary?from=2025-02-01&to=2025-01-01`, { token: a.session })).status).toBe(422);
-    expect((await ctx.request('GET', `/cards/${card.id}/events/summary?from=2023-01-01&to=2025-01-01`, { token: a.session })).status).toBe(422);
+    expect((await ctx.request('GET', `/cards/${card.id}/events/summary?from=2025-02-01&to=2025-01-01`, { token: a.session })).status).toBe(
+      422,
+    );
+    expect((await ctx.request('GET', `/cards/${card.id}/events/summary?from=2023-01-01&to=2025-01-01`, { token: a.session })).status).toBe(
+      422,
+    );
     expect((await ctx.request('GET', `/cards/${card.id}/events?event_type=bogus`, { token: a.session })).status).toBe(400);
     expect((await ctx.request('GET', `/cards/${card.id}/events?ip=1`, { token: a.session })).status).toBe(400);
   });
@@ -375,7 +465,11 @@ describe('what people and link previews see', () => {
 
   it('does not count crawlers and link expanders as views; a person counts', async () => {
     const { card, link } = await cardWithLink(a);
-    for (const agent of ['Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)', 'facebookexternalhit/1.1', 'LinkedInBot/1.0 (compatible; Mozilla/5.0)']) {
+    for (const agent of [
+      'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)',
+      'facebookexternalhit/1.1',
+      'LinkedInBot/1.0 (compatible; Mozilla/5.0)',
+    ]) {
       expect((await visitor().get(`${sharePath(link)}?via=qr`, { 'User-Agent': agent })).status).toBe(200);
     }
     expect((await visitor().get(sharePath(link))).status).toBe(200);
@@ -418,9 +512,10 @@ describe('what people and link previews see', () => {
     const res = await ctx.request('GET', `/media/cards/${card0()}/00000000-0000-4000-8000-000000000000.png?fbclid=abc&gclid=x`);
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ detail: expect.any(String) });
-    expect((await ctx.request('GET', `/media/cards/${card0()}/00000000-0000-4000-8000-000000000000.png?fbclid=1`, { headers: { Accept: HTML } })).text).toContain(
-      '<!DOCTYPE html>',
-    );
+    expect(
+      (await ctx.request('GET', `/media/cards/${card0()}/00000000-0000-4000-8000-000000000000.png?fbclid=1`, { headers: { Accept: HTML } }))
+        .text,
+    ).toContain('<!DOCTYPE html>');
   });
 });
 

@@ -22,7 +22,12 @@ describe('cards CRUD', () => {
   it('creates a card owned by the caller, with default colours', async () => {
     const res = await ctx.request('POST', '/cards', {
       token: a.session,
-      body: { name: ' Ada Lovelace ', title: 'Engineer', email: 'ada@example.com', links: [{ label: 'LinkedIn', url: 'https://linkedin.com/in/ada' }] },
+      body: {
+        name: ' Ada Lovelace ',
+        title: 'Engineer',
+        email: 'ada@example.com',
+        links: [{ label: 'LinkedIn', url: 'https://linkedin.com/in/ada' }],
+      },
     });
     expect(res.status, res.text).toBe(200);
     expect(res.body).toMatchObject({
@@ -54,12 +59,15 @@ describe('cards CRUD', () => {
       { name: 'x', photo_key: 'cards/a/b.png' },
       { name: 'x', extra: true },
     ];
-    for (const body of bad) expect((await ctx.request('POST', '/cards', { token: a.session, body })).status, JSON.stringify(body)).toBe(422);
+    for (const body of bad)
+      expect((await ctx.request('POST', '/cards', { token: a.session, body })).status, JSON.stringify(body)).toBe(422);
   });
 
   it('takes an owner among the organization’s members and an account of the organization; others are 404', async () => {
     const colleague = externalId('user');
-    await ctx.request('GET', '/me', { token: await ctx.session({ sub: colleague, org_id: a.org, org_ids: [a.org], permissions: ['api:read'] }) });
+    await ctx.request('GET', '/me', {
+      token: await ctx.session({ sub: colleague, org_id: a.org, org_ids: [a.org], permissions: ['api:read'] }),
+    });
     expect((await createCard(ctx, a, { owner_id: colleague })).owner_id).toBe(colleague);
     const stranger = await ctx.request('POST', '/cards', { token: a.session, body: { name: 'x', owner_id: b.user } });
     expect(stranger.status).toBe(404);
@@ -167,7 +175,9 @@ describe('GET /cards/{card_id}/signature', () => {
     const res = await get(`/cards/${card.id}/signature?format=text`);
     expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     expect(res.text).toMatch(
-      new RegExp(`^-- \\n[^\\n]+\\nCEO\\nView my card: https?://[^\\n]+/share/[A-Za-z0-9_-]{22}\\?utm_source=email-signature&utm_medium=email\\nx@example\\.com\\n$`),
+      new RegExp(
+        `^-- \\n[^\\n]+\\nCEO\\nView my card: https?://[^\\n]+/share/[A-Za-z0-9_-]{22}\\?utm_source=email-signature&utm_medium=email\\nx@example\\.com\\n$`,
+      ),
     );
     expect(res.text.split('\n')[1]).toBe(hostile);
   });
@@ -175,14 +185,19 @@ describe('GET /cards/{card_id}/signature', () => {
   it('links to the card through its tracked signature link, so signature visits are attributed', async () => {
     const card = await createCard(ctx, a, { email: 'sig@example.com' });
     const html = (await get(`/cards/${card.id}/signature?format=fragment`)).text;
-    const href = /href="(https?:\/\/[^"]+\/share\/([A-Za-z0-9_-]{22})\?utm_source=email-signature&amp;utm_medium=email)"[^>]*>View my card</.exec(html);
+    const href =
+      /href="(https?:\/\/[^"]+\/share\/([A-Za-z0-9_-]{22})\?utm_source=email-signature&amp;utm_medium=email)"[^>]*>View my card</.exec(
+        html,
+      );
     expect(href, html).not.toBeNull();
     const links = (await ctx.request('GET', `/cards/${card.id}/share-links`, { token: a.session })).body.share_links;
     expect(links).toEqual([expect.objectContaining({ token: href![2], source: 'email-signature', state: 'active' })]);
     // A person opening it counts a view from the signature.
     expect((await ctx.request('GET', `/share/${href![2]}?utm_source=email-signature&utm_medium=email`)).status).toBe(200);
     const events = (await ctx.request('GET', `/cards/${card.id}/events`, { token: a.session })).body.events;
-    expect(events).toEqual([expect.objectContaining({ event_type: 'view', source: 'email-signature', utm_source: 'email-signature', utm_medium: 'email' })]);
+    expect(events).toEqual([
+      expect.objectContaining({ event_type: 'view', source: 'email-signature', utm_source: 'email-signature', utm_medium: 'email' }),
+    ]);
     // Revoked, the signature no longer links to the card (nothing is stored by rendering it).
     await ctx.request('DELETE', `/cards/${card.id}/share-links/${links[0].id}`, { token: a.session });
     expect((await get(`/cards/${card.id}/signature?format=fragment`)).text).not.toContain('View my card');

@@ -22,9 +22,13 @@ describe('a typed client generated from /openapi.json', () => {
     const document = (await ctx.request('GET', '/openapi.json')).body;
     const ast = await openapiTS(document);
     fs.writeFileSync(path.join(FLOW_DIR, 'openapi.d.ts'), astToString(ast));
-    const tsc = spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(FLOW_DIR, 'tsconfig.json')], {
-      encoding: 'utf8',
-    });
+    const tsc = spawnSync(
+      process.execPath,
+      [path.join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(FLOW_DIR, 'tsconfig.json')],
+      {
+        encoding: 'utf8',
+      },
+    );
     expect(tsc.stdout + tsc.stderr, 'tsc --strict').toBe('');
     expect(tsc.status).toBe(0);
 

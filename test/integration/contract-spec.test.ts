@@ -43,7 +43,10 @@ describe('departures from the spec', () => {
 
   it('lets PATCH clear first_name, last_name and email together', async () => {
     const contact = await createContact(ctx, t, { email: `ada-${Date.now()}@example.com` });
-    const res = await ctx.request('PATCH', `/contacts/${contact.id}`, { token: t.session, body: { first_name: null, last_name: null, email: null } });
+    const res = await ctx.request('PATCH', `/contacts/${contact.id}`, {
+      token: t.session,
+      body: { first_name: null, last_name: null, email: null },
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.body).toMatchObject({ first_name: null, last_name: null, email: null });
   });
@@ -56,7 +59,12 @@ describe('departures from the spec', () => {
       expect(res.body.detail).toMatch(/^Unknown filter/);
     }
     const document = (await ctx.request('GET', '/openapi.json')).body;
-    for (const [path, method] of [['/accounts', 'get'], ['/accounts/{account_id}/health', 'get'], ['/folders/{folder_id}', 'delete'], ['/tags', 'get']] as const) {
+    for (const [path, method] of [
+      ['/accounts', 'get'],
+      ['/accounts/{account_id}/health', 'get'],
+      ['/folders/{folder_id}', 'delete'],
+      ['/tags', 'get'],
+    ] as const) {
       expect(document.paths[path][method].responses['400'], `${method} ${path}`).toBeDefined();
     }
   });
@@ -67,13 +75,19 @@ describe('departures from the spec', () => {
       ['2030-01-01T10:00:00', '2030-01-01T10:00:00.000Z'],
       ['2030-01-01', '2030-01-01T00:00:00.000Z'],
     ]) {
-      const res = await ctx.request('POST', `/accounts/${account.body.id}/activities`, { token: t.session, body: { type: 'task', due_at: due } });
+      const res = await ctx.request('POST', `/accounts/${account.body.id}/activities`, {
+        token: t.session,
+        body: { type: 'task', due_at: due },
+      });
       expect(res.status, res.text).toBe(200);
       const feed = await ctx.request('GET', `/accounts/${account.body.id}/activities`, { token: t.session });
       const item = (feed.body.activities ?? feed.body.items ?? feed.body).find?.((a: { id: string }) => a.id === res.body.id);
       if (item) expect(new Date(item.due_at ?? item.effective_time).toISOString()).toBe(expected);
     }
-    const bad = await ctx.request('POST', `/accounts/${account.body.id}/activities`, { token: t.session, body: { type: 'task', due_at: '2030-02-30' } });
+    const bad = await ctx.request('POST', `/accounts/${account.body.id}/activities`, {
+      token: t.session,
+      body: { type: 'task', due_at: '2030-02-30' },
+    });
     expect(bad.status).toBe(422);
   });
 
@@ -108,12 +122,17 @@ describe('the document as tools read it', () => {
     expect(document.info.contact).toBeTruthy();
     const ids: string[] = [];
     for (const item of Object.values(document.paths) as Record<string, { operationId?: string }>[]) {
-      for (const [method, operation] of Object.entries(item)) if (['get', 'post', 'put', 'patch', 'delete'].includes(method)) ids.push(operation.operationId!);
+      for (const [method, operation] of Object.entries(item))
+        if (['get', 'post', 'put', 'patch', 'delete'].includes(method)) ids.push(operation.operationId!);
     }
     expect(ids.every(Boolean)).toBe(true);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toEqual(expect.arrayContaining(['listAccounts', 'patchContact', 'publishAgentVersion']));
-    const tags = new Set(Object.values(document.paths).flatMap((item) => Object.values(item as Record<string, { tags?: string[] }>).flatMap((op) => op.tags ?? [])));
+    const tags = new Set(
+      Object.values(document.paths).flatMap((item) =>
+        Object.values(item as Record<string, { tags?: string[] }>).flatMap((op) => op.tags ?? []),
+      ),
+    );
     for (const tag of document.tags) expect(tags.has(tag.name), tag.name).toBe(true);
   });
 
@@ -151,7 +170,12 @@ describe('the document as tools read it', () => {
       a.some((x, k) => isParam(x) && !isParam(b[k]!)) &&
       b.some((x, k) => isParam(x) && !isParam(a[k]!));
     const paths = Object.keys(document.paths);
-    const ambiguous = paths.flatMap((a, i) => paths.slice(i + 1).filter((b) => crosses(a.split('/'), b.split('/'))).map((b) => `${a} ~ ${b}`));
+    const ambiguous = paths.flatMap((a, i) =>
+      paths
+        .slice(i + 1)
+        .filter((b) => crosses(a.split('/'), b.split('/')))
+        .map((b) => `${a} ~ ${b}`),
+    );
     expect(ambiguous).toEqual([]);
   });
 });

@@ -29,11 +29,23 @@ beforeAll(async () => {
   tokens = await startTokenServer({ 'client-1': CLIENT_SECRET, [ECHO_CLIENT]: ECHO_SECRET }, refreshTokens);
   // An integration whose client secret lives only in the deployment's catalog, not in any value.
   const catalog = [
-    { key: 'echo', name: 'Echo', authorization_url: `${tokens.url}/authorize`, token_url: tokens.url, client_id: ECHO_CLIENT, client_secret: ECHO_SECRET },
+    {
+      key: 'echo',
+      name: 'Echo',
+      authorization_url: `${tokens.url}/authorize`,
+      token_url: tokens.url,
+      client_id: ECHO_CLIENT,
+      client_secret: ECHO_SECRET,
+    },
   ];
   ctx = await createTestContext({
     worker: true,
-    env: { WEB_FETCH_ALLOW_PRIVATE: 'true', CREDENTIAL_REFRESH_TIMEOUT_MS: '2000', LOG_LEVEL: 'debug', INTEGRATION_PROVIDERS: JSON.stringify(catalog) },
+    env: {
+      WEB_FETCH_ALLOW_PRIVATE: 'true',
+      CREDENTIAL_REFRESH_TIMEOUT_MS: '2000',
+      LOG_LEVEL: 'debug',
+      INTEGRATION_PROVIDERS: JSON.stringify(catalog),
+    },
   });
   [a, b] = await Promise.all([newTenant(ctx), newTenant(ctx)]);
   aOrg = await orgUuid(ctx, a);
@@ -87,13 +99,36 @@ async function historyText(workflowId: string, runId?: string): Promise<string> 
 
 describe('credential metadata', () => {
   it('creates, reads, updates and deletes; answers every field and never a value', async () => {
-    const created = await call('POST', '/workflow/credentials', a.session, { name: 'Stripe key', description: 'live', value: { api_key: TYPED_SECRET } });
+    const created = await call('POST', '/workflow/credentials', a.session, {
+      name: 'Stripe key',
+      description: 'live',
+      value: { api_key: TYPED_SECRET },
+    });
     expect(created.status).toBe(200);
     expect(Object.keys(created.body).sort()).toEqual(
       [
-        'id', 'organization_id', 'name', 'description', 'refresher_workflow_id', 'refresh_input', 'refresh_policy', 'has_value', 'value_keys',
-        'expires_at', 'last_refresh_status', 'last_refresh_at', 'last_refresh_error', 'last_refresh_execution_id', 'refresh_locked_until',
-        'is_refreshing', 'temporal_schedule_id', 'created_at', 'updated_at', 'created_by', 'modified_by', 'secrets',
+        'id',
+        'organization_id',
+        'name',
+        'description',
+        'refresher_workflow_id',
+        'refresh_input',
+        'refresh_policy',
+        'has_value',
+        'value_keys',
+        'expires_at',
+        'last_refresh_status',
+        'last_refresh_at',
+        'last_refresh_error',
+        'last_refresh_execution_id',
+        'refresh_locked_until',
+        'is_refreshing',
+        'temporal_schedule_id',
+        'created_at',
+        'updated_at',
+        'created_by',
+        'modified_by',
+        'secrets',
       ].sort(),
     );
     expect(created.body).toMatchObject({
@@ -105,7 +140,9 @@ describe('credential metadata', () => {
       is_refreshing: false,
       created_by: `user:${a.user}`,
     });
-    expect(created.body.secrets).toEqual([{ key: 'api_key', type: 'string', description: 'API key', source: 'input', updated_at: expect.any(String) }]);
+    expect(created.body.secrets).toEqual([
+      { key: 'api_key', type: 'string', description: 'API key', source: 'input', updated_at: expect.any(String) },
+    ]);
     const id = created.body.id;
     expect((await call('GET', `/workflow/credentials/${id}`, a.session)).body).toEqual(created.body);
     const patched = await call('PATCH', `/workflow/credentials/${id}`, a.session, { description: 'rotated monthly' });
@@ -119,7 +156,8 @@ describe('credential metadata', () => {
 
   it('lists by name substring (case-insensitive) with limit, an opaque cursor and the total', async () => {
     const t = await newTenant(ctx);
-    for (const name of ['Alpha API', 'beta api', 'Gamma', 'delta API']) expect((await call('POST', '/workflow/credentials', t.session, { name })).status).toBe(200);
+    for (const name of ['Alpha API', 'beta api', 'Gamma', 'delta API'])
+      expect((await call('POST', '/workflow/credentials', t.session, { name })).status).toBe(200);
     const first = await call('GET', '/workflow/credentials?name=api&limit=2', t.session);
     expect(first.status).toBe(200);
     expect(first.body.pagination).toMatchObject({ limit: 2, total: 3, offset: 0, next_cursor: expect.any(String) });
@@ -135,7 +173,9 @@ describe('credential metadata', () => {
 
   it('refuses writes to a read-only key (403) and hides another organization’s credentials (404)', async () => {
     const { id } = await oauthCredential(a);
-    const readOnly = await createOrgKey(ctx, (await newTenant(ctx, ['api:read', 'organizations:manage'])).session, { scopes: ['api:read'] });
+    const readOnly = await createOrgKey(ctx, (await newTenant(ctx, ['api:read', 'organizations:manage'])).session, {
+      scopes: ['api:read'],
+    });
     expect((await call('POST', '/workflow/credentials', readOnly, { name: 'x' })).status).toBe(403);
     expect((await call('GET', '/workflow/credentials', readOnly)).status).toBe(200);
     expect((await call('GET', `/workflow/credentials/${id}`, b.session)).status).toBe(404);
@@ -147,19 +187,40 @@ describe('credential metadata', () => {
   });
 
   it('checks refresher, refresh input and policy together', async () => {
-    const unknown = await call('POST', '/workflow/credentials', a.session, { name: 'r1', refresher_workflow_id: '0190f5a0-0000-7000-8000-0000000000ff' });
+    const unknown = await call('POST', '/workflow/credentials', a.session, {
+      name: 'r1',
+      refresher_workflow_id: '0190f5a0-0000-7000-8000-0000000000ff',
+    });
     expect(unknown.status).toBe(404);
-    const badInput = await call('POST', '/workflow/credentials', a.session, { name: 'r2', refresher_workflow_id: REFRESHER_IDS.oauth2_client_credentials, refresh_input: { token_url: 'nope' } });
+    const badInput = await call('POST', '/workflow/credentials', a.session, {
+      name: 'r2',
+      refresher_workflow_id: REFRESHER_IDS.oauth2_client_credentials,
+      refresh_input: { token_url: 'nope' },
+    });
     expect(badInput.status).toBe(400);
     expect(badInput.body.detail).toMatch(/refresh_input\.token_url/);
-    const scheduleWithout = await call('POST', '/workflow/credentials', a.session, { name: 'r3', refresh_policy: { type: 'interval', every_seconds: 600 } });
+    const scheduleWithout = await call('POST', '/workflow/credentials', a.session, {
+      name: 'r3',
+      refresh_policy: { type: 'interval', every_seconds: 600 },
+    });
     expect(scheduleWithout.status).toBe(400);
-    const badCron = await call('POST', '/workflow/credentials', a.session, { name: 'r4', refresh_policy: { type: 'cron', expression: 'every day', timezone: 'UTC' } });
+    const badCron = await call('POST', '/workflow/credentials', a.session, {
+      name: 'r4',
+      refresh_policy: { type: 'cron', expression: 'every day', timezone: 'UTC' },
+    });
     expect(badCron.status).toBe(422);
-    const shortInterval = await call('POST', '/workflow/credentials', a.session, { name: 'r5', refresh_policy: { type: 'interval', every_seconds: 5 } });
+    const shortInterval = await call('POST', '/workflow/credentials', a.session, {
+      name: 'r5',
+      refresh_policy: { type: 'interval', every_seconds: 5 },
+    });
     expect(shortInterval.status).toBe(422);
     const refreshers = await call('GET', '/workflow/credential-refreshers', a.session);
-    expect(refreshers.body.data.map((r: { kind: string }) => r.kind)).toEqual(['oauth2_refresh_token', 'oauth2_client_credentials', 'http_json', 'integration_oauth2']);
+    expect(refreshers.body.data.map((r: { kind: string }) => r.kind)).toEqual([
+      'oauth2_refresh_token',
+      'oauth2_client_credentials',
+      'http_json',
+      'integration_oauth2',
+    ]);
   });
 });
 
@@ -172,8 +233,16 @@ describe('PUT /workflow/credentials/{id}/value', () => {
       expires_at: '2031-01-01T00:00:00Z',
     });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ has_value: true, value_keys: ['password', 'port', 'username'], expires_at: '2031-01-01T00:00:00.000Z' });
-    expect(res.body.secrets.map((s: { key: string; type: string }) => [s.key, s.type])).toEqual([['password', 'string'], ['port', 'number'], ['username', 'string']]);
+    expect(res.body).toMatchObject({
+      has_value: true,
+      value_keys: ['password', 'port', 'username'],
+      expires_at: '2031-01-01T00:00:00.000Z',
+    });
+    expect(res.body.secrets.map((s: { key: string; type: string }) => [s.key, s.type])).toEqual([
+      ['password', 'string'],
+      ['port', 'number'],
+      ['username', 'string'],
+    ]);
     const [stored] = await ctx.deps.sql`SELECT value_ciphertext, value_key_id FROM workflow_credentials WHERE id = ${created.body.id}`;
     expect(stored!.value_ciphertext).not.toContain(TYPED_SECRET);
     expect(stored!.value_key_id).toBe(credentialKeyring(ctx.config).current.id);
@@ -197,11 +266,18 @@ describe('PUT /workflow/credentials/{id}/value', () => {
     expect(bare.body.detail[0]).toMatchObject({ loc: ['body', 'value'], input: '[redacted]' });
     const listed = await call('PUT', url, a.session, { value: [TYPED_SECRET], expires_at: 'soon' });
     expect(listed.status).toBe(422);
-    expect(listed.body.detail.map((d: { loc: string[] }) => d.loc)).toEqual([['body', 'value'], ['body', 'expires_at']]);
+    expect(listed.body.detail.map((d: { loc: string[] }) => d.loc)).toEqual([
+      ['body', 'value'],
+      ['body', 'expires_at'],
+    ]);
     expect(listed.body.detail[1].input).toBe('soon'); // fields that are no secret are echoed as ever
     const onCreate = await call('POST', '/workflow/credentials', a.session, { name: 'typed 4', value: TYPED_SECRET });
     expect(onCreate.status).toBe(422);
-    const malformed = await ctx.request('PUT', url, { token: a.session, rawBody: `{"value": {"api_key": ${TYPED_SECRET}}}`, headers: { 'Content-Type': 'application/json' } });
+    const malformed = await ctx.request('PUT', url, {
+      token: a.session,
+      rawBody: `{"value": {"api_key": ${TYPED_SECRET}}}`,
+      headers: { 'Content-Type': 'application/json' },
+    });
     responses.push(malformed.text);
     expect(malformed.status).toBe(422);
     expect(malformed.body.detail[0].type).toBe('json_invalid');
@@ -237,7 +313,10 @@ describe('refresh', () => {
       value_keys: ['access_token', 'client_secret', 'refresh_token', 'token_type'],
     });
     expect(Math.abs(new Date(row.expires_at).getTime() - (Date.now() + 3600_000))).toBeLessThan(60_000);
-    expect(row.secrets.find((s: { key: string }) => s.key === 'access_token')).toMatchObject({ source: 'refresh', description: 'OAuth 2.0 access token' });
+    expect(row.secrets.find((s: { key: string }) => s.key === 'access_token')).toMatchObject({
+      source: 'refresh',
+      description: 'OAuth 2.0 access token',
+    });
     const value = await readCredentialValue(ctx.deps, aOrg, id);
     expect(value!.access_token).toBe(tokens.issued.at(-1));
     expect(value!.refresh_token).not.toBe(refreshToken); // rotated by the server
@@ -246,7 +325,8 @@ describe('refresh', () => {
     // No value in the workflow history.
     const history = await historyText(started.workflow_id, started.execution_id);
     expect(history).toContain(id);
-    for (const secret of [CLIENT_SECRET, refreshToken, String(value!.refresh_token), String(value!.access_token)]) expect(history).not.toContain(secret);
+    for (const secret of [CLIENT_SECRET, refreshToken, String(value!.refresh_token), String(value!.access_token)])
+      expect(history).not.toContain(secret);
     keepHistory(ctx.config.TEMPORAL_ADDRESS!, started.workflow_id, 'credential-refresh');
   });
 
@@ -265,7 +345,11 @@ describe('refresh', () => {
     // The always-send notification is queued with the failure, once.
     const events = await ctx.deps.sql`SELECT event_type, entity_type, payload FROM notification_outbox WHERE entity_id = ${id}`;
     expect(events.map((e) => ({ ...e }))).toEqual([
-      { event_type: 'credential.refresh_failed', entity_type: 'credential', payload: expect.objectContaining({ credential_id: id, error: expect.stringContaining('invalid_grant') }) },
+      {
+        event_type: 'credential.refresh_failed',
+        entity_type: 'credential',
+        payload: expect.objectContaining({ credential_id: id, error: expect.stringContaining('invalid_grant') }),
+      },
     ]);
   });
 
@@ -304,7 +388,10 @@ describe('refresh', () => {
       other.result(),
     ]);
     tokens.delayMs = 0;
-    expect(results).toEqual([{ status: 'success', expires_at: expect.any(String) }, { status: 'skipped', reason: 'locked' }]);
+    expect(results).toEqual([
+      { status: 'success', expires_at: expect.any(String) },
+      { status: 'skipped', reason: 'locked' },
+    ]);
     expect(tokens.requests.length - before).toBe(1);
     expect((await call('GET', `/workflow/credentials/${id}`, a.session)).body.is_refreshing).toBe(false);
   }, 30_000);
@@ -323,7 +410,12 @@ describe('refresh', () => {
     });
     expect(cc.status, cc.text).toBe(200);
     expect((await refreshAndWait(a, cc.body.id)).result.status).toBe('success');
-    expect(tokens.requests.at(-1)!.form).toMatchObject({ grant_type: 'client_credentials', client_id: 'client-1', client_secret: CLIENT_SECRET, scope: 'read write' });
+    expect(tokens.requests.at(-1)!.form).toMatchObject({
+      grant_type: 'client_credentials',
+      client_id: 'client-1',
+      client_secret: CLIENT_SECRET,
+      scope: 'read write',
+    });
     expect((await readCredentialValue(ctx.deps, aOrg, cc.body.id))!.scope).toBe('read write');
 
     const generic = await call('POST', '/workflow/credentials', a.session, {
@@ -356,11 +448,19 @@ describe('refresh schedules', () => {
     expect(described.spec.intervals?.[0]?.every).toBe(3_600_000);
     expect(described.policies.overlap).toBe(ScheduleOverlapPolicy.SKIP);
     expect(described.typedSearchAttributes.get(ORGANIZATION_ID)).toBe(aOrg);
-    expect(described.action).toMatchObject({ type: 'startWorkflow', workflowType: 'credentialRefresh', workflowId: `credential-refresh:${id}` });
-    expect((described.action as { typedSearchAttributes?: { get(k: unknown): unknown } }).typedSearchAttributes?.get(ORGANIZATION_ID)).toBe(aOrg);
+    expect(described.action).toMatchObject({
+      type: 'startWorkflow',
+      workflowType: 'credentialRefresh',
+      workflowId: `credential-refresh:${id}`,
+    });
+    expect((described.action as { typedSearchAttributes?: { get(k: unknown): unknown } }).typedSearchAttributes?.get(ORGANIZATION_ID)).toBe(
+      aOrg,
+    );
     expect(described.state.paused).toBe(false);
 
-    const cron = await call('PATCH', `/workflow/credentials/${id}`, a.session, { refresh_policy: { type: 'cron', expression: '0 6 * * *', timezone: 'Europe/Paris', paused: true } });
+    const cron = await call('PATCH', `/workflow/credentials/${id}`, a.session, {
+      refresh_policy: { type: 'cron', expression: '0 6 * * *', timezone: 'Europe/Paris', paused: true },
+    });
     expect(cron.status, cron.text).toBe(200);
     described = await handle.describe();
     expect(described.spec.timezone).toBe('Europe/Paris');
@@ -372,7 +472,9 @@ describe('refresh schedules', () => {
     expect(manual.body.temporal_schedule_id).toBeNull();
     await expect(handle.describe()).rejects.toBeInstanceOf(ScheduleNotFoundError);
 
-    const again = await call('PATCH', `/workflow/credentials/${id}`, a.session, { refresh_policy: { type: 'before_expiry', lead_seconds: 600 } });
+    const again = await call('PATCH', `/workflow/credentials/${id}`, a.session, {
+      refresh_policy: { type: 'before_expiry', lead_seconds: 600 },
+    });
     expect(again.body.temporal_schedule_id).toBe(`credential-refresh:${id}`);
     expect((await handle.describe()).spec.intervals?.[0]?.every).toBe(150_000);
     expect((await call('DELETE', `/workflow/credentials/${id}`, a.session)).status).toBe(204);
@@ -380,7 +482,10 @@ describe('refresh schedules', () => {
   });
 
   it('a scheduled run of a before-expiry policy refreshes only once the lead time is reached', async () => {
-    const { id } = await oauthCredential(a, { refresh_policy: { type: 'before_expiry', lead_seconds: 600 }, expires_at: new Date(Date.now() + 3600_000).toISOString() });
+    const { id } = await oauthCredential(a, {
+      refresh_policy: { type: 'before_expiry', lead_seconds: 600 },
+      expires_at: new Date(Date.now() + 3600_000).toISOString(),
+    });
     const run = (workflowId: string) =>
       ctx.deps.temporal.workflow.execute('credentialRefresh', {
         taskQueue: ctx.config.TEMPORAL_TASK_QUEUE,
@@ -401,7 +506,13 @@ describe('key rotation', () => {
     const oldKeyId = credentialKeyring(ctx.config).current.id;
     const oldMaster = (await import('node:fs')).readFileSync(`${ctx.config.dataDir}/keys/encryption.key`, 'utf8').trim();
     const newMaster = 'ab'.repeat(32);
-    const rotated = loadConfig({ ...process.env, DATA_DIR: ctx.config.DATA_DIR, ENCRYPTION_KEY: newMaster, ENCRYPTION_KEYS_PREVIOUS: oldMaster, DATABASE_URL: ctx.config.DATABASE_URL });
+    const rotated = loadConfig({
+      ...process.env,
+      DATA_DIR: ctx.config.DATA_DIR,
+      ENCRYPTION_KEY: newMaster,
+      ENCRYPTION_KEYS_PREVIOUS: oldMaster,
+      DATABASE_URL: ctx.config.DATABASE_URL,
+    });
     expect(await readCredentialValue({ sql: ctx.deps.sql, config: rotated }, aOrg, created.body.id)).toEqual({ api_key: TYPED_SECRET });
     expect(await resealCredentialValues({ sql: ctx.deps.sql, config: rotated })).toBeGreaterThan(0);
     const [row] = await ctx.deps.sql`SELECT value_key_id FROM workflow_credentials WHERE id = ${created.body.id}`;
@@ -410,7 +521,12 @@ describe('key rotation', () => {
     expect(await readCredentialValue({ sql: ctx.deps.sql, config: rotated }, aOrg, created.body.id)).toEqual({ api_key: TYPED_SECRET });
     expect(await resealCredentialValues({ sql: ctx.deps.sql, config: rotated })).toBe(0);
     // Rotate back so the rest of the file keeps reading with its own key.
-    const back = loadConfig({ ...process.env, DATA_DIR: ctx.config.DATA_DIR, ENCRYPTION_KEYS_PREVIOUS: newMaster, DATABASE_URL: ctx.config.DATABASE_URL });
+    const back = loadConfig({
+      ...process.env,
+      DATA_DIR: ctx.config.DATA_DIR,
+      ENCRYPTION_KEYS_PREVIOUS: newMaster,
+      DATABASE_URL: ctx.config.DATABASE_URL,
+    });
     await resealCredentialValues({ sql: ctx.deps.sql, config: back });
   });
 });
@@ -477,7 +593,8 @@ describe('no secret in an error, a log, a notification or a history, in any enco
         expect(row.last_refresh_error).toMatch(/^Token endpoint answered 400 \(invalid_request: Rejected /);
         places.push([`${id} last_refresh_error`, row.last_refresh_error]);
         places.push([`${id} workflow history`, await historyText(started.workflow_id, started.execution_id)]);
-        const events = await ctx.deps.sql`SELECT payload FROM notification_outbox WHERE entity_id = ${id} AND event_type = 'credential.refresh_failed'`;
+        const events = await ctx.deps
+          .sql`SELECT payload FROM notification_outbox WHERE entity_id = ${id} AND event_type = 'credential.refresh_failed'`;
         expect(events).toHaveLength(1);
         places.push([`${id} notification payload`, JSON.stringify(events[0]!.payload)]);
       }
@@ -485,14 +602,18 @@ describe('no secret in an error, a log, a notification or a history, in any enco
       tokens.mode = 'ok';
     }
     // The server did get the secrets, in the encodings the checks look for.
-    const sent = tokens.requests.slice(-3).map((r) => `${r.authorization ?? ''} ${new URLSearchParams(r.form).toString()}`).join('\n');
+    const sent = tokens.requests
+      .slice(-3)
+      .map((r) => `${r.authorization ?? ''} ${new URLSearchParams(r.form).toString()}`)
+      .join('\n');
     expect(sent).toContain(encodingsOf(ECHO_SECRET)[7]);
     expect(sent).toContain(encodingsOf(ECHO_SECRET)[2]);
     const logs = ctx.logs.slice(logsBefore).join('\n');
     expect(logs).toContain('credential refresh failed');
     places.push(['logs', logs]);
     for (const [place, text] of places) {
-      for (const form of [...encodingsOf(ECHO_SECRET), ...encodingsOf(echoRefresh)]) expect(text, `${place} carries ${form}`).not.toContain(form);
+      for (const form of [...encodingsOf(ECHO_SECRET), ...encodingsOf(echoRefresh)])
+        expect(text, `${place} carries ${form}`).not.toContain(form);
     }
   }, 60_000);
 });

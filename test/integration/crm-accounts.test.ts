@@ -30,7 +30,20 @@ async function bulkAccounts(orgId: string, names: string[], extra: (i: number) =
   return rows;
 }
 
-const FULL_FIELDS = ['created_at', 'description', 'domain', 'employee_count', 'health_score', 'id', 'industry', 'name', 'owner_id', 'tags', 'updated_at', 'website'];
+const FULL_FIELDS = [
+  'created_at',
+  'description',
+  'domain',
+  'employee_count',
+  'health_score',
+  'id',
+  'industry',
+  'name',
+  'owner_id',
+  'tags',
+  'updated_at',
+  'website',
+];
 
 describe('POST /accounts', () => {
   it('creates an account and returns the full row with 200', async () => {
@@ -66,7 +79,16 @@ describe('POST /accounts', () => {
 
   it('needs only a name; the rest defaults to null and no tags', async () => {
     const body = await createAccount(a, { name: 'Bare' });
-    expect(body).toMatchObject({ domain: null, industry: null, website: null, description: null, owner_id: null, employee_count: null, health_score: null, tags: [] });
+    expect(body).toMatchObject({
+      domain: null,
+      industry: null,
+      website: null,
+      description: null,
+      owner_id: null,
+      employee_count: null,
+      health_score: null,
+      tags: [],
+    });
   });
 
   it.each([
@@ -99,7 +121,10 @@ describe('GET /accounts/{account_id}', () => {
 
   it("is 404 for another organization's account and for an unknown id", async () => {
     const theirs = await createAccount(b, { name: 'Theirs' });
-    expect(await ctx.request('GET', `/accounts/${theirs.id}`, { token: a.session })).toMatchObject({ status: 404, body: { detail: 'Account not found' } });
+    expect(await ctx.request('GET', `/accounts/${theirs.id}`, { token: a.session })).toMatchObject({
+      status: 404,
+      body: { detail: 'Account not found' },
+    });
     expect((await ctx.request('GET', `/accounts/${newId()}`, { token: a.session })).status).toBe(404);
   });
 
@@ -113,7 +138,10 @@ describe('GET /accounts/{account_id}', () => {
 describe('PATCH /accounts/{account_id}', () => {
   it('changes only the fields sent; an explicit null clears', async () => {
     const created = await createAccount(a, { name: 'Patchable', domain: 'patch.io', industry: 'media', owner_id: 'u1', tags: ['a'] });
-    const res = await ctx.request('PATCH', `/accounts/${created.id}`, { token: a.session, body: { industry: 'education', domain: null, tags: ['b', 'c'] } });
+    const res = await ctx.request('PATCH', `/accounts/${created.id}`, {
+      token: a.session,
+      body: { industry: 'education', domain: null, tags: ['b', 'c'] },
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ name: 'Patchable', domain: null, industry: 'education', owner_id: 'u1', tags: ['b', 'c'] });
     expect(Date.parse(res.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(created.updated_at));
@@ -122,7 +150,10 @@ describe('PATCH /accounts/{account_id}', () => {
 
   it('refuses an empty body with 400', async () => {
     const created = await createAccount(a, { name: 'Empty patch' });
-    expect(await ctx.request('PATCH', `/accounts/${created.id}`, { token: a.session, body: {} })).toMatchObject({ status: 400, body: { detail: 'No fields to update' } });
+    expect(await ctx.request('PATCH', `/accounts/${created.id}`, { token: a.session, body: {} })).toMatchObject({
+      status: 400,
+      body: { detail: 'No fields to update' },
+    });
   });
 
   it('refuses a null name and an invalid industry with 422', async () => {
@@ -207,7 +238,11 @@ describe('GET /accounts', () => {
     expect(Array.isArray(res.body)).toBe(true);
     expect(res.body).toHaveLength(7);
     for (const item of res.body) expect(Object.keys(item).sort()).toEqual(['domain', 'health_score', 'id', 'industry', 'name']);
-    expect(res.body.find((r: { name: string }) => r.name === 'Globex')).toMatchObject({ industry: 'energy', health_score: null, domain: 'globex.com' });
+    expect(res.body.find((r: { name: string }) => r.name === 'Globex')).toMatchObject({
+      industry: 'energy',
+      health_score: null,
+      domain: 'globex.com',
+    });
     expect(res.headers.get('x-total-count')).toBeNull();
   });
 
@@ -226,7 +261,10 @@ describe('GET /accounts', () => {
     const tie = await newTenant(ctx, ['api:read', 'api:manage']);
     const rows = await bulkAccounts(await orgUuid(ctx, tie), ['Same', 'Same', 'Same', 'Alpha']);
     const tied = await ctx.request('GET', '/accounts', { token: tie.session });
-    const sameIds = rows.filter((r) => r.name === 'Same').map((r) => r.id).sort();
+    const sameIds = rows
+      .filter((r) => r.name === 'Same')
+      .map((r) => r.id)
+      .sort();
     expect(tied.body.map((r: { id: string }) => r.id)).toEqual([rows[3]!.id, ...sameIds]);
   });
 
@@ -260,8 +298,12 @@ describe('GET /accounts', () => {
     });
 
     it('treats % and _ literally', async () => {
-      expect(names((await ctx.request('GET', `/accounts?search=${encodeURIComponent('%')}`, { token: key })).body)).toEqual(['100% Pure_Juice']);
-      expect(names((await ctx.request('GET', `/accounts?search=${encodeURIComponent('e_j')}`, { token: key })).body)).toEqual(['100% Pure_Juice']);
+      expect(names((await ctx.request('GET', `/accounts?search=${encodeURIComponent('%')}`, { token: key })).body)).toEqual([
+        '100% Pure_Juice',
+      ]);
+      expect(names((await ctx.request('GET', `/accounts?search=${encodeURIComponent('e_j')}`, { token: key })).body)).toEqual([
+        '100% Pure_Juice',
+      ]);
       // Unescaped, "_" would match the space of "acme corp" and "acme  inc".
       expect((await ctx.request('GET', `/accounts?search=${encodeURIComponent('acme_')}`, { token: key })).body).toEqual([]);
       expect((await ctx.request('GET', `/accounts?search=${encodeURIComponent('\\')}`, { token: key })).body).toEqual([]);
@@ -283,7 +325,10 @@ describe('GET /accounts', () => {
     beforeAll(async () => {
       big = await newTenant(ctx, ['api:read', 'api:manage']);
       const orgId = await orgUuid(ctx, big);
-      await bulkAccounts(orgId, Array.from({ length: 510 }, (_, i) => `Bulk ${String(i).padStart(4, '0')}`));
+      await bulkAccounts(
+        orgId,
+        Array.from({ length: 510 }, (_, i) => `Bulk ${String(i).padStart(4, '0')}`),
+      );
     });
 
     it('defaults to 200', async () => {
@@ -321,6 +366,9 @@ describe('GET /accounts', () => {
 
   it('needs a CRM read scope', async () => {
     const none = await newTenant(ctx, ['agents:read']);
-    expect(await ctx.request('GET', '/accounts', { token: none.session })).toMatchObject({ status: 403, body: { detail: 'Insufficient permissions' } });
+    expect(await ctx.request('GET', '/accounts', { token: none.session })).toMatchObject({
+      status: 403,
+      body: { detail: 'Insufficient permissions' },
+    });
   });
 });

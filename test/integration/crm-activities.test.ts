@@ -48,8 +48,22 @@ const FULL = {
 };
 
 const ACTIVITY_FIELDS = [
-  'account_id', 'attendees', 'body', 'contact_id', 'created_at', 'deal_id', 'due_at', 'duration_minutes', 'effective_time', 'id',
-  'location', 'provider', 'recording_url', 'summary', 'transcript', 'type',
+  'account_id',
+  'attendees',
+  'body',
+  'contact_id',
+  'created_at',
+  'deal_id',
+  'due_at',
+  'duration_minutes',
+  'effective_time',
+  'id',
+  'location',
+  'provider',
+  'recording_url',
+  'summary',
+  'transcript',
+  'type',
 ];
 
 describe('POST /accounts/{account_id}/activities', () => {
@@ -99,7 +113,15 @@ describe('POST /accounts/{account_id}/activities', () => {
       });
       const feed = await ctx.request('GET', `/accounts/${accountId}/activities`, { token: a.session });
       expect(feed.body).toHaveLength(1);
-      expect(feed.body[0]).toMatchObject({ id: res.body.id, type, ...FULL, account_id: accountId, deal_id: null, contact_id: null, effective_time: FULL.due_at });
+      expect(feed.body[0]).toMatchObject({
+        id: res.body.id,
+        type,
+        ...FULL,
+        account_id: accountId,
+        deal_id: null,
+        contact_id: null,
+        effective_time: FULL.due_at,
+      });
     },
   );
 
@@ -111,11 +133,12 @@ describe('POST /accounts/{account_id}/activities', () => {
     expect(after.body).toEqual(before.body);
   });
 
-  it('links a contact of the organization; another organization\'s contact is 404 and nothing is written', async () => {
+  it("links a contact of the organization; another organization's contact is 404 and nothing is written", async () => {
     const accountId = await newAccount(a);
     const mine = newId();
     const theirs = newId();
-    await ctx.deps.sql`INSERT INTO contacts (id, org_id, first_name) VALUES (${mine}, ${await orgUuid(ctx, a)}, 'Mine'), (${theirs}, ${await orgUuid(ctx, b)}, 'Theirs')`;
+    await ctx.deps
+      .sql`INSERT INTO contacts (id, org_id, first_name) VALUES (${mine}, ${await orgUuid(ctx, a)}, 'Mine'), (${theirs}, ${await orgUuid(ctx, b)}, 'Theirs')`;
     const ok = await post(a, `/accounts/${accountId}/activities`, { type: 'email', contact_id: mine });
     expect(ok.status).toBe(200);
     const bad = await post(a, `/accounts/${accountId}/activities`, { type: 'email', contact_id: theirs });
@@ -142,7 +165,10 @@ describe('POST /accounts/{account_id}/activities', () => {
 
   it("is 404 for another organization's account and for an unknown one", async () => {
     const theirs = await newAccount(b);
-    expect(await post(a, `/accounts/${theirs}/activities`, { type: 'note' })).toMatchObject({ status: 404, body: { detail: 'Account not found' } });
+    expect(await post(a, `/accounts/${theirs}/activities`, { type: 'note' })).toMatchObject({
+      status: 404,
+      body: { detail: 'Account not found' },
+    });
     expect((await post(a, `/accounts/${newId()}/activities`, { type: 'note' })).status).toBe(404);
     const [counted] = await ctx.deps.sql`SELECT count(*)::int AS count FROM activities WHERE account_id = ${theirs}`;
     expect(counted!.count).toBe(0);
@@ -150,7 +176,10 @@ describe('POST /accounts/{account_id}/activities', () => {
 
   it('refuses a read-only key with 403', async () => {
     const accountId = await newAccount(a);
-    expect(await post(readOnly, `/accounts/${accountId}/activities`, { type: 'note' })).toMatchObject({ status: 403, body: { detail: 'Insufficient permissions' } });
+    expect(await post(readOnly, `/accounts/${accountId}/activities`, { type: 'note' })).toMatchObject({
+      status: 403,
+      body: { detail: 'Insufficient permissions' },
+    });
   });
 });
 
@@ -178,7 +207,10 @@ describe('POST /deals/{deal_id}/activities', () => {
 
   it("is 404 for another organization's deal", async () => {
     const theirs = await newDeal(b);
-    expect(await post(a, `/deals/${theirs}/activities`, { type: 'note' })).toMatchObject({ status: 404, body: { detail: 'Deal not found' } });
+    expect(await post(a, `/deals/${theirs}/activities`, { type: 'note' })).toMatchObject({
+      status: 404,
+      body: { detail: 'Deal not found' },
+    });
   });
 
   it('refuses a read-only key with 403', async () => {
@@ -191,8 +223,15 @@ describe('activity feeds', () => {
   it('orders by effective_time descending: due_at when present, otherwise created_at', async () => {
     const accountId = await newAccount(a);
     const ids: Record<string, string> = {};
-    for (const [key, due_at] of [['old', '2020-01-01T00:00:00Z'], ['now', null], ['future', '2999-01-01T00:00:00Z'], ['mid', '2022-06-01T12:00:00Z']] as const) {
-      ids[key] = (await post(a, `/accounts/${accountId}/activities`, { type: 'note', summary: key, ...(due_at ? { due_at } : {}) })).body.id;
+    for (const [key, due_at] of [
+      ['old', '2020-01-01T00:00:00Z'],
+      ['now', null],
+      ['future', '2999-01-01T00:00:00Z'],
+      ['mid', '2022-06-01T12:00:00Z'],
+    ] as const) {
+      ids[key] = (
+        await post(a, `/accounts/${accountId}/activities`, { type: 'note', summary: key, ...(due_at ? { due_at } : {}) })
+      ).body.id;
     }
     const feed = await ctx.request('GET', `/accounts/${accountId}/activities`, { token: readOnly });
     expect(feed.status).toBe(200);
@@ -266,13 +305,21 @@ describe('activity feeds', () => {
     const theirAccount = await newAccount(b);
     const theirDeal = await newDeal(b, { account_id: theirAccount });
     await post(b, `/deals/${theirDeal}/activities`, { type: 'note' });
-    expect(await ctx.request('GET', `/accounts/${theirAccount}/activities`, { token: a.session })).toMatchObject({ status: 404, body: { detail: 'Account not found' } });
-    expect(await ctx.request('GET', `/deals/${theirDeal}/activities`, { token: a.session })).toMatchObject({ status: 404, body: { detail: 'Deal not found' } });
+    expect(await ctx.request('GET', `/accounts/${theirAccount}/activities`, { token: a.session })).toMatchObject({
+      status: 404,
+      body: { detail: 'Account not found' },
+    });
+    expect(await ctx.request('GET', `/deals/${theirDeal}/activities`, { token: a.session })).toMatchObject({
+      status: 404,
+      body: { detail: 'Deal not found' },
+    });
   });
 
   it('needs a CRM read scope', async () => {
     const accountId = await newAccount(a);
-    const none = await createOrgKey(ctx, (await newTenant(ctx, ['agents:read', 'organizations:manage'])).session, { scopes: ['agents:read'] });
+    const none = await createOrgKey(ctx, (await newTenant(ctx, ['agents:read', 'organizations:manage'])).session, {
+      scopes: ['agents:read'],
+    });
     expect((await ctx.request('GET', `/accounts/${accountId}/activities`, { token: none })).status).toBe(403);
   });
 });
@@ -290,13 +337,20 @@ describe('POST /activities/{activity_id}/unlink-account', () => {
     expect((await ctx.request('GET', `/accounts/${accountId}/activities`, { token: a.session })).body).toEqual([]);
     expect((await ctx.request('GET', `/deals/${dealId}/activities`, { token: a.session })).body).toEqual([]);
     // Unlinking again is harmless.
-    expect((await ctx.request('POST', `/activities/${id}/unlink-account`, { token: a.session })).body).toEqual({ id, account_id: null, deal_id: null });
+    expect((await ctx.request('POST', `/activities/${id}/unlink-account`, { token: a.session })).body).toEqual({
+      id,
+      account_id: null,
+      deal_id: null,
+    });
   });
 
   it("is 404 for another organization's activity, which stays linked", async () => {
     const theirAccount = await newAccount(b);
     const { id } = (await post(b, `/accounts/${theirAccount}/activities`, { type: 'note' })).body;
-    expect(await ctx.request('POST', `/activities/${id}/unlink-account`, { token: a.session })).toMatchObject({ status: 404, body: { detail: 'Activity not found' } });
+    expect(await ctx.request('POST', `/activities/${id}/unlink-account`, { token: a.session })).toMatchObject({
+      status: 404,
+      body: { detail: 'Activity not found' },
+    });
     expect((await ctx.request('POST', `/activities/${newId()}/unlink-account`, { token: a.session })).status).toBe(404);
     const [row] = await ctx.deps.sql`SELECT account_id FROM activities WHERE id = ${id}`;
     expect(row!.account_id).toBe(theirAccount);

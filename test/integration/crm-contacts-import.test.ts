@@ -35,8 +35,14 @@ describe('POST /contacts/import', () => {
     const [updated] = await byEmail(t, 'known@example.com');
     // Present cells change (department too: import is one of its two ways in); empty cells keep the value.
     expect(updated).toMatchObject({
-      id: existing.id, email: 'Known@Example.com', first_name: 'Updated', last_name: 'Person', department: 'Finance',
-      title: 'Keep', phone: '1', stage: 'new',
+      id: existing.id,
+      email: 'Known@Example.com',
+      first_name: 'Updated',
+      last_name: 'Person',
+      department: 'Finance',
+      title: 'Keep',
+      phone: '1',
+      stage: 'new',
     });
     const [one] = await byEmail(t, 'new1@example.com');
     expect(one).toMatchObject({ first_name: 'New', last_name: 'One', department: 'Sales', phone: '555', stage: 'new', tags: [] });
@@ -185,7 +191,13 @@ describe('notification: contact.assigned on import', () => {
       WHERE org_id = ${t.orgId} AND event_type = 'contact.assigned' ORDER BY entity_id`;
     expect(rows.map((r) => r.entity_id).sort()).toEqual([moved.id, fresh.id].sort());
     expect(rows.map((r) => r.entity_id)).not.toContain(kept.id);
-    expect(rows.find((r) => r.entity_id === moved.id)).toMatchObject({ recipient_user_ids: [colleagueId], payload: { owner_id: colleague, previous_owner_id: 'rep_1', name: 'Moved Lovelace' } });
-    expect(rows.find((r) => r.entity_id === fresh.id)).toMatchObject({ recipient_user_ids: [], payload: { owner_id: 'rep_2', previous_owner_id: null } });
+    expect(rows.find((r) => r.entity_id === moved.id)).toMatchObject({
+      recipient_user_ids: [colleagueId],
+      payload: { owner_id: colleague, previous_owner_id: 'rep_1', name: 'Moved Lovelace' },
+    });
+    expect(rows.find((r) => r.entity_id === fresh.id)).toMatchObject({
+      recipient_user_ids: [],
+      payload: { owner_id: 'rep_2', previous_owner_id: null },
+    });
   });
 });

@@ -12,8 +12,25 @@ beforeAll(async () => {
 afterAll(() => ctx?.close());
 
 const CONTACT_KEYS = [
-  'account_id', 'company', 'company_domain', 'created_at', 'department', 'email', 'first_name', 'id', 'last_name',
-  'linkedin_url', 'notes', 'owner_id', 'phone', 'source', 'stage', 'stage_changed_at', 'tags', 'title', 'updated_at',
+  'account_id',
+  'company',
+  'company_domain',
+  'created_at',
+  'department',
+  'email',
+  'first_name',
+  'id',
+  'last_name',
+  'linkedin_url',
+  'notes',
+  'owner_id',
+  'phone',
+  'source',
+  'stage',
+  'stage_changed_at',
+  'tags',
+  'title',
+  'updated_at',
 ];
 
 const unique = () => Math.random().toString(36).slice(2, 10);
@@ -28,16 +45,34 @@ describe('POST /contacts', () => {
     const res = await ctx.request('POST', '/contacts', {
       token: a.session,
       body: {
-        first_name: 'Grace', last_name: 'Hopper', email: address, title: 'Rear Admiral', phone: '+1 555 0100',
-        linkedin_url: 'https://linkedin.com/in/grace', company: 'Navy', company_domain: 'navy.mil', source: 'event',
-        notes: 'met at a conference', owner_id: 'rep_1', account_id: account, tags: ['vip', ' vip ', 'cobol'],
+        first_name: 'Grace',
+        last_name: 'Hopper',
+        email: address,
+        title: 'Rear Admiral',
+        phone: '+1 555 0100',
+        linkedin_url: 'https://linkedin.com/in/grace',
+        company: 'Navy',
+        company_domain: 'navy.mil',
+        source: 'event',
+        notes: 'met at a conference',
+        owner_id: 'rep_1',
+        account_id: account,
+        tags: ['vip', ' vip ', 'cobol'],
       },
     });
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(CONTACT_KEYS);
     expect(res.body).toMatchObject({
-      first_name: 'Grace', last_name: 'Hopper', email: address, title: 'Rear Admiral', department: null, account_id: account,
-      stage: 'new', stage_changed_at: null, tags: ['vip', 'cobol'], owner_id: 'rep_1',
+      first_name: 'Grace',
+      last_name: 'Hopper',
+      email: address,
+      title: 'Rear Admiral',
+      department: null,
+      account_id: account,
+      stage: 'new',
+      stage_changed_at: null,
+      tags: ['vip', 'cobol'],
+      owner_id: 'rep_1',
     });
     expect(res.body.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
   });
@@ -105,7 +140,11 @@ describe('PATCH /contacts/{contact_id}', () => {
     const created = await createContact(ctx, a, { first_name: 'Only', email: 'only@example.com' });
     const res = await patch(a, created.id, { first_name: null, last_name: null, email: null });
     expect(res.status).toBe(200);
-    expect((await ctx.request('GET', `/contacts/${created.id}`, { token: a.session })).body).toMatchObject({ first_name: null, last_name: null, email: null });
+    expect((await ctx.request('GET', `/contacts/${created.id}`, { token: a.session })).body).toMatchObject({
+      first_name: null,
+      last_name: null,
+      email: null,
+    });
   });
 
   it('rule 1: changes only the fields present, and an explicit null clears one', async () => {
@@ -207,10 +246,36 @@ describe('GET /contacts', () => {
     l = await crmTenant(ctx);
     account = await insertAccount(ctx, l.orgId);
     // Created in this order, so newest first is the reverse.
-    ids.ada = (await createContact(ctx, l, { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@analytical.org', tags: ['math'], owner_id: 'rep_1' })).id;
-    ids.grace = (await createContact(ctx, l, { first_name: 'Grace', last_name: 'Hopper', email: 'grace@navy.mil', company: 'US Navy', account_id: account })).id;
-    ids.alan = (await createContact(ctx, l, { first_name: 'Alan', last_name: 'Turing', email: 'alan@bletchley.uk', tags: ['math', 'crypto'], owner_id: 'rep_2' })).id;
-    ids.percent = (await createContact(ctx, l, { first_name: 'Per', last_name: 'Cent', company: '100% Corp', company_domain: 'hundred-percent.example' })).id;
+    ids.ada = (
+      await createContact(ctx, l, {
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        email: 'ada@analytical.org',
+        tags: ['math'],
+        owner_id: 'rep_1',
+      })
+    ).id;
+    ids.grace = (
+      await createContact(ctx, l, {
+        first_name: 'Grace',
+        last_name: 'Hopper',
+        email: 'grace@navy.mil',
+        company: 'US Navy',
+        account_id: account,
+      })
+    ).id;
+    ids.alan = (
+      await createContact(ctx, l, {
+        first_name: 'Alan',
+        last_name: 'Turing',
+        email: 'alan@bletchley.uk',
+        tags: ['math', 'crypto'],
+        owner_id: 'rep_2',
+      })
+    ).id;
+    ids.percent = (
+      await createContact(ctx, l, { first_name: 'Per', last_name: 'Cent', company: '100% Corp', company_domain: 'hundred-percent.example' })
+    ).id;
     await ctx.request('POST', `/contacts/${ids.alan}/respond`, { token: l.session });
   });
 
@@ -400,7 +465,10 @@ describe('notification: contact.assigned', () => {
     const contact = await createContact(ctx, a, { email: email(), owner_id: colleague });
     expect(await outbox(a.orgId, contact.id)).toEqual([
       {
-        event_type: 'contact.assigned', entity_type: 'contact', actor_user_id: actorId, recipient_user_ids: [colleagueId],
+        event_type: 'contact.assigned',
+        entity_type: 'contact',
+        actor_user_id: actorId,
+        recipient_user_ids: [colleagueId],
         payload: { contact_id: contact.id, name: 'Ada Lovelace', owner_id: colleague, previous_owner_id: null },
       },
     ]);
@@ -415,7 +483,11 @@ describe('notification: contact.assigned', () => {
     expect((await patch(a, contact.id, { owner_id: 'rep_outside' })).status).toBe(200);
     const rows = await outbox(a.orgId, contact.id);
     expect(rows).toHaveLength(2);
-    expect(rows[1]).toMatchObject({ event_type: 'contact.assigned', recipient_user_ids: [], payload: { owner_id: 'rep_outside', previous_owner_id: colleague } });
+    expect(rows[1]).toMatchObject({
+      event_type: 'contact.assigned',
+      recipient_user_ids: [],
+      payload: { owner_id: 'rep_outside', previous_owner_id: colleague },
+    });
   });
 
   it('is not written when the change is refused', async () => {

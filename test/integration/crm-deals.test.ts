@@ -32,7 +32,21 @@ async function insertContact(t: Tenant): Promise<string> {
   return id;
 }
 
-const DEAL_FIELDS = ['account_id', 'close_date', 'closed_at', 'contact_id', 'created_at', 'currency', 'id', 'name', 'owner_id', 'stage', 'tags', 'updated_at', 'value'];
+const DEAL_FIELDS = [
+  'account_id',
+  'close_date',
+  'closed_at',
+  'contact_id',
+  'created_at',
+  'currency',
+  'id',
+  'name',
+  'owner_id',
+  'stage',
+  'tags',
+  'updated_at',
+  'value',
+];
 
 describe('POST /deals', () => {
   it('creates a deal and returns the full row with 200; value is a number', async () => {
@@ -70,7 +84,15 @@ describe('POST /deals', () => {
 
   it('defaults to stage prospecting and currency USD; value stays null', async () => {
     const deal = await createDeal(a, { name: 'Minimal' });
-    expect(deal).toMatchObject({ stage: 'prospecting', currency: 'USD', value: null, account_id: null, contact_id: null, tags: [], closed_at: null });
+    expect(deal).toMatchObject({
+      stage: 'prospecting',
+      currency: 'USD',
+      value: null,
+      account_id: null,
+      contact_id: null,
+      tags: [],
+      closed_at: null,
+    });
   });
 
   it('stores value rounded to cents', async () => {
@@ -95,17 +117,26 @@ describe('POST /deals', () => {
     expect(res.body.detail[0]).toMatchObject({ type, loc: ['body', field] });
   });
 
-  it("is 404 when account_id or contact_id belongs to another organization, and nothing is written", async () => {
+  it('is 404 when account_id or contact_id belongs to another organization, and nothing is written', async () => {
     const theirContact = await insertContact(b);
     const before = (await ctx.request('GET', '/deals?limit=200', { token: a.session })).body.length;
-    expect(await ctx.request('POST', '/deals', { token: a.session, body: { name: 'x', account_id: theirAccount.id } })).toMatchObject({ status: 404, body: { detail: 'Account not found' } });
-    expect(await ctx.request('POST', '/deals', { token: a.session, body: { name: 'x', contact_id: theirContact } })).toMatchObject({ status: 404, body: { detail: 'Contact not found' } });
+    expect(await ctx.request('POST', '/deals', { token: a.session, body: { name: 'x', account_id: theirAccount.id } })).toMatchObject({
+      status: 404,
+      body: { detail: 'Account not found' },
+    });
+    expect(await ctx.request('POST', '/deals', { token: a.session, body: { name: 'x', contact_id: theirContact } })).toMatchObject({
+      status: 404,
+      body: { detail: 'Contact not found' },
+    });
     expect((await ctx.request('POST', '/deals', { token: a.session, body: { name: 'x', account_id: newId() } })).status).toBe(404);
     expect((await ctx.request('GET', '/deals?limit=200', { token: a.session })).body.length).toBe(before);
   });
 
   it('refuses a read-only key with 403', async () => {
-    expect(await ctx.request('POST', '/deals', { token: readOnly, body: { name: 'x' } })).toMatchObject({ status: 403, body: { detail: 'Insufficient permissions' } });
+    expect(await ctx.request('POST', '/deals', { token: readOnly, body: { name: 'x' } })).toMatchObject({
+      status: 403,
+      body: { detail: 'Insufficient permissions' },
+    });
   });
 });
 
@@ -113,7 +144,10 @@ describe('GET /deals/{deal_id}', () => {
   it('returns the deal; another organization gets 404', async () => {
     const deal = await createDeal(a, { name: 'Visible', value: 5 });
     expect((await ctx.request('GET', `/deals/${deal.id}`, { token: readOnly })).body).toEqual(deal);
-    expect(await ctx.request('GET', `/deals/${deal.id}`, { token: b.session })).toMatchObject({ status: 404, body: { detail: 'Deal not found' } });
+    expect(await ctx.request('GET', `/deals/${deal.id}`, { token: b.session })).toMatchObject({
+      status: 404,
+      body: { detail: 'Deal not found' },
+    });
   });
 });
 
@@ -132,7 +166,10 @@ describe('PATCH /deals/{deal_id}', () => {
     const won = await ctx.request('PATCH', `/deals/${deal.id}`, { token: a.session, body: { stage: 'closed_won' } });
     expect(won.body.stage).toBe('closed_won');
     expect(Date.parse(won.body.closed_at)).not.toBeNaN();
-    const again = await ctx.request('PATCH', `/deals/${deal.id}`, { token: a.session, body: { stage: 'closed_won', name: 'Pipeline (won)' } });
+    const again = await ctx.request('PATCH', `/deals/${deal.id}`, {
+      token: a.session,
+      body: { stage: 'closed_won', name: 'Pipeline (won)' },
+    });
     expect(again.body.closed_at).toBe(won.body.closed_at);
     const lost = await ctx.request('PATCH', `/deals/${deal.id}`, { token: a.session, body: { stage: 'closed_lost' } });
     expect(Date.parse(lost.body.closed_at)).toBeGreaterThanOrEqual(Date.parse(won.body.closed_at));
@@ -142,7 +179,10 @@ describe('PATCH /deals/{deal_id}', () => {
 
   it('refuses an empty body with 400 and a null name or stage with 422', async () => {
     const deal = await createDeal(a, { name: 'Strict' });
-    expect(await ctx.request('PATCH', `/deals/${deal.id}`, { token: a.session, body: {} })).toMatchObject({ status: 400, body: { detail: 'No fields to update' } });
+    expect(await ctx.request('PATCH', `/deals/${deal.id}`, { token: a.session, body: {} })).toMatchObject({
+      status: 400,
+      body: { detail: 'No fields to update' },
+    });
     expect((await ctx.request('PATCH', `/deals/${deal.id}`, { token: a.session, body: { name: null } })).status).toBe(422);
     expect((await ctx.request('PATCH', `/deals/${deal.id}`, { token: a.session, body: { stage: null } })).status).toBe(422);
   });
@@ -150,14 +190,23 @@ describe('PATCH /deals/{deal_id}', () => {
   it("is 404 for another organization's account_id or contact_id, and the deal is unchanged", async () => {
     const deal = await createDeal(a, { name: 'Refs', account_id: account.id });
     const theirContact = await insertContact(b);
-    expect(await ctx.request('PATCH', `/deals/${deal.id}`, { token: a.session, body: { account_id: theirAccount.id } })).toMatchObject({ status: 404, body: { detail: 'Account not found' } });
-    expect(await ctx.request('PATCH', `/deals/${deal.id}`, { token: a.session, body: { contact_id: theirContact } })).toMatchObject({ status: 404, body: { detail: 'Contact not found' } });
+    expect(await ctx.request('PATCH', `/deals/${deal.id}`, { token: a.session, body: { account_id: theirAccount.id } })).toMatchObject({
+      status: 404,
+      body: { detail: 'Account not found' },
+    });
+    expect(await ctx.request('PATCH', `/deals/${deal.id}`, { token: a.session, body: { contact_id: theirContact } })).toMatchObject({
+      status: 404,
+      body: { detail: 'Contact not found' },
+    });
     expect((await ctx.request('GET', `/deals/${deal.id}`, { token: a.session })).body.account_id).toBe(account.id);
   });
 
   it("is 404 for another organization's deal", async () => {
     const theirs = await createDeal(b, { name: 'Theirs' });
-    expect(await ctx.request('PATCH', `/deals/${theirs.id}`, { token: a.session, body: { name: 'Mine' } })).toMatchObject({ status: 404, body: { detail: 'Deal not found' } });
+    expect(await ctx.request('PATCH', `/deals/${theirs.id}`, { token: a.session, body: { name: 'Mine' } })).toMatchObject({
+      status: 404,
+      body: { detail: 'Deal not found' },
+    });
     expect((await ctx.request('GET', `/deals/${theirs.id}`, { token: b.session })).body.name).toBe('Theirs');
   });
 
@@ -224,7 +273,9 @@ describe('GET /deals', () => {
     expect(names((await ctx.request('GET', '/deals?stage=proposal', { token: t.session })).body)).toEqual(['d3', 'd2']);
     expect(names((await ctx.request('GET', `/deals?account_id=${acc1}`, { token: t.session })).body)).toEqual(['d2', 'd1']);
     expect(names((await ctx.request('GET', '/deals?owner_id=ann', { token: t.session })).body)).toEqual(['d4', 'd3', 'd1']);
-    expect(names((await ctx.request('GET', `/deals?owner_id=ann&stage=proposal&account_id=${acc2}`, { token: t.session })).body)).toEqual(['d3']);
+    expect(names((await ctx.request('GET', `/deals?owner_id=ann&stage=proposal&account_id=${acc2}`, { token: t.session })).body)).toEqual([
+      'd3',
+    ]);
   });
 
   it('refuses an invalid stage filter and an unknown filter with 400', async () => {
@@ -242,10 +293,21 @@ describe('GET /deals', () => {
   it('breaks created_at ties by id descending', async () => {
     const tie = await newTenant(ctx, ['api:read', 'api:manage']);
     const orgId = await orgUuid(ctx, tie);
-    const rows = [newId(), newId(), newId()].map((id) => ({ id, org_id: orgId, name: id, stage: 'prospecting', created_at: new Date('2030-01-01T00:00:00Z') }));
+    const rows = [newId(), newId(), newId()].map((id) => ({
+      id,
+      org_id: orgId,
+      name: id,
+      stage: 'prospecting',
+      created_at: new Date('2030-01-01T00:00:00Z'),
+    }));
     await ctx.deps.sql`INSERT INTO deals ${ctx.deps.sql(rows)}`;
     const res = await ctx.request('GET', '/deals', { token: tie.session });
-    expect(res.body.map((r: { id: string }) => r.id)).toEqual(rows.map((r) => r.id).sort().reverse());
+    expect(res.body.map((r: { id: string }) => r.id)).toEqual(
+      rows
+        .map((r) => r.id)
+        .sort()
+        .reverse(),
+    );
   });
 
   describe('limit and offset', () => {

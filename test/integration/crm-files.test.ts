@@ -4,7 +4,17 @@ import { createTestContext, type TestContext } from '../support/context';
 import { MISSING_ID, crmTenant, readOnlyKey, type CrmTenant } from '../support/crm-contacts';
 
 const FILE_KEYS = [
-  'archived_at', 'content_type', 'created_at', 'created_by', 'folder_id', 'id', 'name', 'size_bytes', 'status', 'updated_at', 'uploaded_at',
+  'archived_at',
+  'content_type',
+  'created_at',
+  'created_by',
+  'folder_id',
+  'id',
+  'name',
+  'size_bytes',
+  'status',
+  'updated_at',
+  'uploaded_at',
 ];
 
 /**
@@ -82,11 +92,20 @@ describe.each([
       body: { name: 'Q3 report.csv', content_type: 'text/csv', size_bytes: 999 },
     });
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual([...FILE_KEYS, 'upload_expires_at', 'upload_headers', 'upload_method', 'upload_url'].sort());
+    expect(Object.keys(res.body).sort()).toEqual(
+      [...FILE_KEYS, 'upload_expires_at', 'upload_headers', 'upload_method', 'upload_url'].sort(),
+    );
     expect(res.body).toMatchObject({
-      name: 'Q3 report.csv', content_type: 'text/csv', size_bytes: 999, status: 'pending_upload', folder_id: null,
-      uploaded_at: null, archived_at: null, created_by: `user:${t.user}`,
-      upload_method: 'PUT', upload_headers: { 'Content-Type': 'text/csv' },
+      name: 'Q3 report.csv',
+      content_type: 'text/csv',
+      size_bytes: 999,
+      status: 'pending_upload',
+      folder_id: null,
+      uploaded_at: null,
+      archived_at: null,
+      created_by: `user:${t.user}`,
+      upload_method: 'PUT',
+      upload_headers: { 'Content-Type': 'text/csv' },
     });
     const expires = new Date(res.body.upload_expires_at).getTime();
     expect(expires).toBeGreaterThan(before + 800_000);
@@ -195,7 +214,13 @@ describe('files and folders (local driver)', () => {
     });
 
     it('validates the body (422)', async () => {
-      for (const body of [{ name: 'x' }, { content_type: 'text/plain' }, { name: '', content_type: 'text/plain' }, { name: 'x', content_type: 'nonsense' }, { name: 'x', content_type: 'text/plain', size_bytes: -1 }]) {
+      for (const body of [
+        { name: 'x' },
+        { content_type: 'text/plain' },
+        { name: '', content_type: 'text/plain' },
+        { name: 'x', content_type: 'nonsense' },
+        { name: 'x', content_type: 'text/plain', size_bytes: -1 },
+      ]) {
         expect((await ctx.request('POST', '/files/initiate-upload', { token: a.session, body })).status, JSON.stringify(body)).toBe(422);
       }
     });
@@ -317,7 +342,12 @@ describe('files and folders (local driver)', () => {
     it('creates folders at the top level and inside another', async () => {
       const top = await folder(a, 'Top');
       expect(top).toEqual({
-        id: expect.any(String), parent_id: null, name: 'Top', created_by: `user:${a.user}`, created_at: expect.any(String), updated_at: expect.any(String),
+        id: expect.any(String),
+        parent_id: null,
+        name: 'Top',
+        created_by: `user:${a.user}`,
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
       });
       const child = await folder(a, 'Child', top.id);
       expect(child.parent_id).toBe(top.id);
@@ -362,7 +392,10 @@ describe('files and folders (local driver)', () => {
     it('renames and moves a folder; parent_id null moves it to the top level', async () => {
       const one = await folder(a, 'One');
       const two = await folder(a, 'Two');
-      const moved = await ctx.request('PATCH', `/folders/${two.id}`, { token: a.session, body: { parent_id: one.id, name: 'Two renamed' } });
+      const moved = await ctx.request('PATCH', `/folders/${two.id}`, {
+        token: a.session,
+        body: { parent_id: one.id, name: 'Two renamed' },
+      });
       expect(moved.status).toBe(200);
       expect(moved.body).toMatchObject({ id: two.id, parent_id: one.id, name: 'Two renamed' });
       const back = await ctx.request('PATCH', `/folders/${two.id}`, { token: a.session, body: { parent_id: null } });

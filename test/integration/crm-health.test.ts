@@ -65,7 +65,10 @@ describe('account health refresh on the real dev server', () => {
     const handle = ctx.deps.temporal.workflow.getHandle<typeof accountHealthRefresh>(res.body.workflow_id);
     const result = await handle.result();
     // recency 40 (2 days) + deals 20 (two open) + engagement 15 (one of two contacts) = 75
-    expect(result).toMatchObject({ score: 75, factors: { recency: 40, deals: 20, engagement: 15, open_deals: 2, contacts: 2, engaged_contacts: 1 } });
+    expect(result).toMatchObject({
+      score: 75,
+      factors: { recency: 40, deals: 20, engagement: 15, open_deals: 2, contacts: 2, engaged_contacts: 1 },
+    });
     keepHistory(ctx.config.TEMPORAL_ADDRESS!, res.body.workflow_id, 'account-health-refresh');
 
     const description = await handle.describe();
@@ -126,7 +129,10 @@ describe('account health: errors, tenancy and scopes', () => {
 
   it("GET health is 404 for another organization's account", async () => {
     const theirs = await newAccount(ctx, b, 'Theirs too');
-    expect(await ctx.request('GET', `/accounts/${theirs}/health`, { token: a.session })).toMatchObject({ status: 404, body: { detail: 'Account not found' } });
+    expect(await ctx.request('GET', `/accounts/${theirs}/health`, { token: a.session })).toMatchObject({
+      status: 404,
+      body: { detail: 'Account not found' },
+    });
   });
 
   it('GET health of a never-scored account has a null score and an empty history', async () => {

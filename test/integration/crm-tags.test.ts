@@ -64,7 +64,15 @@ describe('GET /tags and POST /tags', () => {
   });
 
   it('validates name and color (422)', async () => {
-    for (const body of [{}, { name: '' }, { name: '   ' }, { name: 'x'.repeat(101) }, { name: 'ok', color: 'red' }, { name: 'ok', color: '#12345' }, { name: 'ok', extra: 1 }]) {
+    for (const body of [
+      {},
+      { name: '' },
+      { name: '   ' },
+      { name: 'x'.repeat(101) },
+      { name: 'ok', color: 'red' },
+      { name: 'ok', color: '#12345' },
+      { name: 'ok', extra: 1 },
+    ]) {
       expect((await createTag(a, body)).status, JSON.stringify(body)).toBe(422);
     }
   });

@@ -20,14 +20,26 @@ beforeAll(async () => {
 afterAll(() => ctx?.close());
 
 const POOL = 5; // test/support/context.ts
-const SCHEMA = { key: ['id'], properties: [{ name: 'id', type: 'string' }, { name: 'v', type: 'string' }] };
+const SCHEMA = {
+  key: ['id'],
+  properties: [
+    { name: 'id', type: 'string' },
+    { name: 'v', type: 'string' },
+  ],
+};
 const uniqueName = (prefix: string) => `${prefix}_${crypto.randomBytes(3).toString('hex')}`;
-const declare = async (name: string) => expect((await ctx.request('PUT', `/core/custom-data/tables/${name}`, { token: a.session, body: SCHEMA })).status).toBe(200);
+const declare = async (name: string) =>
+  expect((await ctx.request('PUT', `/core/custom-data/tables/${name}`, { token: a.session, body: SCHEMA })).status).toBe(200);
 const write = (name: string, mode: 'replace' | 'upsert', body: unknown) =>
   ctx.request('POST', `/core/custom-data/tables/${name}/${mode}`, { token: a.session, body });
 const rawWrite = (name: string, mode: 'replace' | 'upsert', rawBody: string) =>
-  ctx.request('POST', `/core/custom-data/tables/${name}/${mode}`, { token: a.session, rawBody, headers: { 'Content-Type': 'application/json' } });
-const allRows = async (name: string) => (await ctx.request('GET', `/core/custom-data/tables/${name}/rows?state=all`, { token: a.session })).body;
+  ctx.request('POST', `/core/custom-data/tables/${name}/${mode}`, {
+    token: a.session,
+    rawBody,
+    headers: { 'Content-Type': 'application/json' },
+  });
+const allRows = async (name: string) =>
+  (await ctx.request('GET', `/core/custom-data/tables/${name}/rows?state=all`, { token: a.session })).body;
 
 /** Settles with the promise's outcome, or fails the test once `ms` have passed (the bug was a hang). */
 async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
@@ -48,7 +60,8 @@ async function sessionStates(): Promise<string[]> {
 }
 
 /** [key, JSON text] lines as the service stages them. */
-const lines = (n: number, from = 0): [string, string][] => Array.from({ length: n }, (_, i) => [`["k${from + i}"]`, JSON.stringify({ id: `k${from + i}`, v: 'x'.repeat(40) })]);
+const lines = (n: number, from = 0): [string, string][] =>
+  Array.from({ length: n }, (_, i) => [`["k${from + i}"]`, JSON.stringify({ id: `k${from + i}`, v: 'x'.repeat(40) })]);
 // A lone surrogate as JSON.stringify writes it: a JSON escape jsonb refuses.
 const refused: [string, string] = ['["bad"]', '{"id":"bad","v":"a\\ud800b"}'];
 
@@ -102,7 +115,11 @@ describe('a COPY Postgres refuses', () => {
     expect((await write(name, 'replace', { rows: [{ id: 'a', v: 'kept' }] })).status).toBe(200);
     const before = await allRows(name);
     for (const mode of ['replace', 'upsert'] as const) {
-      const error = await within(10_000, mode, writeRows(ctx.deps, aOrg, name, [{ id: 'b', v: 'a\ud800b' }], mode).catch((e: unknown) => e));
+      const error = await within(
+        10_000,
+        mode,
+        writeRows(ctx.deps, aOrg, name, [{ id: 'b', v: 'a\ud800b' }], mode).catch((e: unknown) => e),
+      );
       expect(isDomainError(error, 'invalid'), String(error)).toBe(true);
     }
     expect(await allRows(name)).toEqual(before);
@@ -123,7 +140,9 @@ describe('a lone surrogate in a bulk body', () => {
     expect(performance.now() - started).toBeLessThan(10_000);
     for (const res of answers) {
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ detail: 'Request body is not valid Unicode: a lone UTF-16 surrogate (\\ud800) in the value at body.rows.0.v' });
+      expect(res.body).toEqual({
+        detail: 'Request body is not valid Unicode: a lone UTF-16 surrogate (\\ud800) in the value at body.rows.0.v',
+      });
     }
     expect((await write(name, mode, { rows: [{ id: 'x', v: 'ab' }] })).status).toBe(200);
     expect((await allRows(name)).data.map((r: { data: unknown }) => r.data)).toEqual([{ id: 'x', v: 'ab' }]);
@@ -144,7 +163,9 @@ describe('a replace whose rows cannot be keyed', () => {
         {
           type: 'value_error',
           loc: ['body', 'rows'],
-          msg: expect.stringMatching(/^Value error, none of the 3 row\(s\) holds every key property \(id\).*tombstone every live row.*nothing was applied/),
+          msg: expect.stringMatching(
+            /^Value error, none of the 3 row\(s\) holds every key property \(id\).*tombstone every live row.*nothing was applied/,
+          ),
           input: null,
           ctx: {},
         },
@@ -154,7 +175,12 @@ describe('a replace whose rows cannot be keyed', () => {
     // One keyed row among them is a snapshot: the others are skipped with a warning, as before.
     const keyed = await write(name, 'replace', { rows: [{ v: 'no key' }, { id: 'a' }] });
     expect(keyed.status).toBe(200);
-    expect(keyed.body).toMatchObject({ received: 2, tombstoned: 1, live_after: 1, warnings: [expect.stringContaining('lack a key property')] });
+    expect(keyed.body).toMatchObject({
+      received: 2,
+      tombstoned: 1,
+      live_after: 1,
+      warnings: [expect.stringContaining('lack a key property')],
+    });
   });
 
   it('keeps rows: [] as the deliberate way to empty a table, and upsert of unkeyed rows as a no-op with a warning', async () => {

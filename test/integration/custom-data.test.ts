@@ -14,7 +14,12 @@ beforeAll(async () => {
   // A 100,000-row merge on a machine busy with parallel test files can outlast the default 10 s
   // statement bound; deployments that replace tables this large raise it the same way.
   ctx = await createTestContext({
-    env: { BODY_LIMIT_BYTES: String(1024 * 1024), DATABASE_STATEMENT_TIMEOUT_MS: '60000', DATABASE_RESPONSE_TIMEOUT_MS: '65000', REQUEST_TIMEOUT_MS: '120000' },
+    env: {
+      BODY_LIMIT_BYTES: String(1024 * 1024),
+      DATABASE_STATEMENT_TIMEOUT_MS: '60000',
+      DATABASE_RESPONSE_TIMEOUT_MS: '65000',
+      REQUEST_TIMEOUT_MS: '120000',
+    },
   });
   [a, b] = await Promise.all([newTenant(ctx), newTenant(ctx)]);
   [aOrg, bOrg] = await Promise.all([orgUuid(ctx, a), orgUuid(ctx, b)]);
@@ -34,11 +39,23 @@ const ORDERS = {
   ],
 };
 
-const declare = (t: Tenant, name: string, body: unknown = ORDERS) => ctx.request('PUT', `/core/custom-data/tables/${name}`, { token: t.session, body });
-const replace = (t: Tenant, name: string, rows: unknown[]) => ctx.request('POST', `/core/custom-data/tables/${name}/replace`, { token: t.session, body: { rows } });
-const upsert = (t: Tenant, name: string, rows: unknown[]) => ctx.request('POST', `/core/custom-data/tables/${name}/upsert`, { token: t.session, body: { rows } });
-const rows = async (t: Tenant, name: string, query = '') => (await ctx.request('GET', `/core/custom-data/tables/${name}/rows${query}`, { token: t.session })).body;
-const order = (id: number, extra: Record<string, unknown> = {}) => ({ id, name: `order ${id}`, amount: id * 10.5, paid: id % 2 === 0, at: '2025-03-01T10:00:00Z', meta: { n: id }, ...extra });
+const declare = (t: Tenant, name: string, body: unknown = ORDERS) =>
+  ctx.request('PUT', `/core/custom-data/tables/${name}`, { token: t.session, body });
+const replace = (t: Tenant, name: string, rows: unknown[]) =>
+  ctx.request('POST', `/core/custom-data/tables/${name}/replace`, { token: t.session, body: { rows } });
+const upsert = (t: Tenant, name: string, rows: unknown[]) =>
+  ctx.request('POST', `/core/custom-data/tables/${name}/upsert`, { token: t.session, body: { rows } });
+const rows = async (t: Tenant, name: string, query = '') =>
+  (await ctx.request('GET', `/core/custom-data/tables/${name}/rows${query}`, { token: t.session })).body;
+const order = (id: number, extra: Record<string, unknown> = {}) => ({
+  id,
+  name: `order ${id}`,
+  amount: id * 10.5,
+  paid: id % 2 === 0,
+  at: '2025-03-01T10:00:00Z',
+  meta: { n: id },
+  ...extra,
+});
 const uniqueName = (prefix: string) => `${prefix}_${crypto.randomBytes(3).toString('hex')}`;
 
 describe('table declarations', () => {
@@ -69,15 +86,23 @@ describe('table declarations', () => {
   it('validates names (422 with the rule) and the key (400)', async () => {
     const bad = await declare(a, 'Orders');
     expect(bad.status).toBe(422);
-    expect(bad.body.detail[0]).toMatchObject({ type: 'string_pattern_mismatch', loc: ['path', 'name'], msg: expect.stringContaining('lower-case letter') });
+    expect(bad.body.detail[0]).toMatchObject({
+      type: 'string_pattern_mismatch',
+      loc: ['path', 'name'],
+      msg: expect.stringContaining('lower-case letter'),
+    });
     expect((await declare(a, 'x'.repeat(64))).status).toBe(422);
     const badProperty = await declare(a, 'ok_name', { ...ORDERS, properties: [...ORDERS.properties, { name: '_hidden', type: 'string' }] });
     expect(badProperty.status).toBe(422);
     expect(badProperty.body.detail[0].loc).toEqual(['body', 'properties', 6, 'name']);
-    expect((await declare(a, 'ok_name', { ...ORDERS, properties: [...ORDERS.properties, { name: 'x', type: 'decimal' }] })).status).toBe(422);
+    expect((await declare(a, 'ok_name', { ...ORDERS, properties: [...ORDERS.properties, { name: 'x', type: 'decimal' }] })).status).toBe(
+      422,
+    );
     expect((await declare(a, 'ok_name', { ...ORDERS, key: ['missing'] })).status).toBe(400);
     expect((await declare(a, 'ok_name', { ...ORDERS, key: ['meta'] })).status).toBe(400);
-    expect((await declare(a, 'ok_name', { ...ORDERS, properties: [...ORDERS.properties, { name: 'id', type: 'string' }] })).status).toBe(400);
+    expect((await declare(a, 'ok_name', { ...ORDERS, properties: [...ORDERS.properties, { name: 'id', type: 'string' }] })).status).toBe(
+      400,
+    );
   });
 
   it('refuses a key change on a table with rows (409), and takes property changes', async () => {
@@ -99,7 +124,11 @@ describe('POST /core/custom-data/tables/{name}/replace', () => {
   it('reports every field on crafted snapshots: changed, unchanged, gone, revived, duplicated, mistyped, undeclared', async () => {
     const name = uniqueName('report');
     await declare(a, name);
-    const first = await replace(a, name, [1, 2, 3, 4, 5].map((id) => order(id)));
+    const first = await replace(
+      a,
+      name,
+      [1, 2, 3, 4, 5].map((id) => order(id)),
+    );
     expect(first.status, first.text).toBe(200);
     expect(first.body).toEqual({
       table: name,
@@ -147,12 +176,30 @@ describe('POST /core/custom-data/tables/{name}/replace', () => {
     expect(live.data.map((r: { key: { id: number } }) => r.key.id)).toEqual([1, 2, 3, 6, 7]);
     expect(live.data.find((r: { key: { id: number } }) => r.key.id === 6).data.name).toBe('second copy');
     const gone = await rows(a, name, '?state=tombstoned');
-    expect(gone.data.map((r: { key: { id: number }; tombstoned_at: string }) => [r.key.id, typeof r.tombstoned_at])).toEqual([[4, 'string'], [5, 'string']]);
+    expect(gone.data.map((r: { key: { id: number }; tombstoned_at: string }) => [r.key.id, typeof r.tombstoned_at])).toEqual([
+      [4, 'string'],
+      [5, 'string'],
+    ]);
     expect((await rows(a, name, '?state=all')).pagination.total).toBe(7);
 
     // 4 comes back through a later replace (revived counts as written); 5 through a partial upsert.
-    const third = await replace(a, name, [order(1), order(2, { name: 'renamed' }), order(3), order(4), order(6, { name: 'second copy' }), order(7, { amount: '12.50', paid: 'yes', coupon: 'SPRING' })]);
-    expect(third.body).toMatchObject({ received: 6, written: 1, unchanged: 5, tombstoned: 0, live_before: 5, live_after: 6, warnings: expect.any(Array) });
+    const third = await replace(a, name, [
+      order(1),
+      order(2, { name: 'renamed' }),
+      order(3),
+      order(4),
+      order(6, { name: 'second copy' }),
+      order(7, { amount: '12.50', paid: 'yes', coupon: 'SPRING' }),
+    ]);
+    expect(third.body).toMatchObject({
+      received: 6,
+      written: 1,
+      unchanged: 5,
+      tombstoned: 0,
+      live_before: 5,
+      live_after: 6,
+      warnings: expect.any(Array),
+    });
     const partial = await upsert(a, name, [order(5)]);
     expect(partial.body).toMatchObject({ received: 1, written: 1, unchanged: 0, tombstoned: 0, live_before: 6, live_after: 7 });
     expect((await rows(a, name, '?state=tombstoned')).data).toEqual([]);
@@ -163,7 +210,11 @@ describe('POST /core/custom-data/tables/{name}/replace', () => {
   it('pages rows by key with an opaque cursor', async () => {
     const name = uniqueName('paged');
     await declare(a, name, { key: ['sku'], properties: [{ name: 'sku', type: 'string' }] });
-    await replace(a, name, ['c', 'a', 'e', 'b', 'd'].map((sku) => ({ sku })));
+    await replace(
+      a,
+      name,
+      ['c', 'a', 'e', 'b', 'd'].map((sku) => ({ sku })),
+    );
     const first = await rows(a, name, '?limit=2');
     expect(first.data.map((r: { key: { sku: string } }) => r.key.sku)).toEqual(['a', 'b']);
     expect(first.pagination.total).toBe(5);
@@ -190,7 +241,9 @@ describe('POST /core/custom-data/tables/{name}/replace', () => {
       ['_created_at', 'timestamp with time zone'],
       ['_updated_at', 'timestamp with time zone'],
     ]);
-    const typed = await ctx.deps.sql.unsafe(`SELECT id::int AS id, amount::float8 AS amount, paid, at, meta FROM ${declared.body.view} ORDER BY id`);
+    const typed = await ctx.deps.sql.unsafe(
+      `SELECT id::int AS id, amount::float8 AS amount, paid, at, meta FROM ${declared.body.view} ORDER BY id`,
+    );
     expect(typed.map((r) => ({ ...r }))).toEqual([
       { id: 1, amount: 10.5, paid: false, at: new Date('2025-03-01T10:00:00Z'), meta: { n: 1 } },
       { id: 2, amount: null, paid: true, at: null, meta: [1, 2] },
@@ -199,7 +252,9 @@ describe('POST /core/custom-data/tables/{name}/replace', () => {
     // A least-privilege reader sees only the organization it names in app.org_id.
     const role = `cd_reader_${crypto.randomBytes(4).toString('hex')}`;
     await ctx.deps.sql.unsafe(`CREATE ROLE ${role} NOLOGIN`);
-    await ctx.deps.sql.unsafe(`GRANT USAGE ON SCHEMA ${schema} TO ${role}; GRANT SELECT ON ${declared.body.view} TO ${role}; GRANT SELECT ON custom_data_rows TO ${role}`);
+    await ctx.deps.sql.unsafe(
+      `GRANT USAGE ON SCHEMA ${schema} TO ${role}; GRANT SELECT ON ${declared.body.view} TO ${role}; GRANT SELECT ON custom_data_rows TO ${role}`,
+    );
     const countAs = async (org: string | null) =>
       ctx.deps.sql.begin(async (tx) => {
         await tx.unsafe(`SET LOCAL ROLE ${role}`);
@@ -220,7 +275,11 @@ describe('POST /core/custom-data/tables/{name}/replace', () => {
   it('serializes two replaces of one table, so both reports are exact', async () => {
     const name = uniqueName('racing');
     await declare(a, name);
-    await replace(a, name, Array.from({ length: 100 }, (_, i) => order(i + 1)));
+    await replace(
+      a,
+      name,
+      Array.from({ length: 100 }, (_, i) => order(i + 1)),
+    );
     const x = Array.from({ length: 3000 }, (_, i) => order(i + 1, { name: 'x' })); // 1..3000
     const y = Array.from({ length: 50 }, (_, i) => order(i + 5000)); // 5000..5049
     const [rx, ry] = await Promise.all([replace(a, name, x), replace(a, name, y)]);
@@ -245,7 +304,11 @@ describe('POST /core/custom-data/tables/{name}/replace', () => {
       BEGIN IF NEW.data->>'name' = 'explode' THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$;
       CREATE TRIGGER refuse_explosive BEFORE INSERT OR UPDATE ON custom_data_rows FOR EACH ROW EXECUTE FUNCTION refuse_explosive();`);
     try {
-      const res = await replace(a, name, [order(3), ...Array.from({ length: 2000 }, (_, i) => order(i + 10)), order(9999, { name: 'explode' })]);
+      const res = await replace(a, name, [
+        order(3),
+        ...Array.from({ length: 2000 }, (_, i) => order(i + 10)),
+        order(9999, { name: 'explode' }),
+      ]);
       expect(res.status).toBe(500);
     } finally {
       await ctx.deps.sql.unsafe('DROP TRIGGER refuse_explosive ON custom_data_rows; DROP FUNCTION refuse_explosive()');
@@ -254,7 +317,9 @@ describe('POST /core/custom-data/tables/{name}/replace', () => {
     // A value Postgres cannot store (U+0000) is refused, naming its field, before anything is written.
     const nul = await replace(a, name, [order(3), order(4, { name: 'bad \u0000 byte' })]);
     expect(nul.status).toBe(422);
-    expect(nul.body.detail).toEqual([expect.objectContaining({ type: 'value_error', loc: ['body', 'rows', 1, 'name'], msg: expect.stringContaining('U+0000') })]);
+    expect(nul.body.detail).toEqual([
+      expect.objectContaining({ type: 'value_error', loc: ['body', 'rows', 1, 'name'], msg: expect.stringContaining('U+0000') }),
+    ]);
     expect(await rows(a, name, '?state=all')).toEqual(before);
     // The table takes the next write as usual.
     expect((await replace(a, name, [order(1)])).body).toMatchObject({ written: 0, unchanged: 1, tombstoned: 1 });
@@ -262,7 +327,13 @@ describe('POST /core/custom-data/tables/{name}/replace', () => {
 
   it('accepts 100,000 rows in one call, above the global body limit; more rows is 413', async () => {
     const name = uniqueName('bulk');
-    await declare(a, name, { key: ['id'], properties: [{ name: 'id', type: 'integer' }, { name: 'v', type: 'string' }] });
+    await declare(a, name, {
+      key: ['id'],
+      properties: [
+        { name: 'id', type: 'integer' },
+        { name: 'v', type: 'string' },
+      ],
+    });
     const big = Array.from({ length: 100_000 }, (_, i) => ({ id: i, v: `value ${i}` }));
     const res = await replace(a, name, big);
     expect(res.status, res.text.slice(0, 200)).toBe(200);

@@ -142,7 +142,11 @@ async function appSessions(): Promise<{ state: string }[]> {
 }
 
 const serves = () =>
-  waitFor(async () => (await ctx.request('GET', '/tags', { token: tenant.session })).status === 200, 30_000, 'GET /tags to answer 200 again');
+  waitFor(
+    async () => (await ctx.request('GET', '/tags', { token: tenant.session })).status === 200,
+    30_000,
+    'GET /tags to answer 200 again',
+  );
 
 describe('Postgres limits', () => {
   it('cancels a statement past statement_timeout: 502, and the connection serves the next request', async () => {
@@ -211,7 +215,11 @@ describe('a frozen Postgres', () => {
     // Every connection was given back: the whole pool serves concurrent requests, none is stuck.
     const all = await Promise.all(Array.from({ length: POOL * 2 }, () => ctx.request('GET', '/tags', { token: tenant.session })));
     expect(all.map((r) => r.status)).toEqual(Array(POOL * 2).fill(200));
-    await waitFor(async () => (await appSessions()).every((s) => !s.state.startsWith('idle in transaction')), 10_000, 'no transaction left open');
+    await waitFor(
+      async () => (await appSessions()).every((s) => !s.state.startsWith('idle in transaction')),
+      10_000,
+      'no transaction left open',
+    );
   }, 90_000);
 });
 

@@ -86,22 +86,30 @@ const serves = async () => {
 };
 
 describe('the request deadline (REQUEST_TIMEOUT_MS)', () => {
-  it.each(['/test/stuck-transaction', '/test/stuck-copy'])('answers %s with 503 in time, more of them than the pool holds, and frees their connections', async (path) => {
-    const { value: answers, ms } = await timed(() => Promise.all(Array.from({ length: POOL + 2 }, () => ctx.request('GET', path))));
-    for (const res of answers) {
-      expect(res.status).toBe(503);
-      expect(res.body).toEqual({ detail: `The request did not finish within ${DEADLINE_MS} ms; what it had not committed was rolled back` });
-    }
-    expect(ms).toBeLessThan(DEADLINE_MS + SLACK_MS);
-    await serves();
-    await waitFor(async () => (await openTransactions()) === 0, 5000, 'the stuck transactions to end');
-    expect((await ctx.request('GET', '/ready')).status).toBe(200);
-  });
+  it.each(['/test/stuck-transaction', '/test/stuck-copy'])(
+    'answers %s with 503 in time, more of them than the pool holds, and frees their connections',
+    async (path) => {
+      const { value: answers, ms } = await timed(() => Promise.all(Array.from({ length: POOL + 2 }, () => ctx.request('GET', path))));
+      for (const res of answers) {
+        expect(res.status).toBe(503);
+        expect(res.body).toEqual({
+          detail: `The request did not finish within ${DEADLINE_MS} ms; what it had not committed was rolled back`,
+        });
+      }
+      expect(ms).toBeLessThan(DEADLINE_MS + SLACK_MS);
+      await serves();
+      await waitFor(async () => (await openTransactions()) === 0, 5000, 'the stuck transactions to end');
+      expect((await ctx.request('GET', '/ready')).status).toBe(200);
+    },
+  );
 
   it('does not count the time a client takes to send its body', async () => {
     const url = new URL('/test/echo', ctx.baseUrl);
     const body = JSON.stringify({ text: 'x'.repeat(3000) });
-    const req = http.request(url, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } });
+    const req = http.request(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
+    });
     const answered = once(req, 'response') as Promise<[http.IncomingMessage]>;
     // The body trickles in over about 1.5 times the deadline.
     const parts = 6;
@@ -151,15 +159,21 @@ describe('/health and an exhausted pool', () => {
   it('warns, naming the reason, while every connection stays busy, and passes again once they are free', async () => {
     const idle = await ctx.request('GET', '/health');
     expect(idle.body.status).toBe('pass');
-    expect(idle.body.checks['postgres:connections'][0]).toMatchObject({ componentType: 'datastore', observedUnit: 'connections', status: 'pass' });
+    expect(idle.body.checks['postgres:connections'][0]).toMatchObject({
+      componentType: 'datastore',
+      observedUnit: 'connections',
+      status: 'pass',
+    });
 
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     // Transactions outside any request: no deadline takes them back.
-    const held = Array.from({ length: POOL }, () => ctx.deps.sql.begin(async (tx) => {
-      await tx`SELECT 1`;
-      await gate;
-    }));
+    const held = Array.from({ length: POOL }, () =>
+      ctx.deps.sql.begin(async (tx) => {
+        await tx`SELECT 1`;
+        await gate;
+      }),
+    );
     try {
       const warned = await waitFor(
         async () => {
@@ -171,7 +185,11 @@ describe('/health and an exhausted pool', () => {
       );
       expect(warned.status).toBe(200);
       expect(warned.body.output).toMatch(/^Database pool exhausted: all 5 connections busy for \d+ s; requests wait for a connection$/);
-      expect(warned.body.checks['postgres:connections'][0]).toMatchObject({ observedValue: POOL, status: 'warn', output: warned.body.output });
+      expect(warned.body.checks['postgres:connections'][0]).toMatchObject({
+        observedValue: POOL,
+        status: 'warn',
+        output: warned.body.output,
+      });
     } finally {
       release();
       await Promise.all(held);

@@ -84,10 +84,14 @@ describe('a frozen Temporal', () => {
     thaw = undefined;
 
     // The same app serves again once Temporal is back: no restart, no stale connection.
-    const again = await waitFor(async () => {
-      const res = await ctx.request('GET', '/ready');
-      return res.status === 200 && res;
-    }, 30_000, '/ready after the thaw');
+    const again = await waitFor(
+      async () => {
+        const res = await ctx.request('GET', '/ready');
+        return res.status === 200 && res;
+      },
+      30_000,
+      '/ready after the thaw',
+    );
     expect(again.body.status).not.toBe('fail');
     const after = await ctx.request('POST', '/campaign/campaigns', { token: tenant.session, body: createBody('frozen-1') });
     expect(after.status, JSON.stringify(after.body)).toBe(200); // the refused external_id was never taken
@@ -97,12 +101,18 @@ describe('a frozen Temporal', () => {
     // A start that reached the frozen server ran after the thaw, found no row and ended: no workflow
     // of this organization runs without its campaign.
     const live = new Set(rows.map((r) => campaignWorkflowId(r.id)));
-    await waitFor(async () => {
-      for await (const wf of ctx.deps.temporal.workflow.list({ query: `OrganizationId = '${tenant.orgId}' AND ExecutionStatus = 'Running'` })) {
-        if (wf.workflowId.startsWith('campaign:') && !live.has(wf.workflowId)) return false;
-      }
-      return true;
-    }, 30_000, 'orphan campaign workflows to end');
+    await waitFor(
+      async () => {
+        for await (const wf of ctx.deps.temporal.workflow.list({
+          query: `OrganizationId = '${tenant.orgId}' AND ExecutionStatus = 'Running'`,
+        })) {
+          if (wf.workflowId.startsWith('campaign:') && !live.has(wf.workflowId)) return false;
+        }
+        return true;
+      },
+      30_000,
+      'orphan campaign workflows to end',
+    );
   }, 120_000);
 
   it('bounds a request that signals a workflow too, and the signal is best effort there', async () => {

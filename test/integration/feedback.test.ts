@@ -20,7 +20,12 @@ const send = (token: string, body: unknown) => ctx.request('POST', '/feedback', 
 
 describe('sending feedback', () => {
   it('stores feedback with the user and the active organization, or none', async () => {
-    const withOrg = await send(tenant.session, { message: 'The pipeline view is great', category: 'praise', rating: 5, context: { page: '/deals' } });
+    const withOrg = await send(tenant.session, {
+      message: 'The pipeline view is great',
+      category: 'praise',
+      rating: 5,
+      context: { page: '/deals' },
+    });
     expect(withOrg.status, JSON.stringify(withOrg.body)).toBe(200);
     expect(withOrg.body).toEqual({ id: expect.any(String), created_at: expect.any(String) });
 
@@ -41,7 +46,11 @@ describe('sending feedback', () => {
       context: { page: '/deals' },
       message: 'The pipeline view is great',
     });
-    expect(list.body.data.find((f: { id: string }) => f.id === without.body.id)).toMatchObject({ user: `user:${loner}`, organization_id: null, rating: null });
+    expect(list.body.data.find((f: { id: string }) => f.id === without.body.id)).toMatchObject({
+      user: `user:${loner}`,
+      organization_id: null,
+      rating: null,
+    });
     // Newest first.
     expect(list.body.data[0].id).toBe(without.body.id);
   });
@@ -84,7 +93,12 @@ describe('sending feedback', () => {
 describe('reading feedback', () => {
   it('is for operators only: org admins, CRM managers and their keys get 403', async () => {
     expect((await ctx.request('GET', '/feedback', { token: tenant.session })).status).toBe(403);
-    const admin = await ctx.session({ sub: tenant.user, org_id: tenant.org, org_ids: [tenant.org], permissions: ['organizations:manage', 'api:manage'] });
+    const admin = await ctx.session({
+      sub: tenant.user,
+      org_id: tenant.org,
+      org_ids: [tenant.org],
+      permissions: ['organizations:manage', 'api:manage'],
+    });
     expect((await ctx.request('GET', '/feedback', { token: admin })).body).toEqual({ detail: 'Insufficient permissions' });
     const key = await createOrgKey(ctx, tenant.session);
     expect((await ctx.request('GET', '/feedback', { token: key })).status).toBe(403);
@@ -113,8 +127,15 @@ describe('answering and triaging feedback', () => {
     const given = await send(user, { message: 'Please call me back', category: 'question', email: 'ana.work@example.com' });
     const claimed = await send(user, { message: 'Another one', category: 'idea' });
     const list = (await ctx.request('GET', '/feedback', { token: operator })).body.data;
-    expect(list.find((f: { id: string }) => f.id === given.body.id)).toMatchObject({ submitter_email: 'ana.work@example.com', status: 'new' });
-    expect(list.find((f: { id: string }) => f.id === claimed.body.id)).toMatchObject({ submitter_email: 'ana@example.com', status: 'new', status_changed_at: null });
+    expect(list.find((f: { id: string }) => f.id === given.body.id)).toMatchObject({
+      submitter_email: 'ana.work@example.com',
+      status: 'new',
+    });
+    expect(list.find((f: { id: string }) => f.id === claimed.body.id)).toMatchObject({
+      submitter_email: 'ana@example.com',
+      status: 'new',
+      status_changed_at: null,
+    });
     expect((await send(user, { message: 'x', category: 'bug', email: 'not an address' })).status).toBe(422);
   });
 
@@ -128,7 +149,9 @@ describe('answering and triaging feedback', () => {
     expect(seen.status).toBe(200);
     expect(seen.body).toMatchObject({ id: sent.body.id, status: 'seen', status_changed_at: expect.any(String) });
     expect((await ctx.request('PATCH', path, { token: operator, body: { status: 'archived' } })).status).toBe(422);
-    expect((await ctx.request('PATCH', `/feedback/${crypto.randomUUID()}`, { token: operator, body: { status: 'done' } })).status).toBe(404);
+    expect((await ctx.request('PATCH', `/feedback/${crypto.randomUUID()}`, { token: operator, body: { status: 'done' } })).status).toBe(
+      404,
+    );
     const seenList = (await ctx.request('GET', '/feedback?status=seen', { token: operator })).body.data;
     expect(seenList.map((f: { id: string }) => f.id)).toContain(sent.body.id);
     expect(seenList.every((f: { status: string }) => f.status === 'seen')).toBe(true);
@@ -149,7 +172,9 @@ describe('answering and triaging feedback', () => {
     ]);
     const page = await ctx.request('GET', '/feedback/mine?limit=1', { token: me });
     expect(page.body.data).toHaveLength(1);
-    expect((await ctx.request('GET', `/feedback/mine?limit=1&cursor=${page.body.next_cursor}`, { token: me })).body.data[0].id).toBe(first.body.id);
+    expect((await ctx.request('GET', `/feedback/mine?limit=1&cursor=${page.body.next_cursor}`, { token: me })).body.data[0].id).toBe(
+      first.body.id,
+    );
     expect((await ctx.request('GET', '/feedback/mine')).status).toBe(401);
   });
 });

@@ -234,7 +234,11 @@ describe('Temporal unreachable', () => {
   it('makes /ready answer 503 naming the failed check', async () => {
     const res = await down.request('GET', '/ready');
     expect(res.status).toBe(503);
-    expect(res.body).toMatchObject({ status: 'fail', output: 'Not ready: temporal', checks: { 'temporal:responseTime': [{ status: 'fail' }] } });
+    expect(res.body).toMatchObject({
+      status: 'fail',
+      output: 'Not ready: temporal',
+      checks: { 'temporal:responseTime': [{ status: 'fail' }] },
+    });
     expect(res.body.checks['postgres:responseTime'][0].status).not.toBe('fail');
   });
 
@@ -273,8 +277,14 @@ describe('OpenAPI document', () => {
       expect(path).not.toMatch(/\/v\d+(\/|$)/);
       expect(tags.has(operation!.tags![0]!)).toBe(true);
       // The statuses the wrapper declared, derived ones included, are the document's.
-      expect(Object.keys(operation!.responses ?? {}).map(Number).sort(), `${method} ${path}`).toEqual(expect.arrayContaining(statuses));
-      if (auth !== 'public') expect(Object.keys(operation!.responses ?? {}), `${method} ${path}`).toEqual(expect.arrayContaining(['400', '401', '403']));
+      expect(
+        Object.keys(operation!.responses ?? {})
+          .map(Number)
+          .sort(),
+        `${method} ${path}`,
+      ).toEqual(expect.arrayContaining(statuses));
+      if (auth !== 'public')
+        expect(Object.keys(operation!.responses ?? {}), `${method} ${path}`).toEqual(expect.arrayContaining(['400', '401', '403']));
     }
     // A tag is listed exactly when a route carries it.
     const carried = new Set(documented.map(({ method, path }) => document.paths![path]![method]!.tags![0]!));

@@ -42,7 +42,9 @@ describe('a flood of wrong secrets from one address', () => {
 });
 
 /** A second API process on the same database: its own memory (caches, limiters), shared Postgres. */
-async function startSecondInstance(ctx: TestContext): Promise<{ deps: AppDeps; from: (address: string) => ReturnType<typeof httpClientFrom>; close(): Promise<void> }> {
+async function startSecondInstance(
+  ctx: TestContext,
+): Promise<{ deps: AppDeps; from: (address: string) => ReturnType<typeof httpClientFrom>; close(): Promise<void> }> {
   const sql = createSql(ctx.config.DATABASE_URL!, 3, databaseTimeouts(ctx.config));
   const deps = await buildDeps(ctx.config, { sql, temporal: ctx.deps.temporal, logger: ctx.deps.logger });
   const port = await freePort();
@@ -64,7 +66,13 @@ describe('an address that proved a key', () => {
   let other: Awaited<ReturnType<typeof startSecondInstance>>;
   beforeAll(async () => {
     ctx = await createTestContext({
-      env: { AUTH_FAILURE_DELAY_MS: '0', AUTH_FAILURES_PER_KEY: '3', AUTH_FAILURES_PER_ADDRESS: '30', AUTH_UNPROVEN_FAILURES_PER_KEY: '5', AUTH_KEY_PROOF_TTL_SECONDS: '3600' },
+      env: {
+        AUTH_FAILURE_DELAY_MS: '0',
+        AUTH_FAILURES_PER_KEY: '3',
+        AUTH_FAILURES_PER_ADDRESS: '30',
+        AUTH_UNPROVEN_FAILURES_PER_KEY: '5',
+        AUTH_KEY_PROOF_TTL_SECONDS: '3600',
+      },
     });
     other = await startSecondInstance(ctx);
   });
@@ -137,7 +145,8 @@ describe('an address that proved a key', () => {
     const key = await createOrgKey(ctx, tenant.session);
     expect((await httpClientFrom(ctx.baseUrl, '127.0.0.2')('GET', '/me', { token: key })).status).toBe(200);
     const keyRow = key.slice(3, key.indexOf('.'));
-    await ctx.deps.sql`UPDATE api_key_proofs p SET expires_at = now() - interval '1 second' FROM api_keys k WHERE k.id = p.key_id AND k.key_id = ${keyRow}`;
+    await ctx.deps
+      .sql`UPDATE api_key_proofs p SET expires_at = now() - interval '1 second' FROM api_keys k WHERE k.id = p.key_id AND k.key_id = ${keyRow}`;
     await floodFromManyAddresses(key, other.from, '127.0.3');
     expect((await other.from('127.0.0.2')('GET', '/me', { token: key })).status).toBe(429);
   });

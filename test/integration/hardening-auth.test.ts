@@ -80,7 +80,10 @@ describe('wrong secrets', () => {
     expect((await me(wrongSecret(key, 201), newAddress())).status).toBe(401);
     expect((await me(key, newAddress())).status).toBe(200);
     // POST /pat/exchange is limited the same way.
-    const exchange = await ctx.request('POST', '/pat/exchange', { body: { token: wrongSecret(key, 300) }, headers: { 'X-Forwarded-For': attacker } });
+    const exchange = await ctx.request('POST', '/pat/exchange', {
+      body: { token: wrongSecret(key, 300) },
+      headers: { 'X-Forwarded-For': attacker },
+    });
     expect(exchange.status).toBe(429);
   });
 
@@ -103,7 +106,8 @@ describe('wrong secrets', () => {
     expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
     // Unknown key ids count too (one database read each, still a probe).
     const other = newAddress();
-    for (let i = 0; i < 5; i++) expect((await me(`ak_unknownkeyid${String(i).padStart(4, '0')}.${'y'.repeat(43)}`, other)).status).toBe(401);
+    for (let i = 0; i < 5; i++)
+      expect((await me(`ak_unknownkeyid${String(i).padStart(4, '0')}.${'y'.repeat(43)}`, other)).status).toBe(401);
     expect((await me(wrongSecret(keys[5]!, 2), other)).status).toBe(429);
     // Another address is not affected.
     expect((await me(wrongSecret(keys[5]!, 3), newAddress())).status).toBe(401);
@@ -158,12 +162,16 @@ describe('who sees key ids', () => {
     const crmManager = await createOrgKey(ctx, t.session, { scopes: ['contacts:manage'] });
     const admin = await createOrgKey(ctx, t.session, { scopes: ['organizations:manage'] });
     for (const token of [reader, crmManager]) {
-      expect(await ctx.request('GET', '/organization-pats', { token })).toMatchObject({ status: 403, body: { detail: 'Insufficient permissions' } });
+      expect(await ctx.request('GET', '/organization-pats', { token })).toMatchObject({
+        status: 403,
+        body: { detail: 'Insufficient permissions' },
+      });
     }
     const list = await ctx.request('GET', '/organization-pats', { token: admin });
     expect(list.status).toBe(200);
     expect(list.body).toHaveLength(3);
-    for (const token of [reader, crmManager]) expect((await ctx.request('DELETE', `/organization-pats/${list.body[0].id}`, { token })).status).toBe(403);
+    for (const token of [reader, crmManager])
+      expect((await ctx.request('DELETE', `/organization-pats/${list.body[0].id}`, { token })).status).toBe(403);
     const apiManager = await newTenant(ctx, ['api:manage']);
     expect((await ctx.request('GET', '/organization-pats', { token: apiManager.session })).status).toBe(200);
   });

@@ -34,7 +34,13 @@ interface EarlyAnswer {
  * Sends the headers and `prefix` of a body declared `declared` bytes long, and never the rest. Resolves
  * with the answer, or rejects when none comes within `timeoutMs` (the server is waiting for the body).
  */
-function sendPartialBody(path: string, headers: Record<string, string>, declared = 48 * MB, prefix = '{"rows":[', timeoutMs = 3000): Promise<EarlyAnswer> {
+function sendPartialBody(
+  path: string,
+  headers: Record<string, string>,
+  declared = 48 * MB,
+  prefix = '{"rows":[',
+  timeoutMs = 3000,
+): Promise<EarlyAnswer> {
   const url = new URL(path, ctx.baseUrl);
   const started = Date.now();
   return new Promise((resolve, reject) => {
@@ -54,7 +60,12 @@ function sendPartialBody(path: string, headers: Record<string, string>, declared
       res.on('end', () => {
         clearTimeout(timer);
         req.destroy();
-        resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : {}, connection: res.headers.connection, ms: Date.now() - started });
+        resolve({
+          status: res.statusCode!,
+          body: text ? JSON.parse(text) : {},
+          connection: res.headers.connection,
+          ms: Date.now() - started,
+        });
       });
     });
     req.on('error', (error) => {
@@ -98,12 +109,15 @@ describe('a bearer route answers before reading the body', () => {
       body: { key: ['id'], properties: [{ name: 'id', type: 'string' }] },
     });
     expect(define.status, define.text).toBe(200);
-    const res = await ctx.request('POST', `/core/custom-data/tables/${name}/replace`, { token: tenant.session, body: { rows: [{ id: 'a' }, { id: 'b' }] } });
+    const res = await ctx.request('POST', `/core/custom-data/tables/${name}/replace`, {
+      token: tenant.session,
+      body: { rows: [{ id: 'a' }, { id: 'b' }] },
+    });
     expect(res.status, res.text).toBe(200);
     // The same caller, the body cut short: it is being read, so the answer waits for it.
-    await expect(sendPartialBody(`/core/custom-data/tables/${name}/replace`, { Authorization: `Bearer ${tenant.session}` }, 1 * MB, '{"rows":[', 1000)).rejects.toThrow(
-      /no answer/,
-    );
+    await expect(
+      sendPartialBody(`/core/custom-data/tables/${name}/replace`, { Authorization: `Bearer ${tenant.session}` }, 1 * MB, '{"rows":[', 1000),
+    ).rejects.toThrow(/no answer/);
   });
 
   it('still answers 413 first for a declared length over the route’s limit', async () => {
@@ -120,7 +134,11 @@ describe('a signed webhook answers before reading the body when its signature he
 
   it('meeting capture: a timestamp out of tolerance is refused before reading too', async () => {
     const stale = String(Math.floor(Date.now() / 1000) - 3600);
-    const res = await sendPartialBody('/meetings/webhooks/capture', { 'webhook-id': 'msg_1', 'webhook-timestamp': stale, 'webhook-signature': 'v1,AAAA' }, 4 * MB);
+    const res = await sendPartialBody(
+      '/meetings/webhooks/capture',
+      { 'webhook-id': 'msg_1', 'webhook-timestamp': stale, 'webhook-signature': 'v1,AAAA' },
+      4 * MB,
+    );
     expect(res).toMatchObject({ status: 400, body: { detail: 'Invalid webhook signature' } });
   });
 

@@ -14,19 +14,23 @@ const nestedArrays = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 const nestedObjects = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
 const post = (path: string, rawBody: string | Buffer, contentType = 'application/json') =>
   ctx.request('POST', path, { token: t.session, rawBody, headers: { 'Content-Type': contentType } });
-const tagNames = async () => ((await ctx.request('GET', '/tags', { token: t.session })).body.tags as { name: string }[]).map((tag) => tag.name);
+const tagNames = async () =>
+  ((await ctx.request('GET', '/tags', { token: t.session })).body.tags as { name: string }[]).map((tag) => tag.name);
 
 describe('deeply nested JSON', () => {
-  it.each([65, 5_000, 100_000])('is 400 {detail} at depth %i, arrays or objects, before validation (an anonymous caller: 401, unread)', async (depth) => {
-    for (const inner of [nestedArrays(depth), nestedObjects(depth)]) {
-      const res = await post('/tags', `{"name":${inner}}`);
-      expect(res.status).toBe(400);
-      expect(res.body).toEqual({ detail: 'JSON nested deeper than 64 levels' });
-      // Authentication comes before the body is read (hardening-body-auth.test.ts).
-      const anonymous = await ctx.request('POST', '/tags', { rawBody: inner, headers: { 'Content-Type': 'application/json' } });
-      expect(anonymous.status).toBe(401);
-    }
-  });
+  it.each([65, 5_000, 100_000])(
+    'is 400 {detail} at depth %i, arrays or objects, before validation (an anonymous caller: 401, unread)',
+    async (depth) => {
+      for (const inner of [nestedArrays(depth), nestedObjects(depth)]) {
+        const res = await post('/tags', `{"name":${inner}}`);
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual({ detail: 'JSON nested deeper than 64 levels' });
+        // Authentication comes before the body is read (hardening-body-auth.test.ts).
+        const anonymous = await ctx.request('POST', '/tags', { rawBody: inner, headers: { 'Content-Type': 'application/json' } });
+        expect(anonymous.status).toBe(401);
+      }
+    },
+  );
 
   it('accepts the limit itself and answers 422 with an echo bounded in depth and size', async () => {
     const res = await post('/tags', `{"name":${nestedArrays(63)}, "color": "${'x'.repeat(100_000)}"}`);

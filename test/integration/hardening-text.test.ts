@@ -18,7 +18,13 @@ beforeAll(async () => {
   tagId = (await ctx.request('POST', '/tags', { token: t.session, body: { name: 'probe' } })).body.id;
   const table = await ctx.request('PUT', `/core/custom-data/tables/${TABLE}`, {
     token: t.session,
-    body: { key: ['id'], properties: [{ name: 'id', type: 'string' }, { name: 'v', type: 'string' }] },
+    body: {
+      key: ['id'],
+      properties: [
+        { name: 'id', type: 'string' },
+        { name: 'v', type: 'string' },
+      ],
+    },
   });
   expect(table.status).toBe(200);
 });
@@ -31,11 +37,29 @@ const send = (method: string, path: string, rawBody: string) =>
 /** One route of each kind that reads a JSON body, with a body whose text field is `text` (JSON). */
 const probes = (text: string) => [
   { kind: 'an ordinary create', method: 'POST', path: '/tags', body: `{"name":${text}}`, field: ['name'] },
-  { kind: 'a create with several fields', method: 'POST', path: '/contacts', body: `{"first_name":${text},"last_name":"x"}`, field: ['first_name'] },
+  {
+    kind: 'a create with several fields',
+    method: 'POST',
+    path: '/contacts',
+    body: `{"first_name":${text},"last_name":"x"}`,
+    field: ['first_name'],
+  },
   { kind: 'a PATCH', method: 'PATCH', path: () => `/contacts/${contactId}`, body: `{"last_name":${text}}`, field: ['last_name'] },
   { kind: 'a PATCH of a tag', method: 'PATCH', path: () => `/tags/${tagId}`, body: `{"name":${text}}`, field: ['name'] },
-  { kind: 'a custom data bulk upsert', method: 'POST', path: `/core/custom-data/tables/${TABLE}/upsert`, body: `{"rows":[{"id":"r","v":${text}}]}`, field: ['rows', 0, 'v'] },
-  { kind: 'a custom data bulk replace', method: 'POST', path: `/core/custom-data/tables/${TABLE}/replace`, body: `{"rows":[{"id":"r","v":${text}}]}`, field: ['rows', 0, 'v'] },
+  {
+    kind: 'a custom data bulk upsert',
+    method: 'POST',
+    path: `/core/custom-data/tables/${TABLE}/upsert`,
+    body: `{"rows":[{"id":"r","v":${text}}]}`,
+    field: ['rows', 0, 'v'],
+  },
+  {
+    kind: 'a custom data bulk replace',
+    method: 'POST',
+    path: `/core/custom-data/tables/${TABLE}/replace`,
+    body: `{"rows":[{"id":"r","v":${text}}]}`,
+    field: ['rows', 0, 'v'],
+  },
 ];
 const pathOf = (p: { path: string | (() => string) }) => (typeof p.path === 'function' ? p.path() : p.path);
 
@@ -47,11 +71,15 @@ const serves = async () => {
 
 describe('a lone UTF-16 surrogate escape', () => {
   it.each(probes('"a\\ud800b"'))('in $kind is 400 at once, more of them than the pool holds, and the pool serves after', async (probe) => {
-    const { value: answers, ms } = await timed(() => Promise.all(Array.from({ length: POOL * 2 }, () => send(probe.method, pathOf(probe), probe.body))));
+    const { value: answers, ms } = await timed(() =>
+      Promise.all(Array.from({ length: POOL * 2 }, () => send(probe.method, pathOf(probe), probe.body))),
+    );
     expect(ms).toBeLessThan(5000);
     for (const res of answers) {
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ detail: `Request body is not valid Unicode: a lone UTF-16 surrogate (\\ud800) in the value at ${['body', ...probe.field].join('.')}` });
+      expect(res.body).toEqual({
+        detail: `Request body is not valid Unicode: a lone UTF-16 surrogate (\\ud800) in the value at ${['body', ...probe.field].join('.')}`,
+      });
     }
     await serves();
   });
@@ -85,7 +113,15 @@ describe('U+0000', () => {
     const res = await send(probe.method, pathOf(probe), probe.body);
     expect(res.status).toBe(422);
     expect(res.body).toEqual({
-      detail: [{ type: 'value_error', loc: ['body', ...probe.field], msg: 'Value error, the character U+0000 (NUL) is not accepted (in the value)', input: null, ctx: {} }],
+      detail: [
+        {
+          type: 'value_error',
+          loc: ['body', ...probe.field],
+          msg: 'Value error, the character U+0000 (NUL) is not accepted (in the value)',
+          input: null,
+          ctx: {},
+        },
+      ],
     });
     await serves();
   });
@@ -93,7 +129,9 @@ describe('U+0000', () => {
   it('in a query value is 422 naming the parameter; percent-escapes that are not UTF-8 are 400', async () => {
     const nul = await ctx.request('GET', '/contacts?search=a%00b', { token: t.session });
     expect(nul.status).toBe(422);
-    expect(nul.body.detail).toEqual([expect.objectContaining({ type: 'value_error', loc: ['query', 'search'], msg: expect.stringContaining('U+0000') })]);
+    expect(nul.body.detail).toEqual([
+      expect.objectContaining({ type: 'value_error', loc: ['query', 'search'], msg: expect.stringContaining('U+0000') }),
+    ]);
     const notUtf8 = await ctx.request('GET', '/contacts?search=%ED%A0%80', { token: t.session });
     expect(notUtf8.status).toBe(400);
     expect(notUtf8.body).toEqual({ detail: 'Query string is not valid UTF-8' });

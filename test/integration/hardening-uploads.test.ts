@@ -37,13 +37,17 @@ describe.each([
   afterAll(() => ctx?.close());
 
   const initiate = async (body: Record<string, unknown>) => {
-    const res = await ctx.request('POST', '/files/initiate-upload', { token: t.session, body: { name: 'a.txt', content_type: 'text/plain', ...body } });
+    const res = await ctx.request('POST', '/files/initiate-upload', {
+      token: t.session,
+      body: { name: 'a.txt', content_type: 'text/plain', ...body },
+    });
     expect(res.status, res.text).toBe(200);
     return res.body as Record<string, any>;
   };
   const confirm = (id: string) => ctx.request('POST', `/files/${id}/confirm-upload`, { token: t.session });
   const status = async (id: string) => (await ctx.request('GET', `/files/${id}`, { token: t.session })).body.status;
-  const keyOf = async (id: string) => (await ctx.deps.sql<{ storage_key: string }[]>`SELECT storage_key FROM files WHERE id = ${id}`)[0]!.storage_key;
+  const keyOf = async (id: string) =>
+    (await ctx.deps.sql<{ storage_key: string }[]>`SELECT storage_key FROM files WHERE id = ${id}`)[0]!.storage_key;
   const refusedStatus = driver === 'local' ? 413 : 403; // S3 refuses a length other than the signed one as a bad signature
 
   const oversized = 50 * 1024 ** 2;
@@ -74,7 +78,10 @@ describe.each([
 
   it('refuses a declared size above UPLOAD_MAX_BYTES with 413, creating nothing', async () => {
     const before = (await ctx.deps.sql`SELECT count(*)::int AS n FROM files`)[0]!.n;
-    const res = await ctx.request('POST', '/files/initiate-upload', { token: t.session, body: { name: 'big', content_type: 'text/plain', size_bytes: MAX + 1 } });
+    const res = await ctx.request('POST', '/files/initiate-upload', {
+      token: t.session,
+      body: { name: 'big', content_type: 'text/plain', size_bytes: MAX + 1 },
+    });
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ detail: `size_bytes is above the maximum file size (${MAX} bytes)` });
     expect((await ctx.deps.sql`SELECT count(*)::int AS n FROM files`)[0]!.n).toBe(before);
@@ -87,7 +94,10 @@ describe.each([
     if (driver === 'local') {
       expect(code).toBe(413);
       // Without Content-Length too: refused while streaming.
-      const chunked = await put(file.upload_url, { ...file.upload_headers, 'Transfer-Encoding': 'chunked' }, [Buffer.alloc(MAX, 3), Buffer.alloc(MAX, 3)]);
+      const chunked = await put(file.upload_url, { ...file.upload_headers, 'Transfer-Encoding': 'chunked' }, [
+        Buffer.alloc(MAX, 3),
+        Buffer.alloc(MAX, 3),
+      ]);
       expect(chunked).toBe(413);
       expect(await ctx.deps.storage.head(await keyOf(file.id))).toBeUndefined();
     } else {
@@ -110,7 +120,13 @@ describe.each([
     const sized = await initiate({ size_bytes: 3 });
     await ctx.deps.storage.put(await keyOf(sized.id), 'four', { contentType: 'text/plain' });
     const wrongSize = await confirm(sized.id);
-    expect(wrongSize).toMatchObject({ status: 409, body: { detail: 'The uploaded object does not match the upload: 4 bytes were uploaded, 3 were declared. It was removed; upload the file again' } });
+    expect(wrongSize).toMatchObject({
+      status: 409,
+      body: {
+        detail:
+          'The uploaded object does not match the upload: 4 bytes were uploaded, 3 were declared. It was removed; upload the file again',
+      },
+    });
     expect(await status(sized.id)).toBe('pending_upload');
 
     // An object staged by a URL of the earlier scheme (beside the file's key) is held to the same rules.
@@ -156,7 +172,12 @@ describe.each([
         .filter((k) => k.startsWith(prefix) && !k.endsWith('.meta.json'));
     }
     const s3 = inject('s3');
-    const client = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+    const client = new S3Client({
+      endpoint: s3.endpoint,
+      region: s3.region,
+      forcePathStyle: true,
+      credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+    });
     const out = await client.send(new ListObjectsV2Command({ Bucket: ctx.config.S3_BUCKET, Prefix: prefix }));
     client.destroy();
     return (out.Contents ?? []).map((o) => o.Key!);

@@ -47,14 +47,18 @@ describe('auth matrix: token kind × X-Service-Org × scope', () => {
       const session = await ctx.session({ sub: externalId('user'), org_id: org, org_ids: [org], permissions: [...scopes] });
       tokens[`session/${name}`] = session;
       // Keys are minted by a key admin, with exactly the scopes of the cell.
-      const admin = await ctx.session({ sub: externalId('admin'), org_id: org, org_ids: [org], permissions: [...scopes, 'organizations:manage'] });
+      const admin = await ctx.session({
+        sub: externalId('admin'),
+        org_id: org,
+        org_ids: [org],
+        permissions: [...scopes, 'organizations:manage'],
+      });
       tokens[`ak_/${name}`] = await createOrgKey(ctx, admin, { scopes: [...scopes] });
       tokens[`pat_/${name}`] = await createUserToken(ctx, session);
     }
   });
 
-  const scopeStatus = (scope: ScopeName, write: boolean) =>
-    scope === 'manage' || (scope === 'read-only' && !write) ? 200 : 403;
+  const scopeStatus = (scope: ScopeName, write: boolean) => (scope === 'manage' || (scope === 'read-only' && !write) ? 200 : 403);
 
   /** The spec's answer for one cell; [status, detail or undefined for 200]. */
   function expected(kind: Kind, header: 'absent' | 'right' | 'wrong', scope: ScopeName, write: boolean): [number, string?] {
@@ -160,7 +164,14 @@ describe('POST /organization-pats', () => {
     const res = await ctx.request('POST', '/organization-pats', { token: tenant.session, body: { name: 'ci' } });
     expect(res.status).toBe(200);
     expect(res.body.pat_key).toMatch(/^ak_[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]{43}$/);
-    expect(res.body).toMatchObject({ name: 'ci', kind: 'organization', scopes: ['api:read', 'api:manage'], created_by: `user:${tenant.user}`, last_used_at: null, expires_at: null });
+    expect(res.body).toMatchObject({
+      name: 'ci',
+      kind: 'organization',
+      scopes: ['api:read', 'api:manage'],
+      created_by: `user:${tenant.user}`,
+      last_used_at: null,
+      expires_at: null,
+    });
     const secret = res.body.pat_key.split('.')[1];
     const [row] = await ctx.deps.sql`SELECT secret_hash FROM api_keys WHERE id = ${res.body.id}`;
     expect(row!.secret_hash).toMatch(/^\$argon2id\$/);
@@ -172,7 +183,10 @@ describe('POST /organization-pats', () => {
     const narrower = await ctx.request('POST', '/organization-pats', { token: tenant.session, body: { name: 'r', scopes: ['api:read'] } });
     expect(narrower.status).toBe(200);
     expect(narrower.body.scopes).toEqual(['api:read']);
-    const wider = await ctx.request('POST', '/organization-pats', { token: tenant.session, body: { name: 'w', scopes: ['agents:manage'] } });
+    const wider = await ctx.request('POST', '/organization-pats', {
+      token: tenant.session,
+      body: { name: 'w', scopes: ['agents:manage'] },
+    });
     expect(wider).toMatchObject({ status: 403, body: { detail: 'Requested scopes exceed those of the session' } });
   });
 
@@ -186,21 +200,31 @@ describe('POST /organization-pats', () => {
       const caller = await session(permissions);
       const created = await ctx.request('POST', '/organization-pats', { token: caller, body: { name: 'sneaky', scopes: ['api:read'] } });
       expect(created, permissions.join(' ')).toMatchObject({ status: 403, body: { detail: 'Insufficient permissions' } });
-      expect(await ctx.request('DELETE', `/organization-pats/${id}`, { token: caller })).toMatchObject({ status: 403, body: { detail: 'Insufficient permissions' } });
+      expect(await ctx.request('DELETE', `/organization-pats/${id}`, { token: caller })).toMatchObject({
+        status: 403,
+        body: { detail: 'Insufficient permissions' },
+      });
     }
-    expect((await ctx.request('GET', '/organization-pats', { token: admin })).body.map((k: { name: string }) => k.name)).toEqual(['test key']);
+    expect((await ctx.request('GET', '/organization-pats', { token: admin })).body.map((k: { name: string }) => k.name)).toEqual([
+      'test key',
+    ]);
     expect((await ctx.request('GET', '/me', { token: key })).status).toBe(200);
     // Either admin scope is enough, on its own.
-    expect((await ctx.request('POST', '/organization-pats', { token: await session(['api:manage']), body: { name: 'by api:manage' } })).status).toBe(200);
+    expect(
+      (await ctx.request('POST', '/organization-pats', { token: await session(['api:manage']), body: { name: 'by api:manage' } })).status,
+    ).toBe(200);
     expect((await ctx.request('DELETE', `/organization-pats/${id}`, { token: await session(['organizations:manage']) })).status).toBe(204);
   });
 
-  it('caps a key at its creator: default scopes are the session\'s, a scope the session lacks is 403 and stores nothing', async () => {
+  it("caps a key at its creator: default scopes are the session's, a scope the session lacks is 403 and stores nothing", async () => {
     const tenant = await newTenant(ctx, ['organizations:manage', 'contacts:read']);
     const all = await ctx.request('POST', '/organization-pats', { token: tenant.session, body: { name: 'default' } });
     expect(all.body.scopes).toEqual(['organizations:manage', 'contacts:read']);
     // organizations:manage implies organizations:read, so that one may be asked for.
-    const implied = await ctx.request('POST', '/organization-pats', { token: tenant.session, body: { name: 'implied', scopes: ['organizations:read'] } });
+    const implied = await ctx.request('POST', '/organization-pats', {
+      token: tenant.session,
+      body: { name: 'implied', scopes: ['organizations:read'] },
+    });
     expect(implied).toMatchObject({ status: 200, body: { scopes: ['organizations:read'] } });
     for (const scopes of [['api:manage'], ['contacts:read', 'contacts:manage'], ['service:operate']]) {
       const res = await ctx.request('POST', '/organization-pats', { token: tenant.session, body: { name: 'wider', scopes } });
@@ -213,12 +237,21 @@ describe('POST /organization-pats', () => {
   it('lists each key with its expiry', async () => {
     const tenant = await newTenant(ctx);
     const expiresAt = new Date(Date.now() + 86_400_000);
-    const created = await ctx.request('POST', '/organization-pats', { token: tenant.session, body: { name: 'expiring', expires_at: expiresAt.toISOString() } });
+    const created = await ctx.request('POST', '/organization-pats', {
+      token: tenant.session,
+      body: { name: 'expiring', expires_at: expiresAt.toISOString() },
+    });
     expect(created.status).toBe(200);
     expect(new Date(created.body.expires_at).getTime()).toBe(expiresAt.getTime());
     await createOrgKey(ctx, tenant.session, { name: 'forever' });
-    const listed = (await ctx.request('GET', '/organization-pats', { token: tenant.session })).body as { name: string; expires_at: string | null }[];
-    expect(Object.fromEntries(listed.map((k) => [k.name, k.expires_at && new Date(k.expires_at).getTime()]))).toEqual({ expiring: expiresAt.getTime(), forever: null });
+    const listed = (await ctx.request('GET', '/organization-pats', { token: tenant.session })).body as {
+      name: string;
+      expires_at: string | null;
+    }[];
+    expect(Object.fromEntries(listed.map((k) => [k.name, k.expires_at && new Date(k.expires_at).getTime()]))).toEqual({
+      expiring: expiresAt.getTime(),
+      forever: null,
+    });
   });
 
   it('needs a session: an ak_ or pat_ caller gets 403', async () => {
@@ -233,7 +266,10 @@ describe('POST /organization-pats', () => {
     const missing = await ctx.request('POST', '/organization-pats', { token: tenant.session, body: {} });
     expect(missing.status).toBe(422);
     expect(missing.body.detail[0]).toMatchObject({ type: 'missing', loc: ['body', 'name'] });
-    const past = await ctx.request('POST', '/organization-pats', { token: tenant.session, body: { name: 'x', expires_at: '2020-01-01T00:00:00Z' } });
+    const past = await ctx.request('POST', '/organization-pats', {
+      token: tenant.session,
+      body: { name: 'x', expires_at: '2020-01-01T00:00:00Z' },
+    });
     expect(past.status).toBe(422);
     expect(past.body.detail[0]).toMatchObject({ loc: ['body', 'expires_at'], msg: 'expires_at must be in the future' });
   });
@@ -270,9 +306,15 @@ describe('POST /organization-pats', () => {
     const outsider = await ctx.session({ sub: externalId('user'), org_id: org, org_ids: [org], permissions: ['agents:read'] });
     await createOrgKey(ctx, admin);
     const [{ id }] = (await ctx.request('GET', '/organization-pats', { token: admin })).body;
-    expect(await ctx.request('GET', '/organization-pats', { token: reader })).toMatchObject({ status: 403, body: { detail: 'Insufficient permissions' } });
+    expect(await ctx.request('GET', '/organization-pats', { token: reader })).toMatchObject({
+      status: 403,
+      body: { detail: 'Insufficient permissions' },
+    });
     expect((await ctx.request('GET', '/organization-pats', { token: outsider })).status).toBe(403);
-    expect(await ctx.request('DELETE', `/organization-pats/${id}`, { token: reader })).toMatchObject({ status: 403, body: { detail: 'Insufficient permissions' } });
+    expect(await ctx.request('DELETE', `/organization-pats/${id}`, { token: reader })).toMatchObject({
+      status: 403,
+      body: { detail: 'Insufficient permissions' },
+    });
     expect((await ctx.request('DELETE', `/organization-pats/${id}`, { token: admin })).status).toBe(204);
   });
 
@@ -345,7 +387,10 @@ describe('user tokens (pat_)', () => {
   it('stop at their expiry, which the list shows', async () => {
     const tenant = await newTenant(ctx);
     const expiresAt = new Date(Date.now() + 3000);
-    const res = await ctx.request('POST', '/user-pats', { token: tenant.session, body: { name: 'short', expires_at: expiresAt.toISOString() } });
+    const res = await ctx.request('POST', '/user-pats', {
+      token: tenant.session,
+      body: { name: 'short', expires_at: expiresAt.toISOString() },
+    });
     expect(res.status).toBe(200);
     const listed = (await ctx.request('GET', '/user-pats', { token: tenant.session })).body;
     expect(new Date(listed[0].expires_at).getTime()).toBe(expiresAt.getTime());
@@ -384,8 +429,15 @@ describe('user tokens (pat_)', () => {
     const user = externalId('user');
     const [readOnlyOrg, managedOrg] = [externalId('org'), externalId('org')];
     // The user reads in one organization and manages in the other; the token comes from the latter.
-    await ctx.request('GET', '/me', { token: await ctx.session({ sub: user, org_id: readOnlyOrg, org_ids: [readOnlyOrg, managedOrg], permissions: ['api:read'] }) });
-    const managing = await ctx.session({ sub: user, org_id: managedOrg, org_ids: [readOnlyOrg, managedOrg], permissions: ['api:read', 'api:manage'] });
+    await ctx.request('GET', '/me', {
+      token: await ctx.session({ sub: user, org_id: readOnlyOrg, org_ids: [readOnlyOrg, managedOrg], permissions: ['api:read'] }),
+    });
+    const managing = await ctx.session({
+      sub: user,
+      org_id: managedOrg,
+      org_ids: [readOnlyOrg, managedOrg],
+      permissions: ['api:read', 'api:manage'],
+    });
     const pat = await createUserToken(ctx, managing);
     expect((await ctx.request('POST', '/tags', { token: pat, org: managedOrg, body: { name: 'ok' } })).status).toBe(200);
     const denied = await ctx.request('POST', '/tags', { token: pat, org: readOnlyOrg, body: { name: 'no' } });
@@ -402,7 +454,9 @@ describe('user tokens (pat_)', () => {
       const pat = await createUserToken(short, before);
       expect((await short.request('GET', '/me', { token: pat, org: left })).status).toBe(200);
       // The provider's next session no longer lists the organization.
-      await short.request('GET', '/me', { token: await short.session({ sub: user, org_id: kept, org_ids: [kept], permissions: ['api:read'] }) });
+      await short.request('GET', '/me', {
+        token: await short.session({ sub: user, org_id: kept, org_ids: [kept], permissions: ['api:read'] }),
+      });
       expect((await short.request('GET', '/me', { token: pat, org: left })).status).toBe(403);
       expect((await short.request('GET', '/me', { token: pat, org: kept })).status).toBe(200);
     } finally {

@@ -105,10 +105,14 @@ async function refreshAndWait(tenant: Tenant, credentialId: string, status: 'suc
   const before = (await ctx.request('GET', `/workflow/credentials/${credentialId}`, { token: tenant.session })).body.last_refresh_at;
   const started = await ctx.request('POST', `/workflow/credentials/${credentialId}/refresh`, { token: tenant.session });
   expect(started.status, JSON.stringify(started.body)).toBe(202);
-  return waitFor(async () => {
-    const res = await ctx.request('GET', `/workflow/credentials/${credentialId}`, { token: tenant.session });
-    return res.body.last_refresh_at !== before && res.body.last_refresh_status === status ? res.body : undefined;
-  }, 30_000, `refresh ${status}`);
+  return waitFor(
+    async () => {
+      const res = await ctx.request('GET', `/workflow/credentials/${credentialId}`, { token: tenant.session });
+      return res.body.last_refresh_at !== before && res.body.last_refresh_status === status ? res.body : undefined;
+    },
+    30_000,
+    `refresh ${status}`,
+  );
 }
 
 describe('catalog and connect tokens', () => {
@@ -146,7 +150,10 @@ describe('catalog and connect tokens', () => {
 
   it('refuses unknown integrations and redirect URLs off the allowlist; the allowlist is per organization', async () => {
     const post = (tenant: Tenant, body: Record<string, unknown>) =>
-      ctx.request('POST', '/integrations/connect-tokens', { token: tenant.session, body: { allowed_integrations: ['acme'], success_url: success(), error_url: failure(), ...body } });
+      ctx.request('POST', '/integrations/connect-tokens', {
+        token: tenant.session,
+        body: { allowed_integrations: ['acme'], success_url: success(), error_url: failure(), ...body },
+      });
     expect(await post(a, { allowed_integrations: ['nope'] })).toMatchObject({ status: 400, body: { detail: 'Unknown integration: nope' } });
     const off = await post(a, { success_url: 'https://app.example.com/ok' });
     expect(off.status).toBe(400);
@@ -160,7 +167,9 @@ describe('catalog and connect tokens', () => {
     expect(put.body.allowed_redirect_origins).toEqual(['https://app.example.com', ctx.baseUrl]);
     expect((await post(b, { success_url: 'https://app.example.com/ok' })).status).toBe(200);
     expect((await post(a, { success_url: 'https://app.example.com/ok' })).status).toBe(400);
-    expect((await ctx.request('PUT', '/integrations/settings', { token: readOnly, body: { allowed_redirect_origins: [] } })).status).toBe(403);
+    expect((await ctx.request('PUT', '/integrations/settings', { token: readOnly, body: { allowed_redirect_origins: [] } })).status).toBe(
+      403,
+    );
     expect((await post(a, { connection_id: '0190f5a0-0000-7000-8000-00000000dead' })).status).toBe(404);
   });
 
@@ -170,7 +179,8 @@ describe('catalog and connect tokens', () => {
     expect(unknown.headers.get('content-type')).toContain('text/html');
     expect(await unknown.text()).toContain('Link not valid');
     const minted = await connectToken(a);
-    await ctx.deps.sql`UPDATE integration_connect_tokens SET expires_at = now() - interval '1 second' WHERE org_id = ${await orgUuid(ctx, a)}
+    await ctx.deps
+      .sql`UPDATE integration_connect_tokens SET expires_at = now() - interval '1 second' WHERE org_id = ${await orgUuid(ctx, a)}
       AND created_at = (SELECT max(created_at) FROM integration_connect_tokens WHERE org_id = ${await orgUuid(ctx, a)})`;
     const expired = await fetch(minted.connect_url);
     expect(expired.status).toBe(410);
@@ -221,7 +231,8 @@ describe('the connect flow', () => {
     // Write-only: no answer or log line carries a token.
     const value = (await readCredentialValue(ctx.deps, await orgUuid(ctx, a), credentialId))!;
     const secrets = [value.access_token, value.refresh_token, CLIENT.client_secret] as string[];
-    for (const body of [JSON.stringify(res.body), JSON.stringify(credential.body), ctx.logs.join('\n')]) for (const s of secrets) expect(body).not.toContain(s);
+    for (const body of [JSON.stringify(res.body), JSON.stringify(credential.body), ctx.logs.join('\n')])
+      for (const s of secrets) expect(body).not.toContain(s);
   });
 
   it('refuses the replay of a used connect link, its authorize step and its callback', async () => {
@@ -251,7 +262,10 @@ describe('the connect flow', () => {
     // The provider forgets the grant (as when the user removes the app on the provider's side).
     const revoked = await fetch(`${issuer}/token/revocation`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from(`${CLIENT.client_id}:${CLIENT.client_secret}`).toString('base64')}` },
+      headers: {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        Authorization: `Basic ${Buffer.from(`${CLIENT.client_id}:${CLIENT.client_secret}`).toString('base64')}`,
+      },
       body: new URLSearchParams({ token: String(value.refresh_token), token_type_hint: 'refresh_token' }),
     });
     expect(revoked.status).toBe(200);
@@ -266,7 +280,12 @@ describe('the connect flow', () => {
     expect(res.body.last_refresh_error).toContain('invalid_grant');
     const events = await ctx.deps.sql<{ entity_id: string; payload: Record<string, unknown>; recipient_user_ids: string[] }[]>`
       SELECT entity_id, payload, recipient_user_ids FROM notification_outbox WHERE org_id = ${orgId} AND event_type = 'integration.needs_reconnect'`;
-    expect(events).toEqual([expect.objectContaining({ entity_id: connectionId, payload: expect.objectContaining({ integration: 'acme', connection_id: connectionId }) })]);
+    expect(events).toEqual([
+      expect.objectContaining({
+        entity_id: connectionId,
+        payload: expect.objectContaining({ integration: 'acme', connection_id: connectionId }),
+      }),
+    ]);
     // The connection's creator is told without subscribing first.
     const [creator] = await ctx.deps.sql<{ id: string }[]>`SELECT id FROM users WHERE external_id = ${a.user}`;
     expect(events[0]!.recipient_user_ids).toEqual([creator!.id]);
@@ -276,7 +295,13 @@ describe('the connect flow', () => {
     const { connectionId: again } = await connect(a, { loginHint: 'alice', body: { connection_id: connectionId } });
     expect(again).toBe(connectionId);
     const res = await getConnection(a, connectionId);
-    expect(res.body).toMatchObject({ status: 'active', status_reason: null, credential_id: credentialId, last_refresh_status: null, last_refresh_error: null });
+    expect(res.body).toMatchObject({
+      status: 'active',
+      status_reason: null,
+      credential_id: credentialId,
+      last_refresh_status: null,
+      last_refresh_error: null,
+    });
     const schedule = await ctx.deps.temporal.schedule.getHandle(`credential-refresh:${credentialId}`).describe();
     expect(schedule.state.paused).toBe(false);
     await refreshAndWait(a, credentialId, 'success');
@@ -338,7 +363,10 @@ describe('the connect flow', () => {
     // The provider no longer honours the refresh token.
     const grant = await fetch(`${issuer}/token`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Authorization: `Basic ${Buffer.from(`${CLIENT.client_id}:${CLIENT.client_secret}`).toString('base64')}` },
+      headers: {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        Authorization: `Basic ${Buffer.from(`${CLIENT.client_id}:${CLIENT.client_secret}`).toString('base64')}`,
+      },
       body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: String(value.refresh_token) }),
     });
     expect(grant.status).toBe(400);
@@ -348,7 +376,9 @@ describe('the connect flow', () => {
     expect(after.body).toMatchObject({ status: 'revoked', credential_id: null, status_reason: 'Revoked at the provider' });
     expect(after.body.revoked_at).not.toBeNull();
     expect((await ctx.request('GET', `/workflow/credentials/${credentialId}`, { token: a.session })).status).toBe(404);
-    await expect(ctx.deps.temporal.schedule.getHandle(`credential-refresh:${credentialId}`).describe()).rejects.toBeInstanceOf(ScheduleNotFoundError);
+    await expect(ctx.deps.temporal.schedule.getHandle(`credential-refresh:${credentialId}`).describe()).rejects.toBeInstanceOf(
+      ScheduleNotFoundError,
+    );
     expect((await ctx.request('DELETE', `/integrations/connections/${connectionId}`, { token: a.session })).status).toBe(204);
     const revokedList = await ctx.request('GET', '/integrations/connections?status=revoked', { token: a.session });
     expect(revokedList.body.data.map((c: { id: string }) => c.id)).toEqual([connectionId]);
@@ -373,7 +403,12 @@ describe("an organization's own OAuth client", () => {
     const walked = await walkConsent(minted.body.connect_url, 'acme-own', { loginHint: 'erin', serviceBase: ctx.baseUrl });
     expect(walked.final.pathname).toBe('/done');
     const connection = await getConnection(tenant, walked.final.searchParams.get('connection_id')!);
-    expect(connection.body).toMatchObject({ status: 'active', integration: 'acme-own', external_account_id: 'erin', granted_scopes: ['openid'] });
+    expect(connection.body).toMatchObject({
+      status: 'active',
+      integration: 'acme-own',
+      external_account_id: 'erin',
+      granted_scopes: ['openid'],
+    });
     await refreshAndWait(tenant, connection.body.credential_id, 'success');
     // Without a revocation endpoint, a delete still ends the connection here.
     expect((await ctx.request('DELETE', `/integrations/connections/${connection.body.id}`, { token: tenant.session })).status).toBe(204);

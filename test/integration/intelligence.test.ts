@@ -91,7 +91,9 @@ describe('ICP profiles', () => {
     expect(versions.body.versions.map((v: { version: number }) => v.version)).toEqual([2, 1]);
     expect(versions.body.versions[1].criteria).toEqual(PROFILE.criteria);
 
-    expect((await ctx.request('GET', '/intelligence/icp-profiles', { token: readOnly })).body.profiles.map((p: { id: string }) => p.id)).toContain(id);
+    expect(
+      (await ctx.request('GET', '/intelligence/icp-profiles', { token: readOnly })).body.profiles.map((p: { id: string }) => p.id),
+    ).toContain(id);
     expect((await ctx.request('DELETE', `/intelligence/icp-profiles/${id}`, { token: a.session })).status).toBe(204);
     expect((await ctx.request('GET', `/intelligence/icp-profiles/${id}`, { token: a.session })).status).toBe(404);
   });
@@ -117,13 +119,19 @@ describe('ICP profiles', () => {
       body: { name: 'Bad', criteria: [{ type: 'vibes', values: ['x'], weight: 1 }] },
     });
     expect(unknownType.status).toBe(422);
-    const heavy = await ctx.request('POST', '/intelligence/icp-profiles', { token: a.session, body: { name: 'Bad', criteria: [{ type: 'keyword', values: ['x'], weight: 101 }] } });
+    const heavy = await ctx.request('POST', '/intelligence/icp-profiles', {
+      token: a.session,
+      body: { name: 'Bad', criteria: [{ type: 'keyword', values: ['x'], weight: 101 }] },
+    });
     expect(heavy.status).toBe(422);
     for (const criteria of [
       [{ type: 'employees', values: ['200-50'], weight: 1 }],
       [{ type: 'country', values: ['Atlantis'], weight: 1 }],
       [{ type: 'industry', values: ['vibes'], weight: 1 }],
-      [{ type: 'keyword', values: ['x'], weight: 0 }, { type: 'country', values: ['France'], weight: 3, exclude: true }],
+      [
+        { type: 'keyword', values: ['x'], weight: 0 },
+        { type: 'country', values: ['France'], weight: 3, exclude: true },
+      ],
     ]) {
       const refused = await ctx.request('POST', '/intelligence/icp-profiles', { token: a.session, body: { name: 'Refused', criteria } });
       expect(refused.status, JSON.stringify(criteria)).toBe(422);
@@ -131,13 +139,21 @@ describe('ICP profiles', () => {
     }
     const normalised = await ctx.request('POST', '/intelligence/icp-profiles', {
       token: a.session,
-      body: { name: 'Codes', criteria: [{ type: 'country', values: ['DE', 'United States of America'], weight: 1 }, { type: 'industry', values: ['SaaS'], weight: 1 }] },
+      body: {
+        name: 'Codes',
+        criteria: [
+          { type: 'country', values: ['DE', 'United States of America'], weight: 1 },
+          { type: 'industry', values: ['SaaS'], weight: 1 },
+        ],
+      },
     });
     expect(normalised.status).toBe(200);
 
     const ok = await ctx.request('POST', '/intelligence/icp-profiles', { token: a.session, body: { ...PROFILE, name: 'Unique' } });
     expect(ok.status).toBe(200);
-    expect((await ctx.request('POST', '/intelligence/icp-profiles', { token: a.session, body: { ...PROFILE, name: 'Unique' } })).status).toBe(409);
+    expect(
+      (await ctx.request('POST', '/intelligence/icp-profiles', { token: a.session, body: { ...PROFILE, name: 'Unique' } })).status,
+    ).toBe(409);
     const empty = await ctx.request('PATCH', `/intelligence/icp-profiles/${ok.body.id}`, { token: a.session, body: {} });
     expect(empty.status).toBe(400);
   });
@@ -152,8 +168,12 @@ describe('ICP profiles', () => {
     ] as const) {
       expect((await ctx.request(method, path, { token: b.session, body })).status, `${method} ${path}`).toBe(404);
     }
-    expect((await ctx.request('POST', '/intelligence/icp-profiles', { token: readOnly, body: { ...PROFILE, name: 'RO' } })).status).toBe(403);
-    expect((await ctx.request('PATCH', `/intelligence/icp-profiles/${mine.body.id}`, { token: readOnly, body: { name: 'RO' } })).status).toBe(403);
+    expect((await ctx.request('POST', '/intelligence/icp-profiles', { token: readOnly, body: { ...PROFILE, name: 'RO' } })).status).toBe(
+      403,
+    );
+    expect(
+      (await ctx.request('PATCH', `/intelligence/icp-profiles/${mine.body.id}`, { token: readOnly, body: { name: 'RO' } })).status,
+    ).toBe(403);
   });
 });
 
@@ -200,7 +220,10 @@ describe('research runs on the real dev server', () => {
     const run = await finished(ctx, a.session, `/intelligence/research-runs/${(await research(ctx, a, { website: partial.origin })).id}`);
     expect(run).toMatchObject({ status: 'incomplete', credits_used: 1 });
     expect(run.progress.pages_failed).toBe(1);
-    expect(run.pages.find((p: { url: string }) => p.url.endsWith('/about'))).toMatchObject({ status: 'failed', error: expect.stringContaining('500') });
+    expect(run.pages.find((p: { url: string }) => p.url.endsWith('/about'))).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining('500'),
+    });
     expect(run.results.facts.some((f: { field: string }) => f.field === 'technology')).toBe(true);
 
     const down = await site(ACME_SOFTWARE, { '/': { status: 503, body: 'down' } });
@@ -210,7 +233,9 @@ describe('research runs on the real dev server', () => {
     expect(failed.error).toContain('503');
     // Addressed to whoever asked for the run, who subscribed to nothing.
     const [requester] = await ctx.deps.sql<{ id: string }[]>`SELECT id FROM users WHERE external_id = ${a.user}`;
-    expect(await outbox(ctx, started.id)).toEqual([expect.objectContaining({ event_type: 'research_run.failed', recipient_user_ids: [requester!.id] })]);
+    expect(await outbox(ctx, started.id)).toEqual([
+      expect.objectContaining({ event_type: 'research_run.failed', recipient_user_ids: [requester!.id] }),
+    ]);
   });
 
   it('completes with an empty result and no credit when the site says nothing', async () => {
@@ -223,10 +248,16 @@ describe('research runs on the real dev server', () => {
   it('cancels a running run: it ends cancelled, keeps no credit, and a second cancel is 409', async () => {
     const slow = await site(ACME_SOFTWARE, { '/about': { body: '<p>slow</p>', delayMs: 8000 } });
     const started = await research(ctx, a, { website: slow.origin });
-    await vi.waitFor(async () => expect((await ctx.request('GET', `/intelligence/research-runs/${started.id}`, { token: a.session })).body.status).toBe('in_progress'), {
-      timeout: 10_000,
-      interval: 100,
-    });
+    await vi.waitFor(
+      async () =>
+        expect((await ctx.request('GET', `/intelligence/research-runs/${started.id}`, { token: a.session })).body.status).toBe(
+          'in_progress',
+        ),
+      {
+        timeout: 10_000,
+        interval: 100,
+      },
+    );
     expect((await ctx.request('POST', `/intelligence/research-runs/${started.id}/cancel`, { token: readOnly })).status).toBe(403);
     expect((await ctx.request('POST', `/intelligence/research-runs/${started.id}/cancel`, { token: b.session })).status).toBe(404);
     const cancel = await ctx.request('POST', `/intelligence/research-runs/${started.id}/cancel`, { token: a.session });
@@ -239,11 +270,24 @@ describe('research runs on the real dev server', () => {
 
   it('validates the target: exactly one of account_id, domain, website; accounts of the organization only', async () => {
     expect((await ctx.request('POST', '/intelligence/research-runs', { token: a.session, body: {} })).status).toBe(422);
-    expect((await ctx.request('POST', '/intelligence/research-runs', { token: a.session, body: { domain: 'a.example', website: 'https://a.example' } })).status).toBe(422);
-    expect((await ctx.request('POST', '/intelligence/research-runs', { token: a.session, body: { domain: 'not a domain' } })).status).toBe(422);
-    expect((await ctx.request('POST', '/intelligence/research-runs', { token: a.session, body: { website: 'ftp://a.example' } })).status).toBe(422);
+    expect(
+      (
+        await ctx.request('POST', '/intelligence/research-runs', {
+          token: a.session,
+          body: { domain: 'a.example', website: 'https://a.example' },
+        })
+      ).status,
+    ).toBe(422);
+    expect((await ctx.request('POST', '/intelligence/research-runs', { token: a.session, body: { domain: 'not a domain' } })).status).toBe(
+      422,
+    );
+    expect(
+      (await ctx.request('POST', '/intelligence/research-runs', { token: a.session, body: { website: 'ftp://a.example' } })).status,
+    ).toBe(422);
     const foreign = await newAccount(ctx, b, { name: 'Foreign', domain: 'foreign.example' });
-    expect((await ctx.request('POST', '/intelligence/research-runs', { token: a.session, body: { account_id: foreign } })).status).toBe(404);
+    expect((await ctx.request('POST', '/intelligence/research-runs', { token: a.session, body: { account_id: foreign } })).status).toBe(
+      404,
+    );
     const bare = await newAccount(ctx, a, { name: 'No site' });
     expect((await ctx.request('POST', '/intelligence/research-runs', { token: a.session, body: { account_id: bare } })).status).toBe(400);
     expect((await ctx.request('POST', '/intelligence/research-runs', { token: readOnly, body: { domain: 'a.example' } })).status).toBe(403);
@@ -276,18 +320,27 @@ describe('ICP-fit runs on the real dev server', () => {
     const unknown = await newAccount(ctx, a, { name: 'Nothing known' });
     const foreign = await newAccount(ctx, b, { name: 'Foreign', industry: 'software' });
     const missing = newId();
-    const profile = (await ctx.request('POST', '/intelligence/icp-profiles', { token: a.session, body: { ...PROFILE, name: 'Batch' } })).body;
+    const profile = (await ctx.request('POST', '/intelligence/icp-profiles', { token: a.session, body: { ...PROFILE, name: 'Batch' } }))
+      .body;
     // Version 2: the run names the version it scored with.
     await ctx.request('PATCH', `/intelligence/icp-profiles/${profile.id}`, { token: a.session, body: { criteria: PROFILE.criteria } });
 
     const ids = [unknown, researched, foreign, crmOnly, missing];
-    const res = await ctx.request('POST', '/intelligence/icp-fit-runs', { token: a.session, body: { profile_id: profile.id, account_ids: ids } });
+    const res = await ctx.request('POST', '/intelligence/icp-fit-runs', {
+      token: a.session,
+      body: { profile_id: profile.id, account_ids: ids },
+    });
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ id: res.body.id, workflow_id: `icp-fit:${res.body.id}`, status: 'queued' });
     const run = await finished(ctx, readOnly, `/intelligence/icp-fit-runs/${res.body.id}`);
     keepHistory(ctx.config.TEMPORAL_ADDRESS!, res.body.workflow_id, 'icp-fit-run');
 
-    expect(run).toMatchObject({ status: 'completed', profile_id: profile.id, profile_version: 2, progress: { accounts_total: 5, accounts_done: 5 } });
+    expect(run).toMatchObject({
+      status: 'completed',
+      profile_id: profile.id,
+      profile_version: 2,
+      progress: { accounts_total: 5, accounts_done: 5 },
+    });
     expect(run.results.map((r: { account_id: string }) => r.account_id)).toEqual(ids);
     expect(run.results.map((r: { outcome: string }) => r.outcome)).toEqual(['no_score', 'scored', 'not_found', 'scored', 'not_found']);
     const top = run.results[1];
@@ -307,7 +360,10 @@ describe('ICP-fit runs on the real dev server', () => {
     expect(run.results[2]).toMatchObject({ fit_score: null, grade: null, breakdown: [], confidence: null });
 
     // Reproducible: the same batch again gives the same numbers.
-    const again = await ctx.request('POST', '/intelligence/icp-fit-runs', { token: a.session, body: { profile_id: profile.id, account_ids: ids } });
+    const again = await ctx.request('POST', '/intelligence/icp-fit-runs', {
+      token: a.session,
+      body: { profile_id: profile.id, account_ids: ids },
+    });
     const second = await finished(ctx, a.session, `/intelligence/icp-fit-runs/${again.body.id}`);
     expect(second.results).toEqual(run.results);
 
@@ -319,7 +375,8 @@ describe('ICP-fit runs on the real dev server', () => {
   });
 
   it('validates the batch: 1 to 100 accounts, a profile of the organization, manage scope', async () => {
-    const profile = (await ctx.request('POST', '/intelligence/icp-profiles', { token: a.session, body: { ...PROFILE, name: 'Limits' } })).body;
+    const profile = (await ctx.request('POST', '/intelligence/icp-profiles', { token: a.session, body: { ...PROFILE, name: 'Limits' } }))
+      .body;
     const post = (token: string, body: unknown) => ctx.request('POST', '/intelligence/icp-fit-runs', { token, body });
     expect((await post(a.session, { profile_id: profile.id, account_ids: [] })).status).toBe(422);
     expect((await post(a.session, { profile_id: profile.id, account_ids: Array.from({ length: 101 }, () => newId()) })).status).toBe(422);
@@ -348,7 +405,11 @@ describe('research with an OpenAI-compatible LLM (local fake server)', () => {
     const t = await newTenant(llmCtx, ['api:read', 'api:manage']);
     const s = await site();
     const accountId = await newAccount(llmCtx, t, { name: 'Acme Cloud', website: s.origin });
-    const run = await finished(llmCtx, t.session, `/intelligence/research-runs/${(await research(llmCtx, t, { account_id: accountId })).id}`);
+    const run = await finished(
+      llmCtx,
+      t.session,
+      `/intelligence/research-runs/${(await research(llmCtx, t, { account_id: accountId })).id}`,
+    );
     expect(run.results).toMatchObject({ summary: llm.reply, summary_source: 'llm' });
     expect(llm.requests.at(-1)!.model).toBe('fake-model');
     expect(llm.requests.at(-1)!.messages.at(-1)!.content).toContain('Acme Cloud');
@@ -356,14 +417,21 @@ describe('research with an OpenAI-compatible LLM (local fake server)', () => {
 
     // A failing LLM costs the summary's author, not the run.
     llm.failWith = 500;
-    const fallback = await finished(llmCtx, t.session, `/intelligence/research-runs/${(await research(llmCtx, t, { account_id: accountId })).id}`);
+    const fallback = await finished(
+      llmCtx,
+      t.session,
+      `/intelligence/research-runs/${(await research(llmCtx, t, { account_id: accountId })).id}`,
+    );
     llm.failWith = null;
     expect(fallback).toMatchObject({ status: 'completed', results: { summary_source: 'builtin' } });
     expect(fallback.error).toMatch(/^LLM summary failed \(built-in summary used\)/);
     expect(run.error).toBeNull();
 
     const profile = (await llmCtx.request('POST', '/intelligence/icp-profiles', { token: t.session, body: PROFILE })).body;
-    const fit = await llmCtx.request('POST', '/intelligence/icp-fit-runs', { token: t.session, body: { profile_id: profile.id, account_ids: [accountId] } });
+    const fit = await llmCtx.request('POST', '/intelligence/icp-fit-runs', {
+      token: t.session,
+      body: { profile_id: profile.id, account_ids: [accountId] },
+    });
     const scored = await finished(llmCtx, t.session, `/intelligence/icp-fit-runs/${fit.body.id}`);
     expect(scored.results[0]).toMatchObject({ outcome: 'scored', fit_score: 100 });
     expect(scored.results[0].breakdown).toHaveLength(4);
@@ -383,7 +451,10 @@ describe('with the workflow engine unreachable', () => {
     const research = await down.request('POST', '/intelligence/research-runs', { token: t.session, body: { domain: 'acme.example' } });
     expect(research.status, JSON.stringify(research.body)).toBe(503);
     const profile = (await down.request('POST', '/intelligence/icp-profiles', { token: t.session, body: PROFILE })).body;
-    const fit = await down.request('POST', '/intelligence/icp-fit-runs', { token: t.session, body: { profile_id: profile.id, account_ids: [newId()] } });
+    const fit = await down.request('POST', '/intelligence/icp-fit-runs', {
+      token: t.session,
+      body: { profile_id: profile.id, account_ids: [newId()] },
+    });
     expect(fit.status).toBe(503);
     const orgId = await orgUuid(down, t);
     const [counts] = await down.deps.sql<{ research: number; fit: number; results: number }[]>`
@@ -403,10 +474,16 @@ describe('ICP profile text', () => {
     expect(res.status).toBe(422);
     expect(res.body.detail.map((d: { loc: unknown[] }) => d.loc.slice(0, 2))).toContainEqual(['body', 'name']);
     for (const blank of [' ', '\f', '\ufeff']) {
-      const r = await ctx.request('POST', '/intelligence/icp-profiles', { token: a.session, body: { name: 'Blank', criteria: [{ type: 'keyword', values: [blank], weight: 1 }] } });
+      const r = await ctx.request('POST', '/intelligence/icp-profiles', {
+        token: a.session,
+        body: { name: 'Blank', criteria: [{ type: 'keyword', values: [blank], weight: 1 }] },
+      });
       expect(r.status).toBe(422);
     }
-    const padded = await ctx.request('POST', '/intelligence/icp-profiles', { token: a.session, body: { name: ' Padded ', criteria: [{ type: 'keyword', values: [' x '], weight: 1 }] } });
+    const padded = await ctx.request('POST', '/intelligence/icp-profiles', {
+      token: a.session,
+      body: { name: ' Padded ', criteria: [{ type: 'keyword', values: [' x '], weight: 1 }] },
+    });
     expect(padded.body).toMatchObject({ name: 'Padded', criteria: [{ values: ['x'] }] });
   });
 });

@@ -35,10 +35,19 @@ function pdfWith(line: string): Buffer {
 
 async function docxWith(paragraphs: string[]): Promise<Buffer> {
   const zip = new JSZip();
-  zip.file('[Content_Types].xml', `<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>`);
-  zip.file('_rels/.rels', `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>`);
+  zip.file(
+    '[Content_Types].xml',
+    `<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>`,
+  );
+  zip.file(
+    '_rels/.rels',
+    `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>`,
+  );
   const body = paragraphs.map((p) => `<w:p><w:r><w:t>${p}</w:t></w:r></w:p>`).join('');
-  zip.file('word/document.xml', `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${body}</w:body></w:document>`);
+  zip.file(
+    'word/document.xml',
+    `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>${body}</w:body></w:document>`,
+  );
   return zip.generateAsync({ type: 'nodebuffer' });
 }
 
@@ -50,16 +59,21 @@ async function fileSource(name: string, contentType: string, content: string | B
   expect((await ctx.request('POST', `/files/${init.body.id}/confirm-upload`, { token: t.session })).status).toBe(200);
   const created = await ctx.request('POST', '/knowledge-base/sources', { token: t.session, body: { type: 'FILE', file_id: init.body.id } });
   expect(created.status, created.text).toBe(202);
-  const source = await waitFor(async () => {
-    const res = await ctx.request('GET', `/knowledge-base/sources/${created.body.id}`, { token: t.session });
-    return ['ready', 'failed'].includes(res.body.file_upload_status) ? res.body : undefined;
-  }, 60_000, `${name} to settle`);
+  const source = await waitFor(
+    async () => {
+      const res = await ctx.request('GET', `/knowledge-base/sources/${created.body.id}`, { token: t.session });
+      return ['ready', 'failed'].includes(res.body.file_upload_status) ? res.body : undefined;
+    },
+    60_000,
+    `${name} to settle`,
+  );
   await ctx.request('PUT', `/knowledge-base/datasets/${datasetId}/sources/${source.id}`, { token: t.session });
   return source;
 }
 
 const top = async (query: string) =>
-  (await ctx.request('POST', `/knowledge-base/datasets/${datasetId}/query`, { token: t.session, body: { query, results_count: 1 } })).body.results[0];
+  (await ctx.request('POST', `/knowledge-base/datasets/${datasetId}/query`, { token: t.session, body: { query, results_count: 1 } })).body
+    .results[0];
 
 beforeAll(async () => {
   ctx = await createTestContext({ worker: true });
@@ -77,9 +91,21 @@ describe('FILE sources of every type, built-in embedder', () => {
   it('reads PDF, DOCX, CSV, HTML and plain text, naming the processor', async () => {
     const cases: [string, string, string | Buffer, string, string][] = [
       ['manual.pdf', 'application/pdf', pdfWith('The turbine needs lubrication every quarter'), 'pdf', 'turbine lubrication'],
-      ['policy.docx', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', await docxWith(['Remote work is allowed on Fridays.', 'Laptops are provided.']), 'docx', 'remote work Fridays'],
+      [
+        'policy.docx',
+        'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+        await docxWith(['Remote work is allowed on Fridays.', 'Laptops are provided.']),
+        'docx',
+        'remote work Fridays',
+      ],
       ['prices.csv', 'text/csv', 'product,price\nespresso machine,499\nmilk frother,59\n', 'csv', 'espresso machine price'],
-      ['about.html', 'text/html', '<html><body><nav>menu</nav><article><h1>About</h1><p>Founded in Oslo in 1999.</p></article></body></html>', 'html', 'founded Oslo'],
+      [
+        'about.html',
+        'text/html',
+        '<html><body><nav>menu</nav><article><h1>About</h1><p>Founded in Oslo in 1999.</p></article></body></html>',
+        'html',
+        'founded Oslo',
+      ],
       ['notes.txt', 'text/plain', 'The quarterly kickoff happens in the atrium.', 'text', 'kickoff atrium'],
     ];
     for (const [name, type, content, processor, question] of cases) {
@@ -99,12 +125,21 @@ describe('FILE sources of every type, built-in embedder', () => {
     expect(image).toMatchObject({ file_upload_status: 'failed', failure_reason: 'unsupported file type: image/png' });
   });
 
-  it('refuses a file that is not uploaded (409) or not the organization\'s (404)', async () => {
-    const init = await ctx.request('POST', '/files/initiate-upload', { token: t.session, body: { name: 'x.txt', content_type: 'text/plain' } });
-    const pending = await ctx.request('POST', '/knowledge-base/sources', { token: t.session, body: { type: 'FILE', file_id: init.body.id } });
+  it("refuses a file that is not uploaded (409) or not the organization's (404)", async () => {
+    const init = await ctx.request('POST', '/files/initiate-upload', {
+      token: t.session,
+      body: { name: 'x.txt', content_type: 'text/plain' },
+    });
+    const pending = await ctx.request('POST', '/knowledge-base/sources', {
+      token: t.session,
+      body: { type: 'FILE', file_id: init.body.id },
+    });
     expect(pending.status).toBe(409);
     const other = await newTenant(ctx);
-    const foreign = await ctx.request('POST', '/knowledge-base/sources', { token: other.session, body: { type: 'FILE', file_id: init.body.id } });
+    const foreign = await ctx.request('POST', '/knowledge-base/sources', {
+      token: other.session,
+      body: { type: 'FILE', file_id: init.body.id },
+    });
     expect(foreign.status).toBe(404);
   });
 });

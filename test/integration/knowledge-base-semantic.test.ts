@@ -26,7 +26,10 @@ let hashingDataset: string;
 let sourceOf: Map<string, string>;
 
 const query = async (datasetId: string, text: string, results_count = 5) => {
-  const res = await ctx.request('POST', `/knowledge-base/datasets/${datasetId}/query`, { token: t.session, body: { query: text, results_count } });
+  const res = await ctx.request('POST', `/knowledge-base/datasets/${datasetId}/query`, {
+    token: t.session,
+    body: { query: text, results_count },
+  });
   expect(res.status, res.text).toBe(200);
   return res.body.results as { source_id: string; content: string; score: number }[];
 };
@@ -57,7 +60,10 @@ describe.skipIf(!hasLocalEmbeddings())('semantic retrieval with the local model'
     expect(fallback.body.embedding_model).toBe('builtin-hashing-384');
     const rows = await ctx.deps.sql<{ model: string; dims: number[] }[]>`
       SELECT embedding_model AS model, array_agg(DISTINCT dimension) AS dims FROM kb_chunks WHERE org_id = ${orgId} GROUP BY embedding_model ORDER BY 1`;
-    expect(rows).toEqual([{ model: 'builtin-hashing-384', dims: [384] }, { model: LOCAL_EMBEDDINGS_MODEL, dims: [384] }]);
+    expect(rows).toEqual([
+      { model: 'builtin-hashing-384', dims: [384] },
+      { model: LOCAL_EMBEDDINGS_MODEL, dims: [384] },
+    ]);
     // The same question through each dataset: each embeds it with the model of its chunks.
     const lexical = question('l01');
     expect((await query(e5Dataset, lexical.text))[0]?.source_id).toBe(sourceOf.get(lexical.answers[0]!));
@@ -68,7 +74,10 @@ describe.skipIf(!hasLocalEmbeddings())('semantic retrieval with the local model'
     const q = question(id);
     const answer = q.answers[0]!;
     const semantic = await query(e5Dataset, q.text);
-    expect(semantic.map((r) => r.source_id), `${q.text} → ${article(answer).title}`).toContain(sourceOf.get(answer));
+    expect(
+      semantic.map((r) => r.source_id),
+      `${q.text} → ${article(answer).title}`,
+    ).toContain(sourceOf.get(answer));
     const lexicalOnly = await query(hashingDataset, q.text);
     expect(lexicalOnly.map((r) => r.source_id)).not.toContain(sourceOf.get(`hashing:${answer}`));
   });
@@ -95,18 +104,34 @@ describe.skipIf(!hasLocalEmbeddings())('semantic retrieval with the local model'
   });
 
   it('ingests a source through its workflow with the model as passages, progress counted on the source', async () => {
-    const init = await ctx.request('POST', '/files/initiate-upload', { token: t.session, body: { name: 'hub.md', content_type: 'text/markdown' } });
+    const init = await ctx.request('POST', '/files/initiate-upload', {
+      token: t.session,
+      body: { name: 'hub.md', content_type: 'text/markdown' },
+    });
     const text = ['h1-setup', 'h1-lights', 'h1-range', 'e104'].map((id) => articleText(article(id))).join('\n\n');
     await fetch(init.body.upload_url, { method: 'PUT', headers: init.body.upload_headers, body: text });
     expect((await ctx.request('POST', `/files/${init.body.id}/confirm-upload`, { token: t.session })).status).toBe(200);
-    const created = await ctx.request('POST', '/knowledge-base/sources', { token: t.session, body: { type: 'FILE', file_id: init.body.id, chunking_strategy: { method: 'structure', chunk_size: 400 } } });
+    const created = await ctx.request('POST', '/knowledge-base/sources', {
+      token: t.session,
+      body: { type: 'FILE', file_id: init.body.id, chunking_strategy: { method: 'structure', chunk_size: 400 } },
+    });
     expect(created.status, created.text).toBe(202);
     expect(created.body).toMatchObject({ chunks_total: 0, chunks_embedded: 0, embedding_model: null });
-    const source = await waitFor(async () => {
-      const res = await ctx.request('GET', `/knowledge-base/sources/${created.body.id}`, { token: t.session });
-      return ['ready', 'failed'].includes(res.body.file_upload_status) ? res.body : undefined;
-    }, 180_000, 'the source to be ready');
-    expect(source).toMatchObject({ file_upload_status: 'ready', chunk_count: 4, chunks_total: 4, chunks_embedded: 4, embedding_model: LOCAL_EMBEDDINGS_MODEL });
+    const source = await waitFor(
+      async () => {
+        const res = await ctx.request('GET', `/knowledge-base/sources/${created.body.id}`, { token: t.session });
+        return ['ready', 'failed'].includes(res.body.file_upload_status) ? res.body : undefined;
+      },
+      180_000,
+      'the source to be ready',
+    );
+    expect(source).toMatchObject({
+      file_upload_status: 'ready',
+      chunk_count: 4,
+      chunks_total: 4,
+      chunks_embedded: 4,
+      embedding_model: LOCAL_EMBEDDINGS_MODEL,
+    });
     const dataset = (await ctx.request('POST', '/knowledge-base/datasets', { token: t.session, body: { name: 'Hub' } })).body.id;
     await ctx.request('PUT', `/knowledge-base/datasets/${dataset}/sources/${source.id}`, { token: t.session });
     const [first] = await query(dataset, question('s18').text, 1);

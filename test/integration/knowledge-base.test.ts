@@ -44,10 +44,14 @@ async function uploadFile(tenant: Tenant, name: string, contentType: string, con
 }
 
 async function settled(sourceId: string, tenant = t) {
-  return waitFor(async () => {
-    const res = await ctx.request('GET', `/knowledge-base/sources/${sourceId}`, { token: tenant.session });
-    return ['ready', 'failed'].includes(res.body.file_upload_status) ? res.body : undefined;
-  }, 60_000, `source ${sourceId} to settle`);
+  return waitFor(
+    async () => {
+      const res = await ctx.request('GET', `/knowledge-base/sources/${sourceId}`, { token: tenant.session });
+      return ['ready', 'failed'].includes(res.body.file_upload_status) ? res.body : undefined;
+    },
+    60_000,
+    `source ${sourceId} to settle`,
+  );
 }
 
 beforeAll(async () => {
@@ -56,7 +60,14 @@ beforeAll(async () => {
   ctx = await createTestContext({
     worker: true,
     s3: true,
-    env: { WEB_FETCH_ALLOW_PRIVATE: 'true', EMBEDDINGS_BASE_URL: embeddings.baseUrl, EMBEDDINGS_MODEL: 'fake-concepts', EMBEDDINGS_API_KEY: embeddings.apiKey, EMBEDDINGS_BATCH_SIZE: '2', EMBEDDINGS_INPUT_TYPE: 'true' },
+    env: {
+      WEB_FETCH_ALLOW_PRIVATE: 'true',
+      EMBEDDINGS_BASE_URL: embeddings.baseUrl,
+      EMBEDDINGS_MODEL: 'fake-concepts',
+      EMBEDDINGS_API_KEY: embeddings.apiKey,
+      EMBEDDINGS_BATCH_SIZE: '2',
+      EMBEDDINGS_INPUT_TYPE: 'true',
+    },
   });
   t = await newTenant(ctx);
   other = await newTenant(ctx);
@@ -75,9 +86,16 @@ describe('knowledge bases', () => {
   it('creates, reads, lists and updates datasets with a default chunking strategy', async () => {
     const res = await create('/knowledge-base/datasets', { name: 'Support', description: 'help center' });
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toMatchObject({ name: 'Support', chunking_strategy: { method: 'structure', chunk_size: 1000 }, embedding_model: 'fake-concepts' });
+    expect(res.body).toMatchObject({
+      name: 'Support',
+      chunking_strategy: { method: 'structure', chunk_size: 1000 },
+      embedding_model: 'fake-concepts',
+    });
     dataset = res.body;
-    const patched = await ctx.request('PATCH', `/knowledge-base/datasets/${dataset.id}`, { token: t.session, body: { chunking_strategy: { chunk_size: 400 } } });
+    const patched = await ctx.request('PATCH', `/knowledge-base/datasets/${dataset.id}`, {
+      token: t.session,
+      body: { chunking_strategy: { chunk_size: 400 } },
+    });
     expect(patched.status).toBe(200);
     expect(patched.body.chunking_strategy).toEqual({ method: 'structure', chunk_size: 400 });
     expect((await ctx.request('PATCH', `/knowledge-base/datasets/${dataset.id}`, { token: t.session, body: {} })).status).toBe(422);
@@ -89,7 +107,12 @@ describe('knowledge bases', () => {
   it('ingests a URL source through its workflow: main text only, status ready, domain and processor set', async () => {
     const res = await create('/knowledge-base/sources', { type: 'URL', url: site.url('/returns'), name: 'Returns page' });
     expect(res.status, res.text).toBe(202);
-    expect(res.body).toMatchObject({ type: 'URL', name: 'Returns page', domain: '127.0.0.1', chunking_strategy: { method: null, chunk_size: null } });
+    expect(res.body).toMatchObject({
+      type: 'URL',
+      name: 'Returns page',
+      domain: '127.0.0.1',
+      chunking_strategy: { method: null, chunk_size: null },
+    });
     urlSource = await settled(res.body.id);
     expect(urlSource).toMatchObject({ file_upload_status: 'ready', file_processor: 'html', failure_reason: null });
     expect(urlSource.chunk_count).toBeGreaterThan(0);
@@ -98,10 +121,19 @@ describe('knowledge bases', () => {
 
   it('ingests a Markdown FILE source from object storage (S3)', async () => {
     const fileId = await uploadFile(t, 'clinic.md', 'text/markdown', MARKDOWN);
-    const res = await create('/knowledge-base/sources', { type: 'FILE', file_id: fileId, chunking_strategy: { method: 'structure', chunk_size: 200 } });
+    const res = await create('/knowledge-base/sources', {
+      type: 'FILE',
+      file_id: fileId,
+      chunking_strategy: { method: 'structure', chunk_size: 200 },
+    });
     expect(res.status, res.text).toBe(202);
     fileSource = await settled(res.body.id);
-    expect(fileSource).toMatchObject({ name: 'clinic.md', file_upload_status: 'ready', file_processor: 'markdown', file_size: Buffer.byteLength(MARKDOWN) });
+    expect(fileSource).toMatchObject({
+      name: 'clinic.md',
+      file_upload_status: 'ready',
+      file_processor: 'markdown',
+      file_size: Buffer.byteLength(MARKDOWN),
+    });
     expect(fileSource.chunk_count).toBe(2);
     expect(fileSource).toMatchObject({ chunks_total: 2, chunks_embedded: 2, embedding_model: 'fake-concepts' });
     expect(embeddings.requests.length).toBeGreaterThan(0);
@@ -112,9 +144,19 @@ describe('knowledge bases', () => {
   it('attaches by pattern (% wildcard, case-insensitive), reporting attached and already attached', async () => {
     const first = await create(`/knowledge-base/datasets/${dataset.id}/sources/pattern`, { pattern: 'returns%', type: 'URL' });
     expect(first.status, first.text).toBe(200);
-    expect(first.body).toEqual({ matched_count: 1, attached_count: 1, attached_source_ids: [urlSource.id], already_attached_source_ids: [] });
+    expect(first.body).toEqual({
+      matched_count: 1,
+      attached_count: 1,
+      attached_source_ids: [urlSource.id],
+      already_attached_source_ids: [],
+    });
     const again = await create(`/knowledge-base/datasets/${dataset.id}/sources/pattern`, { pattern: '%PAGE', type: 'URL' });
-    expect(again.body).toEqual({ matched_count: 1, attached_count: 0, attached_source_ids: [], already_attached_source_ids: [urlSource.id] });
+    expect(again.body).toEqual({
+      matched_count: 1,
+      attached_count: 0,
+      attached_source_ids: [],
+      already_attached_source_ids: [urlSource.id],
+    });
     const none = await create(`/knowledge-base/datasets/${dataset.id}/sources/pattern`, { pattern: 'Returns_page', type: 'URL' });
     expect(none.body.matched_count).toBe(0); // `_` is no wildcard
     const put = await ctx.request('PUT', `/knowledge-base/datasets/${dataset.id}/sources/${fileSource.id}`, { token: t.session });
@@ -122,7 +164,9 @@ describe('knowledge bases', () => {
   });
 
   it('pattern-search filters by name_pattern and type and counts', async () => {
-    const res = await ctx.request('GET', '/knowledge-base/sources/pattern-search?name_pattern=%25clinic%25&type=FILE', { token: t.session });
+    const res = await ctx.request('GET', '/knowledge-base/sources/pattern-search?name_pattern=%25clinic%25&type=FILE', {
+      token: t.session,
+    });
     expect(res.status).toBe(200);
     expect(res.body.count).toBe(1);
     expect(res.body.data[0].id).toBe(fileSource.id);
@@ -188,7 +232,9 @@ describe('knowledge bases', () => {
     expect((await ctx.request('GET', `/knowledge-base/sources/${urlSource.id}`, { token: other.session })).status).toBe(404);
     expect((await create(`/knowledge-base/datasets/${dataset.id}/query`, { query: 'garage' }, other)).status).toBe(404);
     const theirs = await create('/knowledge-base/datasets', { name: 'Theirs' }, other);
-    expect((await ctx.request('PUT', `/knowledge-base/datasets/${theirs.body.id}/sources/${urlSource.id}`, { token: other.session })).status).toBe(404);
+    expect(
+      (await ctx.request('PUT', `/knowledge-base/datasets/${theirs.body.id}/sources/${urlSource.id}`, { token: other.session })).status,
+    ).toBe(404);
     const pattern = await create(`/knowledge-base/datasets/${theirs.body.id}/sources/pattern`, { pattern: '%', type: 'URL' }, other);
     expect(pattern.body.matched_count).toBe(0);
     const query = await create(`/knowledge-base/datasets/${theirs.body.id}/query`, { query: 'zebra garage automobile' }, other);
@@ -202,7 +248,9 @@ describe('knowledge bases', () => {
   });
 
   it('detaches and deletes: a detached source leaves the results, a deleted dataset is 404', async () => {
-    expect((await ctx.request('DELETE', `/knowledge-base/datasets/${dataset.id}/sources/${fileSource.id}`, { token: t.session })).status).toBe(204);
+    expect(
+      (await ctx.request('DELETE', `/knowledge-base/datasets/${dataset.id}/sources/${fileSource.id}`, { token: t.session })).status,
+    ).toBe(204);
     const res = await create(`/knowledge-base/datasets/${dataset.id}/query`, { query: 'zebra-striped garage' });
     expect(res.body.results.every((r: any) => r.source_id !== fileSource.id)).toBe(true);
     expect((await ctx.request('DELETE', `/knowledge-base/sources/${fileSource.id}`, { token: t.session })).status).toBe(204);

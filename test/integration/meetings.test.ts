@@ -21,7 +21,8 @@ beforeAll(async () => {
 });
 afterAll(() => ctx?.close());
 
-const createBot = (t: CrmTenant, body: Record<string, unknown>, token = t.session) => ctx.request('POST', '/meetings/bots', { token, body });
+const createBot = (t: CrmTenant, body: Record<string, unknown>, token = t.session) =>
+  ctx.request('POST', '/meetings/bots', { token, body });
 
 async function newBot(t: CrmTenant, body: Record<string, unknown> = {}) {
   const res = await createBot(t, { meeting_url: ZOOM, join_at: new Date(Date.now() + 3_600_000).toISOString(), ...body });
@@ -108,7 +109,9 @@ describe('POST /meetings/bots', () => {
     const before = (await ctx.request('GET', '/meetings/bots', { token: a.session })).body.pagination.total;
     expect((await createBot(a, { meeting_url: ZOOM, account_id: foreignAccount })).body).toEqual({ detail: 'Account not found' });
     expect((await createBot(a, { meeting_url: ZOOM, deal_id: MISSING_ID })).status).toBe(404);
-    expect((await createBot(a, { meeting_url: ZOOM, contact_ids: [MISSING_ID] })).body).toEqual({ detail: `Contact not found: ${MISSING_ID}` });
+    expect((await createBot(a, { meeting_url: ZOOM, contact_ids: [MISSING_ID] })).body).toEqual({
+      detail: `Contact not found: ${MISSING_ID}`,
+    });
     expect((await ctx.request('GET', '/meetings/bots', { token: a.session })).body.pagination.total).toBe(before);
   });
 
@@ -148,7 +151,9 @@ describe('GET /meetings/bots and /meetings/bots/{bot_id}', () => {
     expect(res.body).toMatchObject({ id: bot.id, status: 'scheduled', transcript: null, recording: null });
     expect(res.body.status_history).toEqual([expect.objectContaining({ status: 'scheduled' })]);
     expect((await ctx.request('GET', `/meetings/bots/${bot.id}`, { token: b.session })).body).toEqual({ detail: 'Meeting bot not found' });
-    expect((await ctx.request('GET', '/meetings/bots', { token: b.session })).body.data.map((x: { id: string }) => x.id)).not.toContain(bot.id);
+    expect((await ctx.request('GET', '/meetings/bots', { token: b.session })).body.data.map((x: { id: string }) => x.id)).not.toContain(
+      bot.id,
+    );
     const key = await readOnlyKey(ctx, a);
     expect((await ctx.request('GET', `/meetings/bots/${bot.id}`, { token: key })).status).toBe(200);
   });
@@ -208,12 +213,19 @@ describe('POST /meetings/webhooks/capture', () => {
     expect((await signed(eventFor(bot), { secret: PREVIOUS })).status).toBe(200);
     const body = eventFor(bot, 'bot.in_call_not_recording');
     const headers = signWebhook(CURRENT, `msg_${crypto.randomUUID()}`, body);
-    const svix = { 'svix-id': headers['webhook-id']!, 'svix-timestamp': headers['webhook-timestamp']!, 'svix-signature': headers['webhook-signature']! };
+    const svix = {
+      'svix-id': headers['webhook-id']!,
+      'svix-timestamp': headers['webhook-timestamp']!,
+      'svix-signature': headers['webhook-signature']!,
+    };
     expect((await capture(body, svix)).status).toBe(200);
     // A signature header carrying several signatures passes when one of them is valid.
     const multi = eventFor(bot, 'bot.in_call_recording');
     const good = signWebhook(CURRENT, 'msg_multi', multi);
-    const res = await capture(multi, { ...good, 'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')} ${good['webhook-signature']}` });
+    const res = await capture(multi, {
+      ...good,
+      'webhook-signature': `v1,${Buffer.alloc(32).toString('base64')} ${good['webhook-signature']}`,
+    });
     expect(res.status).toBe(200);
     expect(await signalsReceived(bot.id)).toBe(3);
   });

@@ -149,7 +149,12 @@ describe('POST /notifications/events', () => {
     ctx.request('POST', '/notifications/events', { token, body, org: orgHeader });
 
   it('rule 1: entity_type other than deal is 400; an unregistered event_type is 400', async () => {
-    const contact = await emit(org.admin.session, { event_type: 'contact.assigned', entity_type: 'contact', entity_id: deal.id, payload: {} });
+    const contact = await emit(org.admin.session, {
+      event_type: 'contact.assigned',
+      entity_type: 'contact',
+      entity_id: deal.id,
+      payload: {},
+    });
     expect(contact.status).toBe(400);
     expect(contact.body.detail).toMatch(/entity_type/);
     const unknown = await emit(org.admin.session, { event_type: 'deal.exploded', entity_type: 'deal', entity_id: deal.id, payload: {} });
@@ -164,7 +169,9 @@ describe('POST /notifications/events', () => {
     expect(foreign.status).toBe(404);
     const missing = await emit(org.admin.session, { event_type: 'deal.won', entity_type: 'deal', entity_id: newId(), payload: {} });
     expect(missing.status).toBe(404);
-    expect(await outboxOf(org.id)).not.toContainEqual(expect.objectContaining({ payload: expect.objectContaining({ deal_id: theirs.id }) }));
+    expect(await outboxOf(org.id)).not.toContainEqual(
+      expect.objectContaining({ payload: expect.objectContaining({ deal_id: theirs.id }) }),
+    );
   });
 
   it('rule 6: no CRM manage scope, or no active organization, is 403', async () => {
@@ -184,7 +191,18 @@ describe('POST /notifications/events', () => {
       event_type: 'deal.stage_changed',
       entity_type: 'deal',
       entity_id: deal.id,
-      payload: { deal_name: 'Forged', value: 1, currency: 'XXX', owner_id: 'intruder', new_owner_id: 'intruder', deal_id: newId(), field: 'stage', old: 'prospecting', new: 'proposal', new_stage: 'proposal' },
+      payload: {
+        deal_name: 'Forged',
+        value: 1,
+        currency: 'XXX',
+        owner_id: 'intruder',
+        new_owner_id: 'intruder',
+        deal_id: newId(),
+        field: 'stage',
+        old: 'prospecting',
+        new: 'proposal',
+        new_stage: 'proposal',
+      },
     });
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ accepted: true });
@@ -211,21 +229,35 @@ describe('POST /notifications/events', () => {
       BEGIN IF NEW.payload->>'note' = 'refuse me' THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$;
       CREATE TRIGGER refuse_outbox BEFORE INSERT ON notification_outbox FOR EACH ROW EXECUTE FUNCTION refuse_outbox();`);
     try {
-      const res = await emit(org.admin.session, { event_type: 'deal.won', entity_type: 'deal', entity_id: deal.id, payload: { note: 'refuse me' } });
+      const res = await emit(org.admin.session, {
+        event_type: 'deal.won',
+        entity_type: 'deal',
+        entity_id: deal.id,
+        payload: { note: 'refuse me' },
+      });
       expect(res.status).toBe(202);
       expect(res.body).toEqual({ accepted: false });
     } finally {
       await ctx.deps.sql.unsafe('DROP TRIGGER refuse_outbox ON notification_outbox; DROP FUNCTION refuse_outbox()');
     }
     // A value no row could hold (U+0000) is the caller's error, refused before anything is tried.
-    const nul = await emit(org.admin.session, { event_type: 'deal.won', entity_type: 'deal', entity_id: deal.id, payload: { note: 'nul \u0000 byte' } });
+    const nul = await emit(org.admin.session, {
+      event_type: 'deal.won',
+      entity_type: 'deal',
+      entity_id: deal.id,
+      payload: { note: 'nul \u0000 byte' },
+    });
     expect(nul.status).toBe(422);
     expect(nul.body.detail[0].loc).toEqual(['body', 'payload', 'note']);
   });
 
   it('validates the body (422) and declares it in OpenAPI', async () => {
-    expect((await emit(org.admin.session, { event_type: 'deal.won', entity_type: 'deal', entity_id: 'nope', payload: {} })).status).toBe(422);
-    expect((await emit(org.admin.session, { event_type: 'deal.won', entity_type: 'deal', entity_id: deal.id, payload: [] })).status).toBe(422);
+    expect((await emit(org.admin.session, { event_type: 'deal.won', entity_type: 'deal', entity_id: 'nope', payload: {} })).status).toBe(
+      422,
+    );
+    expect((await emit(org.admin.session, { event_type: 'deal.won', entity_type: 'deal', entity_id: deal.id, payload: [] })).status).toBe(
+      422,
+    );
     const doc = (await ctx.request('GET', '/openapi.json')).body;
     const op = doc.paths['/notifications/events'].post;
     expect(Object.keys(op.responses).sort()).toEqual(expect.arrayContaining(['202', '400', '401', '403', '404', '422']));
@@ -236,14 +268,23 @@ describe('events the service produces from deal changes', () => {
   it('writes them in the same transaction as the change; a refused change writes none', async () => {
     const org = await newOrg();
     const deal = await createDeal(org.admin, { name: 'Outboxed', owner_id: 'someone', value: 10 });
-    const patch = await ctx.request('PATCH', `/deals/${deal.id}`, { token: org.admin.session, body: { stage: 'proposal', value: 20, owner_id: 'another' } });
+    const patch = await ctx.request('PATCH', `/deals/${deal.id}`, {
+      token: org.admin.session,
+      body: { stage: 'proposal', value: 20, owner_id: 'another' },
+    });
     expect(patch.status).toBe(200);
     const refused = await ctx.request('PATCH', `/deals/${deal.id}`, { token: org.admin.session, body: { account_id: newId() } });
     expect(refused.status).toBe(404);
     const won = await ctx.request('PATCH', `/deals/${deal.id}`, { token: org.admin.session, body: { stage: 'closed_won' } });
     expect(won.status).toBe(200);
     const rows = await outboxOf(org.id);
-    expect(rows.map((r) => r.event_type)).toEqual(['deal.created', 'deal.stage_changed', 'deal.owner_changed', 'deal.value_changed', 'deal.won']);
+    expect(rows.map((r) => r.event_type)).toEqual([
+      'deal.created',
+      'deal.stage_changed',
+      'deal.owner_changed',
+      'deal.value_changed',
+      'deal.won',
+    ]);
     expect(rows[2]!.payload).toMatchObject({ owner_id: 'someone', new_owner_id: 'another' });
     expect(rows[3]!.payload).toMatchObject({ old: '10.00 USD', new: '20.00 USD', value: 20 });
   });
@@ -373,18 +414,31 @@ describe('preferences', () => {
     expect(list.body.preferences.map((p: any) => [p.event_type, p.in_app, p.email_cadence, p.subscribed, p.customized])).toEqual(
       catalog.map((e: any) => [e.event_type, e.default_in_app, e.default_cadence, false, false]),
     );
-    const patched = await ctx.request('PATCH', '/notification-preferences/deal.won', { token: user.session, body: { email_cadence: 'digest' } });
+    const patched = await ctx.request('PATCH', '/notification-preferences/deal.won', {
+      token: user.session,
+      body: { email_cadence: 'digest' },
+    });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ event_type: 'deal.won', in_app: true, email_cadence: 'digest', customized: true });
     const inApp = await ctx.request('PATCH', '/notification-preferences/deal.won', { token: user.session, body: { in_app: false } });
     expect(inApp.body).toMatchObject({ in_app: false, email_cadence: 'digest' });
-    const reset = await ctx.request('PATCH', '/notification-preferences/deal.won', { token: user.session, body: { in_app: null, email_cadence: null } });
+    const reset = await ctx.request('PATCH', '/notification-preferences/deal.won', {
+      token: user.session,
+      body: { in_app: null, email_cadence: null },
+    });
     expect(reset.body).toMatchObject({ in_app: true, email_cadence: 'immediate', customized: false });
 
     expect((await ctx.request('PATCH', '/notification-preferences/deal.won', { token: user.session, body: {} })).status).toBe(400);
-    expect((await ctx.request('PATCH', '/notification-preferences/deal.nope', { token: user.session, body: { in_app: false } })).status).toBe(400);
-    expect((await ctx.request('PATCH', '/notification-preferences/credential.refresh_failed', { token: user.session, body: { in_app: false } })).status).toBe(400);
-    expect((await ctx.request('PATCH', '/notification-preferences/deal.won', { token: user.session, body: { email_cadence: 'weekly' } })).status).toBe(422);
+    expect(
+      (await ctx.request('PATCH', '/notification-preferences/deal.nope', { token: user.session, body: { in_app: false } })).status,
+    ).toBe(400);
+    expect(
+      (await ctx.request('PATCH', '/notification-preferences/credential.refresh_failed', { token: user.session, body: { in_app: false } }))
+        .status,
+    ).toBe(400);
+    expect(
+      (await ctx.request('PATCH', '/notification-preferences/deal.won', { token: user.session, body: { email_cadence: 'weekly' } })).status,
+    ).toBe(422);
     // Preferences are per organization.
     const other = await newOrg();
     const elsewhere = await ctx.session({ sub: user.ext, org_id: other.ext, org_ids: [other.ext, org.ext], permissions: MANAGE });
@@ -454,7 +508,11 @@ describe('digests', () => {
     const deal = await createDeal(org.admin, { name: 'Digest & <Co>', owner_id: user.ext });
     // Three stage changes (default cadence: digest) in one transaction.
     await ctx.deps.sql.begin(async (tx) => {
-      for (const [from, to] of [['prospecting', 'qualification'], ['qualification', 'proposal'], ['proposal', 'negotiation']]) {
+      for (const [from, to] of [
+        ['prospecting', 'qualification'],
+        ['qualification', 'proposal'],
+        ['proposal', 'negotiation'],
+      ]) {
         await notifications.emitEvent(tx, org.id, {
           event_type: 'deal.stage_changed',
           entity_type: 'deal',
@@ -463,7 +521,11 @@ describe('digests', () => {
         });
       }
     });
-    const mails = await waitFor(async () => (await relay(), smtp.to(user.email).filter((m) => m.mail.subject?.includes('digest')).length > 0 && smtp.to(user.email)), 30_000, 'digest');
+    const mails = await waitFor(
+      async () => (await relay(), smtp.to(user.email).filter((m) => m.mail.subject?.includes('digest')).length > 0 && smtp.to(user.email)),
+      30_000,
+      'digest',
+    );
     const digests = mails.filter((m) => m.mail.subject?.includes('digest'));
     expect(digests).toHaveLength(1);
     const digest = digests[0]!;
@@ -473,12 +535,16 @@ describe('digests', () => {
     expect(digest.mail.text).toContain('Deal created: Digest & <Co>');
     expect(String(digest.mail.html)).toContain('Digest &amp; &lt;Co&gt;');
     // Every entry went into that one email; none waits for another.
-    await waitFor(async () => {
-      const [row] = await ctx.deps.sql<{ pending: number; digests: number }[]>`
+    await waitFor(
+      async () => {
+        const [row] = await ctx.deps.sql<{ pending: number; digests: number }[]>`
         SELECT (SELECT count(*)::int FROM notification_digest_entries WHERE org_id = ${org.id} AND digest_email_id IS NULL) AS pending,
                (SELECT count(*)::int FROM notification_emails WHERE org_id = ${org.id} AND kind = 'digest' AND sent_at IS NOT NULL) AS digests`;
-      return row!.pending === 0 && row!.digests === 1;
-    }, 10_000, 'digest sent');
+        return row!.pending === 0 && row!.digests === 1;
+      },
+      10_000,
+      'digest sent',
+    );
     // Nothing left to digest: the actor stops waking for digests.
     const handle = ctx.deps.temporal.workflow.getHandle(notificationActorId(org.id));
     await waitFor(async () => (await handle.query(notificationActorStatusQuery)).digestDueAt === null, 10_000, 'no digest due');
@@ -509,7 +575,10 @@ describe('the outbox and the actor', () => {
   });
 
   it('the running relay delivers a committed event without being called (LISTEN/NOTIFY)', async () => {
-    const relayer = await notifications.startOutboxRelay({ ...ctx.deps, config: { ...ctx.config, NOTIFICATION_RELAY_INTERVAL_SECONDS: 3600 } });
+    const relayer = await notifications.startOutboxRelay({
+      ...ctx.deps,
+      config: { ...ctx.config, NOTIFICATION_RELAY_INTERVAL_SECONDS: 3600 },
+    });
     try {
       const org = await newOrg();
       const user = await member(org.ext);
@@ -595,19 +664,25 @@ describe('email transports', () => {
     const real = createMailTransport(ctx.config, ctx.deps.logger);
     // A transport that refuses the first message once, as a server answering 451 would.
     let refused = false;
-    const flaky = { ...real, send: async (m: Parameters<typeof real.send>[0]) => {
-      if (m.subject === 'First' && !refused) {
-        refused = true;
-        throw new Error('451 try again later');
-      }
-      await real.send(m);
-    } };
+    const flaky = {
+      ...real,
+      send: async (m: Parameters<typeof real.send>[0]) => {
+        if (m.subject === 'First' && !refused) {
+          refused = true;
+          throw new Error('451 try again later');
+        }
+        await real.send(m);
+      },
+    };
     expect(await notifications.sendQueuedEmails({ ...ctx.deps, mail: flaky }, org.id)).toEqual({ sent: 1, failed: 1 });
     expect(await notifications.sendQueuedEmails({ ...ctx.deps, mail: flaky }, org.id)).toEqual({ sent: 1, failed: 0 });
     const mails = await smtp.waitForMail(user.email, 2);
     expect(mails.map((m) => m.mail.subject).sort()).toEqual(['First', 'Second']);
     const rows = await ctx.deps.sql`SELECT subject, attempts FROM notification_emails WHERE org_id = ${org.id} ORDER BY subject`;
-    expect(rows.map((r) => [r.subject, r.attempts])).toEqual([['First', 2], ['Second', 1]]);
+    expect(rows.map((r) => [r.subject, r.attempts])).toEqual([
+      ['First', 2],
+      ['Second', 1],
+    ]);
     real.close();
   });
 

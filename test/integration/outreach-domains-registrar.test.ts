@@ -30,12 +30,17 @@ async function startFakeRegistrar(): Promise<{ url: string; close: () => Promise
         failNext = false;
         return send(500, { status: 'ERROR', message: 'Internal error' });
       }
-      if (body.apikey !== API_KEY || body.secretapikey !== SECRET_KEY) return send(400, { status: 'ERROR', message: 'Invalid API key. (002)' });
+      if (body.apikey !== API_KEY || body.secretapikey !== SECRET_KEY)
+        return send(400, { status: 'ERROR', message: 'Invalid API key. (002)' });
       const check = /^\/domain\/checkDomain\/(.+)$/.exec(req.url ?? '');
       const create = /^\/domain\/create\/(.+)$/.exec(req.url ?? '');
       const domain = decodeURIComponent((check ?? create)?.[1] ?? '');
       const price = prices[domain.slice(domain.lastIndexOf('.') + 1)];
-      if (check) return send(200, { status: 'SUCCESS', response: { avail: price && !registered.has(domain) ? 'yes' : 'no', type: 'registration', price: price ?? '0.00' } });
+      if (check)
+        return send(200, {
+          status: 'SUCCESS',
+          response: { avail: price && !registered.has(domain) ? 'yes' : 'no', type: 'registration', price: price ?? '0.00' },
+        });
       if (create) {
         if (registered.has(domain)) return send(400, { status: 'ERROR', message: 'Domain is not available.' });
         if (Math.round(Number(price) * 100) !== body.cost) return send(400, { status: 'ERROR', message: 'Cost mismatch.' });
@@ -59,7 +64,12 @@ const unique = () => `r${crypto.randomBytes(4).toString('hex')}.com`;
 beforeAll(async () => {
   registrar = await startFakeRegistrar();
   ctx = await createTestContext({
-    env: { OUTREACH_REGISTRAR: 'porkbun', OUTREACH_REGISTRAR_BASE_URL: registrar.url, OUTREACH_REGISTRAR_API_KEY: API_KEY, OUTREACH_REGISTRAR_SECRET_KEY: SECRET_KEY },
+    env: {
+      OUTREACH_REGISTRAR: 'porkbun',
+      OUTREACH_REGISTRAR_BASE_URL: registrar.url,
+      OUTREACH_REGISTRAR_API_KEY: API_KEY,
+      OUTREACH_REGISTRAR_SECRET_KEY: SECRET_KEY,
+    },
   });
   t = await newTenant(ctx, ['outreach:provision']);
 });
@@ -77,15 +87,27 @@ describe('Porkbun-compatible registrar', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ name, available: true, price_cents: 973, currency: 'USD', registrar: 'porkbun' });
     expect(calls.at(-1)).toEqual({ path: `/domain/checkDomain/${name}`, body: { apikey: API_KEY, secretapikey: SECRET_KEY } });
-    expect((await ctx.request('GET', '/outreach/domains/availability?name=already-taken.com', { token: t.session })).body.available).toBe(false);
+    expect((await ctx.request('GET', '/outreach/domains/availability?name=already-taken.com', { token: t.session })).body.available).toBe(
+      false,
+    );
   });
 
   it('buys at the quoted cost in cents, agreeing to the terms, and adds the domain', async () => {
     const name = unique();
     const res = await purchase({ name });
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toMatchObject({ name, source: 'purchased', registrar: 'porkbun', registrar_order_id: '424242', price_cents: 973, currency: 'USD' });
-    expect(calls.at(-1)).toEqual({ path: `/domain/create/${name}`, body: { apikey: API_KEY, secretapikey: SECRET_KEY, cost: 973, agreeToTerms: 'yes' } });
+    expect(res.body).toMatchObject({
+      name,
+      source: 'purchased',
+      registrar: 'porkbun',
+      registrar_order_id: '424242',
+      price_cents: 973,
+      currency: 'USD',
+    });
+    expect(calls.at(-1)).toEqual({
+      path: `/domain/create/${name}`,
+      body: { apikey: API_KEY, secretapikey: SECRET_KEY, cost: 973, agreeToTerms: 'yes' },
+    });
   });
 
   it('refuses an unavailable domain or one above the ceiling (409) without calling create', async () => {
@@ -104,6 +126,8 @@ describe('Porkbun-compatible registrar', () => {
     expect(res.body.detail).toBe('Registrar porkbun failed: registrar refused: Internal error');
     expect(res.text).not.toContain(SECRET_KEY);
     expect(ctx.logs.join('\n')).not.toContain(SECRET_KEY);
-    expect((await ctx.request('GET', '/outreach/domains', { token: t.session })).body.data.map((d: { name: string }) => d.name)).not.toContain(name);
+    expect(
+      (await ctx.request('GET', '/outreach/domains', { token: t.session })).body.data.map((d: { name: string }) => d.name),
+    ).not.toContain(name);
   });
 });

@@ -35,7 +35,8 @@ async function startDns(): Promise<{ port: number; close: () => Promise<void> }>
       if (silent.has(name)) return;
       const entry = zone.get(name);
       if (question.type === Packet.TYPE.TXT) {
-        for (const chunks of entry?.txt ?? []) response.answers.push({ name: question.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 60, data: chunks });
+        for (const chunks of entry?.txt ?? [])
+          response.answers.push({ name: question.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 60, data: chunks });
       } else if (question.type === Packet.TYPE.CNAME && entry?.cname) {
         response.answers.push({ name: question.name, type: Packet.TYPE.CNAME, class: Packet.CLASS.IN, ttl: 60, domain: entry.cname });
       }
@@ -86,8 +87,18 @@ describe('POST /outreach/domains (owned)', () => {
     const name = unique();
     const res = await add(a, `  ${name.toUpperCase()}. `);
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toMatchObject({ organization_id: a.orgId, name, source: 'owned', registrar: null, status: 'pending', dkim_selector: 'outreach', last_verified_at: null });
-    expect(res.body.records.map((r: { purpose: string; type: string; host: string; status: string }) => [r.purpose, r.type, r.host, r.status])).toEqual([
+    expect(res.body).toMatchObject({
+      organization_id: a.orgId,
+      name,
+      source: 'owned',
+      registrar: null,
+      status: 'pending',
+      dkim_selector: 'outreach',
+      last_verified_at: null,
+    });
+    expect(
+      res.body.records.map((r: { purpose: string; type: string; host: string; status: string }) => [r.purpose, r.type, r.host, r.status]),
+    ).toEqual([
       ['spf', 'TXT', name, 'pending'],
       ['dkim', 'TXT', `outreach._domainkey.${name}`, 'pending'],
       ['dmarc', 'TXT', `_dmarc.${name}`, 'pending'],
@@ -122,7 +133,17 @@ describe('POST /outreach/domains (owned)', () => {
   });
 
   it('validates the name (422)', async () => {
-    for (const name of ['', 'localhost', 'no_underscore.com', '-lead.com', 'a..b.com', 'x.123', `${'a'.repeat(64)}.com`, 'http://x.com', 'x.com/path']) {
+    for (const name of [
+      '',
+      'localhost',
+      'no_underscore.com',
+      '-lead.com',
+      'a..b.com',
+      'x.123',
+      `${'a'.repeat(64)}.com`,
+      'http://x.com',
+      'x.com/path',
+    ]) {
       expect((await add(a, name)).status, name).toBe(422);
     }
     expect((await ctx.request('POST', '/outreach/domains', { token: a.session, body: { name: 'ok.com', extra: 1 } })).status).toBe(422);
@@ -185,7 +206,9 @@ describe('purchase through the simulated registrar', () => {
     const res = await ctx.request('GET', '/outreach/domains/availability?name=Fresh-Leads.io', { token: a.session });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ name: 'fresh-leads.io', available: true, price_cents: 3999, currency: 'USD', registrar: 'simulated' });
-    expect((await ctx.request('GET', '/outreach/domains/availability?name=taken-name.com', { token: a.session })).body.available).toBe(false);
+    expect((await ctx.request('GET', '/outreach/domains/availability?name=taken-name.com', { token: a.session })).body.available).toBe(
+      false,
+    );
     expect((await ctx.request('GET', '/outreach/domains/availability?name=bad_name', { token: a.session })).status).toBe(422);
   });
 
@@ -193,7 +216,14 @@ describe('purchase through the simulated registrar', () => {
     const name = unique();
     const res = await ctx.request('POST', '/outreach/domains/purchase', { token: a.session, body: { name, years: 2 } });
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toMatchObject({ name, source: 'purchased', registrar: 'simulated', price_cents: 2598, currency: 'USD', status: 'pending' });
+    expect(res.body).toMatchObject({
+      name,
+      source: 'purchased',
+      registrar: 'simulated',
+      price_cents: 2598,
+      currency: 'USD',
+      status: 'pending',
+    });
     expect(res.body.registrar_order_id).toMatch(/^sim_/);
     expect(new Date(res.body.registered_until).getUTCFullYear()).toBe(new Date().getUTCFullYear() + 2);
     expect(res.body.records).toHaveLength(4);
@@ -206,13 +236,19 @@ describe('purchase through the simulated registrar', () => {
     const name = unique();
     const pricey = await ctx.request('POST', '/outreach/domains/purchase', { token: a.session, body: { name, max_price_cents: 100 } });
     expect(pricey.status).toBe(409);
-    expect(await ctx.deps.sql`SELECT 1 FROM outreach_domains WHERE org_id = ${a.orgId} AND name IN ('taken-domain.com', ${name})`).toHaveLength(0);
-    expect(await ctx.deps.sql`SELECT 1 FROM workflow_credentials WHERE org_id = ${a.orgId} AND description LIKE ${`%${name}%`}`).toHaveLength(0);
+    expect(
+      await ctx.deps.sql`SELECT 1 FROM outreach_domains WHERE org_id = ${a.orgId} AND name IN ('taken-domain.com', ${name})`,
+    ).toHaveLength(0);
+    expect(
+      await ctx.deps.sql`SELECT 1 FROM workflow_credentials WHERE org_id = ${a.orgId} AND description LIKE ${`%${name}%`}`,
+    ).toHaveLength(0);
   });
 
   it('validates years (1-10)', async () => {
     for (const years of [0, 11, 1.5]) {
-      expect((await ctx.request('POST', '/outreach/domains/purchase', { token: a.session, body: { name: unique(), years } })).status).toBe(422);
+      expect((await ctx.request('POST', '/outreach/domains/purchase', { token: a.session, body: { name: unique(), years } })).status).toBe(
+        422,
+      );
     }
   });
 });
@@ -248,12 +284,17 @@ describe('provisioning a mailbox on a domain', () => {
     expect((await ctx.request('DELETE', `/outreach/mailboxes/${res.body.id}`, { token: a.session })).status).toBe(204);
     expect((await ctx.request('DELETE', `/outreach/domains/${domain.id}`, { token: a.session })).status).toBe(204);
     expect((await ctx.request('GET', `/outreach/domains/${domain.id}`, { token: a.session })).status).toBe(404);
-    expect(await ctx.deps.sql`SELECT 1 FROM workflow_credentials WHERE org_id = ${a.orgId} AND name = ${`outreach-domain:${domain.id}:dkim`}`).toHaveLength(0);
+    expect(
+      await ctx.deps.sql`SELECT 1 FROM workflow_credentials WHERE org_id = ${a.orgId} AND name = ${`outreach-domain:${domain.id}:dkim`}`,
+    ).toHaveLength(0);
   });
 
   it("is 404 for another organization's domain", async () => {
     const theirs = (await add(b, unique())).body;
-    const res = await ctx.request('POST', '/outreach/mailboxes/provision', { token: a.session, body: { domain_id: theirs.id, local_part: 'x' } });
+    const res = await ctx.request('POST', '/outreach/mailboxes/provision', {
+      token: a.session,
+      body: { domain_id: theirs.id, local_part: 'x' },
+    });
     expect(res.status).toBe(404);
   });
 });
@@ -277,7 +318,11 @@ describe('list, tenancy, scopes', () => {
   it("is 404 for a missing domain and another organization's, on every route", async () => {
     const theirs = (await add(b, unique())).body.id;
     for (const id of [MISSING_ID, theirs]) {
-      for (const [method, suffix] of [['GET', ''], ['POST', '/verify'], ['DELETE', '']] as const) {
+      for (const [method, suffix] of [
+        ['GET', ''],
+        ['POST', '/verify'],
+        ['DELETE', ''],
+      ] as const) {
         const res = await ctx.request(method, `/outreach/domains/${id}${suffix}`, { token: a.session });
         expect(res.status, `${method} ${suffix}`).toBe(404);
         expect(res.body).toEqual({ detail: 'Domain not found' });

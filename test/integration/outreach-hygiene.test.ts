@@ -54,9 +54,13 @@ async function sequence(body: Record<string, unknown>): Promise<{ id: string }> 
   expect(res.status, res.text).toBe(200);
   return res.body;
 }
-const activate = async (id: string) => expect((await ctx.request('POST', `/outreach/sequencer/sequences/${id}/activate`, { token: t.session })).status).toBe(200);
+const activate = async (id: string) =>
+  expect((await ctx.request('POST', `/outreach/sequencer/sequences/${id}/activate`, { token: t.session })).status).toBe(200);
 async function enroll(seqId: string, contactIds: string[]) {
-  const res = await ctx.request('POST', `/outreach/sequencer/sequences/${seqId}/enrollments`, { token: t.session, body: { contact_ids: contactIds } });
+  const res = await ctx.request('POST', `/outreach/sequencer/sequences/${seqId}/enrollments`, {
+    token: t.session,
+    body: { contact_ids: contactIds },
+  });
   expect(res.status, res.text).toBe(200);
   return res.body.enrolled as { id: string; contact_id: string }[];
 }
@@ -66,13 +70,21 @@ const uniqueEmail = (name: string) => `${name}-${crypto.randomBytes(4).toString(
 
 /** The unfolded value of a header in the raw message as received. */
 function rawHeader(mail: ReceivedMail, name: string): string | undefined {
-  const head = mail.raw.toString('utf8').split(/\r?\n\r?\n/)[0]!.replace(/\r?\n[ \t]+/g, ' ');
+  const head = mail.raw
+    .toString('utf8')
+    .split(/\r?\n\r?\n/)[0]!
+    .replace(/\r?\n[ \t]+/g, ' ');
   const line = head.split(/\r?\n/).find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));
   return line?.slice(name.length + 1).trim();
 }
 
 /** One mail of a one-step sequence to a new contact; its sequence, enrollment, contact address and the mail. */
-async function sendOne(steps: Record<string, unknown>[] = [{ delay_days: 0, subject: 'Hello', body: 'Hi' }, { delay_days: 3, body: 'Again' }]) {
+async function sendOne(
+  steps: Record<string, unknown>[] = [
+    { delay_days: 0, subject: 'Hello', body: 'Hi' },
+    { delay_days: 3, body: 'Again' },
+  ],
+) {
   const mailbox = await insertMailbox(t.orgId);
   const email = uniqueEmail('ada');
   const contact = await createContact(ctx, t, { first_name: 'Ada', email });
@@ -87,7 +99,12 @@ beforeAll(async () => {
   smtp = await startSmtpServer();
   ctx = await createTestContext({
     worker: true,
-    env: { OUTREACH_INBOUND_SECRETS: SECRET, OUTREACH_POLL_INTERVAL_MS: '300', PUBLIC_BASE_URL: 'https://crm.example.test', OUTREACH_UNSUBSCRIBE_PER_ADDRESS: String(UNSUBSCRIBE_LIMIT) },
+    env: {
+      OUTREACH_INBOUND_SECRETS: SECRET,
+      OUTREACH_POLL_INTERVAL_MS: '300',
+      PUBLIC_BASE_URL: 'https://crm.example.test',
+      OUTREACH_UNSUBSCRIBE_PER_ADDRESS: String(UNSUBSCRIBE_LIMIT),
+    },
   });
   t = await tenant();
 });
@@ -98,7 +115,14 @@ afterAll(async () => {
 
 describe('one-click unsubscribe (RFC 8058)', () => {
   it('every step carries List-Unsubscribe and List-Unsubscribe-Post; {{unsubscribe_url}} names the same link', async () => {
-    const { mail } = await sendOne([{ delay_days: 0, subject: 'Hello', body: 'Hi\n\nNot for you? {{unsubscribe_url}}', body_html: '<p><a href="{{unsubscribe_url}}">unsubscribe</a></p>' }]);
+    const { mail } = await sendOne([
+      {
+        delay_days: 0,
+        subject: 'Hello',
+        body: 'Hi\n\nNot for you? {{unsubscribe_url}}',
+        body_html: '<p><a href="{{unsubscribe_url}}">unsubscribe</a></p>',
+      },
+    ]);
     const header = rawHeader(mail, 'List-Unsubscribe');
     expect(header).toMatch(/^<https:\/\/crm\.example\.test\/outreach\/unsubscribe\/[0-9a-f]{64}>$/);
     expect(rawHeader(mail, 'List-Unsubscribe-Post')).toBe('List-Unsubscribe=One-Click');
@@ -122,7 +146,11 @@ describe('one-click unsubscribe (RFC 8058)', () => {
     expect((await enrollmentOf(seq.id, enrollment.id)).status).toBe('active');
     expect(await ctx.deps.sql`SELECT 1 FROM outreach_suppressions WHERE org_id = ${t.orgId} AND email = ${email}`).toHaveLength(0);
 
-    const oneClick = () => ctx.request('POST', path, { rawBody: 'List-Unsubscribe=One-Click', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    const oneClick = () =>
+      ctx.request('POST', path, {
+        rawBody: 'List-Unsubscribe=One-Click',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      });
     const first = await oneClick();
     expect(first.status, first.text).toBe(200);
     expect(first.body).toEqual({ unsubscribed: true });
@@ -131,13 +159,20 @@ describe('one-click unsubscribe (RFC 8058)', () => {
     expect(again.body).toEqual({ unsubscribed: true });
 
     expect(await enrollmentOf(seq.id, enrollment.id)).toMatchObject({ status: 'suppressed', next_send_at: null });
-    const listed = await ctx.deps.sql<{ reason: string }[]>`SELECT reason FROM outreach_suppressions WHERE org_id = ${t.orgId} AND lower(email) = ${email}`;
+    const listed = await ctx.deps.sql<
+      { reason: string }[]
+    >`SELECT reason FROM outreach_suppressions WHERE org_id = ${t.orgId} AND lower(email) = ${email}`;
     expect(listed).toEqual([{ reason: 'unsubscribe' }]);
-    const [row] = await ctx.deps.sql<{ unsubscribed_at: Date | null }[]>`SELECT unsubscribed_at FROM outreach_enrollments WHERE id = ${enrollment.id}`;
+    const [row] = await ctx.deps.sql<
+      { unsubscribed_at: Date | null }[]
+    >`SELECT unsubscribed_at FROM outreach_enrollments WHERE id = ${enrollment.id}`;
     expect(row!.unsubscribed_at).toBeInstanceOf(Date);
 
     // The page's own button (a browser) gets a page back; the page now says it is done.
-    const browser = await ctx.request('POST', path, { rawBody: 'List-Unsubscribe=One-Click', headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'text/html' } });
+    const browser = await ctx.request('POST', path, {
+      rawBody: 'List-Unsubscribe=One-Click',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'text/html' },
+    });
     expect(browser.status).toBe(200);
     expect(browser.text).toContain('You are unsubscribed');
     expect((await ctx.request('GET', path)).text).toContain('You are unsubscribed');
@@ -148,13 +183,19 @@ describe('one-click unsubscribe (RFC 8058)', () => {
       const get = await ctx.request('GET', `/outreach/unsubscribe/${token}`);
       expect(get.status).toBe(404);
       expect(get.body).toEqual({ detail: 'Unsubscribe link not found' });
-      const post = await ctx.request('POST', `/outreach/unsubscribe/${token}`, { rawBody: 'List-Unsubscribe=One-Click', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+      const post = await ctx.request('POST', `/outreach/unsubscribe/${token}`, {
+        rawBody: 'List-Unsubscribe=One-Click',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      });
       expect(post.status).toBe(404);
       expect(post.body).toEqual({ detail: 'Unsubscribe link not found' });
     }
     const { seq, enrollment, mail } = await sendOne();
     const path = new URL(rawHeader(mail, 'List-Unsubscribe')!.slice(1, -1)).pathname;
-    const big = await ctx.request('POST', path, { rawBody: `List-Unsubscribe=One-Click&pad=${'x'.repeat(2000)}`, headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    const big = await ctx.request('POST', path, {
+      rawBody: `List-Unsubscribe=One-Click&pad=${'x'.repeat(2000)}`,
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
     expect(big.status).toBe(413);
     expect((await enrollmentOf(seq.id, enrollment.id)).status).toBe('active');
   });
@@ -168,7 +209,6 @@ describe('one-click unsubscribe (RFC 8058)', () => {
     expect(Object.keys(ops.post.responses)).toEqual(expect.arrayContaining(['200', '404', '413', '429']));
     expect(Object.keys(ops.post.requestBody.content)).toEqual(['application/x-www-form-urlencoded']);
   });
-
 });
 
 describe('DKIM', () => {
@@ -202,7 +242,10 @@ describe('DKIM', () => {
     expect((await verify(tampered, added.body))[0]!.status.result).not.toBe('pass');
 
     const threadId = (await enrollmentOf(seq.id, enrollment!.id)).thread_id;
-    const reply = await ctx.request('POST', `/outreach/sequencer/unibox/threads/${threadId}/reply`, { token: t.session, body: { text: 'Following up by hand' } });
+    const reply = await ctx.request('POST', `/outreach/sequencer/unibox/threads/${threadId}/reply`, {
+      token: t.session,
+      body: { text: 'Following up by hand' },
+    });
     expect(reply.status, reply.text).toBe(200);
     const [, manual] = await smtp.waitForMail(email, 2);
     const [replyResult] = await verify(manual!.raw, added.body);
@@ -218,7 +261,19 @@ function postInbound(raw: string) {
 /** A message from `from` answering `sent`, with extra headers. */
 function answer(sent: ReceivedMail, from: string, text: string, extra: string[] = [], subject = 'Re: Hello') {
   const id = sent.mail.messageId!;
-  return [`From: ${from}`, `To: ${sent.mail.from!.value[0]!.address}`, `Subject: ${subject}`, `Message-ID: <a-${crypto.randomUUID()}@prospects.test>`, `In-Reply-To: ${id}`, `References: ${id}`, ...extra, 'Content-Type: text/plain; charset=utf-8', '', text, ''].join('\r\n');
+  return [
+    `From: ${from}`,
+    `To: ${sent.mail.from!.value[0]!.address}`,
+    `Subject: ${subject}`,
+    `Message-ID: <a-${crypto.randomUUID()}@prospects.test>`,
+    `In-Reply-To: ${id}`,
+    `References: ${id}`,
+    ...extra,
+    'Content-Type: text/plain; charset=utf-8',
+    '',
+    text,
+    '',
+  ].join('\r\n');
 }
 
 function bounceReport(sent: ReceivedMail, to: string) {
@@ -255,10 +310,12 @@ function bounceReport(sent: ReceivedMail, to: string) {
 describe('sequence analytics and reply classes', () => {
   it('counts sent, delivered, bounced, replied by class, automatic answers and unsubscribes per sequence, step and variant', async () => {
     const mailbox = await insertMailbox(t.orgId);
-    const people = await Promise.all(['ivy', 'oscar', 'uma', 'bo'].map(async (n) => {
-      const email = uniqueEmail(n);
-      return { email, contact: await createContact(ctx, t, { first_name: n, email }) };
-    }));
+    const people = await Promise.all(
+      ['ivy', 'oscar', 'uma', 'bo'].map(async (n) => {
+        const email = uniqueEmail(n);
+        return { email, contact: await createContact(ctx, t, { first_name: n, email }) };
+      }),
+    );
     const seq = await sequence({
       steps: [
         { delay_days: 0, subject: 'Hello', body: 'Hi A', variants: [{ subject: 'Hello', body: 'Hi B', body_html: null }] },
@@ -266,15 +323,34 @@ describe('sequence analytics and reply classes', () => {
       ],
       mailbox_ids: [mailbox],
     });
-    const enrolled = await enroll(seq.id, people.map((p) => p.contact.id));
+    const enrolled = await enroll(
+      seq.id,
+      people.map((p) => p.contact.id),
+    );
     await activate(seq.id);
     const mails = await Promise.all(people.map(async (p) => (await smtp.waitForMail(p.email, 1))[0]!));
     const [ivy, oscar, uma, bo] = mails;
 
-    expect((await postInbound(answer(ivy!, people[0]!.email, "Sounds interesting, let's talk next week.\n\nOn Monday Sam wrote:\n> Hi A"))).status).toBe(200);
-    expect((await postInbound(answer(oscar!, people[1]!.email, 'I am out of the office.', ['Auto-Submitted: auto-replied'], 'Out of Office: Hello'))).status).toBe(200);
+    expect(
+      (await postInbound(answer(ivy!, people[0]!.email, "Sounds interesting, let's talk next week.\n\nOn Monday Sam wrote:\n> Hi A")))
+        .status,
+    ).toBe(200);
+    expect(
+      (
+        await postInbound(
+          answer(oscar!, people[1]!.email, 'I am out of the office.', ['Auto-Submitted: auto-replied'], 'Out of Office: Hello'),
+        )
+      ).status,
+    ).toBe(200);
     const unsubscribePath = new URL(rawHeader(uma!, 'List-Unsubscribe')!.slice(1, -1)).pathname;
-    expect((await ctx.request('POST', unsubscribePath, { rawBody: 'List-Unsubscribe=One-Click', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } })).status).toBe(200);
+    expect(
+      (
+        await ctx.request('POST', unsubscribePath, {
+          rawBody: 'List-Unsubscribe=One-Click',
+          headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        })
+      ).status,
+    ).toBe(200);
     expect((await postInbound(bounceReport(bo!, people[3]!.email))).status).toBe(200);
 
     const res = await ctx.request('GET', `/outreach/sequencer/sequences/${seq.id}/analytics`, { token: t.session });
@@ -285,7 +361,12 @@ describe('sequence analytics and reply classes', () => {
     expect(res.body.steps).toHaveLength(2);
     expect(res.body.steps[0]).toMatchObject({ step: 0, ...whole, rates });
     // The follow-up sent nothing yet: zeros, and no rate at all.
-    expect(res.body.steps[1]).toMatchObject({ step: 1, sent: 0, delivered: 0, rates: { delivery: null, bounce: null, reply: null, interested: null, unsubscribe: null } });
+    expect(res.body.steps[1]).toMatchObject({
+      step: 1,
+      sent: 0,
+      delivered: 0,
+      rates: { delivery: null, bounce: null, reply: null, interested: null, unsubscribe: null },
+    });
     expect(res.body.steps[1].variants).toEqual([expect.objectContaining({ variant: 0, sent: 0 })]);
 
     // Each variant counts its own messages: the one Ivy got has her interest.
@@ -293,15 +374,19 @@ describe('sequence analytics and reply classes', () => {
     expect(variants.map((v) => v.variant)).toEqual([0, 1]);
     const sentVariants = await ctx.deps.sql<{ enrollment_id: string; variant: number }[]>`
       SELECT enrollment_id, variant FROM outreach_messages WHERE enrollment_id = ANY(${enrolled.map((e) => e.id)}::uuid[]) AND direction = 'outbound'`;
-    const variantOf = (contactId: string) => sentVariants.find((m) => m.enrollment_id === enrolled.find((e) => e.contact_id === contactId)!.id)!.variant;
+    const variantOf = (contactId: string) =>
+      sentVariants.find((m) => m.enrollment_id === enrolled.find((e) => e.contact_id === contactId)!.id)!.variant;
     for (const v of variants) expect(v.sent).toBe(sentVariants.filter((m) => m.variant === v.variant).length);
     expect(variants[variantOf(people[0]!.contact.id)]!.interested).toBe(1);
     expect(variants[variantOf(people[3]!.contact.id)]!.bounced).toBe(1);
 
     // The unibox shows each received message's class.
-    const threadOf = async (i: number) => (await enrollmentOf(seq.id, enrolled.find((e) => e.contact_id === people[i]!.contact.id)!.id)).thread_id;
+    const threadOf = async (i: number) =>
+      (await enrollmentOf(seq.id, enrolled.find((e) => e.contact_id === people[i]!.contact.id)!.id)).thread_id;
     const classes = async (i: number) =>
-      (await ctx.request('GET', `/outreach/sequencer/unibox/threads/${await threadOf(i)}`, { token: t.session })).body.messages.map((m: { classification: string | null }) => m.classification);
+      (await ctx.request('GET', `/outreach/sequencer/unibox/threads/${await threadOf(i)}`, { token: t.session })).body.messages.map(
+        (m: { classification: string | null }) => m.classification,
+      );
     expect(await classes(0)).toEqual([null, 'interested']);
     expect(await classes(1)).toEqual([null, 'out_of_office']);
     expect(await classes(3)).toEqual([null, 'bounce']);
@@ -337,12 +422,17 @@ describe('spacing between sends of one mailbox', () => {
 
   it('never sends two messages of one mailbox closer than its minimum gap; the hold after the last send is within [min, max]', async () => {
     const spaced = await insertMailbox(t.orgId, { send_gap_min_seconds: 2, send_gap_max_seconds: 3 });
-    const people = await Promise.all([1, 2, 3].map(async (i) => {
-      const email = uniqueEmail(`gap${i}`);
-      return { email, contact: await createContact(ctx, t, { first_name: `G${i}`, email }) };
-    }));
+    const people = await Promise.all(
+      [1, 2, 3].map(async (i) => {
+        const email = uniqueEmail(`gap${i}`);
+        return { email, contact: await createContact(ctx, t, { first_name: `G${i}`, email }) };
+      }),
+    );
     const seq = await sequence({ steps: [{ delay_days: 0, subject: 'Hello', body: 'Hi' }], mailbox_ids: [spaced] });
-    await enroll(seq.id, people.map((p) => p.contact.id));
+    await enroll(
+      seq.id,
+      people.map((p) => p.contact.id),
+    );
     await activate(seq.id);
     for (const p of people) await smtp.waitForMail(p.email, 1, 30_000);
     // Recorded once the server has taken it: wait for the third record.
@@ -355,7 +445,9 @@ describe('spacing between sends of one mailbox', () => {
       const gap = times[i]!.sent_at.getTime() - times[i - 1]!.sent_at.getTime();
       expect(gap).toBeGreaterThanOrEqual(2000);
     }
-    const [row] = await ctx.deps.sql<{ next_send_not_before: Date }[]>`SELECT next_send_not_before FROM outreach_mailboxes WHERE id = ${spaced}`;
+    const [row] = await ctx.deps.sql<
+      { next_send_not_before: Date }[]
+    >`SELECT next_send_not_before FROM outreach_mailboxes WHERE id = ${spaced}`;
     const held = row!.next_send_not_before.getTime() - times[2]!.sent_at.getTime();
     expect(held).toBeGreaterThanOrEqual(2000);
     expect(held).toBeLessThanOrEqual(3000);

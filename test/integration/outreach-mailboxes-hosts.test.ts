@@ -68,7 +68,17 @@ describe('mailbox hosts when private ones are not allowed (fault probe)', () => 
 
   it('refuses private, link-local, metadata and unspecified SMTP hosts, and names that do not resolve, with the same answer, checked or not', async () => {
     const before = await saved();
-    for (const host of ['10.0.0.1', '172.16.0.1', '192.168.1.10', '169.254.169.254', '100.64.0.1', '0.0.0.0', '[fd00::1]', '[fe80::1]', 'no-such-host.invalid']) {
+    for (const host of [
+      '10.0.0.1',
+      '172.16.0.1',
+      '192.168.1.10',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '[fd00::1]',
+      '[fe80::1]',
+      'no-such-host.invalid',
+    ]) {
       for (const verify_smtp of [true, false]) {
         const res = await connect(mailbox({ host, port: 25 }, { verify_smtp }));
         expect({ status: res.status, body: res.body }, `${host} verify=${verify_smtp}`).toEqual({ status: 400, body: SMTP_REFUSED });
@@ -78,18 +88,35 @@ describe('mailbox hosts when private ones are not allowed (fault probe)', () => 
   });
 
   it('holds the IMAP host to the same rule', async () => {
-    const res = await connect(mailbox({ host: PUBLIC_HOST, port: 587 }, { imap: { host: '127.0.0.1', port: 993, secure: true, username: 'u', password: 'imap-pass-1' } }));
+    const res = await connect(
+      mailbox(
+        { host: PUBLIC_HOST, port: 587 },
+        { imap: { host: '127.0.0.1', port: 993, secure: true, username: 'u', password: 'imap-pass-1' } },
+      ),
+    );
     expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: IMAP_REFUSED });
   });
 
   it('accepts a public host, and a stored mailbox whose host became private can neither send nor be polled', async () => {
-    const res = await connect(mailbox({ host: PUBLIC_HOST, port: 587, username: 'u', password: 'smtp-pass-1' }, { imap: { host: PUBLIC_HOST, port: 993, secure: true } }));
+    const res = await connect(
+      mailbox(
+        { host: PUBLIC_HOST, port: 587, username: 'u', password: 'smtp-pass-1' },
+        { imap: { host: PUBLIC_HOST, port: 993, secure: true } },
+      ),
+    );
     expect(res.status, res.text).toBe(200);
     // As if its name now resolved to loopback, or the mailbox dated from a deployment that allowed it.
-    await ctx.deps.sql`UPDATE outreach_mailboxes SET smtp_host = '127.0.0.1', smtp_port = ${(listener.address() as net.AddressInfo).port}, imap_host = '127.0.0.1' WHERE id = ${res.body.id}`;
+    await ctx.deps
+      .sql`UPDATE outreach_mailboxes SET smtp_host = '127.0.0.1', smtp_port = ${(listener.address() as net.AddressInfo).port}, imap_host = '127.0.0.1' WHERE id = ${res.body.id}`;
     const sender = await mailboxSender(ctx.deps, a.orgId, res.body.id);
-    await expect(sender.send({ to: 'x@prospect.test', subject: 's', text: 't' })).rejects.toMatchObject({ kind: 'invalid', detail: SMTP_REFUSED.detail });
-    await expect(mailboxImapSettings(ctx.deps, a.orgId, res.body.id)).rejects.toMatchObject({ kind: 'invalid', detail: IMAP_REFUSED.detail });
+    await expect(sender.send({ to: 'x@prospect.test', subject: 's', text: 't' })).rejects.toMatchObject({
+      kind: 'invalid',
+      detail: SMTP_REFUSED.detail,
+    });
+    await expect(mailboxImapSettings(ctx.deps, a.orgId, res.body.id)).rejects.toMatchObject({
+      kind: 'invalid',
+      detail: IMAP_REFUSED.detail,
+    });
     expect(dialled).toBe(0);
   });
 });

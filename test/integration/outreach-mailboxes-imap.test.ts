@@ -12,7 +12,8 @@ beforeAll(async () => {
 afterAll(() => imap?.close());
 
 const settings = () => ({ host: imap.host, port: imap.port, secure: false, user: imap.user, password: imap.password });
-const raw = (n: number) => `From: Lead ${n} <lead${n}@prospect.test>\r\nTo: ${imap.user}\r\nSubject: Re: hello ${n}\r\nMessage-ID: <reply-${n}@prospect.test>\r\nIn-Reply-To: <step-${n}@outreach.test>\r\n\r\nThanks ${n}!\r\n`;
+const raw = (n: number) =>
+  `From: Lead ${n} <lead${n}@prospect.test>\r\nTo: ${imap.user}\r\nSubject: Re: hello ${n}\r\nMessage-ID: <reply-${n}@prospect.test>\r\nIn-Reply-To: <step-${n}@outreach.test>\r\n\r\nThanks ${n}!\r\n`;
 
 describe('fetchNewMessages', () => {
   it('reads nothing from an empty INBOX, then every new message once, in UID order', async () => {
@@ -51,7 +52,9 @@ describe('fetchNewMessages', () => {
   });
 
   it('a wrong password is an ImapError that names no secret', async () => {
-    const error = await fetchNewMessages({ ...settings(), password: 'Wrong-Secret-123' }, null, { timeoutMs: 10_000 }).catch((e: unknown) => e);
+    const error = await fetchNewMessages({ ...settings(), password: 'Wrong-Secret-123' }, null, { timeoutMs: 10_000 }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ImapError);
     expect((error as Error).message).toBe('IMAP login failed');
   });

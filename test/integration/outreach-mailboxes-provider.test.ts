@@ -27,7 +27,8 @@ async function startFakeMailcow() {
       };
       if (req.headers['x-api-key'] !== API_KEY) return send(401, { type: 'error', msg: 'authentication failed' });
       if (req.url === '/api/v1/add/domain') {
-        if (domains.has(body.domain)) return send(200, [{ type: 'danger', log: ['mailbox', 'add', 'domain'], msg: ['domain_exists', body.domain] }]);
+        if (domains.has(body.domain))
+          return send(200, [{ type: 'danger', log: ['mailbox', 'add', 'domain'], msg: ['domain_exists', body.domain] }]);
         domains.add(body.domain);
         return send(200, [{ type: 'success', log: ['mailbox', 'add', 'domain'], msg: ['domain_added', body.domain] }]);
       }
@@ -63,7 +64,13 @@ async function verifiedDomain(name: string): Promise<string> {
 
 beforeAll(async () => {
   mailcow = await startFakeMailcow();
-  ctx = await createTestContext({ env: { OUTREACH_MAILBOX_PROVIDER: 'mailcow', OUTREACH_MAILBOX_PROVIDER_BASE_URL: mailcow.url, OUTREACH_MAILBOX_PROVIDER_API_KEY: API_KEY } });
+  ctx = await createTestContext({
+    env: {
+      OUTREACH_MAILBOX_PROVIDER: 'mailcow',
+      OUTREACH_MAILBOX_PROVIDER_BASE_URL: mailcow.url,
+      OUTREACH_MAILBOX_PROVIDER_API_KEY: API_KEY,
+    },
+  });
   const tenant = await newTenant(ctx, ['outreach:provision']);
   t = { ...tenant, orgId: await orgUuid(ctx, tenant) };
 });
@@ -75,7 +82,10 @@ afterAll(async () => {
 describe('mailcow mailbox provider', () => {
   it('adds the domain and the mailbox, and keeps the generated password sealed', async () => {
     const domainId = await verifiedDomain('send.acme.test');
-    const res = await ctx.request('POST', '/outreach/mailboxes/provision', { token: t.session, body: { domain_id: domainId, local_part: 'ada', display_name: 'Ada' } });
+    const res = await ctx.request('POST', '/outreach/mailboxes/provision', {
+      token: t.session,
+      body: { domain_id: domainId, local_part: 'ada', display_name: 'Ada' },
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.body).toMatchObject({
       email_address: 'ada@send.acme.test',
@@ -94,7 +104,10 @@ describe('mailcow mailbox provider', () => {
     expect((await mailboxImapSettings(ctx.deps, t.orgId, res.body.id))?.password).toBe(made.password);
 
     // A second mailbox on the same domain: the provider's "domain exists" is fine.
-    const second = await ctx.request('POST', '/outreach/mailboxes/provision', { token: t.session, body: { domain_id: domainId, local_part: 'bob' } });
+    const second = await ctx.request('POST', '/outreach/mailboxes/provision', {
+      token: t.session,
+      body: { domain_id: domainId, local_part: 'bob' },
+    });
     expect(second.status, second.text).toBe(200);
     expect(calls.filter((c) => c.path === '/api/v1/add/domain')).toHaveLength(2);
   });
@@ -102,10 +115,15 @@ describe('mailcow mailbox provider', () => {
   it('a refusal is a 502 naming the provider, and nothing is saved', async () => {
     const domainId = await verifiedDomain('full.acme.test');
     failMailbox = true;
-    const res = await ctx.request('POST', '/outreach/mailboxes/provision', { token: t.session, body: { domain_id: domainId, local_part: 'carol' } });
+    const res = await ctx.request('POST', '/outreach/mailboxes/provision', {
+      token: t.session,
+      body: { domain_id: domainId, local_part: 'carol' },
+    });
     expect(res.status).toBe(502);
     expect(res.body).toEqual({ detail: 'Mailbox provider mailcow failed: mailbox provider refused: max_mailbox_exceeded 10' });
     expect(res.text).not.toContain(API_KEY);
-    expect(await ctx.deps.sql`SELECT 1 FROM outreach_mailboxes WHERE org_id = ${t.orgId} AND email_address = 'carol@full.acme.test'`).toHaveLength(0);
+    expect(
+      await ctx.deps.sql`SELECT 1 FROM outreach_mailboxes WHERE org_id = ${t.orgId} AND email_address = 'carol@full.acme.test'`,
+    ).toHaveLength(0);
   });
 });

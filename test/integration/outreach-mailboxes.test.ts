@@ -37,7 +37,8 @@ afterAll(async () => {
   await ctx?.close();
 });
 
-const connect = (t: Tenant, body: Record<string, unknown>, token = t.session) => ctx.request('POST', '/outreach/mailboxes', { token, body });
+const connect = (t: Tenant, body: Record<string, unknown>, token = t.session) =>
+  ctx.request('POST', '/outreach/mailboxes', { token, body });
 const withPassword = (overrides: Record<string, unknown> = {}) => ({
   email_address: `Sender-${Math.random().toString(36).slice(2, 8)}@Acme.test`,
   smtp: { host: '127.0.0.1', port: authSmtp.port, secure: false, username: 'sender@acme.test', password: SMTP_PASSWORD },
@@ -93,12 +94,20 @@ describe('POST /outreach/mailboxes (connect)', () => {
   it('verifies the SMTP login on request: a wrong password is a 400 that names no secret, and nothing is saved', async () => {
     const wrong = 'Wrong-Password-xyz123';
     const email = 'verify@acme.test';
-    const res = await connect(a, withPassword({ email_address: email, verify_smtp: true, smtp: { host: '127.0.0.1', port: authSmtp.port, secure: false, username: 'sender@acme.test', password: wrong } }));
+    const res = await connect(
+      a,
+      withPassword({
+        email_address: email,
+        verify_smtp: true,
+        smtp: { host: '127.0.0.1', port: authSmtp.port, secure: false, username: 'sender@acme.test', password: wrong },
+      }),
+    );
     expect(res.status).toBe(400);
     expect(res.body.detail).toMatch(/^SMTP check failed: SMTP login refused/);
     expect(res.text).not.toContain(wrong);
     expect(ctx.logs.join('\n')).not.toContain(wrong);
-    const [count] = await ctx.deps.sql`SELECT count(*)::int AS n FROM outreach_mailboxes WHERE org_id = ${a.orgId} AND email_address = ${email}`;
+    const [count] = await ctx.deps
+      .sql`SELECT count(*)::int AS n FROM outreach_mailboxes WHERE org_id = ${a.orgId} AND email_address = ${email}`;
     expect(count!.n).toBe(0);
     const ok = await connect(a, withPassword({ email_address: email, verify_smtp: true }));
     expect(ok.status, ok.text).toBe(200);
@@ -117,7 +126,10 @@ describe('POST /outreach/mailboxes (connect)', () => {
         const res = await connect(a, withPassword({ verify_smtp: true, smtp: { host: '127.0.0.1', port, secure: false } }));
         answers.push({ status: res.status, body: res.body });
       }
-      const unreachable = { status: 400, body: { detail: 'SMTP server not reachable: smtp.host must name a public mail server that answers on smtp.port' } };
+      const unreachable = {
+        status: 400,
+        body: { detail: 'SMTP server not reachable: smtp.host must name a public mail server that answers on smtp.port' },
+      };
       expect(answers).toEqual([unreachable, unreachable, unreachable]);
     } finally {
       for (const server of sockets) server.close();
@@ -191,16 +203,38 @@ describe('reads, settings, pause/resume, health, delete', () => {
   it('PATCH changes settings; an empty body is 400, a bad zone 400, a reversed window 400', async () => {
     const res = await ctx.request('PATCH', `/outreach/mailboxes/${id}`, {
       token: a.session,
-      body: { daily_limit: 120, window_start: '08:30', window_end: '18:00', window_days: [6, 1, 2], timezone: 'Europe/Paris', warmup_enabled: true, display_name: 'Ada' },
+      body: {
+        daily_limit: 120,
+        window_start: '08:30',
+        window_end: '18:00',
+        window_days: [6, 1, 2],
+        timezone: 'Europe/Paris',
+        warmup_enabled: true,
+        display_name: 'Ada',
+      },
     });
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toMatchObject({ daily_limit: 120, window_start: '08:30', window_end: '18:00', window_days: [1, 2, 6], timezone: 'Europe/Paris', warmup_enabled: true, display_name: 'Ada' });
-    expect((await ctx.request('PATCH', `/outreach/mailboxes/${id}`, { token: a.session, body: { display_name: null } })).body.display_name).toBeNull();
+    expect(res.body).toMatchObject({
+      daily_limit: 120,
+      window_start: '08:30',
+      window_end: '18:00',
+      window_days: [1, 2, 6],
+      timezone: 'Europe/Paris',
+      warmup_enabled: true,
+      display_name: 'Ada',
+    });
+    expect(
+      (await ctx.request('PATCH', `/outreach/mailboxes/${id}`, { token: a.session, body: { display_name: null } })).body.display_name,
+    ).toBeNull();
     expect((await ctx.request('PATCH', `/outreach/mailboxes/${id}`, { token: a.session, body: {} })).status).toBe(400);
-    expect((await ctx.request('PATCH', `/outreach/mailboxes/${id}`, { token: a.session, body: { timezone: 'Nowhere/Land' } })).status).toBe(400);
+    expect((await ctx.request('PATCH', `/outreach/mailboxes/${id}`, { token: a.session, body: { timezone: 'Nowhere/Land' } })).status).toBe(
+      400,
+    );
     expect((await ctx.request('PATCH', `/outreach/mailboxes/${id}`, { token: a.session, body: { window_end: '08:00' } })).status).toBe(400);
     expect((await ctx.request('PATCH', `/outreach/mailboxes/${id}`, { token: a.session, body: { daily_limit: 5000 } })).status).toBe(422);
-    expect((await ctx.request('PATCH', `/outreach/mailboxes/${id}`, { token: a.session, body: { email_address: 'x@y.z' } })).status).toBe(422);
+    expect((await ctx.request('PATCH', `/outreach/mailboxes/${id}`, { token: a.session, body: { email_address: 'x@y.z' } })).status).toBe(
+      422,
+    );
   });
 
   it('pauses and resumes; a move that is not allowed is 409', async () => {
@@ -221,7 +255,13 @@ describe('reads, settings, pause/resume, health, delete', () => {
     await recordMailboxOutcome(ctx.deps.sql, b.orgId, id, 'failure'); // another organization's call changes nothing
     const res = await ctx.request('GET', `/outreach/mailboxes/${id}/health`, { token: a.session });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ mailbox_id: id, bounce_count: 2, failure_count: 1, daily_limit: expect.any(Number), local_day: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) });
+    expect(res.body).toMatchObject({
+      mailbox_id: id,
+      bounce_count: 2,
+      failure_count: 1,
+      daily_limit: expect.any(Number),
+      local_day: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+    });
     expect(res.body.last_bounce_at).not.toBeNull();
   });
 
@@ -255,7 +295,8 @@ describe('reads, settings, pause/resume, health, delete', () => {
 });
 
 describe('warm-up', () => {
-  const patch = (id: string, body: Record<string, unknown>) => ctx.request('PATCH', `/outreach/mailboxes/${id}`, { token: a.session, body });
+  const patch = (id: string, body: Record<string, unknown>) =>
+    ctx.request('PATCH', `/outreach/mailboxes/${id}`, { token: a.session, body });
   const health = async (id: string) => (await ctx.request('GET', `/outreach/mailboxes/${id}/health`, { token: a.session })).body;
 
   it('is off by default with a ramp of 5 a day over 14 days; on at connect, it starts now', async () => {
@@ -279,7 +320,13 @@ describe('warm-up', () => {
   it('refuses a ramp outside its bounds with 422 and stores nothing', async () => {
     const count = async () => (await ctx.deps.sql`SELECT count(*)::int AS n FROM outreach_mailboxes WHERE org_id = ${a.orgId}`)[0]!.n;
     const before = await count();
-    for (const bad of [{ warmup_days: 0 }, { warmup_days: 91 }, { warmup_start_per_day: 0 }, { warmup_start_per_day: 2001 }, { warmup_days: 2.5 }]) {
+    for (const bad of [
+      { warmup_days: 0 },
+      { warmup_days: 91 },
+      { warmup_start_per_day: 0 },
+      { warmup_start_per_day: 2001 },
+      { warmup_days: 2.5 },
+    ]) {
       const res = await connect(a, withPassword({ warmup_enabled: true, ...bad }));
       expect(res.status, JSON.stringify(bad)).toBe(422);
       expect(res.body.detail[0].loc[1]).toBe(Object.keys(bad)[0]);
@@ -314,7 +361,10 @@ describe('warm-up', () => {
   });
 
   it('provisioning checks the ramp too', async () => {
-    const res = await ctx.request('POST', '/outreach/mailboxes/provision', { token: a.session, body: { domain_id: MISSING_ID, local_part: 'x', warmup_days: 0 } });
+    const res = await ctx.request('POST', '/outreach/mailboxes/provision', {
+      token: a.session,
+      body: { domain_id: MISSING_ID, local_part: 'x', warmup_days: 0 },
+    });
     expect(res.status).toBe(422);
   });
 });
@@ -350,7 +400,10 @@ describe('scopes', () => {
   it('outreach:manage connects and edits but may not provision (cost-bearing)', async () => {
     expect((await connect(a, withPassword(), manager)).status).toBe(200);
     expect((await ctx.request('PATCH', `/outreach/mailboxes/${id}`, { token: manager, body: { daily_limit: 7 } })).status).toBe(200);
-    const res = await ctx.request('POST', '/outreach/mailboxes/provision', { token: manager, body: { domain_id: MISSING_ID, local_part: 'x' } });
+    const res = await ctx.request('POST', '/outreach/mailboxes/provision', {
+      token: manager,
+      body: { domain_id: MISSING_ID, local_part: 'x' },
+    });
     expect(res.status).toBe(403);
   });
 
@@ -376,7 +429,13 @@ describe('mailboxSender', () => {
 
   it('works with the shared test SMTP server through connectTestMailbox', async () => {
     const mb = await connectTestMailbox(ctx, a.session, smtpAddress(smtp.url));
-    expect(mb).toMatchObject({ kind: 'smtp', window_start: '00:00', window_end: '24:00', window_days: [1, 2, 3, 4, 5, 6, 7], has_password: false });
+    expect(mb).toMatchObject({
+      kind: 'smtp',
+      window_start: '00:00',
+      window_end: '24:00',
+      window_days: [1, 2, 3, 4, 5, 6, 7],
+      has_password: false,
+    });
     const sender = await mailboxSender(ctx.deps, a.orgId, mb.id);
     await sender.send({ to: 'someone@prospect.test', subject: 'Via helper', text: 'x' });
     const [mail] = await smtp.waitForMail('someone@prospect.test');
@@ -384,7 +443,14 @@ describe('mailboxSender', () => {
   });
 
   it('a refused login surfaces as a rejected send', async () => {
-    const mb = (await connect(a, withPassword({ smtp: { host: '127.0.0.1', port: authSmtp.port, secure: false, username: 'sender@acme.test', password: 'nope-nope' } }))).body;
+    const mb = (
+      await connect(
+        a,
+        withPassword({
+          smtp: { host: '127.0.0.1', port: authSmtp.port, secure: false, username: 'sender@acme.test', password: 'nope-nope' },
+        }),
+      )
+    ).body;
     const sender = await mailboxSender(ctx.deps, a.orgId, mb.id);
     await expect(sender.send({ to: 'x@prospect.test', subject: 's', text: 't' })).rejects.toMatchObject({ code: 'EAUTH' });
   });
@@ -396,7 +462,13 @@ describe('mailboxSender', () => {
 
   it('mailboxImapSettings hands over host, port, user and the decrypted IMAP password; null without IMAP', async () => {
     const mb = (await connect(a, withPassword())).body;
-    expect(await mailboxImapSettings(ctx.deps, a.orgId, mb.id)).toEqual({ host: '127.0.0.1', port: 993, secure: true, user: 'sender@acme.test', password: IMAP_PASSWORD });
+    expect(await mailboxImapSettings(ctx.deps, a.orgId, mb.id)).toEqual({
+      host: '127.0.0.1',
+      port: 993,
+      secure: true,
+      user: 'sender@acme.test',
+      password: IMAP_PASSWORD,
+    });
     const plain = await connectTestMailbox(ctx, a.session, smtpAddress(smtp.url));
     expect(await mailboxImapSettings(ctx.deps, a.orgId, plain.id)).toBeNull();
     expect(await mailboxImapSettings(ctx.deps, b.orgId, mb.id)).toBeNull();
@@ -407,7 +479,12 @@ describe('mailboxSender', () => {
       INSERT INTO outreach_mailboxes (id, org_id, email_address, kind, origin, provider, created_by)
       VALUES (gen_random_uuid(), ${a.orgId}, 'sim@acme.test', 'simulated', 'provisioned', 'simulated', 'user:test') RETURNING id`;
     const sender = await mailboxSender(ctx.deps, a.orgId, row!.id);
-    const result = await sender.send({ to: ['one@prospect.test', 'two@prospect.test'], subject: 'Simulated', text: 'Body', messageId: '<sim-1@acme.test>' });
+    const result = await sender.send({
+      to: ['one@prospect.test', 'two@prospect.test'],
+      subject: 'Simulated',
+      text: 'Body',
+      messageId: '<sim-1@acme.test>',
+    });
     expect(result).toEqual({ messageId: '<sim-1@acme.test>', accepted: ['one@prospect.test', 'two@prospect.test'], rejected: [] });
     const dir = path.join(ctx.config.dataDir, 'outreach-mail', row!.id);
     const files = fs.readdirSync(dir);

@@ -30,7 +30,10 @@ let t: Tenant & { orgId: string };
 beforeAll(async () => {
   smtp = await startSmtpServer();
   imapPort = await freePort();
-  imap = hoodiecrow({ users: { sam: { password: IMAP_PASSWORD } }, storage: { INBOX: { messages: [] }, '': { separator: '/', folders: {} } } });
+  imap = hoodiecrow({
+    users: { sam: { password: IMAP_PASSWORD } },
+    storage: { INBOX: { messages: [] }, '': { separator: '/', folders: {} } },
+  });
   await new Promise<void>((resolve) => imap.listen(imapPort, '127.0.0.1', resolve));
   ctx = await createTestContext({ worker: true, env: { OUTREACH_POLL_INTERVAL_MS: '300', OUTREACH_IMAP_POLL_SECONDS: '1' } });
   const x = await newTenant(ctx, ['api:read', 'api:manage', 'outreach:manage']);
@@ -64,9 +67,19 @@ describe('IMAP polling', () => {
     const contact = await createContact(ctx, t, { first_name: 'Ida', email });
     const seq = await ctx.request('POST', '/outreach/sequencer/sequences', {
       token: t.session,
-      body: { name: 'imap', steps: [{ delay_days: 0, subject: 'Hello', body: 'Hi' }, { delay_days: 1, body: 'Again' }], mailbox_ids: [mailboxId] },
+      body: {
+        name: 'imap',
+        steps: [
+          { delay_days: 0, subject: 'Hello', body: 'Hi' },
+          { delay_days: 1, body: 'Again' },
+        ],
+        mailbox_ids: [mailboxId],
+      },
     });
-    const enrolled = await ctx.request('POST', `/outreach/sequencer/sequences/${seq.body.id}/enrollments`, { token: t.session, body: { contact_ids: [contact.id] } });
+    const enrolled = await ctx.request('POST', `/outreach/sequencer/sequences/${seq.body.id}/enrollments`, {
+      token: t.session,
+      body: { contact_ids: [contact.id] },
+    });
     const enrollmentId = enrolled.body.enrolled[0].id;
     expect((await ctx.request('POST', `/outreach/sequencer/sequences/${seq.body.id}/activate`, { token: t.session })).status).toBe(200);
     const [sent] = await smtp.waitForMail(email, 1);
@@ -84,7 +97,8 @@ describe('IMAP polling', () => {
     imap.appendMessage('INBOX', [], new Date(), reply);
 
     const stopped = await waitFor(async () => {
-      const e = (await ctx.request('GET', `/outreach/sequencer/sequences/${seq.body.id}/enrollments/${enrollmentId}`, { token: t.session })).body;
+      const e = (await ctx.request('GET', `/outreach/sequencer/sequences/${seq.body.id}/enrollments/${enrollmentId}`, { token: t.session }))
+        .body;
       return e.status === 'replied' && e;
     });
     const thread = (await ctx.request('GET', `/outreach/sequencer/unibox/threads/${stopped.thread_id}`, { token: t.session })).body;

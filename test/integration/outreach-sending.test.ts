@@ -56,9 +56,13 @@ async function sequence(body: Record<string, unknown>): Promise<{ id: string }> 
   expect(res.status, res.text).toBe(200);
   return res.body;
 }
-const activate = async (id: string) => expect((await ctx.request('POST', `/outreach/sequencer/sequences/${id}/activate`, { token: t.session })).status).toBe(200);
+const activate = async (id: string) =>
+  expect((await ctx.request('POST', `/outreach/sequencer/sequences/${id}/activate`, { token: t.session })).status).toBe(200);
 async function enroll(seqId: string, contactIds: string[]) {
-  const res = await ctx.request('POST', `/outreach/sequencer/sequences/${seqId}/enrollments`, { token: t.session, body: { contact_ids: contactIds } });
+  const res = await ctx.request('POST', `/outreach/sequencer/sequences/${seqId}/enrollments`, {
+    token: t.session,
+    body: { contact_ids: contactIds },
+  });
   expect(res.status, res.text).toBe(200);
   return res.body.enrolled as { id: string; contact_id: string }[];
 }
@@ -93,7 +97,12 @@ describe('sending a sequence', () => {
     const contact = await createContact(ctx, t, { first_name: 'Grace <b>', last_name: 'Hopper', company: 'Navy & Co', email });
     const seq = await sequence({
       steps: [
-        { delay_days: 0, subject: 'Idea for {{company}}', body: 'Hi {{first_name}},\nquick idea.', body_html: '<p>Hi {{first_name}} at {{company}}</p>' },
+        {
+          delay_days: 0,
+          subject: 'Idea for {{company}}',
+          body: 'Hi {{first_name}},\nquick idea.',
+          body_html: '<p>Hi {{first_name}} at {{company}}</p>',
+        },
         { delay_days: 3, subject: null, body: 'Bumping this, {{first_name|friend}}' },
       ],
       mailbox_ids: [mailbox],
@@ -129,7 +138,9 @@ describe('sending a sequence', () => {
     });
     expect(done.next_send_at).toBeNull();
     // The sequence completes by itself once no enrollment has a step left.
-    await waitFor(async () => (await ctx.request('GET', `/outreach/sequencer/sequences/${seq.id}`, { token: t.session })).body.status === 'completed');
+    await waitFor(
+      async () => (await ctx.request('GET', `/outreach/sequencer/sequences/${seq.id}`, { token: t.session })).body.status === 'completed',
+    );
 
     const activities = await ctx.deps.sql<{ type: string; subject: string; direction: string }[]>`
       SELECT type, subject, direction FROM activities WHERE contact_id = ${contact.id} ORDER BY created_at`;
@@ -140,7 +151,9 @@ describe('sending a sequence', () => {
 
     const thread = await ctx.request('GET', `/outreach/sequencer/unibox/threads/${done.thread_id}`, { token: t.session });
     expect(thread.status).toBe(200);
-    expect(thread.body.messages.map((m: { direction: string; step: number; message_id: string }) => [m.direction, m.step, m.message_id])).toEqual([
+    expect(
+      thread.body.messages.map((m: { direction: string; step: number; message_id: string }) => [m.direction, m.step, m.message_id]),
+    ).toEqual([
       ['outbound', 0, firstId],
       ['outbound', 1, second!.mail.messageId],
     ]);
@@ -160,7 +173,13 @@ describe('sending a sequence', () => {
     const mailbox = await insertMailbox(t.orgId);
     const email = uniqueEmail('linus');
     const contact = await createContact(ctx, t, { first_name: 'Linus', email });
-    const seq = await sequence({ steps: [{ delay_days: 0, subject: 'Hello', body: 'Hi' }, { delay_days: 2, body: 'Again' }], mailbox_ids: [mailbox] });
+    const seq = await sequence({
+      steps: [
+        { delay_days: 0, subject: 'Hello', body: 'Hi' },
+        { delay_days: 2, body: 'Again' },
+      ],
+      mailbox_ids: [mailbox],
+    });
     const [enrollment] = await enroll(seq.id, [contact.id]);
     await activate(seq.id);
     const [sent] = await smtp.waitForMail(email, 1);
@@ -194,10 +213,16 @@ describe('sending a sequence', () => {
     // Addressed to the sequence's owner, who subscribed to nothing.
     const [owner] = await ctx.deps.sql<{ id: string }[]>`SELECT id FROM users WHERE external_id = ${t.user}`;
     expect(events).toEqual([
-      { event_type: 'outreach.reply_received', payload: expect.objectContaining({ thread_id: threadId, enrollment_id: enrollment!.id }), recipient_user_ids: [owner!.id] },
+      {
+        event_type: 'outreach.reply_received',
+        payload: expect.objectContaining({ thread_id: threadId, enrollment_id: enrollment!.id }),
+        recipient_user_ids: [owner!.id],
+      },
     ]);
 
-    const needing = await ctx.request('GET', `/outreach/sequencer/unibox/threads?needs_reply=true&sequence_id=${seq.id}`, { token: t.session });
+    const needing = await ctx.request('GET', `/outreach/sequencer/unibox/threads?needs_reply=true&sequence_id=${seq.id}`, {
+      token: t.session,
+    });
     expect(needing.body.data.map((x: { id: string }) => x.id)).toEqual([threadId]);
     expect(needing.body.data[0]).toMatchObject({ unread: true, unread_count: 1, needs_reply: true });
     const thread = (await ctx.request('GET', `/outreach/sequencer/unibox/threads/${threadId}`, { token: t.session })).body;
@@ -208,9 +233,14 @@ describe('sending a sequence', () => {
 
     const read = await ctx.request('POST', `/outreach/sequencer/unibox/threads/${threadId}/read`, { token: t.session, body: {} });
     expect(read.body).toMatchObject({ unread: false, unread_count: 0 });
-    expect((await ctx.request('GET', `/outreach/sequencer/unibox/threads?unread=true&sequence_id=${seq.id}`, { token: t.session })).body.data).toEqual([]);
+    expect(
+      (await ctx.request('GET', `/outreach/sequencer/unibox/threads?unread=true&sequence_id=${seq.id}`, { token: t.session })).body.data,
+    ).toEqual([]);
 
-    const answer = await ctx.request('POST', `/outreach/sequencer/unibox/threads/${threadId}/reply`, { token: t.session, body: { text: 'Great, Tuesday?' } });
+    const answer = await ctx.request('POST', `/outreach/sequencer/unibox/threads/${threadId}/reply`, {
+      token: t.session,
+      body: { text: 'Great, Tuesday?' },
+    });
     expect(answer.status, answer.text).toBe(200);
     const [, replied] = await smtp.waitForMail(email, 2);
     expect(replied!.mail.subject).toBe('Re: Hello');
@@ -225,14 +255,23 @@ describe('sending a sequence', () => {
 
     const other = await tenant();
     expect((await ctx.request('GET', `/outreach/sequencer/unibox/threads/${threadId}`, { token: other.session })).status).toBe(404);
-    expect((await ctx.request('POST', `/outreach/sequencer/unibox/threads/${threadId}/reply`, { token: other.session, body: { text: 'x' } })).status).toBe(404);
+    expect(
+      (await ctx.request('POST', `/outreach/sequencer/unibox/threads/${threadId}/reply`, { token: other.session, body: { text: 'x' } }))
+        .status,
+    ).toBe(404);
   });
 
   it('a bounce (delivery status notification) stops the enrollment and counts on the mailbox', async () => {
     const mailbox = await insertMailbox(t.orgId);
     const email = uniqueEmail('bounce');
     const contact = await createContact(ctx, t, { first_name: 'B', email });
-    const seq = await sequence({ steps: [{ delay_days: 0, subject: 'Hi', body: 'Hi' }, { delay_days: 1, body: 'Again' }], mailbox_ids: [mailbox] });
+    const seq = await sequence({
+      steps: [
+        { delay_days: 0, subject: 'Hi', body: 'Hi' },
+        { delay_days: 1, body: 'Again' },
+      ],
+      mailbox_ids: [mailbox],
+    });
     const [enrollment] = await enroll(seq.id, [contact.id]);
     await activate(seq.id);
     const [sent] = await smtp.waitForMail(email, 1);
@@ -269,14 +308,19 @@ describe('sending a sequence', () => {
     expect(await enrollmentOf(seq.id, enrollment!.id)).toMatchObject({ status: 'bounced' });
     const [mb] = await ctx.deps.sql<{ bounce_count: number }[]>`SELECT bounce_count FROM outreach_mailboxes WHERE id = ${mailbox}`;
     expect(mb!.bounce_count).toBe(1);
-    const events = await ctx.deps.sql<{ event_type: string }[]>`SELECT event_type FROM notification_outbox WHERE entity_id = ${res.body.thread_id}`;
+    const events = await ctx.deps.sql<
+      { event_type: string }[]
+    >`SELECT event_type FROM notification_outbox WHERE entity_id = ${res.body.thread_id}`;
     expect(events.map((e) => e.event_type)).toEqual(['outreach.message_bounced']);
 
     // The bounced address is suppressed: a new sequence refuses it per row and nothing more is mailed.
     const listed = await ctx.request('GET', `/outreach/suppressions?search=${encodeURIComponent(email)}`, { token: t.session });
     expect(listed.body.data).toEqual([expect.objectContaining({ email, reason: 'bounce', created_by: 'system:outreach' })]);
     const again = await sequence({ steps: [{ delay_days: 0, subject: 'Hi again', body: 'Hi' }], mailbox_ids: [mailbox] });
-    const res2 = await ctx.request('POST', `/outreach/sequencer/sequences/${again.id}/enrollments`, { token: t.session, body: { contact_ids: [contact.id] } });
+    const res2 = await ctx.request('POST', `/outreach/sequencer/sequences/${again.id}/enrollments`, {
+      token: t.session,
+      body: { contact_ids: [contact.id] },
+    });
     expect(res2.body).toEqual({ enrolled: [], skipped: [{ contact_id: contact.id, reason: 'suppressed' }] });
   });
 
@@ -284,7 +328,13 @@ describe('sending a sequence', () => {
     const mailbox = await insertMailbox(t.orgId);
     const email = uniqueEmail('away');
     const contact = await createContact(ctx, t, { first_name: 'Away', email });
-    const seq = await sequence({ steps: [{ delay_days: 0, subject: 'Hello', body: 'Hi' }, { delay_days: 1, body: 'Again' }], mailbox_ids: [mailbox] });
+    const seq = await sequence({
+      steps: [
+        { delay_days: 0, subject: 'Hello', body: 'Hi' },
+        { delay_days: 1, body: 'Again' },
+      ],
+      mailbox_ids: [mailbox],
+    });
     const [enrollment] = await enroll(seq.id, [contact.id]);
     await activate(seq.id);
     const [sent] = await smtp.waitForMail(email, 1);
@@ -301,7 +351,9 @@ describe('sending a sequence', () => {
         body,
         '',
       ].join('\r\n');
-    const res = await postInbound(auto(['Auto-Submitted: auto-replied', 'X-Autoreply: yes'], 'Out of Office: Hello', `I am away until ${back}.`));
+    const res = await postInbound(
+      auto(['Auto-Submitted: auto-replied', 'X-Autoreply: yes'], 'Out of Office: Hello', `I am away until ${back}.`),
+    );
     expect(res.body).toMatchObject({ matched: true, kind: 'auto_reply', stored: true });
     const paused = await enrollmentOf(seq.id, enrollment!.id);
     expect(paused.status).toBe('active');
@@ -318,7 +370,8 @@ describe('sending a sequence', () => {
     // The return date passes: the sequence goes on with its next step, in the same thread.
     await dueNow(enrollment!.id);
     await smtp.waitForMail(email, 2);
-    const outbound = await ctx.deps.sql`SELECT step FROM outreach_messages WHERE thread_id = ${res.body.thread_id} AND direction = 'outbound' ORDER BY step`;
+    const outbound = await ctx.deps
+      .sql`SELECT step FROM outreach_messages WHERE thread_id = ${res.body.thread_id} AND direction = 'outbound' ORDER BY step`;
     expect(outbound.map((m) => m.step)).toEqual([0, 1]);
     expect((await enrollmentOf(seq.id, enrollment!.id)).status).toBe('completed');
   });
@@ -329,9 +382,20 @@ describe('sending a sequence', () => {
     const contact = await createContact(ctx, t, { first_name: 'U', email });
     const seq = await sequence({ steps: [{ delay_days: 0, subject: 'Hi', body: 'Hi' }], mailbox_ids: [mailbox] });
     const [enrollment] = await enroll(seq.id, [contact.id]);
-    expect((await ctx.request('POST', '/outreach/suppressions', { token: t.session, body: { email: email.toUpperCase(), reason: 'unsubscribe' } })).status).toBe(200);
+    expect(
+      (
+        await ctx.request('POST', '/outreach/suppressions', {
+          token: t.session,
+          body: { email: email.toUpperCase(), reason: 'unsubscribe' },
+        })
+      ).status,
+    ).toBe(200);
     await activate(seq.id);
-    await waitFor(async () => (await enrollmentOf(seq.id, enrollment!.id)).status === 'suppressed', 20_000, 'the enrollment to stop as suppressed');
+    await waitFor(
+      async () => (await enrollmentOf(seq.id, enrollment!.id)).status === 'suppressed',
+      20_000,
+      'the enrollment to stop as suppressed',
+    );
     expect(smtp.to(email)).toEqual([]);
   });
 });
@@ -339,23 +403,40 @@ describe('sending a sequence', () => {
 describe('limits, windows, rotation and idempotency', () => {
   it('never sends above a mailbox’s daily limit, rotates across the pool, and sends again on the next local day', async () => {
     const pool = [await insertMailbox(t.orgId, { daily_limit: 2 }), await insertMailbox(t.orgId, { daily_limit: 1 })];
-    const contacts = await Promise.all(Array.from({ length: 5 }, (_, i) => createContact(ctx, t, { first_name: `L${i}`, email: uniqueEmail(`limit${i}`) })));
+    const contacts = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => createContact(ctx, t, { first_name: `L${i}`, email: uniqueEmail(`limit${i}`) })),
+    );
     const seq = await sequence({ steps: [{ delay_days: 0, subject: 'Hi', body: 'Hi' }], mailbox_ids: pool });
-    await enroll(seq.id, contacts.map((c) => c.id));
+    await enroll(
+      seq.id,
+      contacts.map((c) => c.id),
+    );
     await activate(seq.id);
     const sentCount = async () =>
-      (await ctx.deps.sql<{ mailbox_id: string; n: number }[]>`
+      (
+        await ctx.deps.sql<{ mailbox_id: string; n: number }[]>`
         SELECT mailbox_id, count(*)::int AS n FROM outreach_messages WHERE org_id = ${t.orgId} AND mailbox_id = ANY(${pool}::uuid[]) AND status = 'sent'
-        GROUP BY mailbox_id`).reduce((acc, r) => ({ ...acc, [r.mailbox_id]: r.n }), {} as Record<string, number>);
+        GROUP BY mailbox_id`
+      ).reduce((acc, r) => ({ ...acc, [r.mailbox_id]: r.n }), {} as Record<string, number>);
     const statuses = async () =>
-      JSON.stringify(await ctx.deps.sql`SELECT mailbox_id, status, error, local_day::text FROM outreach_messages WHERE mailbox_id = ANY(${pool}::uuid[])`) +
+      JSON.stringify(
+        await ctx.deps
+          .sql`SELECT mailbox_id, status, error, local_day::text FROM outreach_messages WHERE mailbox_id = ANY(${pool}::uuid[])`,
+      ) +
       JSON.stringify(await ctx.deps.sql`SELECT status, next_send_at, next_step FROM outreach_enrollments WHERE sequence_id = ${seq.id}`) +
       JSON.stringify(await ctx.deps.sql`SELECT status, rotation FROM outreach_sequences WHERE id = ${seq.id}`) +
-      ctx.logs.filter((l) => /"level":(40|50)/.test(l)).slice(-5).join('\n');
-    await waitFor(async () => {
-      const c = await sentCount();
-      return (c[pool[0]!] ?? 0) + (c[pool[1]!] ?? 0) === 3;
-    }, 30_000, 'three sends').catch(async (error) => {
+      ctx.logs
+        .filter((l) => /"level":(40|50)/.test(l))
+        .slice(-5)
+        .join('\n');
+    await waitFor(
+      async () => {
+        const c = await sentCount();
+        return (c[pool[0]!] ?? 0) + (c[pool[1]!] ?? 0) === 3;
+      },
+      30_000,
+      'three sends',
+    ).catch(async (error) => {
       throw new Error(`${error.message}: ${await statuses()}`);
     });
     // A cycle now finds both mailboxes full: nothing more is sent today.
@@ -365,12 +446,17 @@ describe('limits, windows, rotation and idempotency', () => {
     expect(await sentCount()).toEqual({ [pool[0]!]: 2, [pool[1]!]: 1 });
 
     // The next local day (times moved back in Postgres): the rest go out.
-    await ctx.deps.sql`UPDATE outreach_messages SET local_day = local_day - 1 WHERE org_id = ${t.orgId} AND mailbox_id = ANY(${pool}::uuid[])`;
+    await ctx.deps
+      .sql`UPDATE outreach_messages SET local_day = local_day - 1 WHERE org_id = ${t.orgId} AND mailbox_id = ANY(${pool}::uuid[])`;
     await runSequenceCycle(ctx.deps, t.orgId, seq.id);
-    await waitFor(async () => {
-      const c = await sentCount();
-      return (c[pool[0]!] ?? 0) + (c[pool[1]!] ?? 0) === 5;
-    }, 30_000, 'five sends').catch(async (error) => {
+    await waitFor(
+      async () => {
+        const c = await sentCount();
+        return (c[pool[0]!] ?? 0) + (c[pool[1]!] ?? 0) === 5;
+      },
+      30_000,
+      'five sends',
+    ).catch(async (error) => {
       throw new Error(`${error.message}: ${await statuses()}`);
     });
     const byDay = await ctx.deps.sql<{ mailbox_id: string; local_day: string; n: number }[]>`
@@ -381,13 +467,28 @@ describe('limits, windows, rotation and idempotency', () => {
 
   it('a warming-up mailbox sends its warm-up volume a day, growing day by day to its daily limit; health shows the day and the cap', async () => {
     // Ramp of 1 a day over 4 days towards a limit of 4: day d allows d.
-    const mailbox = await insertMailbox(t.orgId, { daily_limit: 4, warmup_enabled: true, warmup_started_at: new Date(), warmup_start_per_day: 1, warmup_days: 4 });
-    const contacts = await Promise.all(Array.from({ length: 7 }, (_, i) => createContact(ctx, t, { first_name: `W${i}`, email: uniqueEmail(`warm${i}`) })));
+    const mailbox = await insertMailbox(t.orgId, {
+      daily_limit: 4,
+      warmup_enabled: true,
+      warmup_started_at: new Date(),
+      warmup_start_per_day: 1,
+      warmup_days: 4,
+    });
+    const contacts = await Promise.all(
+      Array.from({ length: 7 }, (_, i) => createContact(ctx, t, { first_name: `W${i}`, email: uniqueEmail(`warm${i}`) })),
+    );
     const seq = await sequence({ steps: [{ delay_days: 0, subject: 'Hi', body: 'Hi' }], mailbox_ids: [mailbox] });
-    await enroll(seq.id, contacts.map((c) => c.id));
+    await enroll(
+      seq.id,
+      contacts.map((c) => c.id),
+    );
     await activate(seq.id);
     const sent = async () =>
-      (await ctx.deps.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM outreach_messages WHERE mailbox_id = ${mailbox} AND status = 'sent'`)[0]!.n;
+      (
+        await ctx.deps.sql<
+          { n: number }[]
+        >`SELECT count(*)::int AS n FROM outreach_messages WHERE mailbox_id = ${mailbox} AND status = 'sent'`
+      )[0]!.n;
     const health = async () => (await ctx.request('GET', `/outreach/mailboxes/${mailbox}/health`, { token: t.session })).body;
     /** The next local day: what went out counts a day earlier, and warm-up began a day earlier. */
     // In the sender's lock order (the mailbox row first), so a cycle running meanwhile waits instead of deadlocking.
@@ -409,7 +510,13 @@ describe('limits, windows, rotation and idempotency', () => {
       // The day's volume is used up: a cycle sends nothing more.
       expect(await runSequenceCycle(ctx.deps, t.orgId, seq.id)).toMatchObject({ state: 'active', sent: 0 });
       expect(await sent()).toBe(total);
-      expect(await health()).toMatchObject({ daily_limit: 4, cap_today: day, sent_today: day, remaining_today: 0, warmup: { day, volume_today: day, complete: false } });
+      expect(await health()).toMatchObject({
+        daily_limit: 4,
+        cap_today: day,
+        sent_today: day,
+        remaining_today: 0,
+        warmup: { day, volume_today: day, complete: false },
+      });
     }
     // Day 4 the ramp reaches the daily limit; the last one of seven goes out.
     await nextDay();
@@ -435,7 +542,9 @@ describe('limits, windows, rotation and idempotency', () => {
     const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
     expect(cycle.nextDueInMs).toBe(midnight - now.getTime());
     expect((await enrollmentOf(seq.id, enrollment!.id)).status).toBe('active');
-    const [{ n }] = (await ctx.deps.sql`SELECT count(*)::int AS n FROM outreach_messages WHERE mailbox_id = ${mailbox}`) as unknown as [{ n: number }];
+    const [{ n }] = (await ctx.deps.sql`SELECT count(*)::int AS n FROM outreach_messages WHERE mailbox_id = ${mailbox}`) as unknown as [
+      { n: number },
+    ];
     expect(n).toBe(0);
   });
 
@@ -443,7 +552,13 @@ describe('limits, windows, rotation and idempotency', () => {
     const mailbox = await insertMailbox(t.orgId);
     const email = uniqueEmail('doubt');
     const contact = await createContact(ctx, t, { first_name: 'D', email });
-    const seq = await sequence({ steps: [{ delay_days: 0, subject: 'Hi', body: 'Hi' }, { delay_days: 1, body: 'Again' }], mailbox_ids: [mailbox] });
+    const seq = await sequence({
+      steps: [
+        { delay_days: 0, subject: 'Hi', body: 'Hi' },
+        { delay_days: 1, body: 'Again' },
+      ],
+      mailbox_ids: [mailbox],
+    });
     const [enrollment] = await enroll(seq.id, [contact.id]);
     // An earlier attempt reserved step 0 and was lost before recording what SMTP did.
     const thread = crypto.randomUUID();
@@ -461,7 +576,9 @@ describe('limits, windows, rotation and idempotency', () => {
     expect(cycle.sent).toBe(0);
     const e = await enrollmentOf(seq.id, enrollment!.id);
     expect(e).toMatchObject({ status: 'active', next_step: 1 });
-    const [msg] = await ctx.deps.sql<{ status: string }[]>`SELECT status FROM outreach_messages WHERE idempotency_key = ${idempotencyKey(enrollment!.id, 0)}`;
+    const [msg] = await ctx.deps.sql<
+      { status: string }[]
+    >`SELECT status FROM outreach_messages WHERE idempotency_key = ${idempotencyKey(enrollment!.id, 0)}`;
     expect(msg!.status).toBe('unconfirmed');
     expect(smtp.to(email)).toHaveLength(0);
   });

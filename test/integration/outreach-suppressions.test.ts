@@ -12,7 +12,10 @@ let readOnly: string;
 
 beforeAll(async () => {
   ctx = await createTestContext();
-  [a, b] = await Promise.all([newTenant(ctx, ['api:read', 'api:manage', 'outreach:manage']), newTenant(ctx, ['api:read', 'api:manage', 'outreach:manage'])]);
+  [a, b] = await Promise.all([
+    newTenant(ctx, ['api:read', 'api:manage', 'outreach:manage']),
+    newTenant(ctx, ['api:read', 'api:manage', 'outreach:manage']),
+  ]);
   readOnly = await createOrgKey(ctx, a.session, { scopes: ['outreach:read'] });
 });
 afterAll(() => ctx?.close());
@@ -23,7 +26,12 @@ describe('the suppression list', () => {
   it('adds an address once, whatever its case, keeping the first reason', async () => {
     const first = await add(a.session, { email: 'Gone@Example.com', reason: 'complaint', note: 'marked as spam' });
     expect(first.status, first.text).toBe(200);
-    expect(first.body).toMatchObject({ email: 'Gone@Example.com', reason: 'complaint', note: 'marked as spam', created_by: `user:${a.user}` });
+    expect(first.body).toMatchObject({
+      email: 'Gone@Example.com',
+      reason: 'complaint',
+      note: 'marked as spam',
+      created_by: `user:${a.user}`,
+    });
     const again = await add(a.session, { email: 'gone@example.com' });
     expect(again.body).toEqual(first.body);
     const manual = await add(a.session, { email: 'someone@example.com' });
@@ -36,7 +44,9 @@ describe('the suppression list', () => {
     expect(page.status).toBe(200);
     expect(page.body.data.map((s: { email: string }) => s.email)).toEqual(['p3@list.example', 'p2@list.example']);
     expect(page.body.pagination).toMatchObject({ limit: 2, total: 3, next_cursor: expect.any(String) });
-    const next = await ctx.request('GET', `/outreach/suppressions?search=list.example&limit=2&cursor=${page.body.pagination.next_cursor}`, { token: readOnly });
+    const next = await ctx.request('GET', `/outreach/suppressions?search=list.example&limit=2&cursor=${page.body.pagination.next_cursor}`, {
+      token: readOnly,
+    });
     expect(next.body.data.map((s: { email: string }) => s.email)).toEqual(['p1@list.example']);
     const complaints = await ctx.request('GET', '/outreach/suppressions?reason=complaint', { token: a.session });
     expect(complaints.body.data.every((s: { reason: string }) => s.reason === 'complaint')).toBe(true);

@@ -59,12 +59,16 @@ describe('readiness profiles on the real dev server', () => {
     accountId = await newAccount(a, { name: 'Ready Co', website: site.origin });
     const run = await ctx.request('POST', '/intelligence/research-runs', { token: a.session, body: { account_id: accountId } });
     await vi.waitFor(
-      async () => expect((await ctx.request('GET', `/intelligence/research-runs/${run.body.id}`, { token: a.session })).body.status).toBe('completed'),
+      async () =>
+        expect((await ctx.request('GET', `/intelligence/research-runs/${run.body.id}`, { token: a.session })).body.status).toBe(
+          'completed',
+        ),
       { timeout: 30_000, interval: 200 },
     );
     const orgId = await orgUuid(ctx, a);
     const contact = newId();
-    await ctx.deps.sql`INSERT INTO contacts (id, org_id, account_id, first_name, phone) VALUES (${contact}, ${orgId}, ${accountId}, 'Pat', '+14155550100')`;
+    await ctx.deps
+      .sql`INSERT INTO contacts (id, org_id, account_id, first_name, phone) VALUES (${contact}, ${orgId}, ${accountId}, 'Pat', '+14155550100')`;
     const day = 86_400_000;
     for (const body of [
       { type: 'call', contact_id: contact, due_at: new Date(Date.now() - 2 * day).toISOString() },
@@ -74,10 +78,14 @@ describe('readiness profiles on the real dev server', () => {
     ]) {
       expect((await ctx.request('POST', `/accounts/${accountId}/activities`, { token: a.session, body })).status).toBe(200);
     }
-    expect((await ctx.request('POST', '/deals', { token: a.session, body: { name: 'Pilot', stage: 'negotiation', account_id: accountId } })).status).toBe(200);
+    expect(
+      (await ctx.request('POST', '/deals', { token: a.session, body: { name: 'Pilot', stage: 'negotiation', account_id: accountId } }))
+        .status,
+    ).toBe(200);
     // Campaign calls reach the account through its contacts' phone numbers: one answered, one not.
     const campaign = newId();
-    await ctx.deps.sql`INSERT INTO campaigns (id, org_id, name, calling_window, max_attempts, retry_backoff_seconds, created_by, modified_by)
+    await ctx.deps
+      .sql`INSERT INTO campaigns (id, org_id, name, calling_window, max_attempts, retry_backoff_seconds, created_by, modified_by)
       VALUES (${campaign}, ${orgId}, 'Bench', ${ctx.deps.sql.json({})}, 1, 60, 'test', 'test')`;
     await ctx.deps.sql`INSERT INTO campaign_contacts (id, org_id, campaign_id, phone_numbers, status, last_outcome) VALUES
       (${newId()}, ${orgId}, ${campaign}, ${['+14155550100']}, 'completed', 'completed'),
@@ -116,7 +124,9 @@ describe('readiness profiles on the real dev server', () => {
     // negotiation 35 + a deal changed today 25 + a task due in 3 days 20 + research today 20
     expect(p.timing).toMatchObject({ score: 100 });
     expect(p.fit.reason).toBe('100/100: matched industry, employees, country, technology');
-    expect(p.engagement.reason).toBe('83/100: last activity 40/40, activities (30 days) 15/25, meetings (90 days) 10/10, connected calls (90 days) 10/10, email replies (90 days) 8/15');
+    expect(p.engagement.reason).toBe(
+      '83/100: last activity 40/40, activities (30 days) 15/25, meetings (90 days) 10/10, connected calls (90 days) 10/10, email replies (90 days) 8/15',
+    );
     expect(p.timing.reason).toMatch(/^100\/100: furthest open stage 35\/35, /);
     for (const axis of [p.fit, p.engagement, p.timing]) {
       expect(axis.score).toBeGreaterThanOrEqual(0);
@@ -160,9 +170,22 @@ describe('readiness profiles on the real dev server', () => {
     const orgId = await orgUuid(ctx, t);
     const id = await newAccount(t, { name: 'Replied Co' });
     const contact = newId();
-    await ctx.deps.sql`INSERT INTO contacts (id, org_id, account_id, first_name, email) VALUES (${contact}, ${orgId}, ${id}, 'Ria', 'ria@replied.example')`;
-    await recordContactEmail(ctx.deps.sql, orgId, contact, { subject: 'Re: hello', body: 'Sounds good', direction: 'inbound', at: new Date(), actor: 'outreach' });
-    await recordContactEmail(ctx.deps.sql, orgId, contact, { subject: 'Hello', body: 'Hi Ria', direction: 'outbound', at: new Date(), actor: 'outreach' });
+    await ctx.deps
+      .sql`INSERT INTO contacts (id, org_id, account_id, first_name, email) VALUES (${contact}, ${orgId}, ${id}, 'Ria', 'ria@replied.example')`;
+    await recordContactEmail(ctx.deps.sql, orgId, contact, {
+      subject: 'Re: hello',
+      body: 'Sounds good',
+      direction: 'inbound',
+      at: new Date(),
+      actor: 'outreach',
+    });
+    await recordContactEmail(ctx.deps.sql, orgId, contact, {
+      subject: 'Hello',
+      body: 'Hi Ria',
+      direction: 'outbound',
+      at: new Date(),
+      actor: 'outreach',
+    });
     await refreshed(t, id);
     const p = (await ctx.request('GET', `/accounts/${id}/readiness`, { token: t.session })).body;
     expect(p.engagement.signals.find((s: { name: string }) => s.name === 'email_replies_90d')).toMatchObject({ value: 1, points: 8 });
@@ -182,7 +205,11 @@ describe('readiness profiles on the real dev server', () => {
     const orgId = await orgUuid(ctx, a);
     const schedule = await ctx.deps.temporal.schedule.getHandle(`readiness-nightly:${orgId}`).describe();
     expect(schedule.spec.calendars?.length).toBe(1);
-    expect(schedule.action).toMatchObject({ type: 'startWorkflow', workflowType: 'readinessNightlyWorkflow', workflowId: `readiness-nightly-run:${orgId}` });
+    expect(schedule.action).toMatchObject({
+      type: 'startWorkflow',
+      workflowType: 'readinessNightlyWorkflow',
+      workflowId: `readiness-nightly-run:${orgId}`,
+    });
     expect(schedule.typedSearchAttributes.get(ORGANIZATION_ID)).toBe(orgId);
     await refreshed(a, accountId); // a second refresh leaves the schedule as it is
   });

@@ -6,7 +6,12 @@ import { HISTORIES_DIR } from '../support/histories';
 
 // Every kept history replays against today's workflow bundle: a change that would break a running
 // workflow (non-determinism) fails here before it ships.
-const files = fs.existsSync(HISTORIES_DIR) ? fs.readdirSync(HISTORIES_DIR).filter((f) => f.endsWith('.json')).sort() : [];
+const files = fs.existsSync(HISTORIES_DIR)
+  ? fs
+      .readdirSync(HISTORIES_DIR)
+      .filter((f) => f.endsWith('.json'))
+      .sort()
+  : [];
 
 describe('workflow replay', () => {
   it('has kept histories to replay', () => {

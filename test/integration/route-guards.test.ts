@@ -48,7 +48,8 @@ describe('route guards', () => {
     for (const route of scoped) {
       const res = await ctx.request(route.method.toUpperCase(), concrete(route.path), { token: keyWithoutScopes });
       // A session-only route (creating keys) refuses any ak_ key first for what it is.
-      const detail = route.auth !== 'public' && route.auth.session ? 'This operation requires an identity-provider session' : 'Insufficient permissions';
+      const detail =
+        route.auth !== 'public' && route.auth.session ? 'This operation requires an identity-provider session' : 'Insufficient permissions';
       expect(res, `${route.method} ${route.path}`).toMatchObject({ status: 403, body: { detail } });
     }
   });

@@ -237,7 +237,12 @@ describe('local presigned URLs through the app', () => {
   it('answers 403 with the error body for a missing or foreign signature', async () => {
     const k = `t/${unique()}.txt`;
     await ctx.deps.storage.put(k, 'x');
-    for (const query of ['', '?method=GET', '?method=GET&expires=99999999999&signature=' + '0'.repeat(64), '?method=GET&expires=abc&signature=zz']) {
+    for (const query of [
+      '',
+      '?method=GET',
+      '?method=GET&expires=99999999999&signature=' + '0'.repeat(64),
+      '?method=GET&expires=abc&signature=zz',
+    ]) {
       const response = await ctx.request('GET', `/storage/objects/${encodeURIComponent(k)}${query}`);
       expect(response.status).toBe(403);
       expect(response.body).toEqual({ detail: 'Invalid or expired signature' });
@@ -265,7 +270,10 @@ describe('local presigned URLs through the app', () => {
     const k = `t/${unique()}.json`;
     const body = '{ "spaced" :  [1, 2] }\n';
     const url = new URL(await ctx.deps.storage.presignPut(k, { contentType: 'application/json' }));
-    const response = await ctx.request('PUT', url.pathname + url.search, { rawBody: body, headers: { 'Content-Type': 'application/json' } });
+    const response = await ctx.request('PUT', url.pathname + url.search, {
+      rawBody: body,
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({});
     const object = await ctx.deps.storage.get(k);

@@ -60,12 +60,20 @@ beforeAll(async () => {
   const agent = idOf(await create('/core/agents', { name: 'Caller' }));
   if (agent) {
     ids.id = agent;
-    const campaign = idOf(await create('/campaign/campaigns', { name: 'Spring', agent_id: agent, calling_window: { start: '00:00', end: '24:00', days: [1, 2, 3, 4, 5, 6, 7] } }));
+    const campaign = idOf(
+      await create('/campaign/campaigns', {
+        name: 'Spring',
+        agent_id: agent,
+        calling_window: { start: '00:00', end: '24:00', days: [1, 2, 3, 4, 5, 6, 7] },
+      }),
+    );
     if (campaign) ids.campaign_id = campaign;
   }
   const phone = idOf(await create('/core/phone-numbers', { number: '+14155550199' }));
   if (phone) ids.phone_id = phone;
-  const profile = idOf(await create('/intelligence/icp-profiles', { name: 'ICP', criteria: [{ type: 'industry', values: ['software'], weight: 1 }] }));
+  const profile = idOf(
+    await create('/intelligence/icp-profiles', { name: 'ICP', criteria: [{ type: 'industry', values: ['software'], weight: 1 }] }),
+  );
   if (profile) {
     ids.profile_id = profile;
     const fit = idOf(await create('/intelligence/icp-fit-runs', { profile_id: profile, account_ids: [account] }));
@@ -109,14 +117,30 @@ beforeAll(async () => {
   if (run) ids.run_id = run;
   const source = idOf(await create('/knowledge-base/sources', { type: 'URL', url: 'https://example.com/docs' }));
   if (source) ids.source_id = source;
-  const table = await create('/core/custom-data/tables/orders', { key: ['order_id'], properties: [{ name: 'order_id', type: 'string' }] }, b.session, 'PUT');
+  const table = await create(
+    '/core/custom-data/tables/orders',
+    { key: ['order_id'], properties: [{ name: 'order_id', type: 'string' }] },
+    b.session,
+    'PUT',
+  );
   if (table) ids.name = 'orders';
   const outreachDomain = idOf(await create('/outreach/domains', { name: 'other-org-mail.com' }));
   if (outreachDomain) ids.domain_id = outreachDomain;
-  const mailbox = idOf(await create('/outreach/mailboxes', { email_address: 'sender@other-org-mail.com', smtp: { host: '127.0.0.1', port: 2525, secure: false } }));
+  const mailbox = idOf(
+    await create('/outreach/mailboxes', {
+      email_address: 'sender@other-org-mail.com',
+      smtp: { host: '127.0.0.1', port: 2525, secure: false },
+    }),
+  );
   if (mailbox) {
     ids.mailbox_id = mailbox;
-    const sequence = idOf(await create('/outreach/sequencer/sequences', { name: 'Cold', steps: [{ delay_days: 0, subject: 'Hi', body: 'Hello' }], mailbox_ids: [mailbox] }));
+    const sequence = idOf(
+      await create('/outreach/sequencer/sequences', {
+        name: 'Cold',
+        steps: [{ delay_days: 0, subject: 'Hi', body: 'Hello' }],
+        mailbox_ids: [mailbox],
+      }),
+    );
     const prospect = idOf(await create('/contacts', { first_name: 'Pia', email: 'pia@prospect.example' }));
     if (sequence && prospect) {
       ids.sequence_id = sequence;
@@ -235,9 +259,11 @@ describe('tenancy matrix: another organization’s ids are 404 on every route', 
       const body = route.method === 'get' || route.method === 'delete' ? undefined : (BODIES[key] ?? {});
       const res =
         key === 'POST /cards/{card_id}/media'
-          ? await fetch(`${ctx.baseUrl}${path}`, { method: 'POST', headers: { authorization: `Bearer ${a.session}`, 'content-type': 'image/png' }, body: await pngBytes() }).then(
-              async (r) => ({ status: r.status, body: await r.json() }),
-            )
+          ? await fetch(`${ctx.baseUrl}${path}`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${a.session}`, 'content-type': 'image/png' },
+              body: await pngBytes(),
+            }).then(async (r) => ({ status: r.status, body: await r.json() }))
           : await ctx.request(route.method.toUpperCase(), path, { token: a.session, body });
       checked++;
       // The spec answers a PATCH of a contact no row matched with 200 {} (not 404): nothing is revealed either way.

@@ -36,7 +36,8 @@ describe('without TRUSTED_PROXIES (the default)', () => {
   it('a spoofed X-Forwarded-For does not escape the per-address limit of failed key attempts', async () => {
     const from = httpClientFrom(ctx.baseUrl, '127.0.3.1');
     const statuses = [];
-    for (let i = 0; i < 4; i++) statuses.push((await from('GET', '/me', { token: unknownKey(), headers: { 'X-Forwarded-For': spoof() } })).status);
+    for (let i = 0; i < 4; i++)
+      statuses.push((await from('GET', '/me', { token: unknownKey(), headers: { 'X-Forwarded-For': spoof() } })).status);
     expect(statuses).toEqual([401, 401, 401, 429]);
     expect(ctx.logs.join('')).toContain('"client_address":"127.0.3.1"');
     expect(ctx.logs.join('')).not.toContain(`"client_address":"203.0.113.`);
@@ -63,10 +64,11 @@ describe('with TRUSTED_PROXIES', () => {
   });
   afterAll(() => ctx?.close());
 
-  it("counts failed key attempts by the address a trusted proxy forwarded, and ignores what the client wrote before it", async () => {
+  it('counts failed key attempts by the address a trusted proxy forwarded, and ignores what the client wrote before it', async () => {
     const viaProxy = httpClientFrom(ctx.baseUrl, '127.0.0.1');
     // Each forwarded address is a client of its own.
-    for (let i = 0; i < 4; i++) expect((await viaProxy('GET', '/me', { token: unknownKey(), headers: { 'X-Forwarded-For': spoof() } })).status).toBe(401);
+    for (let i = 0; i < 4; i++)
+      expect((await viaProxy('GET', '/me', { token: unknownKey(), headers: { 'X-Forwarded-For': spoof() } })).status).toBe(401);
     // Through two trusted hops (10.0.0.0/8 behind 127.0.0.1): the client is 198.51.100.9 whatever it put in front.
     const chain = () => ({ 'X-Forwarded-For': `${spoof()}, 198.51.100.9, 10.1.2.3` });
     const statuses = [];
@@ -84,6 +86,7 @@ describe('with TRUSTED_PROXIES', () => {
     expect((await post()).status).toBe(429);
     // Through the trusted proxy, forwarded addresses are counted apart.
     const viaProxy = httpClientFrom(ctx.baseUrl, '127.0.0.1');
-    for (let i = 0; i < 3; i++) expect((await viaProxy('POST', path, { body: lead(), headers: { 'X-Forwarded-For': spoof() } })).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await viaProxy('POST', path, { body: lead(), headers: { 'X-Forwarded-For': spoof() } })).status).toBe(200);
   });
 });

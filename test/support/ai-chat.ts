@@ -1,4 +1,11 @@
-import { DefaultChatTransport, parseJsonEventStream, readUIMessageStream, uiMessageChunkSchema, type UIMessage, type UIMessageChunk } from 'ai';
+import {
+  DefaultChatTransport,
+  parseJsonEventStream,
+  readUIMessageStream,
+  uiMessageChunkSchema,
+  type UIMessage,
+  type UIMessageChunk,
+} from 'ai';
 import { expect } from 'vitest';
 import type { TestContext } from './context';
 
@@ -62,7 +69,13 @@ export function chatTransport(ctx: TestContext, token: string, chatId: string) {
 export async function send(ctx: TestContext, token: string, chatId: string, text: string, id = `u-${Math.random().toString(36).slice(2)}`) {
   const transport = chatTransport(ctx, token, chatId);
   const message: UIMessage = { id, role: 'user', parts: [{ type: 'text', text }] };
-  const stream = await transport.sendMessages({ chatId, messages: [message], abortSignal: undefined, trigger: 'submit-message', messageId: undefined });
+  const stream = await transport.sendMessages({
+    chatId,
+    messages: [message],
+    abortSignal: undefined,
+    trigger: 'submit-message',
+    messageId: undefined,
+  });
   const chunks: UIMessageChunk[] = [];
   const reader = stream.getReader();
   for (;;) {
@@ -73,7 +86,14 @@ export async function send(ctx: TestContext, token: string, chatId: string, text
   return { message, chunks, answer: await messageFrom(chunks) };
 }
 
-export async function streamRequest(ctx: TestContext, method: string, path: string, token: string, body?: unknown, headers: Record<string, string> = {}) {
+export async function streamRequest(
+  ctx: TestContext,
+  method: string,
+  path: string,
+  token: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
   const res = await fetch(`${ctx.baseUrl}${path}`, {
     method,
     headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },

@@ -7,7 +7,10 @@ export interface AnalyticsTenant extends Tenant {
 }
 
 /** A tenant whose session carries data:access (and CRM scopes to seed through the API). */
-export async function analyticsTenant(ctx: TestContext, scopes = ['api:read', 'api:manage', 'data:access', 'organizations:manage']): Promise<AnalyticsTenant> {
+export async function analyticsTenant(
+  ctx: TestContext,
+  scopes = ['api:read', 'api:manage', 'data:access', 'organizations:manage'],
+): Promise<AnalyticsTenant> {
   const tenant = await newTenant(ctx, scopes);
   const me = await ctx.request('GET', '/me', { token: tenant.session });
   return { ...tenant, orgId: me.body.organization.id };

@@ -47,7 +47,15 @@ export function chromiumFor(suite: string, env: NodeJS.ProcessEnv = process.env)
 }
 
 // No sandbox (containers run as root), no GPU, a fixed time budget so pages settle without sleeps.
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--hide-scrollbars', '--no-first-run', '--virtual-time-budget=3000'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--hide-scrollbars',
+  '--no-first-run',
+  '--virtual-time-budget=3000',
+];
 
 /** The DOM after the page's scripts ran, serialized. */
 export async function dumpDom(binary: string, url: string): Promise<string> {

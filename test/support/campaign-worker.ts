@@ -15,7 +15,13 @@ const sql = createSql(requireDatabaseUrl(config), 5);
 const storage = createConfiguredStorage(config, loadMasterKey(config.ENCRYPTION_KEY, config.dataDir));
 const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS! });
 const { worker } = await createWorker(
-  { config, sql, storage, logger: createLogger(config.LOG_LEVEL), temporal: createTemporalClient(config.TEMPORAL_ADDRESS!, config.TEMPORAL_NAMESPACE) },
+  {
+    config,
+    sql,
+    storage,
+    logger: createLogger(config.LOG_LEVEL),
+    temporal: createTemporalClient(config.TEMPORAL_ADDRESS!, config.TEMPORAL_NAMESPACE),
+  },
   { connection, workflowBundlePath: process.env.WORKFLOW_BUNDLE_PATH },
 );
 const running = worker.run();

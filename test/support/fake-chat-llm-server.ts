@@ -38,7 +38,12 @@ export interface FakeChatLlm {
 export interface ChatRequestBody {
   model: string;
   stream?: boolean;
-  messages: { role: string; content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[]; tool_call_id?: string }[];
+  messages: {
+    role: string;
+    content: string | null;
+    tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+    tool_call_id?: string;
+  }[];
   tools?: { type: string; function: { name: string; description: string; parameters: unknown } }[];
 }
 
@@ -81,7 +86,9 @@ export async function startFakeChatLlm(): Promise<FakeChatLlm> {
       const body = JSON.parse(raw) as ChatRequestBody;
       fake.requests.push(body);
       if (fake.failWith) {
-        res.writeHead(fake.failWith, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: { message: 'fake failure', type: 'server_error' } }));
+        res
+          .writeHead(fake.failWith, { 'Content-Type': 'application/json' })
+          .end(JSON.stringify({ error: { message: 'fake failure', type: 'server_error' } }));
         return;
       }
       const next = fake.script.shift() ?? fake.fallback;

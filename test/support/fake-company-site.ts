@@ -36,8 +36,14 @@ export function companyPages(c: CompanySite): Record<string, FakePage> {
       `<meta name="description" content="${c.name}: ${c.pitch}."><meta property="og:site_name" content="${c.name}">` +
         c.scripts.map((s) => `<script src="${s}"></script>`).join(''),
     ),
-    '/about': page(`About ${c.name}`, `<h1>About us</h1><p>We are a team of ${c.employees} employees, headquartered in ${c.city}, ${c.country}.</p>`),
-    '/contact': page(`Contact ${c.name}`, `<h1>Contact</h1><p><a href="mailto:${c.email}">Email us</a> or <a href="tel:${c.phone}">call</a>.</p>`),
+    '/about': page(
+      `About ${c.name}`,
+      `<h1>About us</h1><p>We are a team of ${c.employees} employees, headquartered in ${c.city}, ${c.country}.</p>`,
+    ),
+    '/contact': page(
+      `Contact ${c.name}`,
+      `<h1>Contact</h1><p><a href="mailto:${c.email}">Email us</a> or <a href="tel:${c.phone}">call</a>.</p>`,
+    ),
     '/careers': page(`Careers at ${c.name}`, `<h1>Join us</h1><p>Open roles in ${c.city}.</p>`),
   };
 }

@@ -48,9 +48,11 @@ export async function startFakeEmbeddingsServer(apiKey = 'sk-test-embeddings'): 
     let raw = '';
     req.on('data', (c) => (raw += c));
     req.on('end', () => {
-      const send = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      const send = (status: number, body: unknown) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       if (req.method !== 'POST' || req.url !== '/v1/embeddings') return send(404, { error: { message: 'not found' } });
-      if (req.headers.authorization !== `Bearer ${apiKey}`) return send(401, { error: { message: 'invalid api key', type: 'invalid_request_error' } });
+      if (req.headers.authorization !== `Bearer ${apiKey}`)
+        return send(401, { error: { message: 'invalid api key', type: 'invalid_request_error' } });
       if (failures.n > 0) {
         failures.n--;
         return send(failures.status, { error: { message: 'simulated failure' } });
@@ -58,12 +60,13 @@ export async function startFakeEmbeddingsServer(apiKey = 'sk-test-embeddings'): 
       const body = JSON.parse(raw) as { model: string; input: string | string[]; input_type?: string };
       const input = Array.isArray(body.input) ? body.input : [body.input];
       requests.push({ model: body.model, input, ...(body.input_type === undefined ? {} : { input_type: body.input_type }) });
-      const answer = () => send(200, {
-        object: 'list',
-        model: body.model,
-        data: input.map((text, index) => ({ object: 'embedding', index, embedding: fakeEmbedding(text) })),
-        usage: { prompt_tokens: input.join(' ').length, total_tokens: input.join(' ').length },
-      });
+      const answer = () =>
+        send(200, {
+          object: 'list',
+          model: body.model,
+          data: input.map((text, index) => ({ object: 'embedding', index, embedding: fakeEmbedding(text) })),
+          usage: { prompt_tokens: input.join(' ').length, total_tokens: input.join(' ').length },
+        });
       if (delayMs > 0) setTimeout(answer, delayMs);
       else answer();
     });

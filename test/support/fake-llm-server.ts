@@ -51,7 +51,9 @@ export async function startFakeLlmServer(): Promise<FakeLlm> {
       const body = JSON.parse(raw);
       fake.requests.push(body);
       if (fake.failWith) {
-        res.writeHead(fake.failWith, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: { message: 'fake failure', type: 'server_error' } }));
+        res
+          .writeHead(fake.failWith, { 'Content-Type': 'application/json' })
+          .end(JSON.stringify({ error: { message: 'fake failure', type: 'server_error' } }));
         return;
       }
       const base = { id: 'chatcmpl-fake', created: Math.floor(Date.now() / 1000), model: body.model };
@@ -69,7 +71,9 @@ export async function startFakeLlmServer(): Promise<FakeLlm> {
       }
       res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
       const event = (delta: Record<string, unknown>, finish: string | null = null) =>
-        res.write(`data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
+        res.write(
+          `data: ${JSON.stringify({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`,
+        );
       const gate = hold;
       hold = null;
       event({ role: 'assistant', content: '' });

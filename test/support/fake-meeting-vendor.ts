@@ -23,13 +23,32 @@ export interface FakeMeetingVendor {
   requests: { method: string; path: string; authorization: string | undefined }[];
   transcripts: Map<string, string>; // transcript id → recording id
   /** Posts one signed event about a bot to the capture webhook; returns the HTTP status. */
-  emit(bot: FakeBot, event: string, extra?: Record<string, unknown>, options?: { id?: string; code?: string; sub_code?: string }): Promise<number>;
+  emit(
+    bot: FakeBot,
+    event: string,
+    extra?: Record<string, unknown>,
+    options?: { id?: string; code?: string; sub_code?: string },
+  ): Promise<number>;
   close(): Promise<void>;
 }
 
 export const FAKE_TRANSCRIPT = [
-  { participant: { id: 1, name: 'Dana Buyer', email: 'dana@customer.example', is_host: true }, words: [{ text: 'We', start_timestamp: { relative: 0.5 } }, { text: 'need', start_timestamp: { relative: 0.8 } }, { text: 'pricing.', start_timestamp: { relative: 1.1 } }] },
-  { participant: { id: 2, name: 'Sam Seller', email: null, is_host: false }, words: [{ text: 'Sending', start_timestamp: { relative: 3 } }, { text: 'it', start_timestamp: { relative: 3.2 } }, { text: 'today.', start_timestamp: { relative: 3.4 } }] },
+  {
+    participant: { id: 1, name: 'Dana Buyer', email: 'dana@customer.example', is_host: true },
+    words: [
+      { text: 'We', start_timestamp: { relative: 0.5 } },
+      { text: 'need', start_timestamp: { relative: 0.8 } },
+      { text: 'pricing.', start_timestamp: { relative: 1.1 } },
+    ],
+  },
+  {
+    participant: { id: 2, name: 'Sam Seller', email: null, is_host: false },
+    words: [
+      { text: 'Sending', start_timestamp: { relative: 3 } },
+      { text: 'it', start_timestamp: { relative: 3.2 } },
+      { text: 'today.', start_timestamp: { relative: 3.4 } },
+    ],
+  },
 ];
 
 /** `options.webhookUrl` is read on each emit, so a test may set it once the service's port is known. */
@@ -54,9 +73,23 @@ export async function startFakeMeetingVendor(options: { webhookUrl: string; secr
     if (req.headers.authorization !== `Token ${apiKey}`) return send(401, { detail: 'Invalid token.' });
     let m: RegExpMatchArray | null;
     if (req.method === 'POST' && path === '/api/v1/bot/') {
-      const bot: FakeBot = { id: crypto.randomUUID(), meeting_url: body.meeting_url, bot_name: body.bot_name, metadata: body.metadata ?? {}, left: false, recordings: [] };
+      const bot: FakeBot = {
+        id: crypto.randomUUID(),
+        meeting_url: body.meeting_url,
+        bot_name: body.bot_name,
+        metadata: body.metadata ?? {},
+        left: false,
+        recordings: [],
+      };
       bots.push(bot);
-      return send(201, { id: bot.id, meeting_url: { platform: 'zoom' }, bot_name: bot.bot_name, metadata: bot.metadata, status_changes: [], recordings: [] });
+      return send(201, {
+        id: bot.id,
+        meeting_url: { platform: 'zoom' },
+        bot_name: bot.bot_name,
+        metadata: bot.metadata,
+        status_changes: [],
+        recordings: [],
+      });
     }
     if ((m = path.match(/^\/api\/v1\/bot\/([^/]+)\/leave_call\/$/)) && req.method === 'POST') {
       const bot = bots.find((b) => b.id === m![1]);
@@ -77,7 +110,10 @@ export async function startFakeMeetingVendor(options: { webhookUrl: string; secr
     if ((m = path.match(/^\/api\/v1\/recording\/([^/]+)\/$/)) && req.method === 'GET') {
       const recording = bots.flatMap((b) => b.recordings).find((r) => r.id === m![1]);
       if (!recording) return send(404, { detail: 'Not found.' });
-      return send(200, { ...recording, media_shortcuts: { video_mixed: { data: { download_url: `${baseUrl}/download/video/${recording.id}.mp4` } } } });
+      return send(200, {
+        ...recording,
+        media_shortcuts: { video_mixed: { data: { download_url: `${baseUrl}/download/video/${recording.id}.mp4` } } },
+      });
     }
     if ((m = path.match(/^\/api\/v1\/transcript\/([^/]+)\/$/)) && req.method === 'GET') {
       if (!transcripts.has(m[1]!)) return send(404, { detail: 'Not found.' });
@@ -104,7 +140,11 @@ export async function startFakeMeetingVendor(options: { webhookUrl: string; secr
         },
       });
       const id = opts.id ?? `msg_${crypto.randomUUID()}`;
-      const response = await fetch(options.webhookUrl, { method: 'POST', headers: { 'Content-Type': 'application/json', ...signWebhook(options.secret, id, body) }, body });
+      const response = await fetch(options.webhookUrl, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...signWebhook(options.secret, id, body) },
+        body,
+      });
       await response.text();
       return response.status;
     },

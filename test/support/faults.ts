@@ -54,7 +54,19 @@ export async function startOwnTemporal(): Promise<OwnTemporal> {
   const port = await freePort();
   const child: ChildProcess = spawn(
     cli,
-    ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'error', '--search-attribute', 'OrganizationId=Keyword'],
+    [
+      'server',
+      'start-dev',
+      '--headless',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--log-level',
+      'error',
+      '--search-attribute',
+      'OrganizationId=Keyword',
+    ],
     { stdio: 'ignore' },
   );
   const address = `127.0.0.1:${port}`;
@@ -111,9 +123,7 @@ export function rawRequest(baseUrl: string, method: string, path: string, timeou
       const text = Buffer.concat(chunks).toString('utf8');
       const [head = '', ...rest] = text.split('\r\n\r\n');
       const [statusLine = '', ...lines] = head.split('\r\n');
-      const headers = Object.fromEntries(
-        lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
-      );
+      const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
       let body = rest.join('\r\n\r\n');
       if (headers['transfer-encoding'] === 'chunked') body = dechunk(body);
       resolve({ status: Number(statusLine.split(' ')[1]), headers, body });

@@ -12,9 +12,13 @@ export const HISTORIES_DIR = path.join(PROJECT_ROOT, 'test', 'histories');
  */
 export function keepHistory(address: string, workflowId: string, name: string): void {
   if (process.env.UPDATE_HISTORIES !== '1') return;
-  const json = execFileSync(findTemporalCli()!, ['workflow', 'show', '--address', address, '--workflow-id', workflowId, '--output', 'json'], {
-    encoding: 'utf8',
-  });
+  const json = execFileSync(
+    findTemporalCli()!,
+    ['workflow', 'show', '--address', address, '--workflow-id', workflowId, '--output', 'json'],
+    {
+      encoding: 'utf8',
+    },
+  );
   fs.mkdirSync(HISTORIES_DIR, { recursive: true });
   fs.writeFileSync(path.join(HISTORIES_DIR, `${name}.json`), json);
 }

@@ -12,7 +12,10 @@ export interface Tenant {
   session: string;
 }
 
-export async function newTenant(ctx: TestContext, scopes: string[] = ['api:read', 'api:manage', 'agents:manage', 'organizations:manage']): Promise<Tenant> {
+export async function newTenant(
+  ctx: TestContext,
+  scopes: string[] = ['api:read', 'api:manage', 'agents:manage', 'organizations:manage'],
+): Promise<Tenant> {
   const org = externalId('org');
   const user = externalId('user');
   const session = await ctx.session({ sub: user, org_id: org, org_ids: [org], permissions: scopes });

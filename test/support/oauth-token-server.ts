@@ -62,7 +62,8 @@ export async function startTokenServer(clients: Record<string, string>, validRef
         return answer(401, { error: 'invalid_client', error_description: 'Client authentication failed' });
       if (state.mode === 'invalid_grant' || (form.grant_type === 'refresh_token' && !validRefreshTokens.has(form.refresh_token ?? '')))
         return answer(400, { error: 'invalid_grant', error_description: 'The refresh token is invalid or expired' });
-      if (form.grant_type !== 'refresh_token' && form.grant_type !== 'client_credentials') return answer(400, { error: 'unsupported_grant_type' });
+      if (form.grant_type !== 'refresh_token' && form.grant_type !== 'client_credentials')
+        return answer(400, { error: 'unsupported_grant_type' });
       const accessToken = `at-${++counter}-${Math.random().toString(36).slice(2)}`;
       state.issued.push(accessToken);
       const body: Record<string, unknown> = { access_token: accessToken, token_type: 'Bearer', expires_in: state.expiresIn };

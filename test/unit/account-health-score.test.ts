@@ -45,7 +45,8 @@ describe('scoreAccountHealth', () => {
   });
 
   it('gives engagement as the share of contacts engaged, 0 without contacts', () => {
-    const engagement = (contacts: number, engaged: number) => scoreAccountHealth(inputs({ contacts, engagedContacts: engaged })).factors.engagement;
+    const engagement = (contacts: number, engaged: number) =>
+      scoreAccountHealth(inputs({ contacts, engagedContacts: engaged })).factors.engagement;
     expect(engagement(0, 0)).toBe(0);
     expect(engagement(4, 1)).toBe(7.5);
     expect(engagement(3, 3)).toBe(30);

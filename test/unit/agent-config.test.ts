@@ -23,7 +23,12 @@ describe('AgentConfig', () => {
       language: 'pt-BR',
       tools: [
         { type: 'webhook', name: 'book_slot', description: 'Books a slot', url: 'https://api.example/book' },
-        { type: 'transfer_call', name: 'to_sales', description: 'Sales', destinations: [{ phone_number: '+14155550100' }, { sip_uri: 'sip:desk@pbx.example' }] },
+        {
+          type: 'transfer_call',
+          name: 'to_sales',
+          description: 'Sales',
+          destinations: [{ phone_number: '+14155550100' }, { sip_uri: 'sip:desk@pbx.example' }],
+        },
         { type: 'end_call' },
         { type: 'knowledge_base', name: 'faq', description: 'FAQ', dataset_ids: ['0190c0de-0000-7000-8000-000000000001'] },
       ],
@@ -37,7 +42,11 @@ describe('AgentConfig', () => {
     ['a temperature above 2', { llm: { temperature: 2.5 } }, ['llm', 'temperature']],
     ['a negative temperature', { llm: { temperature: -0.1 } }, ['llm', 'temperature']],
     ['an unknown tool type', { tools: [{ type: 'teleport', name: 'x' }] }, ['tools', 0, 'type']],
-    ['a transfer rule to a number that is not E.164', { transfer: { rules: [{ condition: 'billing', destination: '555-0100' }] } }, ['transfer', 'rules', 0, 'destination']],
+    [
+      'a transfer rule to a number that is not E.164',
+      { transfer: { rules: [{ condition: 'billing', destination: '555-0100' }] } },
+      ['transfer', 'rules', 0, 'destination'],
+    ],
     ['two tools with one name', { tools: [{ type: 'end_call' }, { type: 'end_call' }] }, ['tools']],
     ['a dataset id that is not a uuid', { knowledge_base: { dataset_ids: ['nope'] } }, ['knowledge_base', 'dataset_ids', 0]],
     ['an unknown field', { voice: { provider: 'openai', pitch: 3 } }, ['voice']],
@@ -53,7 +62,19 @@ describe('AgentConfig', () => {
     expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
     const root = schema.$defs[schema.$ref.split('/').pop()!];
     expect(Object.keys(root.properties)).toEqual(
-      expect.arrayContaining(['instructions', 'first_message', 'language', 'voice', 'llm', 'tools', 'knowledge_base', 'transfer', 'end_call', 'limits', 'recording']),
+      expect.arrayContaining([
+        'instructions',
+        'first_message',
+        'language',
+        'voice',
+        'llm',
+        'tools',
+        'knowledge_base',
+        'transfer',
+        'end_call',
+        'limits',
+        'recording',
+      ]),
     );
     expect(root.additionalProperties).toBe(false);
     expect(root.properties.llm.properties.temperature).toMatchObject({ minimum: 0, maximum: 2 });

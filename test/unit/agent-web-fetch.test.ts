@@ -4,9 +4,26 @@ import { COMPANY_PAGE, startFakeWebsite, type FakeWebsite } from '../support/fak
 
 describe('isBlockedAddress', () => {
   it.each([
-    '127.0.0.1', '127.255.0.9', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1',
-    '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', '::ffff:127.0.0.1',
-    '::ffff:7f00:1', '::ffff:a9fe:a9fe', 'not-an-ip',
+    '127.0.0.1',
+    '127.255.0.9',
+    '10.1.2.3',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.1',
+    '255.255.255.255',
+    '::1',
+    '::',
+    'fe80::1',
+    'fc00::1',
+    'fd12:3456::1',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '::ffff:a9fe:a9fe',
+    'not-an-ip',
   ])('refuses %s', (address) => expect(isBlockedAddress(address)).toBe(true));
 
   it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '2606:4700::1111', '::ffff:8.8.8.8'])('lets %s through', (address) =>
@@ -34,7 +51,10 @@ describe('fetchPage', () => {
   afterAll(() => site?.close());
 
   const failure = async (promise: Promise<unknown>) => {
-    const error = await promise.then(() => null, (e: unknown) => e);
+    const error = await promise.then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(WebFetchError);
     return error as WebFetchError;
   };

@@ -51,13 +51,28 @@ describe('the stored message', () => {
       { type: 'finish', finishReason: 'stop' },
     ];
     expect(partsFromFrames(frames)).toEqual(await readWithAi(frames));
-    const denied = [...frames.slice(0, 14), { type: 'start', messageId: 'msg-1' }, { type: 'tool-output-denied', toolCallId: 'c3' }, { type: 'finish' }] as UiFrame[];
+    const denied = [
+      ...frames.slice(0, 14),
+      { type: 'start', messageId: 'msg-1' },
+      { type: 'tool-output-denied', toolCallId: 'c3' },
+      { type: 'finish' },
+    ] as UiFrame[];
     expect(partsFromFrames(denied)).toEqual(await readWithAi(denied));
   });
 
   it('closes what a cut-off segment left open', () => {
-    const open: UiFrame[] = [{ type: 'start' }, { type: 'start-step' }, { type: 'text-start', id: 't' }, { type: 'text-delta', id: 't', delta: 'a' }];
-    expect(closingFrames(open, 'other')).toEqual([{ type: 'text-end', id: 't' }, { type: 'finish-step' }, { type: 'finish', finishReason: 'other' }, null]);
+    const open: UiFrame[] = [
+      { type: 'start' },
+      { type: 'start-step' },
+      { type: 'text-start', id: 't' },
+      { type: 'text-delta', id: 't', delta: 'a' },
+    ];
+    expect(closingFrames(open, 'other')).toEqual([
+      { type: 'text-end', id: 't' },
+      { type: 'finish-step' },
+      { type: 'finish', finishReason: 'other' },
+      null,
+    ]);
     expect(closingFrames([{ type: 'start' }], 'stop')).toEqual([{ type: 'finish', finishReason: 'stop' }, null]);
   });
 });
@@ -72,9 +87,14 @@ describe('tools', () => {
   });
 
   it('validate the model’s input and describe themselves with JSON Schemas', () => {
-    expect(parseToolInput('move_deal_stage', { deal_id: 'nope', stage: 'won' })).toMatchObject({ ok: false, error: expect.stringContaining('deal_id') });
+    expect(parseToolInput('move_deal_stage', { deal_id: 'nope', stage: 'won' })).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('deal_id'),
+    });
     expect(parseToolInput('drop_table', {})).toEqual({ ok: false, error: 'Unknown tool drop_table' });
-    expect(parseToolInput('update_account', { account_id: '01a1fca5-0000-7000-8000-000000000000', changes: {} })).toMatchObject({ ok: false });
+    expect(parseToolInput('update_account', { account_id: '01a1fca5-0000-7000-8000-000000000000', changes: {} })).toMatchObject({
+      ok: false,
+    });
     expect(parseToolInput('create_contact', { account_id: '01a1fca5-0000-7000-8000-000000000000' })).toMatchObject({ ok: false });
     const tools = toolDefinitions();
     expect(tools.map((t) => t.name)).toHaveLength(7);
@@ -116,15 +136,27 @@ describe('the OpenAI-compatible chat model', () => {
     llm = await startFakeChatLlm();
   });
   afterAll(() => llm.close());
-  const model = (timeout = 5000) => createOpenAiChatModel({ LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: undefined, LLM_MODEL: 'fake-chat', LLM_CALL_TIMEOUT_MS: timeout });
+  const model = (timeout = 5000) =>
+    createOpenAiChatModel({ LLM_BASE_URL: llm.baseUrl, LLM_API_KEY: undefined, LLM_MODEL: 'fake-chat', LLM_CALL_TIMEOUT_MS: timeout });
   const collect = async (m: ReturnType<typeof model>) => {
     const events: ChatEvent[] = [];
-    for await (const e of m.stream({ messages: [{ role: 'user', content: 'hi' }], tools: toolDefinitions(), signal: new AbortController().signal })) events.push(e);
+    for await (const e of m.stream({
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: toolDefinitions(),
+      signal: new AbortController().signal,
+    }))
+      events.push(e);
     return events;
   };
 
   it('streams text and assembles streamed tool calls, sending the tools and the conversation', async () => {
-    llm.script.push({ text: 'Looking it up.', toolCalls: [{ name: 'search_accounts', arguments: { query: 'a long query that spans pieces' } }, { name: 'list_deals', arguments: {} }] });
+    llm.script.push({
+      text: 'Looking it up.',
+      toolCalls: [
+        { name: 'search_accounts', arguments: { query: 'a long query that spans pieces' } },
+        { name: 'list_deals', arguments: {} },
+      ],
+    });
     const events = await collect(model());
     expect(events).toEqual([
       { type: 'text-delta', delta: 'Looking ' },

@@ -9,9 +9,28 @@ describe('the accuracy set and its scoring', () => {
   });
 
   it('compares result sets as multisets: order aside, numbers normalised, duplicates and columns counted', () => {
-    expect(sameResult([['a', '1'], ['b', '2.00']], [['b', 2], ['a', 1]])).toBe(true);
+    expect(
+      sameResult(
+        [
+          ['a', '1'],
+          ['b', '2.00'],
+        ],
+        [
+          ['b', 2],
+          ['a', 1],
+        ],
+      ),
+    ).toBe(true);
     expect(sameResult([['x', '0.3333333']], [['x', 0.33]])).toBe(true);
-    expect(sameResult([['a', '1']], [['a', '1'], ['a', '1']])).toBe(false);
+    expect(
+      sameResult(
+        [['a', '1']],
+        [
+          ['a', '1'],
+          ['a', '1'],
+        ],
+      ),
+    ).toBe(false);
     expect(sameResult([['a', '1']], [['1', 'a']])).toBe(false);
     expect(sameResult([['a', null]], [['a', 'null']])).toBe(false);
   });

@@ -27,7 +27,9 @@ describe('the SQL guard', () => {
   });
 
   it('lets a recursive CTE name itself, and a later CTE name an earlier one', async () => {
-    expect((await checkSql('WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT * FROM r', ALLOWED)).ok).toBe(true);
+    expect(
+      (await checkSql('WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT * FROM r', ALLOWED)).ok,
+    ).toBe(true);
     expect((await checkSql('WITH a AS (SELECT id FROM deals), b AS (SELECT * FROM a) SELECT * FROM b', ALLOWED)).ok).toBe(true);
     // Outside its WITH, the name is a relation again.
     const outside = await checkSql('SELECT * FROM (WITH pg_roles AS (SELECT 1) SELECT * FROM pg_roles) s, pg_roles', ALLOWED);
@@ -39,6 +41,6 @@ describe('the SQL guard', () => {
     const checked = await checkSql(sql, ALLOWED);
     expect(checked).toMatchObject({ ok: true, statement: 'SELECT name FROM accounts ' });
     expect(wrapStatement('SELECT 1 -- c', 10)).toBe('SELECT * FROM (\nSELECT 1 -- c\n) q LIMIT 10');
-    expect(statementText('SELECT \'é\' ; ', { stmts: [{ stmt_location: 0, stmt_len: 12 }] })).toBe("SELECT 'é' ");
+    expect(statementText("SELECT 'é' ; ", { stmts: [{ stmt_location: 0, stmt_len: 12 }] })).toBe("SELECT 'é' ");
   });
 });

@@ -103,7 +103,11 @@ describe('retries', () => {
 describe('simulated dialer outcomes', () => {
   it('draws a stable outcome per key, in the configured proportions', () => {
     const weights = parseOutcomeWeights('completed:0.7,no_answer:0.2,busy:0.1');
-    expect(weights).toEqual([['completed', 0.7], ['no_answer', 0.2], ['busy', 0.1]]);
+    expect(weights).toEqual([
+      ['completed', 0.7],
+      ['no_answer', 0.2],
+      ['busy', 0.1],
+    ]);
     expect(pickOutcome(weights, 'k1')).toBe(pickOutcome(weights, 'k1'));
     const counts: Record<string, number> = {};
     for (let i = 0; i < 10_000; i++) {

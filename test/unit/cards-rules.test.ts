@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { cleanReferrer, conversionRate, eachDay, parseMediaKey, sniffImageType, splitName, zeroCounts, type CardContent } from '../../domain/cards';
+import {
+  cleanReferrer,
+  conversionRate,
+  eachDay,
+  parseMediaKey,
+  sniffImageType,
+  splitName,
+  zeroCounts,
+  type CardContent,
+} from '../../domain/cards';
 import { renderVcard } from '../../domain/vcard';
 import { RateLimiter } from '../../platform/rate-limit';
 
@@ -57,7 +66,13 @@ describe('card rules', () => {
   it('accepts only the allowlisted media key shape', () => {
     const id = '0190c0de-0000-7000-8000-00000000beef';
     expect(parseMediaKey(`cards/${id}/${id}.webp`)).toEqual({ cardId: id, contentType: 'image/webp' });
-    for (const key of [`cards/${id}/${id}.svg`, `cards/${id}/../${id}.png`, `cards/${id.toUpperCase()}/${id}.png`, `x/cards/${id}/${id}.png`, `cards/${id}/${id}.png\n`]) {
+    for (const key of [
+      `cards/${id}/${id}.svg`,
+      `cards/${id}/../${id}.png`,
+      `cards/${id.toUpperCase()}/${id}.png`,
+      `x/cards/${id}/${id}.png`,
+      `cards/${id}/${id}.png\n`,
+    ]) {
       expect(parseMediaKey(key), key).toBeUndefined();
     }
   });

@@ -30,8 +30,18 @@ describe('OpenAI-compatible embedder', () => {
     expect(String(error)).not.toContain('nope');
   });
   it('is chosen by EMBEDDINGS_BASE_URL, else the built-in embedder', () => {
-    expect(createEmbedder({ EMBEDDINGS_BASE_URL: server.baseUrl, EMBEDDINGS_MODEL: 'm2', EMBEDDINGS_API_KEY: 'k', EMBEDDINGS_INPUT_TYPE: false }).model).toBe('m2');
-    expect(createEmbedder({ EMBEDDINGS_BASE_URL: undefined, EMBEDDINGS_MODEL: undefined, EMBEDDINGS_API_KEY: undefined, EMBEDDINGS_INPUT_TYPE: false }).model).toBe('builtin-hashing-384');
+    expect(
+      createEmbedder({ EMBEDDINGS_BASE_URL: server.baseUrl, EMBEDDINGS_MODEL: 'm2', EMBEDDINGS_API_KEY: 'k', EMBEDDINGS_INPUT_TYPE: false })
+        .model,
+    ).toBe('m2');
+    expect(
+      createEmbedder({
+        EMBEDDINGS_BASE_URL: undefined,
+        EMBEDDINGS_MODEL: undefined,
+        EMBEDDINGS_API_KEY: undefined,
+        EMBEDDINGS_INPUT_TYPE: false,
+      }).model,
+    ).toBe('builtin-hashing-384');
   });
   it('says input_type (query or passage) only when configured to', async () => {
     const config = { EMBEDDINGS_BASE_URL: server.baseUrl, EMBEDDINGS_MODEL: 'e5', EMBEDDINGS_API_KEY: server.apiKey };

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { VECTOR_WEIGHT, chunkText, effectiveChunking, fixedSizeChunks, fusedScores, likePattern, structureChunks } from '../../domain/knowledge-base';
+import {
+  VECTOR_WEIGHT,
+  chunkText,
+  effectiveChunking,
+  fixedSizeChunks,
+  fusedScores,
+  likePattern,
+  structureChunks,
+} from '../../domain/knowledge-base';
 import { HashingEmbedder } from '../../platform/embedder-hashing';
 import { htmlMainText, processorFor } from '../../platform/extract';
 
@@ -36,7 +44,10 @@ describe('structure-aware chunking', () => {
     }
   });
   it('chooses the method from the source, falling back to the dataset for nulls', () => {
-    expect(effectiveChunking({ method: null, chunk_size: 300 }, { method: 'fixed_size', chunk_size: 900 })).toEqual({ method: 'fixed_size', chunk_size: 300 });
+    expect(effectiveChunking({ method: null, chunk_size: 300 }, { method: 'fixed_size', chunk_size: 900 })).toEqual({
+      method: 'fixed_size',
+      chunk_size: 300,
+    });
     expect(chunkText(words(100), { method: 'fixed_size', chunk_size: 100 }).every((c) => c.length <= 100)).toBe(true);
   });
 });
@@ -87,7 +98,8 @@ describe('retrieval helpers', () => {
 
 describe('extraction', () => {
   it('takes the main text of HTML, without scripts, navigation or footers, headings as Markdown', () => {
-    const html = '<html><head><script>x()</script></head><body><nav>Menu</nav><main><h2>Prices</h2><p>From &euro;10.</p></main><footer>(c)</footer></body></html>';
+    const html =
+      '<html><head><script>x()</script></head><body><nav>Menu</nav><main><h2>Prices</h2><p>From &euro;10.</p></main><footer>(c)</footer></body></html>';
     expect(htmlMainText(html)).toBe('## Prices\n\nFrom €10.');
   });
   it('picks the extractor from the media type, else the extension', () => {

@@ -157,7 +157,10 @@ describe('docker-compose.yml', () => {
     expect(tool).toMatch(new RegExp(`-u ${postgres.POSTGRES_USER}$`));
     expect(env(job).SQL_PASSWORD).toBe(postgres.POSTGRES_PASSWORD);
     expect(script).toMatch(/^set -eu$/m);
-    for (const [db, dir] of [[temporal.DBNAME!, 'temporal'], [temporal.VISIBILITY_DBNAME!, 'visibility']] as const) {
+    for (const [db, dir] of [
+      [temporal.DBNAME!, 'temporal'],
+      [temporal.VISIBILITY_DBNAME!, 'visibility'],
+    ] as const) {
       expect(script).toContain(`$tool --db ${db} setup-schema -v 0.0`);
       expect(script).toContain(`$tool --db ${db} update-schema -d /etc/temporal/schema/postgresql/v12/${dir}/versioned`);
     }
@@ -166,7 +169,7 @@ describe('docker-compose.yml', () => {
     expect((job as { restart?: string }).restart).toBe('no');
   });
 
-  it("gives the server a dynamic configuration file that exists, at the path it reads, and binds it for the other containers", () => {
+  it('gives the server a dynamic configuration file that exists, at the path it reads, and binds it for the other containers', () => {
     const temporal = env(services.temporal!);
     expect(temporal.BIND_ON_IP).toBe('0.0.0.0');
     const mount = services.temporal!.volumes!.find((v) => v.split(':')[1] === temporal.DYNAMIC_CONFIG_FILE_PATH);
@@ -240,9 +243,7 @@ describe('docker-compose.yml', () => {
 
 describe('Dockerfile', () => {
   const dockerfile = read('Dockerfile');
-  const args = Object.fromEntries(
-    [...dockerfile.matchAll(/^ARG\s+([A-Za-z_][A-Za-z0-9_]*)=(\S+)/gm)].map((m) => [m[1]!, m[2]!]),
-  );
+  const args = Object.fromEntries([...dockerfile.matchAll(/^ARG\s+([A-Za-z_][A-Za-z0-9_]*)=(\S+)/gm)].map((m) => [m[1]!, m[2]!]));
   const froms = [...dockerfile.matchAll(/^FROM\s+(\S+)(?:\s+AS\s+(\S+))?/gim)].map((m) => ({
     image: m[1]!.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (_, name: string) => args[name] ?? ''),
     stage: m[2],
@@ -266,7 +267,9 @@ describe('Dockerfile', () => {
   });
 
   it('keeps local state and installed modules out of the build context', () => {
-    const ignored = read('.dockerignore').split('\n').map((l) => l.trim());
+    const ignored = read('.dockerignore')
+      .split('\n')
+      .map((l) => l.trim());
     for (const entry of ['node_modules', '.data', '.tools', '.git']) expect(ignored).toContain(entry);
   });
 });

@@ -20,14 +20,29 @@ describe('configuration', () => {
     [{ ENCRYPTION_KEY: 'short' }, /^Invalid configuration: ENCRYPTION_KEY must be 64 hex characters/],
     [{ LOG_LEVEL: 'loud' }, /^Invalid configuration: LOG_LEVEL /],
     [{ S3_ENDPOINT: 'http://minio:9000' }, /S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are required/],
-    [{ TRUSTED_PROXIES: '10.0.0.1, proxy.internal' }, /^Invalid configuration: TRUSTED_PROXIES must be comma-separated IP addresses or CIDR ranges$/],
+    [
+      { TRUSTED_PROXIES: '10.0.0.1, proxy.internal' },
+      /^Invalid configuration: TRUSTED_PROXIES must be comma-separated IP addresses or CIDR ranges$/,
+    ],
     [{ TRUSTED_PROXIES: '10.0.0.0/33' }, /^Invalid configuration: TRUSTED_PROXIES must be comma-separated IP addresses or CIDR ranges$/],
-    [{ AUTH_UNPROVEN_FAILURES_PER_KEY: '0' }, /^Invalid configuration: AUTH_UNPROVEN_FAILURES_PER_KEY must be an integer between 1 and 1000000$/],
-    [{ AUTH_KEY_PROOF_TTL_SECONDS: '10' }, /^Invalid configuration: AUTH_KEY_PROOF_TTL_SECONDS must be an integer between 60 and 31536000$/],
+    [
+      { AUTH_UNPROVEN_FAILURES_PER_KEY: '0' },
+      /^Invalid configuration: AUTH_UNPROVEN_FAILURES_PER_KEY must be an integer between 1 and 1000000$/,
+    ],
+    [
+      { AUTH_KEY_PROOF_TTL_SECONDS: '10' },
+      /^Invalid configuration: AUTH_KEY_PROOF_TTL_SECONDS must be an integer between 60 and 31536000$/,
+    ],
     [{ IDP_JWKS_URL: 'https://idp.example/jwks' }, /IDP_JWKS_URL, IDP_ISSUER and IDP_AUDIENCE must be set together/],
     [{ NODE_ENV: 'production' }, /IDP_JWKS_URL is required when NODE_ENV=production/],
     [
-      { NODE_ENV: 'production', IDP_JWKS_URL: 'https://idp.example/jwks', IDP_ISSUER: 'i', IDP_AUDIENCE: 'a', WEB_FETCH_ALLOW_PRIVATE: 'true' },
+      {
+        NODE_ENV: 'production',
+        IDP_JWKS_URL: 'https://idp.example/jwks',
+        IDP_ISSUER: 'i',
+        IDP_AUDIENCE: 'a',
+        WEB_FETCH_ALLOW_PRIVATE: 'true',
+      },
       /WEB_FETCH_ALLOW_PRIVATE must not be set when NODE_ENV=production/,
     ],
   ])('refuses %o with one line naming the variable', (env, message) => {
@@ -49,7 +64,11 @@ describe('configuration', () => {
   it('trusts no proxy by default, and reads TRUSTED_PROXIES as addresses and CIDR ranges', () => {
     expect(loadConfig({}).TRUSTED_PROXIES).toEqual([]);
     expect(loadConfig({ TRUSTED_PROXIES: '' }).TRUSTED_PROXIES).toEqual([]);
-    expect(loadConfig({ TRUSTED_PROXIES: ' 10.0.0.0/8, 192.0.2.7 ,fd00::/8,' }).TRUSTED_PROXIES).toEqual(['10.0.0.0/8', '192.0.2.7', 'fd00::/8']);
+    expect(loadConfig({ TRUSTED_PROXIES: ' 10.0.0.0/8, 192.0.2.7 ,fd00::/8,' }).TRUSTED_PROXIES).toEqual([
+      '10.0.0.0/8',
+      '192.0.2.7',
+      'fd00::/8',
+    ]);
   });
 
   it('limits a key id for addresses that have not proven it, and keeps proofs a week, by default', () => {

@@ -22,11 +22,24 @@ describe('the documented timestamp pattern', () => {
   });
 
   it('takes the same times and offsets as the server', () => {
-    for (const value of ['2030-01-01T10:00', '2030-01-01T10:00:00', '2030-01-01T10:00:00.123456789Z', '2030-01-01T10:00+05:30', '2030-01-01T10:00:00-0800']) {
+    for (const value of [
+      '2030-01-01T10:00',
+      '2030-01-01T10:00:00',
+      '2030-01-01T10:00:00.123456789Z',
+      '2030-01-01T10:00+05:30',
+      '2030-01-01T10:00:00-0800',
+    ]) {
       expect(pattern.test(value), value).toBe(true);
       expect(TimestampInput.safeParse(value).success, value).toBe(true);
     }
-    for (const value of ['2030-01-01T24:00', '2030-01-01T10', '2030-01-01 10:00', '2030-06-31T10:00Z', '2023-02-29', '2030-01-01T10:00+24:00']) {
+    for (const value of [
+      '2030-01-01T24:00',
+      '2030-01-01T10',
+      '2030-01-01 10:00',
+      '2030-06-31T10:00Z',
+      '2023-02-29',
+      '2030-01-01T10:00+24:00',
+    ]) {
       expect(pattern.test(value), value).toBe(false);
       expect(TimestampInput.safeParse(value).success, value).toBe(false);
     }

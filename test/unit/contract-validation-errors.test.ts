@@ -15,7 +15,9 @@ const CASES: { name: string; schema: z.ZodType; input: unknown }[] = [
   { name: 'invalid_union', schema: z.object({ a: z.union([z.string(), z.number()]) }), input: { a: true } },
   {
     name: 'invalid_union (discriminator)',
-    schema: z.object({ tools: z.array(z.discriminatedUnion('type', [z.object({ type: z.literal('a') }), z.object({ type: z.literal('b') })])) }),
+    schema: z.object({
+      tools: z.array(z.discriminatedUnion('type', [z.object({ type: z.literal('a') }), z.object({ type: z.literal('b') })])),
+    }),
     input: { tools: [{ type: 'c' }, {}] },
   },
   { name: 'invalid_key', schema: z.object({ a: z.record(z.string().min(3), z.number()) }), input: { a: { x: 1 } } },
@@ -48,6 +50,8 @@ describe('the 422 mapper is total', () => {
 
   it('reports a missing enum and a missing union member as "missing" with input null', () => {
     const result = z.object({ a: z.enum(['x']) }).safeParse({});
-    expect(fromZodError(result.error!, 'body', {}).issues).toEqual([{ type: 'missing', loc: ['body', 'a'], msg: 'Field required', input: null, ctx: {} }]);
+    expect(fromZodError(result.error!, 'body', {}).issues).toEqual([
+      { type: 'missing', loc: ['body', 'a'], msg: 'Field required', input: null, ctx: {} },
+    ]);
   });
 });

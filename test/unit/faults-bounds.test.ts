@@ -76,7 +76,9 @@ describe('configuration of the bounds', () => {
       'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS must exceed TEMPORAL_REQUEST_TIMEOUT_MS',
     );
     expect(() => loadConfig({ ...base, DATABASE_CONNECT_TIMEOUT_MS: 'soon' })).toThrow('DATABASE_CONNECT_TIMEOUT_MS');
-    expect(() => loadConfig({ ...base, REQUEST_TIMEOUT_MS: '12000' })).toThrow('REQUEST_TIMEOUT_MS must exceed DATABASE_RESPONSE_TIMEOUT_MS');
+    expect(() => loadConfig({ ...base, REQUEST_TIMEOUT_MS: '12000' })).toThrow(
+      'REQUEST_TIMEOUT_MS must exceed DATABASE_RESPONSE_TIMEOUT_MS',
+    );
   });
 });
 

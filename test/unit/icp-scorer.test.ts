@@ -6,7 +6,12 @@ import { engagementAxis, readinessLabel, timingAxis } from '../../domain/readine
 import { extractPageProfile } from '../../platform/web-fetch';
 import { ACME_SOFTWARE, companyPages } from '../support/fake-company-site';
 
-const fact = (field: Fact['field'], value: string, confidence = 0.8, source = 'https://acme.example/'): Fact => ({ field, value, source, confidence });
+const fact = (field: Fact['field'], value: string, confidence = 0.8, source = 'https://acme.example/'): Fact => ({
+  field,
+  value,
+  source,
+  confidence,
+});
 
 const CRITERIA: Criterion[] = [
   { type: 'industry', values: ['software'], weight: 40 },
@@ -45,7 +50,10 @@ describe('ICP scorer', () => {
     const thin = scoreIcpFit(CRITERIA, [fact('industry', 'retail', 1)]);
     expect(thin).toMatchObject({ outcome: 'no_score', fit_score: null, grade: null });
     expect(thin.breakdown.map((b) => b.result)).toEqual(['missed', 'unknown', 'unknown', 'unknown']);
-    expect(scoreIcpFit(CRITERIA, [fact('industry', 'retail', 1), fact('employees', '10', 1)])).toMatchObject({ outcome: 'scored', fit_score: 0 });
+    expect(scoreIcpFit(CRITERIA, [fact('industry', 'retail', 1), fact('employees', '10', 1)])).toMatchObject({
+      outcome: 'scored',
+      fit_score: 0,
+    });
   });
 
   it('does not read the account name as a fact for keyword criteria', () => {
@@ -60,15 +68,22 @@ describe('ICP scorer', () => {
       { type: 'industry', values: ['SaaS'], weight: 1 },
     ];
     expect(scoreIcpFit(criteria, [fact('country', 'Germany'), fact('industry', 'software')])).toMatchObject({ fit_score: 100 });
-    expect(scoreIcpFit(criteria, [fact('country', 'United States'), fact('industry', 'Information Technology')])).toMatchObject({ fit_score: 100 });
+    expect(scoreIcpFit(criteria, [fact('country', 'United States'), fact('industry', 'Information Technology')])).toMatchObject({
+      fit_score: 100,
+    });
     expect(scoreIcpFit(criteria, [fact('country', 'France'), fact('industry', 'retail')])).toMatchObject({ fit_score: 0 });
-    expect([normalizeCountry('United Kingdom'), normalizeCountry('UK'), normalizeCountry('gbr'), normalizeCountry('Narnia')]).toEqual(['GB', 'GB', 'GB', null]);
-    expect([normalizeIndustry('Fin-Tech'), normalizeIndustry('fintech'), normalizeIndustry('Real Estate'), normalizeIndustry('vibes')]).toEqual([
-      null,
-      'financial_services',
-      'real_estate',
+    expect([normalizeCountry('United Kingdom'), normalizeCountry('UK'), normalizeCountry('gbr'), normalizeCountry('Narnia')]).toEqual([
+      'GB',
+      'GB',
+      'GB',
       null,
     ]);
+    expect([
+      normalizeIndustry('Fin-Tech'),
+      normalizeIndustry('fintech'),
+      normalizeIndustry('Real Estate'),
+      normalizeIndustry('vibes'),
+    ]).toEqual([null, 'financial_services', 'real_estate', null]);
   });
 
   it('names reversed ranges, unknown countries and industries, and all-zero weights as problems', () => {
@@ -102,12 +117,18 @@ describe('ICP scorer', () => {
       { type: 'keyword', values: ['field teams'], weight: 1 },
       { type: 'custom', values: ['Strategic'], weight: 1 },
     ];
-    const facts = accountFacts({ name: 'Acme', industry: null, employee_count: null, description: 'Software for Field Teams', tags: ['strategic'] }, []);
+    const facts = accountFacts(
+      { name: 'Acme', industry: null, employee_count: null, description: 'Software for Field Teams', tags: ['strategic'] },
+      [],
+    );
     expect(scoreIcpFit(criteria, facts)).toMatchObject({ fit_score: 100 });
   });
 
   it("lets the CRM row's values win over research facts", () => {
-    const facts = accountFacts({ name: 'Acme', industry: 'retail', employee_count: 10, description: null, tags: [] }, [fact('industry', 'software'), fact('employees', '120')]);
+    const facts = accountFacts({ name: 'Acme', industry: 'retail', employee_count: 10, description: null, tags: [] }, [
+      fact('industry', 'software'),
+      fact('employees', '120'),
+    ]);
     expect(facts.filter((f) => f.field === 'industry')).toEqual([{ field: 'industry', value: 'retail', source: 'crm', confidence: 1 }]);
     expect(scoreIcpFit(CRITERIA.slice(0, 2), facts).fit_score).toBe(0);
   });
@@ -115,8 +136,12 @@ describe('ICP scorer', () => {
   it('keeps the research source of a value research wrote into the row, until a person changes it', () => {
     const research = [fact('employees', '120', 0.7, 'https://acme.example/about')];
     const row = { name: 'Acme', industry: null, employee_count: 120, description: null, tags: [] };
-    expect(accountFacts(row, research, { employee_count: 120 }).find((f) => f.field === 'employees')!.source).toBe('https://acme.example/about');
-    expect(accountFacts({ ...row, employee_count: 99 }, research, { employee_count: 120 }).find((f) => f.field === 'employees')).toMatchObject({ value: '99', source: 'crm' });
+    expect(accountFacts(row, research, { employee_count: 120 }).find((f) => f.field === 'employees')!.source).toBe(
+      'https://acme.example/about',
+    );
+    expect(
+      accountFacts({ ...row, employee_count: 99 }, research, { employee_count: 120 }).find((f) => f.field === 'employees'),
+    ).toMatchObject({ value: '99', source: 'crm' });
   });
 
   it('grades A ≥ 80, B ≥ 60, C ≥ 40, D below', () => {
@@ -162,13 +187,28 @@ describe('readiness axes and label', () => {
   const ago = (d: number) => new Date(now.getTime() - d * 86_400_000);
 
   it('scores engagement from recency, frequency, replies, meetings and connected calls', () => {
-    const axis = engagementAxis({ now, lastActivityAt: ago(2), activities30d: 3, emailReplies90d: 1, meetings90d: 1, connectedCalls90d: 0, unansweredCalls90d: 2 });
+    const axis = engagementAxis({
+      now,
+      lastActivityAt: ago(2),
+      activities30d: 3,
+      emailReplies90d: 1,
+      meetings90d: 1,
+      connectedCalls90d: 0,
+      unansweredCalls90d: 2,
+    });
     expect(axis.score).toBe(40 + 15 + 8 + 10);
     expect(axis.signals.find((s) => s.name === 'unanswered_calls_90d')).toMatchObject({ value: 2, points: 0 });
   });
 
   it('scores timing from the furthest open stage, deal movement, tasks and research', () => {
-    const axis = timingAxis({ now, openDealStages: ['prospecting', 'proposal'], lastDealChangeAt: ago(20), openTasks: 1, openTasksDueSoon: 1, lastResearchAt: ago(40) });
+    const axis = timingAxis({
+      now,
+      openDealStages: ['prospecting', 'proposal'],
+      lastDealChangeAt: ago(20),
+      openTasks: 1,
+      openTasksDueSoon: 1,
+      lastResearchAt: ago(40),
+    });
     expect(axis.score).toBe(28 + 12 + 20 + 0);
     expect(axis.signals[0]).toMatchObject({ name: 'furthest_open_stage', value: 'proposal' });
   });

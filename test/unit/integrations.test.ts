@@ -16,14 +16,24 @@ describe('the integrations catalog', () => {
   it('is the simulated provider on the embedded defaults, and empty without it', () => {
     const catalog = loadCatalog({ SIMULATED_OAUTH_ISSUER: 'http://127.0.0.1:8090' });
     expect([...catalog.keys()]).toEqual(['simulated']);
-    expect(catalog.get('simulated')).toMatchObject({ simulated: true, token_url: 'http://127.0.0.1:8090/token', token_auth_method: 'none' });
+    expect(catalog.get('simulated')).toMatchObject({
+      simulated: true,
+      token_url: 'http://127.0.0.1:8090/token',
+      token_auth_method: 'none',
+    });
     expect(loadCatalog({}).size).toBe(0);
   });
 
   it('takes INTEGRATION_PROVIDERS instead, with defaults, the issuer from the authorization URL', () => {
     const catalog = loadCatalog({ INTEGRATION_PROVIDERS: JSON.stringify([provider]), SIMULATED_OAUTH_ISSUER: 'http://127.0.0.1:8090' });
     expect([...catalog.keys()]).toEqual(['acme']);
-    expect(catalog.get('acme')).toMatchObject({ issuer: 'https://id.acme.test', simulated: false, client_source: 'config', token_auth_method: 'client_secret_basic', scopes: [] });
+    expect(catalog.get('acme')).toMatchObject({
+      issuer: 'https://id.acme.test',
+      simulated: false,
+      client_source: 'config',
+      token_auth_method: 'client_secret_basic',
+      scopes: [],
+    });
   });
 
   it('refuses a malformed catalog with one line naming the fault, at start', () => {
@@ -38,7 +48,13 @@ describe('the integrations catalog', () => {
       expect(() => loadCatalog({ INTEGRATION_PROVIDERS: value })).toThrow(message);
       expect(() => loadConfig({ INTEGRATION_PROVIDERS: value })).toThrow(ConfigError);
     }
-    expect(() => loadCatalog({ INTEGRATION_PROVIDERS: JSON.stringify([{ ...provider, client_source: 'organization', client_id: undefined, client_secret: undefined }]) })).not.toThrow();
+    expect(() =>
+      loadCatalog({
+        INTEGRATION_PROVIDERS: JSON.stringify([
+          { ...provider, client_source: 'organization', client_id: undefined, client_secret: undefined },
+        ]),
+      }),
+    ).not.toThrow();
   });
 });
 
@@ -69,7 +85,19 @@ describe('integration rules', () => {
   });
 
   it('escapes everything a provider name or description carries into the pages', () => {
-    const html = renderConnectPage([{ key: 'k', name: '<script>alert(1)</script>', description: '"quoted"', simulated: true, scopes: ['a&b'], href: 'https://x/?a=1&b=2' }], false);
+    const html = renderConnectPage(
+      [
+        {
+          key: 'k',
+          name: '<script>alert(1)</script>',
+          description: '"quoted"',
+          simulated: true,
+          scopes: ['a&b'],
+          href: 'https://x/?a=1&b=2',
+        },
+      ],
+      false,
+    );
     expect(html).not.toContain('<script>alert');
     expect(html).toContain('&#60;script&#62;');
     expect(html).toContain('a&#38;b');

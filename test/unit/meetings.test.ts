@@ -25,10 +25,15 @@ describe('meeting links', () => {
     ['https://teams.live.com/meet/9876543210123', 'microsoft_teams'],
   ])('%s is %s', (url, platform) => expect(meetingPlatform(url)).toBe(platform));
 
-  it.each(['http://zoom.us/j/1234567890', 'https://evilzoom.us/j/1234567890', 'https://zoom.us.example/j/1234567890', 'https://user:pw@zoom.us/j/1234567890', 'https://meet.google.com/ABC-DEFG-HIJ', 'https://teams.microsoft.com/l/chat', 'zoom.us/j/1'])(
-    '%s is refused',
-    (url) => expect(meetingPlatform(url)).toBeNull(),
-  );
+  it.each([
+    'http://zoom.us/j/1234567890',
+    'https://evilzoom.us/j/1234567890',
+    'https://zoom.us.example/j/1234567890',
+    'https://user:pw@zoom.us/j/1234567890',
+    'https://meet.google.com/ABC-DEFG-HIJ',
+    'https://teams.microsoft.com/l/chat',
+    'zoom.us/j/1',
+  ])('%s is refused', (url) => expect(meetingPlatform(url)).toBeNull());
 });
 
 describe('vendor events', () => {
@@ -55,7 +60,10 @@ describe('vendor events', () => {
       { speaker: 'Ann', email: 'ann@x.example', text: 'Bye.', start_seconds: 2 },
     ];
     expect(transcriptText(segments)).toBe('Ann: Hello.\nBo: Hi.\nAnn: Bye.');
-    expect(attendeesOf(segments)).toEqual([{ name: 'Ann', email: 'ann@x.example' }, { name: 'Bo', email: '' }]);
+    expect(attendeesOf(segments)).toEqual([
+      { name: 'Ann', email: 'ann@x.example' },
+      { name: 'Bo', email: '' },
+    ]);
   });
 });
 
@@ -64,7 +72,11 @@ describe('webhook signatures', () => {
   it('verifies Standard Webhooks and Svix header names against any configured secret', () => {
     const headers = signWebhook(secret, 'msg_9', '{"a":1}');
     expect(verifyWebhook(['whsec_AAAA', secret], '{"a":1}', headers)).toBe('msg_9');
-    const svix = { 'svix-id': headers['webhook-id'], 'svix-timestamp': headers['webhook-timestamp'], 'svix-signature': headers['webhook-signature'] };
+    const svix = {
+      'svix-id': headers['webhook-id'],
+      'svix-timestamp': headers['webhook-timestamp'],
+      'svix-signature': headers['webhook-signature'],
+    };
     expect(verifyWebhook([secret], '{"a":1}', svix)).toBe('msg_9');
     expect(verifyWebhook([secret], '{"a":2}', headers)).toBeNull();
     expect(verifyWebhook([secret], '{"a":1}', signWebhook(secret, 'msg_9', '{"a":1}', new Date(Date.now() - 301_000)))).toBeNull();

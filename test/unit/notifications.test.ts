@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { NOTIFICATION_EVENTS, SUBSCRIBABLE_EVENTS, findEventDefinition } from '../../domain/notification-events';
-import { dealChangeEvents, describeEvent, effectivePreference, escapeHtml, nextDigestAt, renderDigestEmail } from '../../domain/notifications';
+import {
+  dealChangeEvents,
+  describeEvent,
+  effectivePreference,
+  escapeHtml,
+  nextDigestAt,
+  renderDigestEmail,
+} from '../../domain/notifications';
 
 describe('notification registry', () => {
   it('has unique <entity>.<change> types, and the subscribable list leaves out always-send alerts only', () => {
@@ -57,7 +64,14 @@ describe('dealChangeEvents', () => {
 
 describe('rendering', () => {
   it('describes events from their payload', () => {
-    expect(describeEvent({ event_type: 'deal.stage_changed', entity_type: 'deal', entity_id: 'd', payload: { deal_name: 'X', old: 'a', new: 'b' } })).toEqual({
+    expect(
+      describeEvent({
+        event_type: 'deal.stage_changed',
+        entity_type: 'deal',
+        entity_id: 'd',
+        payload: { deal_name: 'X', old: 'a', new: 'b' },
+      }),
+    ).toEqual({
       title: 'Deal stage changed: X',
       body: 'Stage moved from a to b.',
     });

@@ -10,7 +10,13 @@ describe('automatic answers', () => {
     expect(autoReplyKind({ header: headers({ 'x-autoreply': 'yes' }), subject: 'Re: Hello' })).toBe('auto_reply');
     expect(autoReplyKind({ header: headers({ precedence: 'auto_reply' }), subject: 'Re: Hello' })).toBe('auto_reply');
     expect(autoReplyKind({ header: headers({ precedence: 'bulk' }), subject: 'Re: Hello' })).toBeNull();
-    for (const subject of ['Out of Office: Hello', 'Automatic reply: Hello', 'OOO until Monday', 'Abwesenheit: Hallo', 'Réponse automatique : Bonjour']) {
+    for (const subject of [
+      'Out of Office: Hello',
+      'Automatic reply: Hello',
+      'OOO until Monday',
+      'Abwesenheit: Hallo',
+      'Réponse automatique : Bonjour',
+    ]) {
       expect(autoReplyKind({ header: headers({}), subject }), subject).toBe('out_of_office');
     }
     expect(autoReplyKind({ header: headers({}), subject: 'Re: our office move' })).toBeNull();

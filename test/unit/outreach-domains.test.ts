@@ -55,6 +55,7 @@ describe('domain names', () => {
   it('normalizes and validates', () => {
     expect(normalizeDomain(' Acme.COM. ')).toBe('acme.com');
     for (const ok of ['acme.com', 'mail.acme.co.uk', 'x-y.io']) expect(DOMAIN_NAME.test(ok), ok).toBe(true);
-    for (const bad of ['acme', 'acme.c', '-a.com', 'a-.com', 'a_b.com', 'a..com', '1.2.3.4']) expect(DOMAIN_NAME.test(bad), bad).toBe(false);
+    for (const bad of ['acme', 'acme.c', '-a.com', 'a-.com', 'a_b.com', 'a..com', '1.2.3.4'])
+      expect(DOMAIN_NAME.test(bad), bad).toBe(false);
   });
 });

@@ -40,7 +40,12 @@ describe('isWithinSendingWindow', () => {
     // In July New York is UTC-4: 13:00Z is 09:00.
     expect(isWithinSendingWindow(ny, at('2030-07-08T13:00:00Z'))).toBe(true);
     // The weekday is the local one: Tuesday 02:00Z is still Monday 21:00 in New York.
-    expect(isWithinSendingWindow(mb({ timezone: 'America/New_York', window_start: '20:00', window_end: '24:00', window_days: [1] }), at('2030-01-08T02:00:00Z'))).toBe(true);
+    expect(
+      isWithinSendingWindow(
+        mb({ timezone: 'America/New_York', window_start: '20:00', window_end: '24:00', window_days: [1] }),
+        at('2030-01-08T02:00:00Z'),
+      ),
+    ).toBe(true);
   });
 
   it('24:00 closes the window at midnight', () => {

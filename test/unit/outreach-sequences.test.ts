@@ -1,7 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { SEQUENCE_MOVES, afterStep, nextLocalDayOpening, rotationStart, sequenceMoveRefusal, type SequenceMove, type SequenceStatus } from '../../domain/outreach-sequences';
+import {
+  SEQUENCE_MOVES,
+  afterStep,
+  nextLocalDayOpening,
+  rotationStart,
+  sequenceMoveRefusal,
+  type SequenceMove,
+  type SequenceStatus,
+} from '../../domain/outreach-sequences';
 import { chooseVariant, oneLine, renderTemplate, unknownVariables } from '../../domain/outreach-templates';
-import { isBounce, makeMessageId, messageIdsIn, organizationOf, originalMessageIds, replyHeaders, replySubject, threadCandidates } from '../../domain/outreach-threading';
+import {
+  isBounce,
+  makeMessageId,
+  messageIdsIn,
+  organizationOf,
+  originalMessageIds,
+  replyHeaders,
+  replySubject,
+  threadCandidates,
+} from '../../domain/outreach-threading';
 
 const ORG = '01900000-0000-7000-8000-000000000001';
 const MSG = '01900000-0000-7000-8000-0000000000aa';
@@ -87,7 +104,9 @@ describe('threading', () => {
   it('recognises bounces and finds the original Message-ID in returned headers', () => {
     expect(isBounce({ contentType: 'multipart/report; report-type=delivery-status', partTypes: [] })).toBe(true);
     expect(isBounce({ contentType: 'multipart/mixed', partTypes: ['message/delivery-status'] })).toBe(true);
-    expect(isBounce({ contentType: 'text/plain', partTypes: [], from: 'MAILER-DAEMON@mx', subject: 'Undelivered Mail Returned to Sender' })).toBe(true);
+    expect(
+      isBounce({ contentType: 'text/plain', partTypes: [], from: 'MAILER-DAEMON@mx', subject: 'Undelivered Mail Returned to Sender' }),
+    ).toBe(true);
     expect(isBounce({ contentType: 'text/plain', partTypes: [], from: 'ann@x', subject: 'Re: undelivered?' })).toBe(false);
     expect(originalMessageIds('Subject: Hi\r\nMessage-ID:\r\n <orig@acme.test>\r\n')).toEqual(['<orig@acme.test>']);
   });

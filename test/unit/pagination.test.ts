@@ -43,8 +43,11 @@ describe('cursors', () => {
     const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: '.data' });
     const { document } = createApp({ config, logger: createLogger('silent'), storage: { driver: 'local' } } as unknown as AppDeps);
     const cursors = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
-      Object.entries(item as Record<string, { parameters?: { in: string; name: string; schema: { pattern?: string } }[] }>).flatMap(([method, op]) =>
-        (op.parameters ?? []).filter((p) => p.in === 'query' && p.name === 'cursor').map((p) => ({ operation: `${method.toUpperCase()} ${path}`, pattern: p.schema.pattern })),
+      Object.entries(item as Record<string, { parameters?: { in: string; name: string; schema: { pattern?: string } }[] }>).flatMap(
+        ([method, op]) =>
+          (op.parameters ?? [])
+            .filter((p) => p.in === 'query' && p.name === 'cursor')
+            .map((p) => ({ operation: `${method.toUpperCase()} ${path}`, pattern: p.schema.pattern })),
       ),
     );
     expect(cursors.length).toBeGreaterThan(10);

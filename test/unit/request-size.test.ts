@@ -71,7 +71,16 @@ export function longestMatch(pattern: string): number {
       if (quantifier) {
         i += quantifier[0].length;
         const q = quantifier[0][0];
-        const most = q === '?' ? 1 : q === '*' || q === '+' ? Infinity : quantifier[2] ? (quantifier[3] ? Number(quantifier[3]) : Infinity) : Number(quantifier[1]);
+        const most =
+          q === '?'
+            ? 1
+            : q === '*' || q === '+'
+              ? Infinity
+              : quantifier[2]
+                ? quantifier[3]
+                  ? Number(quantifier[3])
+                  : Infinity
+                : Number(quantifier[1]);
         atom *= most;
       }
       total += atom;
@@ -110,7 +119,11 @@ describe('request size', () => {
   const operations = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
     Object.entries(item as Record<string, Operation>)
       .filter(([method]) => ['get', 'put', 'post', 'patch', 'delete'].includes(method))
-      .map(([method, operation]) => ({ path, method, parameters: (operation.parameters ?? []).filter((p) => p.in === 'query' || p.in === 'path') })),
+      .map(([method, operation]) => ({
+        path,
+        method,
+        parameters: (operation.parameters ?? []).filter((p) => p.in === 'query' || p.in === 'path'),
+      })),
   );
 
   it('bounds every path and query parameter, except the signed object URLs', () => {
@@ -132,8 +145,11 @@ describe('request size', () => {
     expect(tooLong).toEqual([]);
   });
 
-  it('serves a request line past Node\'s default 16 KiB, and answers 431 past its own limit', async () => {
-    const server = createApp({ config, logger: createLogger('silent'), storage: { driver: 'local' } } as unknown as AppDeps).app.listen(0, '127.0.0.1');
+  it("serves a request line past Node's default 16 KiB, and answers 431 past its own limit", async () => {
+    const server = createApp({ config, logger: createLogger('silent'), storage: { driver: 'local' } } as unknown as AppDeps).app.listen(
+      0,
+      '127.0.0.1',
+    );
     try {
       await new Promise((resolve) => server.once('listening', resolve));
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -22,7 +22,9 @@ describe('checkBodyText', () => {
     });
     expect(refusal(() => check('{"a":"\\uDFFF"}')).detail).toContain('(\\udfff)');
     expect(refusal(() => check('{"a":"\\udc00\\ud800"}')).detail).toContain('(\\udc00)'); // reversed pair
-    expect(refusal(() => check('{"k\\ud83d":1}')).detail).toBe('Request body is not valid Unicode: a lone UTF-16 surrogate (\\ud83d) in the property name at body.k\ud83d');
+    expect(refusal(() => check('{"k\\ud83d":1}')).detail).toBe(
+      'Request body is not valid Unicode: a lone UTF-16 surrogate (\\ud83d) in the property name at body.k\ud83d',
+    );
   });
 
   it('accepts surrogate pairs, escaped or not, and text that only looks like an escape', () => {

@@ -37,7 +37,9 @@ describe('a 422 never echoes a secret field', () => {
 
   it('an issue elsewhere that echoes a whole object shows its secret fields redacted, the rest as sent', () => {
     const found = issues(CreateCredentialBody, { name: 'ok', value: { api_key: SECRET }, bogus: { x: 1 } });
-    expect(found).toEqual([{ type: 'extra_forbidden', loc: ['body', 'bogus'], msg: 'Extra inputs are not permitted', input: { x: 1 }, ctx: {} }]);
+    expect(found).toEqual([
+      { type: 'extra_forbidden', loc: ['body', 'bogus'], msg: 'Extra inputs are not permitted', input: { x: 1 }, ctx: {} },
+    ]);
     // The issue's own value still shows when it is no secret.
     expect(issues(CreateCredentialBody, { name: 7, value: { api_key: SECRET } })[0]).toMatchObject({ loc: ['body', 'name'], input: 7 });
   });
@@ -46,7 +48,11 @@ describe('a 422 never echoes a secret field', () => {
     const cases: [z.ZodType, unknown, (string | number)[]][] = [
       [ConnectMailboxBody, mailbox({ password: 42 }), ['body', 'smtp', 'password']],
       [ConnectMailboxBody, mailbox({ password: `${SECRET}${'x'.repeat(1000)}` }), ['body', 'smtp', 'password']],
-      [ConnectMailboxBody, mailbox({}, { imap: { host: 'imap.acme.test', port: 993, secure: true, password: [SECRET] } }), ['body', 'imap', 'password']],
+      [
+        ConnectMailboxBody,
+        mailbox({}, { imap: { host: 'imap.acme.test', port: 993, secure: true, password: [SECRET] } }),
+        ['body', 'imap', 'password'],
+      ],
       [ExchangeBody, { token: [SECRET] }, ['body', 'token']],
     ];
     for (const [schema, input, loc] of cases) {

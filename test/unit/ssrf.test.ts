@@ -77,7 +77,17 @@ const EMBEDDINGS: [string, string][] = [
   ['IPv4-mapped, in brackets', '[::ffff:7f00:1]'],
 ];
 
-const PUBLIC: string[] = ['8.8.8.8', '93.184.216.34', '172.32.0.1', '192.0.3.1', '2606:4700::1111', '2a00:1450:4001::1', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1'];
+const PUBLIC: string[] = [
+  '8.8.8.8',
+  '93.184.216.34',
+  '172.32.0.1',
+  '192.0.3.1',
+  '2606:4700::1111',
+  '2a00:1450:4001::1',
+  '::ffff:8.8.8.8',
+  '64:ff9b::808:808',
+  '2002:808:808::1',
+];
 
 describe('isBlockedAddress', () => {
   it.each(IPV4_BLOCKS)('refuses IPv4 %s (%s)', (_block, address) => expect(isBlockedAddress(address)).toBe(true));
@@ -107,12 +117,18 @@ describe('fetchPage with IPv6 forms', () => {
 
   it.each(EMBEDDINGS.filter(([, a]) => !a.startsWith('[')))('refuses a URL or a redirect hop to [%s]', async (_form, address) => {
     const target = `http://[${address}]:${new URL(site.origin).port}/`;
-    const direct = await fetchPage(target, { allowPrivate: onlyLoopback1 }).then(() => null, (e: unknown) => e);
+    const direct = await fetchPage(target, { allowPrivate: onlyLoopback1 }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(direct).toBeInstanceOf(WebFetchError);
     expect((direct as WebFetchError).code).toBe('blocked_address');
     site.pages.set('/hop', { redirect: target });
     const before = site.hits.length;
-    const viaRedirect = await fetchPage(site.url('/hop'), { allowPrivate: onlyLoopback1 }).then(() => null, (e: unknown) => e);
+    const viaRedirect = await fetchPage(site.url('/hop'), { allowPrivate: onlyLoopback1 }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect((viaRedirect as WebFetchError).code).toBe('blocked_address');
     expect(site.hits.slice(before)).toEqual(['/hop']);
   });

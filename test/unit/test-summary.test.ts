@@ -9,7 +9,10 @@ const report = (passed: number, failed: number, skipped = 0, brokenFiles = 0): V
   numPendingTests: skipped,
   numTodoTests: 0,
   testResults: [
-    { status: failed > 0 ? 'failed' : 'passed', assertionResults: [...Array(passed).fill({ status: 'passed' }), ...Array(failed).fill({ status: 'failed' })] },
+    {
+      status: failed > 0 ? 'failed' : 'passed',
+      assertionResults: [...Array(passed).fill({ status: 'passed' }), ...Array(failed).fill({ status: 'failed' })],
+    },
     ...Array(brokenFiles).fill({ status: 'failed', assertionResults: [] }),
   ],
 });

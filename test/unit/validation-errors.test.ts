@@ -8,8 +8,14 @@ const schema = z
     priority: z.number().int().min(0).max(999999),
     kind: z.enum(['a', 'b']),
     id: z.uuid().optional(),
-    phone: z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 number').optional(),
-    code: z.string().regex(/^[A-Z]{3}$/).optional(),
+    phone: z
+      .string()
+      .regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 number')
+      .optional(),
+    code: z
+      .string()
+      .regex(/^[A-Z]{3}$/)
+      .optional(),
   })
   .strict();
 
@@ -40,9 +46,19 @@ describe('zod issues in the pydantic shape', () => {
 
   it('reports a pattern mismatch with its own message, or the pattern', () => {
     const [phone] = issues({ name: 'x', priority: 1, kind: 'a', phone: '555' });
-    expect(phone).toEqual({ type: 'string_pattern_mismatch', loc: ['body', 'phone'], msg: 'must be an E.164 number', input: '555', ctx: { pattern: '^\\+[1-9]\\d{6,14}$' } });
+    expect(phone).toEqual({
+      type: 'string_pattern_mismatch',
+      loc: ['body', 'phone'],
+      msg: 'must be an E.164 number',
+      input: '555',
+      ctx: { pattern: '^\\+[1-9]\\d{6,14}$' },
+    });
     const [code] = issues({ name: 'x', priority: 1, kind: 'a', code: 'usd' });
-    expect(code).toMatchObject({ type: 'string_pattern_mismatch', msg: "String should match pattern '^[A-Z]{3}$'", ctx: { pattern: '^[A-Z]{3}$' } });
+    expect(code).toMatchObject({
+      type: 'string_pattern_mismatch',
+      msg: "String should match pattern '^[A-Z]{3}$'",
+      ctx: { pattern: '^[A-Z]{3}$' },
+    });
   });
 
   it('reports wrong types, enums, formats and extra keys', () => {
