@@ -50,6 +50,28 @@ module.exports = {
       to: { path: '^(db|activities|workflows)/' },
     },
     {
+      name: 'activities-are-adapters',
+      severity: 'error',
+      comment: 'An activity is a one-line call into its service plus its retry classification; SQL and transactions live in services/.',
+      from: { path: layer('activities') },
+      to: { path: layer('db') },
+    },
+    {
+      name: 'http-auth-goes-through-services',
+      severity: 'error',
+      comment: 'The token verifier reads keys, proofs and memberships through services/token-identity.ts, never db/.',
+      from: { path: '^api/(auth|middleware)/' },
+      to: { path: layer('db'), pathNot: '^db/pg-errors\\.ts$' },
+    },
+    {
+      name: 'services-start-workflows-by-reference',
+      severity: 'error',
+      comment:
+        'Services name a workflow by its reference in workflows/<area>-messages.ts (services/workflow-client.ts); workflow code stays out of the API bundle.',
+      from: { path: layer('services') },
+      to: { path: layer('workflows'), pathNot: '^workflows/([a-z-]+-messages|workflow-ref)\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'services-do-not-import-activities',
       severity: 'error',
       comment: 'Activities call services; a service never reaches back into an activity (a workflow input type is fine).',

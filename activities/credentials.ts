@@ -1,32 +1,19 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { Context } from '@temporalio/activity';
-import type { RefreshOutcome, RefreshRunInput } from '../domain/credentials';
+import type { RefreshRunInput } from '../domain/credentials';
 import { RefreshError } from '../platform/refreshers';
-import { beginRefresh, failRefresh, runRefresh, type LockOutcome } from '../services/credentials';
+import { beginRefresh, failRefresh, runRefresh } from '../services/credentials/refresh';
+import { REFRESH_REJECTED, type RefreshStep } from '../workflows/credential-messages';
 import type { ActivityDeps } from './deps';
 
-/** Failure types of a refresh attempt: `CredentialRefreshRejected` is final, `CredentialRefreshFailed` is retried. */
-export const REFRESH_REJECTED = 'CredentialRefreshRejected';
-
-export interface RefreshStep {
-  orgId: string;
-  credentialId: string;
-  executionId: string;
-}
-
-// Values are read and written here only; what goes back to the workflow (and so into its history) is
-// ids, statuses and error texts composed by the refreshers, never a value.
+// Values are read and written in services/credentials/ only; what goes back to the workflow (and so
+// into its history) is ids, statuses and error texts composed by the refreshers, never a value.
 export function createCredentialActivities(deps: ActivityDeps) {
   return {
-    async beginCredentialRefresh(input: RefreshRunInput & { executionId: string }): Promise<LockOutcome> {
-      return beginRefresh(deps, input, input.executionId);
-    },
+    beginCredentialRefresh: (input: RefreshRunInput & { executionId: string }) => beginRefresh(deps, input, input.executionId),
 
-    async refreshCredentialValue({
-      orgId,
-      credentialId,
-      executionId,
-    }: RefreshStep): Promise<Extract<RefreshOutcome, { status: 'success' }>> {
+    /** A refresher's failure is retried (`CredentialRefreshFailed`) or final (REFRESH_REJECTED), as the refresher said. */
+    async refreshCredentialValue({ orgId, credentialId, executionId }: RefreshStep) {
       try {
         return await runRefresh(deps, orgId, credentialId, executionId);
       } catch (error) {
@@ -41,10 +28,7 @@ export function createCredentialActivities(deps: ActivityDeps) {
       }
     },
 
-    async failCredentialRefresh({ orgId, credentialId, executionId, error }: RefreshStep & { error: string }): Promise<boolean> {
-      const released = await failRefresh(deps, orgId, credentialId, executionId, error);
-      deps.logger.warn({ orgId, credentialId, executionId, reason: error }, 'credential refresh failed');
-      return released;
-    },
+    failCredentialRefresh: ({ orgId, credentialId, executionId, error }: RefreshStep & { error: string }) =>
+      failRefresh(deps, orgId, credentialId, executionId, error),
   };
 }

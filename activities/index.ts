@@ -23,6 +23,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCampaignActivities(deps),
     ...createCredentialActivities(deps),
     ...createMeetingActivities(deps),
+    // biome-ignore lint/nursery/noMisusedPromises: the factory returns an object; the nursery rule's type inference misreads it.
     ...createKnowledgeBaseActivities(deps),
     ...createNotificationActivities(deps),
     ...createIntelligenceActivities(deps),

@@ -1,9 +1,11 @@
-import { catalogOf } from '../services/integrations';
+import { catalogOf } from '../services/integrations/catalog';
+// Loading it registers the hook that moves a connection whose grant is gone to needs_reconnect.
+import '../services/integrations/connections';
 import type { ActivityDeps } from './deps';
 
 // Integrations run no activity of their own: their connections refresh through the credentials area's
-// refresh workflow. Loading the service here registers, in the worker, the integration refresher (fed
-// the deployment's catalog) and the hook that moves a connection whose grant is gone to needs_reconnect.
+// refresh workflow. The worker registers here the integration refresher (fed the deployment's catalog)
+// and, through the import above, the connections' refresh failure hook.
 export function createIntegrationActivities(deps: ActivityDeps) {
   catalogOf(deps.config);
   return {};

@@ -1,22 +1,25 @@
-import * as intelligence from '../services/intelligence';
+import * as icpFit from '../services/intelligence/icp-fit';
+import * as research from '../services/intelligence/research';
+import type { IntelligenceRunInput } from '../workflows/intelligence-messages';
 import type { ActivityDeps } from './deps';
-
-export interface RunRef {
-  orgId: string;
-  runId: string;
-}
 
 /** The research and ICP-fit workflows' side effects; each returns only what the workflow needs. */
 export function createIntelligenceActivities(deps: ActivityDeps) {
   return {
-    openResearchRun: ({ orgId, runId }: RunRef) => intelligence.openResearchRun(deps, orgId, runId),
-    researchPage: ({ orgId, runId, url }: RunRef & { url: string }) => intelligence.researchPage(deps, orgId, runId, url),
-    finishResearchRun: ({ orgId, runId }: RunRef) => intelligence.finishResearchRun(deps, orgId, runId),
-    closeResearchRun: ({ orgId, runId, status, error }: RunRef & { status: 'cancelled' | 'failed'; error?: string }) =>
-      intelligence.closeResearchRun(deps, orgId, runId, status, error),
-    openIcpFitRun: ({ orgId, runId }: RunRef) => intelligence.openIcpFitRun(deps, orgId, runId),
-    scoreIcpFitChunk: ({ orgId, runId, from }: RunRef & { from: number }) => intelligence.scoreIcpFitChunk(deps, orgId, runId, from),
-    finishIcpFitRun: ({ orgId, runId, status, error }: RunRef & { status: 'completed' | 'failed' | 'cancelled'; error?: string }) =>
-      intelligence.finishIcpFitRun(deps, orgId, runId, status, error),
+    openResearchRun: ({ orgId, runId }: IntelligenceRunInput) => research.openResearchRun(deps, orgId, runId),
+    researchPage: ({ orgId, runId, url }: IntelligenceRunInput & { url: string }) => research.researchPage(deps, orgId, runId, url),
+    finishResearchRun: ({ orgId, runId }: IntelligenceRunInput) => research.finishResearchRun(deps, orgId, runId),
+    closeResearchRun: ({ orgId, runId, status, error }: IntelligenceRunInput & { status: 'cancelled' | 'failed'; error?: string }) =>
+      research.closeResearchRun(deps, orgId, runId, status, error),
+    openIcpFitRun: ({ orgId, runId }: IntelligenceRunInput) => icpFit.openIcpFitRun(deps, orgId, runId),
+    scoreIcpFitChunk: ({ orgId, runId, from }: IntelligenceRunInput & { from: number }) =>
+      icpFit.scoreIcpFitChunk(deps, orgId, runId, from),
+    finishIcpFitRun: ({
+      orgId,
+      runId,
+      status,
+      error,
+    }: IntelligenceRunInput & { status: 'completed' | 'failed' | 'cancelled'; error?: string }) =>
+      icpFit.finishIcpFitRun(deps, orgId, runId, status, error),
   };
 }

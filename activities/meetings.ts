@@ -1,15 +1,8 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import type { Db } from '../db/client';
-import * as meetings from '../db/meetings';
-import { ACTIVITY_PROVIDER, attendeesOf, transcriptText, type BotHistoryEntry, type BotStatus } from '../domain/meetings';
 import { createMeetingVendor, VendorRejected } from '../platform/meeting-vendor';
-import { emitEvent } from '../services/notifications';
+import * as bots from '../services/meeting-bots';
+import type { BotEnding, BotEvents, BotRecording, BotRef, BotTranscript } from '../workflows/meeting-messages';
 import type { ActivityDeps } from './deps';
-
-interface BotRef {
-  orgId: string;
-  botId: string;
-}
 
 /** A vendor refusal is final: retrying the same request cannot help. */
 async function vendorCall<T>(call: () => Promise<T>): Promise<T> {
@@ -21,168 +14,25 @@ async function vendorCall<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The bot's sender, told of its outcome (the notification actor adds each event's subscribers). */
-const recipients = async (db: Db, orgId: string, botId: string): Promise<string[]> => {
-  const userId = await meetings.creatorUserId(db, orgId, botId);
-  return userId ? [userId] : [];
-};
-
+/** The meetingBotWorkflow's steps (services/meeting-bots.ts), on the worker's one meeting vendor. */
 export function createMeetingActivities(deps: ActivityDeps) {
-  const { sql, logger, config } = deps;
-  const vendor = createMeetingVendor(config, logger);
+  const botDeps = { ...deps, vendor: createMeetingVendor(deps.config, deps.logger) };
 
   return {
-    /** The bot as its create committed it (waits for that transaction); null when the create rolled back. */
-    async openMeetingBot({
-      orgId,
-      botId,
-    }: BotRef): Promise<{ status: BotStatus; join_at: string | null; leave_requested: boolean } | null> {
-      const row = await sql.begin(async (tx) => {
-        await meetings.lockBot(tx, orgId, botId);
-        return meetings.findBot(tx, orgId, botId);
-      });
-      if (!row) return null;
-      return { status: row.status, join_at: row.join_at?.toISOString() ?? null, leave_requested: row.leave_requested_at !== null };
+    openMeetingBot: (input: BotRef) => bots.openMeetingBot(deps, input),
+
+    /** A bot deleted meanwhile is final. */
+    async createVendorBot(input: BotRef): Promise<{ vendor_bot_id: string }> {
+      const created = await vendorCall(() => bots.createVendorBot(botDeps, input));
+      if (!created) throw ApplicationFailure.nonRetryable('meeting bot no longer exists', 'BotGone');
+      return created;
     },
 
-    /** Has the vendor's bot join the meeting now; a retry after a stored success returns the same bot. */
-    async createVendorBot({ orgId, botId }: BotRef): Promise<{ vendor_bot_id: string }> {
-      const row = await meetings.findBot(sql, orgId, botId);
-      if (!row) throw ApplicationFailure.nonRetryable('meeting bot no longer exists', 'BotGone');
-      if (row.vendor_bot_id) return { vendor_bot_id: row.vendor_bot_id };
-      const { vendor_bot_id } = await vendorCall(() =>
-        vendor.createBot({ bot_id: botId, org_id: orgId, meeting_url: row.meeting_url, bot_name: row.bot_name }),
-      );
-      await meetings.moveBot(sql, orgId, botId, {
-        status: 'joining',
-        ended: false,
-        vendor_bot_id,
-        history: [{ status: 'joining', message: `${vendor.name} bot created` }],
-      });
-      return { vendor_bot_id };
-    },
-
-    async recordMeetingBotEvents({
-      orgId,
-      botId,
-      status,
-      history,
-    }: BotRef & { status: BotStatus; history: BotHistoryEntry[] }): Promise<void> {
-      await meetings.moveBot(sql, orgId, botId, { status, ended: false, history });
-    },
-
-    /**
-     * Ends the bot as failed or canceled, with the reason kept on the row and as the last history entry;
-     * a failure emits `meeting.bot_failed` to the bot's sender in the same transaction.
-     */
-    async finishMeetingBot({
-      orgId,
-      botId,
-      status,
-      reason,
-      history,
-    }: BotRef & { status: 'failed' | 'canceled'; reason: string; history: BotHistoryEntry[] }): Promise<void> {
-      await sql.begin(async (tx) => {
-        const moved = await meetings.moveBot(tx, orgId, botId, {
-          status,
-          reason,
-          ended: true,
-          history: [...history, { status, message: reason }],
-        });
-        if (!moved || status !== 'failed') return;
-        const row = await meetings.findBot(tx, orgId, botId);
-        await emitEvent(tx, orgId, {
-          event_type: 'meeting.bot_failed',
-          entity_type: 'meeting_bot',
-          entity_id: botId,
-          payload: {
-            bot_id: botId,
-            reason,
-            meeting_url: row?.meeting_url,
-            platform: row?.platform,
-            account_id: row?.account_id,
-            deal_id: row?.deal_id,
-          },
-          recipient_user_ids: await recipients(tx, orgId, botId),
-        });
-      });
-      logger.info({ orgId, botId, status, reason }, 'meeting bot ended');
-    },
-
-    async removeVendorBot({ vendorBotId }: { vendorBotId: string }): Promise<void> {
-      await vendorCall(() => vendor.removeBot(vendorBotId));
-    },
-
-    async findVendorRecording({ vendorBotId }: { vendorBotId: string }): Promise<string | null> {
-      return vendorCall(() => vendor.latestRecording(vendorBotId));
-    },
-
-    /** Asks the vendor to transcribe the recording; the bot becomes `transcribing`. */
-    async requestMeetingTranscript({ orgId, botId, recordingId }: BotRef & { recordingId: string }): Promise<string> {
-      const { transcript_id } = await vendorCall(() => vendor.requestTranscript(recordingId));
-      await sql.begin(async (tx) => {
-        await meetings.setRecording(tx, orgId, botId, recordingId, transcript_id);
-        await meetings.moveBot(tx, orgId, botId, {
-          status: 'transcribing',
-          ended: false,
-          history: [{ status: 'transcribing', message: 'transcript requested' }],
-        });
-      });
-      return transcript_id;
-    },
-
-    /**
-     * Fetches the recording and the transcript, writes the `meeting` activity and completes the bot,
-     * in one transaction; returns the activity's id (the same one on a retry), null if the bot is gone.
-     */
-    async ingestMeetingTranscript({
-      orgId,
-      botId,
-      recordingId,
-      transcriptId,
-    }: BotRef & { recordingId: string; transcriptId: string }): Promise<string | null> {
-      const row = await meetings.findBot(sql, orgId, botId);
-      if (!row) return null;
-      if (row.activity_id) return row.activity_id;
-      const [recording, segments] = await Promise.all([
-        vendorCall(() => vendor.fetchRecording(recordingId)),
-        vendorCall(() => vendor.fetchTranscript(transcriptId)),
-      ]);
-      const started = recording.started_at ? Date.parse(recording.started_at) : null;
-      const ended = recording.completed_at ? Date.parse(recording.completed_at) : null;
-      const platformName = { zoom: 'Zoom', google_meet: 'Google Meet', microsoft_teams: 'Microsoft Teams' }[row.platform];
-      const activityId = await sql.begin(async (tx) => {
-        const written = await meetings.completeWithActivity(tx, orgId, botId, {
-          recording_url: recording.download_url,
-          recording_started_at: recording.started_at,
-          recording_ended_at: recording.completed_at,
-          transcript: transcriptText(segments),
-          attendees: attendeesOf(segments),
-          subject: `${platformName} meeting${vendor.name === 'simulated' ? ' (simulated capture)' : ''}`,
-          provider: ACTIVITY_PROVIDER[row.platform],
-          duration_minutes: started !== null && ended !== null ? Math.max(0, Math.round((ended - started) / 60_000)) : null,
-        });
-        // The activity and its notification commit together (a retry finds the activity and emits nothing).
-        if (written.created) {
-          await emitEvent(tx, orgId, {
-            event_type: 'meeting.transcript_ready',
-            entity_type: 'meeting_bot',
-            entity_id: botId,
-            payload: {
-              bot_id: botId,
-              activity_id: written.activityId,
-              meeting_url: row.meeting_url,
-              platform: row.platform,
-              account_id: row.account_id,
-              deal_id: row.deal_id,
-            },
-            recipient_user_ids: await recipients(tx, orgId, botId),
-          });
-        }
-        return written.activityId;
-      });
-      logger.info({ orgId, botId, activityId }, 'meeting transcript written to the CRM');
-      return activityId;
-    },
+    recordMeetingBotEvents: (input: BotEvents) => bots.recordMeetingBotEvents(deps, input),
+    finishMeetingBot: (input: BotEnding) => bots.finishMeetingBot(deps, input),
+    removeVendorBot: (input: { vendorBotId: string }) => vendorCall(() => bots.removeVendorBot(botDeps, input)),
+    findVendorRecording: (input: { vendorBotId: string }) => vendorCall(() => bots.findVendorRecording(botDeps, input)),
+    requestMeetingTranscript: (input: BotRecording) => vendorCall(() => bots.requestMeetingTranscript(botDeps, input)),
+    ingestMeetingTranscript: (input: BotTranscript) => vendorCall(() => bots.ingestMeetingTranscript(botDeps, input)),
   };
 }

@@ -1,6 +1,8 @@
-import type { NotificationEvent } from '../domain/notifications';
 import { createMailTransport, type MailTransport } from '../platform/mail';
-import * as notifications from '../services/notifications';
+import { deliverEvents } from '../services/notifications/delivery';
+import { buildDigests } from '../services/notifications/digests';
+import { sendQueuedEmails } from '../services/notifications/emails';
+import type { BuildDigestsInput, DeliverEventsInput, SendEmailsInput } from '../workflows/notification-messages';
 import type { ActivityDeps } from './deps';
 
 /**
@@ -12,23 +14,19 @@ export function createNotificationActivities(deps: ActivityDeps, mail?: MailTran
   const mailer = () => (transport ??= createMailTransport(deps.config, deps.logger));
   return {
     /** In-app items, queued immediate emails and digest entries for a batch of events. */
-    async deliverNotificationEvents(input: { orgId: string; events: NotificationEvent[] }): Promise<notifications.DeliveryResult> {
-      return notifications.deliverEvents(deps, input.orgId, input.events);
-    },
+    deliverNotificationEvents: (input: DeliverEventsInput) => deliverEvents(deps, input.orgId, input.events),
 
     /**
      * Sends the organization's queued emails; one already sent is never sent again, so when some
      * failed this attempt fails too and Temporal's retry sends only those.
      */
-    async sendNotificationEmails(input: { orgId: string }): Promise<{ sent: number; failed: number }> {
-      const result = await notifications.sendQueuedEmails({ ...deps, mail: mailer() }, input.orgId);
+    async sendNotificationEmails(input: SendEmailsInput) {
+      const result = await sendQueuedEmails({ ...deps, mail: mailer() }, input.orgId);
       if (result.failed > 0) throw new Error(`${result.failed} notification email(s) failed; ${result.sent} sent`);
       return result;
     },
 
-    /** Builds one digest email per recipient from the entries of the window ending at `until` (ISO 8601). */
-    async buildNotificationDigests(input: { orgId: string; until: string }): Promise<{ digests: number; pending: boolean }> {
-      return notifications.buildDigests(deps, input.orgId, new Date(input.until));
-    },
+    /** Builds one digest email per recipient from the entries of the window ending at `until`. */
+    buildNotificationDigests: (input: BuildDigestsInput) => buildDigests(deps, input.orgId, new Date(input.until)),
   };
 }

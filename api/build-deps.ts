@@ -19,7 +19,7 @@ export async function buildDeps(config: Config, overrides: { sql?: Sql; temporal
     ? idpFromPublicJwk(devIdp.publicJwk, DEV_IDP_ISSUER, DEV_IDP_AUDIENCE)
     : idpFromJwksUrl(config.IDP_JWKS_URL!, config.IDP_ISSUER!, config.IDP_AUDIENCE!);
   const verifier = new TokenVerifier(
-    sql,
+    { sql },
     idp,
     deriveKey(masterKey, 'access-token'),
     config.TOKEN_CACHE_TTL_SECONDS,

@@ -59,6 +59,50 @@ const TYPE_NAMES: Record<string, string> = {
   array: 'list_type',
 };
 
+/** pydantic's words for a lower (`min`) or upper (`max`) bound on a string's length, a list's size or a number. */
+const BOUNDS = {
+  min: {
+    string: 'string_too_short',
+    array: 'too_short',
+    words: 'at least',
+    lengthKey: 'min_length',
+    inclusive: ['greater_than_equal', 'ge', 'greater than or equal to'],
+    exclusive: ['greater_than', 'gt', 'greater than'],
+  },
+  max: {
+    string: 'string_too_long',
+    array: 'too_long',
+    words: 'at most',
+    lengthKey: 'max_length',
+    inclusive: ['less_than_equal', 'le', 'less than or equal to'],
+    exclusive: ['less_than', 'lt', 'less than'],
+  },
+} as const;
+
+function boundIssue(
+  side: keyof typeof BOUNDS,
+  origin: string,
+  inclusive: boolean,
+  bound: number,
+  loc: (string | number)[],
+  at: unknown,
+): ValidationIssue {
+  const w = BOUNDS[side];
+  const plural = bound === 1 ? '' : 's';
+  if (origin === 'string')
+    return {
+      type: w.string,
+      loc,
+      msg: `String should have ${w.words} ${bound} character${plural}`,
+      input: at,
+      ctx: { [w.lengthKey]: bound },
+    };
+  if (origin === 'array')
+    return { type: w.array, loc, msg: `List should have ${w.words} ${bound} item${plural}`, input: at, ctx: { [w.lengthKey]: bound } };
+  const [type, key, words] = inclusive ? w.inclusive : w.exclusive;
+  return { type, loc, msg: `Input should be ${words} ${bound}`, input: at, ctx: { [key]: bound } };
+}
+
 /** Maps one zod issue to the pydantic vocabulary (type, msg, ctx) that API clients already know. */
 function mapIssue(issue: z.core.$ZodIssue, location: Location, input: unknown): ValidationIssue[] {
   const loc: (string | number)[] = [location, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))];
@@ -72,74 +116,10 @@ function mapIssue(issue: z.core.$ZodIssue, location: Location, input: unknown): 
       const type = TYPE_NAMES[issue.expected] ?? `${issue.expected}_type`;
       return [{ type, loc, msg: `Input should be a valid ${issue.expected}`, input: at, ctx: { expected: issue.expected } }];
     }
-    case 'too_small': {
-      const bound = issue.minimum as number;
-      if (issue.origin === 'string')
-        return [
-          {
-            type: 'string_too_short',
-            loc,
-            msg: `String should have at least ${bound} character${bound === 1 ? '' : 's'}`,
-            input: at,
-            ctx: { min_length: bound },
-          },
-        ];
-      if (issue.origin === 'array')
-        return [
-          {
-            type: 'too_short',
-            loc,
-            msg: `List should have at least ${bound} item${bound === 1 ? '' : 's'}`,
-            input: at,
-            ctx: { min_length: bound },
-          },
-        ];
-      const type = issue.inclusive ? 'greater_than_equal' : 'greater_than';
-      const key = issue.inclusive ? 'ge' : 'gt';
-      return [
-        {
-          type,
-          loc,
-          msg: `Input should be ${issue.inclusive ? 'greater than or equal to' : 'greater than'} ${bound}`,
-          input: at,
-          ctx: { [key]: bound },
-        },
-      ];
-    }
-    case 'too_big': {
-      const bound = issue.maximum as number;
-      if (issue.origin === 'string')
-        return [
-          {
-            type: 'string_too_long',
-            loc,
-            msg: `String should have at most ${bound} character${bound === 1 ? '' : 's'}`,
-            input: at,
-            ctx: { max_length: bound },
-          },
-        ];
-      if (issue.origin === 'array')
-        return [
-          {
-            type: 'too_long',
-            loc,
-            msg: `List should have at most ${bound} item${bound === 1 ? '' : 's'}`,
-            input: at,
-            ctx: { max_length: bound },
-          },
-        ];
-      const type = issue.inclusive ? 'less_than_equal' : 'less_than';
-      const key = issue.inclusive ? 'le' : 'lt';
-      return [
-        {
-          type,
-          loc,
-          msg: `Input should be ${issue.inclusive ? 'less than or equal to' : 'less than'} ${bound}`,
-          input: at,
-          ctx: { [key]: bound },
-        },
-      ];
-    }
+    case 'too_small':
+      return [boundIssue('min', issue.origin, issue.inclusive === true, issue.minimum as number, loc, at)];
+    case 'too_big':
+      return [boundIssue('max', issue.origin, issue.inclusive === true, issue.maximum as number, loc, at)];
     case 'invalid_value': {
       const expected = issue.values.map((v) => `'${String(v)}'`).join(', ');
       return [{ type: 'enum', loc, msg: `Input should be ${expected}`, input: at, ctx: { expected } }];

@@ -300,7 +300,10 @@ export function operationIdOf(method: string, path: string): string {
 
 /** Integers the server takes are safe integers (zod's int): the document says so wherever it says nothing narrower. */
 function boundIntegers(node: unknown): void {
-  if (Array.isArray(node)) return node.forEach(boundIntegers);
+  if (Array.isArray(node)) {
+    for (const item of node) boundIntegers(item);
+    return;
+  }
   if (!node || typeof node !== 'object') return;
   const schema = node as Json;
   const type = schema.type;

@@ -19,9 +19,27 @@ type Key = string | number;
 /** A schema marked by secretField (through its wrappers: optional, nullable, default). */
 const isSecret = (schema: Node): boolean => getOpenApiMetadata(schema).writeOnly === true;
 
+/** The parts of zod's internal definition that the walk reads, by schema type. */
+interface ZodDef {
+  type: string;
+  innerType: Node;
+  in: Node;
+  out: Node;
+  getter: () => Node;
+  shape: Record<string, Node>;
+  catchall?: Node;
+  valueType: Node;
+  element: Node;
+  items: Node[];
+  rest?: Node;
+  options: Node[];
+  left: Node;
+  right: Node;
+}
+
 /** The schemas that may describe `key` of a value described by `schema`. */
 function childrenOf(schema: Node, key: Key): Node[] {
-  const def = (schema as unknown as { _zod: { def: Record<string, any> } })._zod.def;
+  const def = (schema as unknown as { _zod: { def: ZodDef } })._zod.def;
   switch (def.type) {
     case 'optional':
     case 'nullable':
@@ -36,13 +54,13 @@ function childrenOf(schema: Node, key: Key): Node[] {
     case 'lazy':
       return childrenOf(def.getter(), key);
     case 'object':
-      return Object.hasOwn(def.shape, key) ? [def.shape[key]] : def.catchall ? [def.catchall] : [];
+      return Object.hasOwn(def.shape, key) ? [def.shape[key] as Node] : def.catchall ? [def.catchall] : [];
     case 'record':
       return [def.valueType];
     case 'array':
       return typeof key === 'number' ? [def.element] : [];
     case 'tuple':
-      return typeof key === 'number' ? [def.items[key] ?? def.rest].filter(Boolean) : [];
+      return typeof key === 'number' ? [def.items[key] ?? def.rest].filter((item): item is Node => item !== undefined) : [];
     case 'union':
       return def.options.flatMap((option: Node) => childrenOf(option, key));
     case 'intersection':

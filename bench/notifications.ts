@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { ORGANIZATION_ID } from '../platform/temporal';
 import { findTemporalCli } from '../platform/tools';
-import { emitEvent } from '../services/notifications';
+import { emitEvent } from '../services/notifications/emit';
 import { notificationActorId } from '../workflows/notification-messages';
 import { jsonCaller, startBenchEnvironment } from './environment';
 import { startWorker, stopWorker } from './worker-process';

@@ -9,7 +9,8 @@ import { findEmbeddingsServer } from '../platform/tools';
 import { freePort } from '../platform/ports';
 import { startLocalEmbeddingsServer, type LocalEmbeddingsServer } from '../platform/embeddings-server';
 import { newId } from '../platform/ids';
-import * as kbService from '../services/knowledge-base';
+import * as kbService from '../services/knowledge-base/datasets';
+import { queryDataset } from '../services/knowledge-base/query';
 import { FULL_TEXT_BOUNDS } from '../domain/knowledge-base';
 import { startBenchDatabase } from './environment';
 import { QUESTION_KINDS, articleText, checkJudgedSet, loadJudgedSet, type JudgedSet, type Question } from './retrieval-set';
@@ -76,7 +77,7 @@ async function evaluate(sql: Sql, config: Config, set: JudgedSet, orgId: string)
   for (const name of Object.keys(FUSIONS)) rankings[name] = new Map();
   const dbMs: number[] = [];
   for (const q of set.questions) {
-    const service = await kbService.queryDataset(deps, orgId, dataset.id, { query: q.text, results_count: 10 });
+    const service = await queryDataset(deps, orgId, dataset.id, { query: q.text, results_count: 10 });
     rankings['hybrid (service)']!.set(q.id, uniqueIn(service.results.map((r) => articleOf.get(r.source_id)!)));
     const [embedding] = await embedder.embed([q.text], 'query');
     const t0 = performance.now();

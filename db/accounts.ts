@@ -65,7 +65,7 @@ export async function getAccount(sql: Db, orgId: string, id: string): Promise<Ac
 /** Sets exactly the given columns (keys come from a strict schema, never from the caller's names). */
 export async function updateAccount(sql: Db, orgId: string, id: string, patch: Partial<AccountFields>): Promise<AccountRow | undefined> {
   const [row]: [AccountRow?] = await sql`
-    UPDATE accounts SET ${sql(patch as Record<string, any>)}, updated_at = now()
+    UPDATE accounts SET ${sql(patch as Record<string, unknown>)}, updated_at = now()
     WHERE id = ${id} AND org_id = ${orgId}
     RETURNING *`;
   return row;

@@ -63,7 +63,7 @@ export async function updateDeal(sql: Db, orgId: string, id: string, patch: Part
         ? sql`CASE WHEN stage = ${patch.stage} THEN closed_at ELSE now() END`
         : sql`NULL`;
   const [row]: [DealRow?] = await sql`
-    UPDATE deals SET ${sql(patch as Record<string, any>)}, closed_at = ${closedAt}, updated_at = now()
+    UPDATE deals SET ${sql(patch as Record<string, unknown>)}, closed_at = ${closedAt}, updated_at = now()
     WHERE id = ${id} AND org_id = ${orgId}
     RETURNING ${COLUMNS(sql)}`;
   return row;

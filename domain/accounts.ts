@@ -61,7 +61,6 @@ export function scoreAccountHealth(inputs: HealthInputs): { score: number; facto
 }
 
 /** Workflow id of an account's health refresh: one run at a time per account. */
-export const accountHealthWorkflowId = (accountId: string) => `account-health:${accountId}`;
 
 /** The industries an account may name (snake_case); anything else is refused. */
 export const ACCOUNT_INDUSTRIES = [

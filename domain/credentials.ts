@@ -30,10 +30,6 @@ export const MIN_INTERVAL_SECONDS = 60;
 /** How long one refresh may hold the lock; it is released earlier when the refresh ends either way. */
 export const REFRESH_LOCK_SECONDS = 120;
 
-/** Temporal ids of a credential's refresh: the workflow (`credential-refresh:<id>`) and the schedule (same text). */
-export const refreshWorkflowId = (credentialId: string) => `credential-refresh:${credentialId}`;
-export const refreshScheduleId = (credentialId: string) => `credential-refresh:${credentialId}`;
-
 export const hasSchedule = (policy: RefreshPolicy): boolean => policy.type !== 'manual';
 export const isPaused = (policy: RefreshPolicy): boolean => policy.type !== 'manual' && policy.paused === true;
 

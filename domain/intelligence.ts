@@ -6,9 +6,6 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 export const FINAL_RUN_STATUSES: readonly RunStatus[] = ['completed', 'failed', 'cancelled', 'incomplete'];
 export const isFinalRunStatus = (s: RunStatus) => FINAL_RUN_STATUSES.includes(s);
 
-export const researchWorkflowId = (runId: string) => `research:${runId}`;
-export const icpFitWorkflowId = (runId: string) => `icp-fit:${runId}`;
-
 /** The pages a research run reads, relative to the site's root; the home page must answer. */
 export const RESEARCH_PAGES = ['/', '/about', '/company', '/contact', '/careers'] as const;
 

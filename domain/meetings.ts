@@ -150,5 +150,3 @@ export interface BotHistoryEntry {
   message?: string | null;
   occurred_at?: string | null;
 }
-
-export const botWorkflowId = (botId: string) => `meeting-bot:${botId}`;

@@ -32,10 +32,6 @@ export interface FitAxis {
   })[];
 }
 
-export const readinessWorkflowId = (accountId: string) => `readiness:${accountId}`;
-export const readinessScheduleId = (orgId: string) => `readiness-nightly:${orgId}`;
-export const readinessNightlyWorkflowId = (orgId: string) => `readiness-nightly-run:${orgId}`;
-
 /** Accounts one nightly activity refreshes; pages before the nightly run continues as new. */
 export const NIGHTLY_PAGE_SIZE = 200;
 export const NIGHTLY_PAGES_PER_RUN = 20;

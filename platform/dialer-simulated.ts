@@ -1,25 +1,44 @@
 import crypto from 'node:crypto';
-import type { Sql } from '../db/client';
 import type { CallEvent, CallEventSink, CallRequest, CallStatus, Dialer, PlacedCall } from './dialer';
 import type { Logger } from './logger';
 
 // The built-in dialer for development, tests and benchmarks: no phone rings. A call "lasts" the
 // configured latency and ends with an outcome drawn from the configured weights (stable per
 // idempotency key), or scripted per attempt by the contact's `data.simulate.outcomes`. It remembers
-// every call in Postgres, so a repeated request for one key never places a second call, and calls
-// whose report died with a worker are still reported by reconcile().
+// every call in the store it is given (Postgres in the worker), so a repeated request for one key never
+// places a second call, and calls whose report died with a worker are still reported by reconcile().
 
 const SCRIPTABLE = new Set<string>(['completed', 'no_answer', 'busy', 'failed']);
 const FLUSH_DELAY_MS = 50;
 
-interface SimulatedRow {
+/** A call the simulated dialer placed, as its store keeps it. */
+export interface SimulatedCall {
   idempotency_key: string;
   org_id: string;
   outcome: string;
   duration_seconds: number;
   placed_at: Date;
   due_at: Date;
+  /** How many times the call was requested; the first request alone schedules its report. */
   requests: number;
+}
+
+export interface NewSimulatedCall {
+  idempotency_key: string;
+  org_id: string;
+  phone_number: string;
+  outcome: CallStatus;
+  duration_seconds: number;
+  due_at: Date;
+}
+
+/** Where the simulated dialer remembers its calls; the service that creates the dialer supplies it. */
+export interface SimulatedCallStore {
+  /** Stores a new call, or counts one more request for a key already stored; returns the stored call. */
+  remember(call: NewSimulatedCall): Promise<SimulatedCall>;
+  markReported(keys: string[]): Promise<void>;
+  /** The organization's calls among `keys` never reported, ended at least a second ago. */
+  unreported(orgId: string, keys: string[]): Promise<SimulatedCall[]>;
 }
 
 interface Hints {
@@ -28,7 +47,7 @@ interface Hints {
 }
 
 export interface SimulatedDialerOptions {
-  sql: Sql;
+  calls: SimulatedCallStore;
   logger: Logger;
   latencyMs: number;
   outcomes: [CallStatus, number][];
@@ -51,7 +70,7 @@ export function pickOutcome(weights: [CallStatus, number][], key: string): CallS
   return weights[weights.length - 1]![0];
 }
 
-function eventOf(row: SimulatedRow): CallEvent {
+function eventOf(row: SimulatedCall): CallEvent {
   return {
     idempotency_key: row.idempotency_key,
     status: row.outcome as CallStatus,
@@ -64,9 +83,10 @@ function eventOf(row: SimulatedRow): CallEvent {
 }
 
 export function createSimulatedDialer(options: SimulatedDialerOptions): Dialer {
-  const { sql, logger, sink } = options;
+  const { calls, logger, sink } = options;
   const queued = new Map<string, CallEvent[]>();
-  let flushing: NodeJS.Timeout | null = null;
+  /** The pending flush, if one is scheduled: reports of one moment go out as one batch. */
+  let flushTimer: NodeJS.Timeout | null = null;
 
   function plan(request: CallRequest): { outcome: CallStatus; latencyMs: number } {
     const hints = (request.data?.simulate ?? {}) as Hints;
@@ -80,13 +100,13 @@ export function createSimulatedDialer(options: SimulatedDialerOptions): Dialer {
   }
 
   async function flush(): Promise<void> {
-    flushing = null;
+    flushTimer = null;
     const batches = [...queued.entries()];
     queued.clear();
     for (const [orgId, events] of batches) {
       try {
         await sink(orgId, events);
-        await sql`UPDATE dialer_simulated_calls SET reported_at = now() WHERE idempotency_key = ANY(${events.map((e) => e.idempotency_key)})`;
+        await calls.markReported(events.map((e) => e.idempotency_key));
       } catch (err) {
         // Left unreported: the dispatcher's next sweep collects them through reconcile().
         logger.warn({ err, orgId, calls: events.length }, 'simulated dialer could not report call outcomes');
@@ -94,11 +114,11 @@ export function createSimulatedDialer(options: SimulatedDialerOptions): Dialer {
     }
   }
 
-  function report(row: SimulatedRow): void {
+  function report(row: SimulatedCall): void {
     const list = queued.get(row.org_id) ?? [];
     list.push(eventOf(row));
     queued.set(row.org_id, list);
-    flushing ??= setTimeout(() => void flush(), FLUSH_DELAY_MS).unref();
+    if (!flushTimer) flushTimer = setTimeout(() => void flush(), FLUSH_DELAY_MS).unref();
   }
 
   return {
@@ -108,25 +128,23 @@ export function createSimulatedDialer(options: SimulatedDialerOptions): Dialer {
       const { outcome, latencyMs } = plan(request);
       const dueAt = new Date(Date.now() + latencyMs);
       const duration = outcome === 'completed' ? Math.max(1, Math.round(latencyMs / 1000)) : 0;
-      const [row] = await sql<SimulatedRow[]>`
-        INSERT INTO dialer_simulated_calls (idempotency_key, org_id, phone_number, outcome, duration_seconds, due_at)
-        VALUES (${request.idempotency_key}, ${request.org_id}, ${request.to}, ${outcome}, ${duration}, ${dueAt})
-        ON CONFLICT (idempotency_key) DO UPDATE SET requests = dialer_simulated_calls.requests + 1
-        RETURNING idempotency_key, org_id, outcome, duration_seconds, placed_at, due_at, requests`;
-      if (row!.requests === 1) {
-        setTimeout(() => report(row!), Math.max(0, row!.due_at.getTime() - Date.now())).unref();
+      const row = await calls.remember({
+        idempotency_key: request.idempotency_key,
+        org_id: request.org_id,
+        phone_number: request.to,
+        outcome,
+        duration_seconds: duration,
+        due_at: dueAt,
+      });
+      if (row.requests === 1) {
+        setTimeout(() => report(row), Math.max(0, row.due_at.getTime() - Date.now())).unref();
       }
       return { provider_call_id: `sim-${request.idempotency_key}` };
     },
 
     async reconcile(orgId: string, keys: string[]): Promise<CallEvent[]> {
       if (!keys.length) return [];
-      const rows = await sql<SimulatedRow[]>`
-        SELECT idempotency_key, org_id, outcome, duration_seconds, placed_at, due_at, requests
-        FROM dialer_simulated_calls
-        WHERE org_id = ${orgId} AND idempotency_key = ANY(${keys}) AND reported_at IS NULL
-          AND due_at <= now() - interval '1 second'`;
-      return rows.map(eventOf);
+      return (await calls.unreported(orgId, keys)).map(eventOf);
     },
   };
 }

@@ -1,9 +1,8 @@
 import crypto from 'node:crypto';
-import type { Sql } from '../db/client';
 import type { CallEvent, CallStatus } from '../domain/campaigns';
 import type { Config } from './config';
 import type { Logger } from './logger';
-import { createSimulatedDialer } from './dialer-simulated';
+import { createSimulatedDialer, type SimulatedCallStore } from './dialer-simulated';
 
 // The telephony (or voice runtime) behind campaigns. Placing a call is asynchronous: the provider
 // accepts it at once and reports its progress and outcome later, through the signed callback
@@ -48,11 +47,12 @@ export interface Dialer {
 /** Where a dialer sends the events it produces itself (the simulated one); the worker signals the dispatcher. */
 export type CallEventSink = (orgId: string, events: CallEvent[]) => Promise<void>;
 
-export function createDialer(config: Config, deps: { sql: Sql; logger: Logger; sink: CallEventSink }): Dialer {
+/** The configured dialer; `simulatedCalls` is where the simulated one remembers its calls. */
+export function createDialer(config: Config, deps: { simulatedCalls: SimulatedCallStore; logger: Logger; sink: CallEventSink }): Dialer {
   switch (config.DIALER) {
     case 'simulated':
       return createSimulatedDialer({
-        sql: deps.sql,
+        calls: deps.simulatedCalls,
         logger: deps.logger,
         latencyMs: config.DIALER_SIMULATED_LATENCY_MS,
         outcomes: parseOutcomeWeights(config.DIALER_SIMULATED_OUTCOMES),

@@ -62,7 +62,7 @@ export async function extractText(bytes: Buffer, processor: FileProcessor): Prom
 
 async function pdfText(bytes: Buffer): Promise<string> {
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
-  let document;
+  let document: Awaited<ReturnType<typeof pdfjs.getDocument>['promise']>;
   try {
     document = await pdfjs.getDocument({ data: new Uint8Array(bytes), useSystemFonts: false, isEvalSupported: false, verbosity: 0 })
       .promise;

@@ -69,17 +69,17 @@ function memoryAdapterFactory() {
   });
 }
 
-const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const describe = new Map(SIMULATED_SCOPES.map((s) => [s.name, s.description]));
 
 function consentPage(uid: string, client: string, account: string, scopes: string[]): string {
-  const items = scopes.map((s) => `<li><code>${escape(s)}</code> ${escape(describe.get(s) ?? '')}</li>`).join('');
+  const items = scopes.map((s) => `<li><code>${escapeHtml(s)}</code> ${escapeHtml(describe.get(s) ?? '')}</li>`).join('');
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
 <title>Simulated provider: consent</title></head><body style="font-family:system-ui;max-width:32rem;margin:3rem auto">
 <p><strong>Simulated provider</strong> (built in; nothing real is shared)</p>
-<h1>Allow ${escape(client)}?</h1><p>Signed in as <strong>${escape(account)}</strong>. It asks for:</p><ul>${items}</ul>
-<form method="post" action="/interaction/${escape(uid)}/confirm"><button id="allow" type="submit">Allow</button></form>
-<form method="post" action="/interaction/${escape(uid)}/abort"><button id="deny" type="submit">Deny</button></form>
+<h1>Allow ${escapeHtml(client)}?</h1><p>Signed in as <strong>${escapeHtml(account)}</strong>. It asks for:</p><ul>${items}</ul>
+<form method="post" action="/interaction/${escapeHtml(uid)}/confirm"><button id="allow" type="submit">Allow</button></form>
+<form method="post" action="/interaction/${escapeHtml(uid)}/abort"><button id="deny" type="submit">Deny</button></form>
 </body></html>`;
 }
 

@@ -1,7 +1,7 @@
 import { createSql } from '../db/client';
 import { loadConfigOrExit, requireDatabaseUrl } from '../platform/config';
 import { createLogger } from '../platform/logger';
-import { credentialKeyring, resealCredentialValues } from '../services/credentials';
+import { credentialKeyring, resealCredentialValues } from '../services/credentials/values';
 
 // `npm run rotate-key`: after setting a new ENCRYPTION_KEY and listing the old one in
 // ENCRYPTION_KEYS_PREVIOUS, re-seals every credential value with the new key. Safe to run while the

@@ -1,9 +1,7 @@
 import * as accounts from '../db/accounts';
-import type { AccountFields, AccountRow, HealthScoreRow } from '../db/accounts';
-import { accountHealthWorkflowId, type AccountIndustry } from '../domain/accounts';
+import type { AccountFields, AccountRow } from '../db/accounts';
+import type { AccountIndustry } from '../domain/accounts';
 import { invalid, notFound } from '../domain/errors';
-import { organizationAttribute } from '../platform/temporal';
-import type { accountHealthRefresh } from '../workflows/accounts';
 import type { ServiceDeps } from './deps';
 
 export function accountView(row: AccountRow) {
@@ -23,14 +21,7 @@ export function accountView(row: AccountRow) {
   };
 }
 
-const healthEntry = (row: HealthScoreRow) => ({
-  id: row.id,
-  score: row.score,
-  factors: row.factors,
-  computed_at: row.computed_at.toISOString(),
-});
-
-const accountNotFound = () => notFound('Account not found');
+export const accountNotFound = () => notFound('Account not found');
 const unique = (tags: string[]) => [...new Set(tags)];
 
 export type AccountInput = { name: string } & Partial<Omit<AccountFields, 'name'>>;
@@ -81,32 +72,4 @@ export async function updateAccount(deps: Pick<ServiceDeps, 'sql'>, orgId: strin
 
 export async function deleteAccount(deps: Pick<ServiceDeps, 'sql'>, orgId: string, accountId: string): Promise<void> {
   if (!(await accounts.deleteAccount(deps.sql, orgId, accountId))) throw accountNotFound();
-}
-
-/**
- * Starts the account's health refresh. USE_EXISTING: a refresh while one runs attaches to it instead
- * of failing; a finished run's id is reused for the next refresh (the default reuse policy allows it).
- */
-export async function refreshHealth(deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config'>, orgId: string, accountId: string) {
-  if (!(await accounts.accountExists(deps.sql, orgId, accountId))) throw accountNotFound();
-  const handle = await deps.temporal.workflow.start<typeof accountHealthRefresh>('accountHealthRefresh', {
-    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-    workflowId: accountHealthWorkflowId(accountId),
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    args: [{ orgId, accountId }],
-    typedSearchAttributes: organizationAttribute(orgId),
-  });
-  return { workflow_id: handle.workflowId };
-}
-
-export async function getHealth(deps: Pick<ServiceDeps, 'sql'>, orgId: string, accountId: string, limit: number) {
-  const row = await accounts.getAccount(deps.sql, orgId, accountId);
-  if (!row) throw accountNotFound();
-  const history = await accounts.healthHistory(deps.sql, orgId, row.id, limit);
-  return {
-    account_id: row.id,
-    health_score: row.health_score,
-    computed_at: history[0]?.computed_at.toISOString() ?? null,
-    history: history.map(healthEntry),
-  };
 }

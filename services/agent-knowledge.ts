@@ -3,7 +3,7 @@ import * as versions from '../db/agent-versions';
 import { datasetIdsOf, resultsCountOf } from '../domain/agent-knowledge';
 import { conflict, isDomainError, notFound } from '../domain/errors';
 import type { ServiceDeps } from './deps';
-import { queryDataset } from './knowledge-base';
+import { queryDataset } from './knowledge-base/query';
 
 export interface AgentKnowledgeQuery {
   query: string;

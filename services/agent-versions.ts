@@ -1,8 +1,7 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { Readable } from 'node:stream';
 import { getAgent } from '../db/agents';
 import * as versions from '../db/agent-versions';
-import type { DraftUpdate, NewVersion, VersionRow } from '../db/agent-versions';
+import type { DraftUpdate, NewVersion, PublishRequest, VersionRow } from '../db/agent-versions';
 import type { Db } from '../db/client';
 import { defaultAgentConfig } from '../domain/agent-config';
 import { publishDirections, type PublishDirection } from '../domain/agents';
@@ -11,14 +10,12 @@ import { diffJson } from '../platform/json-diff';
 import { createLlmWriter } from '../platform/llm';
 import { LocalModelError } from '../platform/llm-local';
 import type { Logger } from '../platform/logger';
-import { organizationAttribute } from '../platform/temporal';
-import { generateAgentInstructions, instructionsWorkflowId } from '../workflows/agents';
 import { toBool, versionView } from './agent-views';
 import type { ServiceDeps } from './deps';
-import { emitEvent } from './notifications';
+import { emitEvent } from './notifications/emit';
 import { VersionCursor, cursorPage, decodeCursor } from './pagination';
 
-// The Agents area's versions: drafts, instruction generation, comparison and publishing.
+// The Agents area's versions: drafts, comparison and publishing (instruction generation: agent-instructions.ts).
 
 const sameJson = (a: unknown, b: unknown) => diffJson(a ?? null, b ?? null).length === 0;
 
@@ -34,22 +31,12 @@ async function requireAgent(db: Db, orgId: string, agentId: string, forUpdate = 
  * A version named in a path, on a route that changes it: a number, or `latest` for the newest version
  * when it is a draft (404 otherwise; only GET creates one). Locked for the rest of the transaction.
  */
-async function lockVersion(db: Db, orgId: string, agentId: string, param: string): Promise<VersionRow> {
+export async function lockVersion(db: Db, orgId: string, agentId: string, param: string): Promise<VersionRow> {
   await requireAgent(db, orgId, agentId);
   const number = param === 'latest' ? (await versions.newestDraft(db, orgId, agentId))?.version : Number(param);
   const row = number === undefined ? undefined : await versions.getVersion(db, orgId, agentId, number, { forUpdate: true });
   if (!row) throw notFound(param === 'latest' ? 'No draft version: GET the latest version to create one' : 'Version not found');
   return row;
-}
-
-/** Whether a workflow with this id is running now. */
-async function isRunning(deps: Pick<ServiceDeps, 'temporal'>, workflowId: string): Promise<boolean> {
-  try {
-    return (await deps.temporal.workflow.getHandle(workflowId).describe()).status.name === 'RUNNING';
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return false;
-    throw error;
-  }
 }
 
 export interface VersionListQuery {
@@ -209,34 +196,6 @@ export async function updateVersion(
   return versionView(row);
 }
 
-/** Starts writing a draft's instructions from its builder inputs; the generating flag and the start commit together. */
-export async function generateInstructions(
-  deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config'>,
-  orgId: string,
-  actor: string,
-  agentId: string,
-  version: string,
-) {
-  const workflowId = await deps.sql.begin(async (tx) => {
-    const v = await lockVersion(tx, orgId, agentId, version);
-    if (v.published) throw conflict('Published versions are immutable: their instructions cannot be generated again');
-    if (!v.instruction_builder_inputs) throw invalid('instruction_builder_inputs are required to generate instructions');
-    const id = instructionsWorkflowId(agentId, v.version);
-    // A flag whose run is gone (terminated by an operator, say) must not block the version for good.
-    if (v.instructions_generating && (await isRunning(deps, id))) throw conflict('Instructions are already being generated');
-    await versions.markGenerating(tx, orgId, agentId, v.version, actor);
-    // Started before the flag commits; a failed start rolls the flag back (the error handler answers 503).
-    await deps.temporal.workflow.start(generateAgentInstructions, {
-      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-      workflowId: id,
-      args: [{ orgId, agentId, version: v.version }],
-      typedSearchAttributes: organizationAttribute(orgId),
-    });
-    return id;
-  });
-  return { workflow_id: workflowId };
-}
-
 /**
  * A written summary of how to_version differs from from_version, as a stream. The first piece decides
  * the outcome: a provider that fails at once is a clean 502; a failure later ends the text with a note.
@@ -286,6 +245,22 @@ export async function compareVersions(
   return Readable.from(rest());
 }
 
+/** Publishes in the caller's transaction, with its `agent_version.published` event (the API's publish and the scaffolding run's). */
+export async function publishWithEvent(tx: Db, request: PublishRequest, direction: PublishDirection, actorUserId: string | null = null) {
+  const result = await versions.publishVersion(tx, request);
+  if (result.ok) {
+    const agent = await getAgent(tx, request.orgId, request.agentId);
+    await emitEvent(tx, request.orgId, {
+      event_type: 'agent_version.published',
+      entity_type: 'agent_version',
+      entity_id: result.version.id,
+      payload: { agent_id: request.agentId, name: agent?.name ?? null, version: result.version.version, direction },
+      actor_user_id: actorUserId,
+    });
+  }
+  return result;
+}
+
 export interface PublishInput {
   phone_numbers: string[] | null;
   unassign_phone_numbers: string[] | null;
@@ -309,28 +284,22 @@ export async function publishVersion(
   await requireAgent(sql, orgId, agentId);
   const number = version === 'latest' ? (await versions.newestDraft(sql, orgId, agentId))?.version : Number(version);
   if (number === undefined) throw notFound('No draft version to publish');
-  const outcome = await sql.begin(async (tx) => {
-    const result = await versions.publishVersion(tx, {
-      orgId,
-      agentId,
-      version: number,
-      assign: [...new Set(body.phone_numbers ?? [])],
-      unassign: [...new Set(body.unassign_phone_numbers ?? [])],
-      directions: publishDirections(body.direction),
-      actor,
-    });
-    if (result.ok) {
-      const agent = await getAgent(tx, orgId, agentId);
-      await emitEvent(tx, orgId, {
-        event_type: 'agent_version.published',
-        entity_type: 'agent_version',
-        entity_id: result.version.id,
-        payload: { agent_id: agentId, name: agent?.name ?? null, version: result.version.version, direction: body.direction },
-        actor_user_id: actorUserId,
-      });
-    }
-    return result;
-  });
+  const outcome = await sql.begin(async (tx) =>
+    publishWithEvent(
+      tx,
+      {
+        orgId,
+        agentId,
+        version: number,
+        assign: [...new Set(body.phone_numbers ?? [])],
+        unassign: [...new Set(body.unassign_phone_numbers ?? [])],
+        directions: publishDirections(body.direction),
+        actor,
+      },
+      body.direction,
+      actorUserId,
+    ),
+  );
   if (!outcome.ok) {
     switch (outcome.reason) {
       case 'agent_not_found':

@@ -1,31 +1,14 @@
-import { WorkflowFailedError, type WorkflowExecutionStatusName } from '@temporalio/client';
-import type { ScaffoldInput } from '../activities/agents';
 import * as agents from '../db/agents';
 import { countVersions, recentVersions } from '../db/agent-versions';
 import { numbersOfAgent } from '../db/phone-numbers';
 import { SIP_PROVISIONING, SIP_PROVISIONING_NOTE, sipUri } from '../domain/agents';
 import { conflict, invalid, notFound } from '../domain/errors';
-import { newId } from '../platform/ids';
-import { ORGANIZATION_ID, organizationAttribute } from '../platform/temporal';
-import { scaffoldAgent, scaffoldProgressQuery, scaffoldWorkflowId, type ScaffoldProgress } from '../workflows/agents';
 import { agentView, instructionsState, jsonObjectFilter, toBool } from './agent-views';
 import type { ServiceDeps } from './deps';
 import { CreatedCursor, cursorPage, decodeCursor } from './pagination';
 import { iso } from './views';
 
-const STATUS_NAMES: Partial<
-  Record<WorkflowExecutionStatusName, 'running' | 'completed' | 'failed' | 'canceled' | 'terminated' | 'timed_out' | 'continued_as_new'>
-> = {
-  RUNNING: 'running',
-  COMPLETED: 'completed',
-  FAILED: 'failed',
-  CANCELLED: 'canceled',
-  TERMINATED: 'terminated',
-  TIMED_OUT: 'timed_out',
-  CONTINUED_AS_NEW: 'continued_as_new',
-};
-
-const agentNotFound = () => notFound('Agent not found');
+export const agentNotFound = () => notFound('Agent not found');
 
 export interface AgentListQuery {
   name?: string;
@@ -152,109 +135,4 @@ export async function deploySip(deps: Pick<ServiceDeps, 'sql' | 'config'>, orgId
 export async function removeSip(deps: Pick<ServiceDeps, 'sql'>, orgId: string, agentId: string): Promise<void> {
   if (!(await agents.getAgent(deps.sql, orgId, agentId))) throw agentNotFound();
   await agents.deleteSipEndpoint(deps.sql, orgId, agentId);
-}
-
-/** Starts a scaffolding run; nothing is written before the workflow exists (it writes the rows). */
-async function startScaffold(deps: Pick<ServiceDeps, 'temporal' | 'config'>, input: ScaffoldInput) {
-  const workflowId = scaffoldWorkflowId(input.kind, input.agentId);
-  await deps.temporal.workflow.start(scaffoldAgent, {
-    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-    workflowId,
-    args: [input],
-    typedSearchAttributes: organizationAttribute(input.orgId),
-  });
-  return { workflow_id: workflowId, agent_id: input.agentId };
-}
-
-export interface FromWebsiteInput {
-  company_website: string;
-  company_name?: string;
-  company_overview?: string;
-  existing_agent_id?: string;
-  is_demo?: boolean;
-  skip_deployment?: boolean;
-  voice_id?: string;
-  avatar_url?: string;
-  existing_collection_id?: string;
-  demo_type?: string;
-}
-
-export async function createFromWebsite(
-  deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config'>,
-  orgId: string,
-  actor: string,
-  body: FromWebsiteInput,
-) {
-  if (body.existing_agent_id && !(await agents.getAgent(deps.sql, orgId, body.existing_agent_id))) throw agentNotFound();
-  return startScaffold(deps, {
-    kind: 'create-from-website',
-    orgId,
-    agentId: body.existing_agent_id ?? newId(),
-    existingAgent: Boolean(body.existing_agent_id),
-    actor,
-    companyWebsite: body.company_website,
-    companyName: body.company_name,
-    companyOverview: body.company_overview,
-    isDemo: body.is_demo,
-    skipDeployment: body.skip_deployment,
-    voiceId: body.voice_id,
-    avatarUrl: body.avatar_url,
-    collectionId: body.existing_collection_id,
-    demoType: body.demo_type,
-    includePhoneNumber: false,
-  } as ScaffoldInput);
-}
-
-export async function createDemo(
-  deps: Pick<ServiceDeps, 'temporal' | 'config'>,
-  orgId: string,
-  actor: string,
-  body: { company_website: string; instructions?: string; include_phone_number?: boolean },
-) {
-  return startScaffold(deps, {
-    kind: 'create-demo',
-    orgId,
-    agentId: newId(),
-    existingAgent: false,
-    actor,
-    companyWebsite: body.company_website,
-    instructions: body.instructions,
-    isDemo: true,
-    skipDeployment: false,
-    includePhoneNumber: body.include_phone_number,
-  } as ScaffoldInput);
-}
-
-/** A scaffolding run of the organization, read from Temporal: its state, steps, result or error. */
-export async function scaffoldRun(deps: Pick<ServiceDeps, 'temporal'>, orgId: string, workflowId: string) {
-  const { temporal } = deps;
-  const handle = temporal.workflow.getHandle(workflowId);
-  const info = await handle.describe();
-  // Another organization's run, or a workflow of another kind, does not exist here.
-  if (info.type !== 'scaffoldAgent' || info.typedSearchAttributes.get(ORGANIZATION_ID) !== orgId) throw notFound('Workflow not found');
-  const status = STATUS_NAMES[info.status.name] ?? ('unknown' as const);
-  let progress: ScaffoldProgress | null = null;
-  let error: string | null = null;
-  if (status === 'completed') progress = await handle.result();
-  else {
-    progress = await temporal.connection.withDeadline(Date.now() + 5000, () => handle.query(scaffoldProgressQuery)).catch(() => null);
-    if (status === 'failed') {
-      error = await handle.result().then(
-        () => null,
-        (e: unknown) => (e instanceof WorkflowFailedError ? (e.cause?.message ?? e.message) : String(e)),
-      );
-    }
-  }
-  const kind = workflowId.startsWith('agent-demo:') ? 'create-demo' : 'create-from-website';
-  return {
-    workflow_id: info.workflowId,
-    kind: progress?.kind ?? kind,
-    status,
-    agent_id: progress?.agent_id ?? workflowId.slice(workflowId.indexOf(':') + 1),
-    steps: progress?.steps ?? [],
-    result: status === 'completed' ? (progress?.result ?? null) : null,
-    error,
-    started_at: info.startTime.toISOString(),
-    closed_at: iso(info.closeTime ?? null),
-  };
 }

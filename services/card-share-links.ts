@@ -14,7 +14,7 @@ import { publicBaseUrl, type Config } from '../platform/config';
 import { newId } from '../platform/ids';
 import { RateLimiter } from '../platform/rate-limit';
 import { recordCardEvent } from './card-events';
-import { emitEvent } from './notifications';
+import { emitEvent } from './notifications/emit';
 import { cardContent, cardNotFound } from './cards';
 import type { ServiceDeps } from './deps';
 

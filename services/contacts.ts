@@ -6,7 +6,7 @@ import { FUNNEL_MOVES, funnelRefusal, type FunnelMove, type Stage } from '../dom
 import { conflict, invalid, notFound } from '../domain/errors';
 import { uniqueTags } from '../domain/tags';
 import type { ServiceDeps } from './deps';
-import { emitEvent } from './notifications';
+import { emitEvent } from './notifications/emit';
 import { iso } from './views';
 
 export function contactView(row: ContactRow) {

@@ -6,7 +6,7 @@ import type { DealFields, DealRow } from '../db/deals';
 import { invalid, notFound } from '../domain/errors';
 import { DEFAULT_CURRENCY, type DealStage } from '../domain/deals';
 import type { ServiceDeps } from './deps';
-import { dealSnapshot, emitDealEvents } from './notifications';
+import { dealSnapshot, emitDealEvents } from './notifications/emit';
 import { iso } from './views';
 
 export function dealView(row: DealRow) {

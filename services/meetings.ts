@@ -2,14 +2,19 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import * as meetings from '../db/meetings';
 import type { BotEventRow, BotRow } from '../db/meetings';
 import { conflict, invalid, notFound, unavailable } from '../domain/errors';
-import { botWorkflowId, meetingPlatform, type BotStatus, type VendorEvent } from '../domain/meetings';
+import { meetingPlatform, type BotStatus, type VendorEvent } from '../domain/meetings';
 import { newId } from '../platform/ids';
 import { hasSignatureHeaders, verifyWebhook, webhookSecrets } from '../platform/meeting-vendor';
-import { organizationAttribute } from '../platform/temporal';
-import type { meetingBotWorkflow } from '../workflows/meetings';
-import { leaveMeetingSignal, vendorEventSignal, type MeetingBotInput } from '../workflows/meeting-messages';
+import {
+  botWorkflowId,
+  leaveMeetingSignal,
+  meetingBotWorkflowRef,
+  vendorEventSignal,
+  type MeetingBotInput,
+} from '../workflows/meeting-messages';
 import type { ServiceDeps } from './deps';
 import { iso } from './views';
+import { signalWorkflow, startWorkflow } from './workflow-client';
 
 /** The name the vendor's bot shows in the meeting when the caller gives none. */
 export const DEFAULT_BOT_NAME = 'Meeting Notetaker';
@@ -92,7 +97,7 @@ export async function createBot(
 ) {
   const platform = meetingPlatform(input.meeting_url);
   if (!platform) throw invalid('meeting_url is not a Zoom, Google Meet or Microsoft Teams meeting link');
-  const { sql, temporal, config } = deps;
+  const { sql, config } = deps;
   const id = newId();
   const contactIds = [...new Set(input.contact_ids ?? [])];
   const row = await sql.begin(async (tx) => {
@@ -113,9 +118,8 @@ export async function createBot(
       vendor: config.MEETING_VENDOR_BASE_URL ? 'recall' : 'simulated',
       created_by: actor,
     });
-    await temporal.workflow.start<typeof meetingBotWorkflow>('meetingBotWorkflow', {
+    await startWorkflow(deps, meetingBotWorkflowRef, orgId, {
       workflowId: botWorkflowId(id),
-      taskQueue: config.TEMPORAL_TASK_QUEUE,
       args: [
         {
           botId: id,
@@ -127,7 +131,6 @@ export async function createBot(
           },
         } satisfies MeetingBotInput,
       ],
-      typedSearchAttributes: organizationAttribute(orgId),
     });
     return inserted;
   });
@@ -167,7 +170,7 @@ export async function removeBot(deps: Pick<ServiceDeps, 'sql' | 'temporal'>, org
       throw conflict(`Cannot remove a bot that is ${existing.status}`);
     }
     try {
-      await deps.temporal.workflow.getHandle(botWorkflowId(botId)).signal(leaveMeetingSignal);
+      await signalWorkflow(deps, botWorkflowId(botId), leaveMeetingSignal);
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) throw conflict('The bot workflow is no longer running');
       throw error;
@@ -244,7 +247,7 @@ export async function placeCaptureEvent(
       if (!row || row.ended_at || (row.vendor_bot_id && row.vendor_bot_id !== bot.id)) return false;
       if (!(await meetings.recordDelivery(tx, orgId, botId, webhookId))) return true;
       try {
-        await deps.temporal.workflow.getHandle(botWorkflowId(botId)).signal(vendorEventSignal, event);
+        await signalWorkflow(deps, botWorkflowId(botId), vendorEventSignal, event);
       } catch (error) {
         if (!(error instanceof WorkflowNotFoundError)) throw error;
         deps.logger.info({ botId, event: body.event }, 'capture event for a bot whose workflow has ended');

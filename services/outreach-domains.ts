@@ -19,7 +19,7 @@ import { createDnsResolver, type DnsResolver } from '../platform/dns-resolver';
 import { newId } from '../platform/ids';
 import { RegistrarError, createRegistrar } from '../platform/registrar';
 import type { ServiceDeps } from './deps';
-import { storeOutreachSecret } from './outreach-mailboxes';
+import { storeOutreachSecret } from './outreach-mailbox-secrets';
 import { iso } from './views';
 
 // Sending domains: added (owned) or bought through the registrar, each with a fresh DKIM key pair
@@ -136,7 +136,7 @@ export async function setDomainTracking(deps: Pick<ServiceDeps, 'sql'>, orgId: s
 
 export async function checkAvailability(deps: Pick<ServiceDeps, 'config'>, name: string) {
   const registrar = createRegistrar(deps.config);
-  let quote;
+  let quote: Awaited<ReturnType<typeof registrar.check>>;
   try {
     quote = await registrar.check(normalizeDomain(name));
   } catch (error) {

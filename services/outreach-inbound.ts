@@ -15,12 +15,15 @@ import {
   threadCandidates,
 } from '../domain/outreach-threading';
 import { newId } from '../platform/ids';
+import { fetchNewMessages } from '../platform/imap';
 import { hasSignatureHeaders, verifyWebhook } from '../platform/meeting-webhooks';
 import { recordContactEmail } from './activities';
 import type { ServiceDeps } from './deps';
-import { emitEvent } from './notifications';
+import { emitEvent } from './notifications/emit';
 import { suppressAddress } from './outreach-suppressions';
+import type { ImapPollInput, ImapPollResult } from '../workflows/outreach-messages';
 import { recordMailboxOutcome } from './outreach-mailboxes';
+import { mailboxImapSettings } from './outreach-mailbox-servers';
 
 // Received mail (the signed inbound-mail webhook and IMAP polling): each message finds its thread by
 // the Message-IDs it names, lands in it, and stops the enrollment it answers (a reply when the sequence
@@ -185,11 +188,39 @@ export async function receiveMessage(
   });
 }
 
+/** Messages read from a mailbox per poll; more wait for the next one, which comes at once. */
+const IMAP_BATCH = 100;
+
+/**
+ * One poll of a connected mailbox (the IMAP poller's activity): reads the messages after its cursor,
+ * places each, then moves the cursor. `stop` when the mailbox is gone or has no IMAP settings.
+ */
+export async function pollMailbox(
+  deps: Pick<ServiceDeps, 'sql' | 'logger' | 'config'>,
+  { orgId, mailboxId }: ImapPollInput,
+): Promise<ImapPollResult> {
+  const settings = await mailboxImapSettings(deps, orgId, mailboxId);
+  if (!settings) return { stop: true, received: 0, more: false };
+  const cursor = await mail.getImapCursor(deps.sql, orgId, mailboxId);
+  const result = await fetchNewMessages(settings, cursor?.last_uid ?? null, {
+    timeoutMs: deps.config.OUTREACH_IMAP_TIMEOUT_MS,
+    maxMessages: IMAP_BATCH,
+    uidValidity: cursor?.uid_validity ?? null,
+  });
+  let received = 0;
+  for (const m of result.messages) {
+    const placed = await receiveMessage(deps, m.raw, { orgId, mailboxId });
+    if (placed.stored) received += 1;
+  }
+  await mail.saveImapCursor(deps.sql, orgId, mailboxId, result.uidValidity, result.lastUid);
+  return { stop: false, received, more: result.messages.length >= IMAP_BATCH };
+}
+
 /** An automatic answer holds the active enrollment's next step until `resumeAt` (never earlier than it was due). */
 async function pauseFor(tx: Db, orgId: string, thread: mail.ThreadRow, resumeAt: Date): Promise<void> {
   if (!thread.enrollment_id) return;
   const enrollment = await seqs.getEnrollmentById(tx, orgId, thread.enrollment_id, true);
-  if (!enrollment || enrollment.status !== 'active' || !enrollment.next_send_at) return;
+  if (enrollment?.status !== 'active' || !enrollment.next_send_at) return;
   if (enrollment.next_send_at.getTime() >= resumeAt.getTime()) return;
   await seqs.rescheduleEnrollments(tx, orgId, [{ id: enrollment.id, at: resumeAt }]);
 }
@@ -199,7 +230,7 @@ async function stopFor(tx: Db, orgId: string, thread: mail.ThreadRow, kind: 'rep
   if (kind === 'bounce') await recordMailboxOutcome(tx, orgId, thread.mailbox_id, 'bounce');
   if (!thread.enrollment_id) return;
   const enrollment = await seqs.getEnrollmentById(tx, orgId, thread.enrollment_id, true);
-  if (!enrollment || enrollment.status !== 'active') return;
+  if (enrollment?.status !== 'active') return;
   if (kind === 'bounce') {
     await seqs.stopEnrollment(tx, orgId, enrollment.id, 'bounced');
     return;

@@ -5,14 +5,12 @@ import * as seqs from '../db/outreach-sequences';
 import { suppressedAmong } from '../db/outreach-suppressions';
 import type { EnrollableContact, EnrollmentRow, SequenceRow } from '../db/outreach-sequences';
 import { dailyCap, isWithinSendingWindow, localDay, nextWindowOpening, sendGapSeconds } from '../domain/outreach-mailboxes';
-import { AUTO_COMPLETION, afterStep, nextLocalDayOpening, rotationStart, type SequenceStatus } from '../domain/outreach-sequences';
+import { AUTO_COMPLETION, afterStep, nextLocalDayOpening, rotationStart } from '../domain/outreach-sequences';
 import { chooseVariant, oneLine, renderTemplate, type TemplateValues } from '../domain/outreach-templates';
 import { makeMessageId, replyHeaders, replySubject } from '../domain/outreach-threading';
 import { newId } from '../platform/ids';
-import { recordContactEmail } from './activities';
-import type { ServiceDeps } from './deps';
-import { mailboxSender, recordMailboxOutcome } from './outreach-mailboxes';
-import { suppressAddress } from './outreach-suppressions';
+import type { CycleResult } from '../workflows/outreach-messages';
+import { deliver, recordSent, type Reservation, type SendDeps } from './outreach-delivery';
 import { unsubscribeUrl } from './outreach-unsubscribe';
 
 // Sending a sequence's steps. One cycle reserves due sends in a transaction that holds the pool's
@@ -20,31 +18,6 @@ import { unsubscribeUrl } from './outreach-unsubscribe';
 // reservation to SMTP, then records it as sent. The reservation row carries the idempotency key
 // `<enrollment>:<step>`: a retried cycle that finds it never sends a second time (see resolveExisting).
 
-export interface CycleResult {
-  state: SequenceStatus | 'missing';
-  sent: number;
-  /** The batch filled while mailboxes had room: run again at once. */
-  more: boolean;
-  /** When something may next be sendable, in ms from now; null when only a wake-up can tell. */
-  nextDueInMs: number | null;
-}
-
-interface Reservation {
-  message: MessageRow;
-  enrollment: EnrollmentRow;
-  contact: EnrollableContact;
-  mailbox: PoolMailbox;
-  stepCount: number;
-  delays: number[];
-  /** The enrollment's one-click unsubscribe URL (List-Unsubscribe, RFC 8058). */
-  unsubscribe: string;
-  /** The pause drawn for the mailbox after this send. */
-  gapSeconds: number;
-}
-
-type SendDeps = Pick<ServiceDeps, 'sql' | 'config' | 'logger'>;
-
-const RETRY_AFTER_FAILURE_MS = 5 * 60_000;
 /** SMTP sends of one cycle in flight at once. */
 const SEND_PARALLELISM = 8;
 const PAUSED_MAILBOX_RECHECK_MS = 60 * 60_000;
@@ -347,88 +320,4 @@ async function resolveExisting(
   }
   const next = afterStep(enrollment.next_step, sentAt > now ? now : sentAt, delays);
   await seqs.advanceEnrollment(tx, orgId, enrollment.id, enrollment.next_step, { ...next, thread_id: existing.thread_id, sent_at: sentAt });
-}
-
-async function recordSent(tx: Db, orgId: string, message: MessageRow, contact: EnrollableContact, at: Date) {
-  await mail.touchThread(tx, orgId, message.thread_id, 'outbound', at);
-  await recordContactEmail(tx, orgId, contact.id, {
-    subject: message.subject,
-    body: message.text_body,
-    direction: 'outbound',
-    at,
-    actor: 'system:outreach',
-  });
-}
-
-/** What an SMTP failure means for the send: refused before acceptance (free to try later), refused for good, or unknown. */
-function classify(error: unknown): { kind: 'retry' | 'bounce' | 'permanent' | 'doubt'; detail: string } {
-  const e = error as { code?: string; responseCode?: number; message?: string };
-  const detail = (e.message ?? String(error)).slice(0, 500);
-  if (typeof e.responseCode === 'number') {
-    if (e.responseCode >= 550 && e.responseCode <= 553) return { kind: 'bounce', detail };
-    if (e.responseCode >= 500) return { kind: 'permanent', detail };
-    return { kind: 'retry', detail };
-  }
-  // Failures before the message was handed over: nothing was accepted.
-  if (['ECONNECTION', 'EDNS', 'EAUTH', 'ETLS', 'ECONNREFUSED', 'ENOTFOUND', 'ECONFIG'].includes(e.code ?? ''))
-    return { kind: 'retry', detail };
-  return { kind: 'doubt', detail };
-}
-
-/** Sends one reservation and records the outcome; true when the message went out. */
-async function deliver(deps: SendDeps, orgId: string, r: Reservation): Promise<boolean> {
-  const { message, enrollment, contact } = r;
-  let outcome: ReturnType<typeof classify> | undefined;
-  try {
-    const sender = await mailboxSender(deps, orgId, r.mailbox.id);
-    const info = await sender.send({
-      from: r.mailbox.display_name ? { name: r.mailbox.display_name, address: r.mailbox.email_address } : r.mailbox.email_address,
-      to: message.to_addresses,
-      subject: message.subject,
-      text: message.text_body ?? '',
-      ...(message.html_body ? { html: message.html_body } : {}),
-      messageId: message.message_id,
-      list: { unsubscribe: r.unsubscribe },
-      headers: { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
-      ...(message.in_reply_to ? { inReplyTo: message.in_reply_to, references: message.references } : {}),
-    });
-    if ((info.rejected ?? []).length > 0 && (info.accepted ?? []).length === 0)
-      outcome = { kind: 'bounce', detail: 'Recipient refused by the server' };
-  } catch (error) {
-    outcome = classify(error);
-  }
-  const now = new Date();
-  await deps.sql.begin(async (tx) => {
-    await record(tx);
-    // The gap counts from the moment the server took the message, not from the reservation. Last in
-    // the transaction: rows lock in the reserving order (enrollment, then mailbox), so no deadlock.
-    if (r.gapSeconds > 0) await mail.holdMailboxUntil(tx, orgId, r.mailbox.id, new Date(now.getTime() + r.gapSeconds * 1000));
-  });
-  async function record(tx: Db) {
-    if (!outcome || outcome.kind === 'doubt') {
-      await mail.setMessageStatus(tx, orgId, message.id, {
-        status: outcome ? 'unconfirmed' : 'sent',
-        sent_at: now,
-        error: outcome?.detail ?? null,
-      });
-      await recordSent(tx, orgId, message, contact, now);
-      const next = afterStep(enrollment.next_step, now, r.delays);
-      await seqs.advanceEnrollment(tx, orgId, enrollment.id, enrollment.next_step, { ...next, thread_id: message.thread_id, sent_at: now });
-      return;
-    }
-    if (outcome.kind === 'retry') {
-      await mail.failBeforeAcceptance(tx, orgId, message.id, outcome.detail);
-      await recordMailboxOutcome(tx, orgId, r.mailbox.id, 'failure');
-      await seqs.rescheduleEnrollments(tx, orgId, [{ id: enrollment.id, at: new Date(now.getTime() + RETRY_AFTER_FAILURE_MS) }]);
-      return;
-    }
-    await mail.setMessageStatus(tx, orgId, message.id, { status: 'failed', sent_at: null, error: outcome.detail });
-    await recordMailboxOutcome(tx, orgId, r.mailbox.id, outcome.kind === 'bounce' ? 'bounce' : 'failure');
-    await seqs.stopEnrollment(tx, orgId, enrollment.id, outcome.kind === 'bounce' ? 'bounced' : 'failed');
-    // A hard bounce at the SMTP door: the address goes on the suppression list.
-    if (outcome.kind === 'bounce') await suppressAddress(tx, orgId, contact.email ?? '', 'bounce', outcome.detail);
-  }
-  if (outcome && outcome.kind !== 'doubt')
-    deps.logger.warn({ orgId, messageId: message.id, mailboxId: r.mailbox.id, outcome: outcome.kind }, 'outreach send refused');
-  return !outcome || outcome.kind === 'doubt';
 }

@@ -1,4 +1,3 @@
-import type { Client } from '@temporalio/client';
 import type { Db } from '../db/client';
 import { mailboxesInOrg } from '../db/outreach-messages';
 import * as db from '../db/outreach-sequences';
@@ -17,13 +16,18 @@ import {
 } from '../domain/outreach-sequences';
 import { unknownVariables } from '../domain/outreach-templates';
 import type { Config } from '../platform/config';
-import { organizationAttribute } from '../platform/temporal';
-import type { outreachImapPoller } from '../workflows/outreach-imap';
-import type { outreachSequenceSender } from '../workflows/outreach-sequences';
-import { imapPollerWorkflowId, sequenceWorkflowId, wakeSequenceSignal, type SequenceSenderInput } from '../workflows/outreach-signals';
+import {
+  imapPollerWorkflowId,
+  outreachImapPollerWorkflow,
+  outreachSequenceSenderWorkflow,
+  sequenceWorkflowId,
+  wakeSequenceSignal,
+  type SequenceSenderInput,
+} from '../workflows/outreach-messages';
 import type { ServiceDeps } from './deps';
 import { CreatedCursor, cursorPage, decodeCursor } from './pagination';
 import { iso } from './views';
+import { signalWithStart, startWorkflow } from './workflow-client';
 
 // Outreach sequences and their enrollments: definitions, the lifecycle (a state table in domain/, the
 // sender workflow started in the transaction that activates), adding and removing contacts.
@@ -208,12 +212,10 @@ export function senderInput(
 }
 
 /** Wakes the sequence's sender, starting it when it is not running (the signal is in its history once this returns). */
-export async function wakeSender(deps: { temporal: Client; config: Config }, orgId: string, sequenceId: string): Promise<void> {
-  await deps.temporal.workflow.signalWithStart<typeof outreachSequenceSender, []>('outreachSequenceSender', {
+export async function wakeSender(deps: Pick<ServiceDeps, 'temporal' | 'config'>, orgId: string, sequenceId: string): Promise<void> {
+  await signalWithStart(deps, outreachSequenceSenderWorkflow, orgId, {
     workflowId: sequenceWorkflowId(sequenceId),
-    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
     args: [senderInput(deps.config, orgId, sequenceId)],
-    typedSearchAttributes: organizationAttribute(orgId),
     signal: wakeSequenceSignal,
     signalArgs: [],
   });
@@ -224,14 +226,12 @@ export async function wakeSender(deps: { temporal: Client; config: Config }, org
  * without the inbound-mail webhook); a running poller is kept, and one for a mailbox without IMAP
  * settings ends at its first poll.
  */
-export async function startImapPollers(deps: { temporal: Client; config: Config }, orgId: string, mailboxIds: string[]): Promise<void> {
+export async function startImapPollers(deps: Pick<ServiceDeps, 'temporal' | 'config'>, orgId: string, mailboxIds: string[]): Promise<void> {
   for (const mailboxId of mailboxIds) {
-    await deps.temporal.workflow.start<typeof outreachImapPoller>('outreachImapPoller', {
+    await startWorkflow(deps, outreachImapPollerWorkflow, orgId, {
       workflowId: imapPollerWorkflowId(mailboxId),
-      taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
       args: [{ orgId, mailboxId, intervalMs: deps.config.OUTREACH_IMAP_POLL_SECONDS * 1000, cyclesPerRun: 100 }],
       workflowIdConflictPolicy: 'USE_EXISTING',
-      typedSearchAttributes: organizationAttribute(orgId),
     });
   }
 }

@@ -9,7 +9,7 @@ import { makeMessageId, replyHeaders, replySubject } from '../domain/outreach-th
 import { newId } from '../platform/ids';
 import { recordContactEmail } from './activities';
 import type { ServiceDeps } from './deps';
-import { mailboxSender } from './outreach-mailboxes';
+import { mailboxSender } from './outreach-mailbox-sender';
 import { cursorPage, decodeCursor } from './pagination';
 import { CreatedCursor } from './pagination';
 import { iso } from './views';

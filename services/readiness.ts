@@ -6,21 +6,23 @@ import type { ReadinessProfileRow } from '../db/readiness';
 import { notFound } from '../domain/errors';
 import { accountFacts, scoreIcpFit } from '../domain/icp-scoring';
 import type { Fact } from '../domain/intelligence';
-import {
-  NIGHTLY_PAGE_SIZE,
-  engagementAxis,
-  fitReason,
-  type FitAxis,
-  readinessLabel,
-  readinessNightlyWorkflowId,
-  readinessScheduleId,
-  readinessWorkflowId,
-  timingAxis,
-} from '../domain/readiness';
+import { NIGHTLY_PAGE_SIZE, engagementAxis, fitReason, type FitAxis, readinessLabel, timingAxis } from '../domain/readiness';
 import { newId } from '../platform/ids';
 import { organizationAttribute } from '../platform/temporal';
-import type { readinessNightlyWorkflow, readinessRefreshWorkflow } from '../workflows/readiness';
+import {
+  readinessNightlyWorkflowId,
+  readinessNightlyWorkflowRef,
+  readinessRefreshWorkflowRef,
+  readinessScheduleId,
+  readinessWorkflowId,
+  type ReadinessNightlyInput,
+  type ReadinessProfileInput,
+  type ReadinessRecorded,
+  type StalePageInput,
+  type StalePageResult,
+} from '../workflows/readiness-messages';
 import type { ServiceDeps } from './deps';
+import { startWorkflow } from './workflow-client';
 
 const accountNotFound = () => notFound('Account not found');
 
@@ -109,12 +111,10 @@ type StartDeps = Pick<ServiceDeps, 'sql' | 'temporal' | 'config' | 'logger'>;
  */
 export async function refreshReadiness(deps: StartDeps, orgId: string, accountId: string) {
   if (!(await db.loadReadinessSignals(deps.sql, orgId, accountId))) throw accountNotFound();
-  const handle = await deps.temporal.workflow.start<typeof readinessRefreshWorkflow>('readinessRefreshWorkflow', {
-    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
+  const handle = await startWorkflow(deps, readinessRefreshWorkflowRef, orgId, {
     workflowId: readinessWorkflowId(accountId),
     workflowIdConflictPolicy: 'USE_EXISTING',
     args: [{ orgId, accountId }],
-    typedSearchAttributes: organizationAttribute(orgId),
   });
   await ensureNightlySchedule(deps, orgId);
   return { workflow_id: handle.workflowId };
@@ -133,12 +133,10 @@ export async function ensureNightlySchedule(deps: Pick<ServiceDeps, 'temporal' |
       spec: { cronExpressions: [deps.config.READINESS_NIGHTLY_CRON] },
       action: {
         type: 'startWorkflow',
-        workflowType: 'readinessNightlyWorkflow',
+        workflowType: readinessNightlyWorkflowRef.name,
         workflowId: readinessNightlyWorkflowId(orgId),
         taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-        args: [{ orgId, staleHours: deps.config.READINESS_STALE_HOURS, afterId: null }] satisfies Parameters<
-          typeof readinessNightlyWorkflow
-        >,
+        args: [{ orgId, staleHours: deps.config.READINESS_STALE_HOURS, afterId: null }] satisfies [ReadinessNightlyInput],
         typedSearchAttributes: organizationAttribute(orgId),
       },
       policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour', pauseOnFailure: false },
@@ -166,10 +164,29 @@ export async function readinessHistory(deps: Pick<ServiceDeps, 'sql'>, orgId: st
 }
 
 /**
+ * The refresh workflow's activity: computes and records the profile in one transaction; null (nothing
+ * written) when the account is gone.
+ */
+export async function recordReadiness(
+  deps: Pick<ServiceDeps, 'sql' | 'logger'>,
+  { orgId, accountId, trigger }: ReadinessProfileInput,
+): Promise<ReadinessRecorded | null> {
+  const row = await deps.sql.begin((tx) => computeReadiness(tx, orgId, accountId, trigger));
+  if (!row) {
+    deps.logger.info({ orgId, accountId }, 'account gone before its readiness refresh; nothing recorded');
+    return null;
+  }
+  return { id: row.id, label: row.label, computed_at: row.computed_at.toISOString() };
+}
+
+/**
  * One page of the nightly refresh: recomputes the stale profiles among the next NIGHTLY_PAGE_SIZE
  * accounts after `afterId`. Returns where to continue (null when the organization is done).
  */
-export async function refreshStalePage(deps: Pick<ServiceDeps, 'sql'>, orgId: string, afterId: string | null, staleHours: number) {
+export async function refreshStalePage(
+  deps: Pick<ServiceDeps, 'sql'>,
+  { orgId, afterId, staleHours }: StalePageInput,
+): Promise<StalePageResult> {
   const staleBefore = new Date(Date.now() - staleHours * 3_600_000);
   const page = await db.accountPage(deps.sql, orgId, afterId, staleBefore, NIGHTLY_PAGE_SIZE);
   let refreshed = 0;

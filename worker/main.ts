@@ -5,7 +5,7 @@ import { createLogger } from '../platform/logger';
 import { loadMasterKey } from '../platform/secrets';
 import { createConfiguredStorage } from '../platform/storage';
 import { createTemporalClient } from '../platform/temporal';
-import { startOutboxRelay } from '../services/notifications';
+import { startOutboxRelay } from '../services/notifications/relay';
 import { createWorker } from './create-worker';
 
 // The worker process. The Temporal runtime turns SIGINT/SIGTERM into a graceful shutdown: polling

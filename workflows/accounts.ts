@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { AccountHealthInput, AccountHealthResult } from '../activities/accounts';
+import type { AccountHealthInput, AccountHealthResult } from './account-messages';
 
 const { refreshAccountHealth } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',

@@ -1,6 +1,15 @@
-import { ActivityFailure, ApplicationFailure, defineQuery, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { CompanyProfile, ScaffoldDraft, ScaffoldInput, VersionRef } from '../activities/agents';
+import {
+  scaffoldProgressQuery,
+  type CompanyProfile,
+  type ScaffoldDraft,
+  type ScaffoldInput,
+  type ScaffoldProgress,
+  type ScaffoldStepName,
+  type ScaffoldStepStatus,
+  type VersionRef,
+} from './agent-messages';
 
 const db = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -14,8 +23,6 @@ const outside = proxyActivities<Activities>({
 
 const reason = (error: unknown): string =>
   error instanceof ActivityFailure && error.cause ? error.cause.message : error instanceof Error ? error.message : String(error);
-
-export const instructionsWorkflowId = (agentId: string, version: number) => `agent-instructions:${agentId}:${version}`;
 
 /**
  * Writes a draft's instructions from its instruction_builder_inputs. Started by the API inside the
@@ -33,21 +40,6 @@ export async function generateAgentInstructions(ref: VersionRef): Promise<{ stat
     throw ApplicationFailure.nonRetryable(`Instruction generation failed: ${reason(error)}`, 'InstructionGenerationFailed');
   }
 }
-
-export type ScaffoldStepName = 'fetch_website' | 'prepare_agent' | 'generate_instructions' | 'publish' | 'assign_phone_number';
-export type ScaffoldStepStatus = 'pending' | 'running' | 'completed' | 'skipped' | 'failed';
-
-export interface ScaffoldProgress {
-  kind: ScaffoldInput['kind'];
-  agent_id: string;
-  steps: { name: ScaffoldStepName; status: ScaffoldStepStatus; detail: string | null }[];
-  result: { agent_id: string; version: number | null; published: boolean; phone_number: string | null } | null;
-}
-
-export const scaffoldProgressQuery = defineQuery<ScaffoldProgress>('scaffoldProgress');
-
-export const scaffoldWorkflowId = (kind: ScaffoldInput['kind'], agentId: string) =>
-  `${kind === 'create-demo' ? 'agent-demo' : 'agent-website'}:${agentId}`;
 
 const STEPS: ScaffoldStepName[] = ['fetch_website', 'prepare_agent', 'generate_instructions', 'publish', 'assign_phone_number'];
 

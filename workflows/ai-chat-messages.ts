@@ -1,9 +1,12 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { aiChatTurnWorkflow } from './ai-chat';
+import { workflowRef } from './workflow-ref';
 
 // Names and shapes shared by the AI chat turn workflow, its activities and the services that wake it.
 
 /** One workflow per chat at a time: a turn (`ai-chat:<chat_id>`); the next turn reuses the id. */
 export const aiChatWorkflowId = (chatId: string) => `ai-chat:${chatId}`;
+export const aiChatTurnWorkflowRef = workflowRef<typeof aiChatTurnWorkflow>('aiChatTurnWorkflow');
 
 export interface AiChatTurnInput {
   orgId: string;

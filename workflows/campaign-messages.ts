@@ -1,10 +1,15 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { CallEvent, CampaignStatus } from '../domain/campaigns';
+import type { CallEvent, CampaignMove, CampaignStatus } from '../domain/campaigns';
+import type { campaignDispatcher } from './campaign-dispatch';
+import type { campaignWorkflow } from './campaigns';
+import { workflowRef } from './workflow-ref';
 
 // Names and shapes of the messages of the campaign workflows, shared with their activities and services.
 
 export const campaignWorkflowId = (campaignId: string) => `campaign:${campaignId}`;
 export const dispatcherWorkflowId = (orgId: string) => `campaign-dispatcher:${orgId}`;
+export const campaignWorkflowRef = workflowRef<typeof campaignWorkflow>('campaignWorkflow');
+export const campaignDispatcherRef = workflowRef<typeof campaignDispatcher>('campaignDispatcher');
 
 export interface CampaignWorkflowInput {
   campaignId: string;
@@ -45,3 +50,37 @@ export const contactsSettledSignal = defineSignal('contactsSettled');
 export const callEventsSignal = defineSignal<[CallEvent[]]>('callEvents');
 /** Something changed (a campaign resumed, contacts added, the limit raised): look for calls to place. */
 export const wakeDispatcherSignal = defineSignal('wakeDispatcher');
+
+// ---- activity inputs and results ----
+
+/** The campaign an activity of its workflow works on. */
+export interface CampaignStepInput {
+  campaignId: string;
+  orgId: string;
+}
+
+export interface MoveCampaignInput extends CampaignStepInput {
+  move: CampaignMove;
+  actor: string;
+}
+
+export interface DispatchCycleInput {
+  orgId: string;
+  /** Call events received by the dispatcher since its last cycle. */
+  events: CallEvent[];
+  /** Also look for calls whose report was lost or never came. */
+  sweep: boolean;
+}
+
+export interface DispatchCycleResult {
+  dispatched: number;
+  inFlight: number;
+  freeSlots: number;
+  /** Epoch ms of the earliest waiting contact of an active campaign, or null. */
+  nextDueAt: number | null;
+  /** The page filled while slots remained: run again at once. */
+  more: boolean;
+  idle: boolean;
+  /** Active campaigns left without a contact to call: their workflows may complete them. */
+  settledCampaigns: string[];
+}

@@ -1,6 +1,7 @@
 import { ActivityFailure, ApplicationFailure, CancellationScope, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { RefreshOutcome, RefreshRunInput } from '../domain/credentials';
+import { REFRESH_REJECTED } from './credential-messages';
 
 const { beginCredentialRefresh, failCredentialRefresh } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
@@ -15,7 +16,7 @@ const { refreshCredentialValue } = proxyActivities<Activities>({
     backoffCoefficient: 2,
     maximumInterval: '5 seconds',
     maximumAttempts: 3,
-    nonRetryableErrorTypes: ['CredentialRefreshRejected'],
+    nonRetryableErrorTypes: [REFRESH_REJECTED],
   },
 });
 

@@ -1,6 +1,7 @@
 import { CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { ICP_FIT_CHUNK, type RunStatus } from '../domain/intelligence';
+import type { IcpFitRunInput, IntelligenceRunInput } from './intelligence-messages';
 
 const { openResearchRun, researchPage, finishResearchRun, closeResearchRun, openIcpFitRun, scoreIcpFitChunk, finishIcpFitRun } =
   proxyActivities<Activities>({
@@ -8,11 +9,6 @@ const { openResearchRun, researchPage, finishResearchRun, closeResearchRun, open
     startToCloseTimeout: '2 minutes',
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
   });
-
-export interface IntelligenceRunInput {
-  orgId: string;
-  runId: string;
-}
 
 const reason = (error: unknown) =>
   error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
@@ -37,10 +33,6 @@ export async function researchRunWorkflow(input: IntelligenceRunInput): Promise<
     );
     return cancelled ? 'cancelled' : 'failed';
   }
-}
-
-export interface IcpFitRunInput extends IntelligenceRunInput {
-  accounts: number;
 }
 
 /**

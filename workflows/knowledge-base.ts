@@ -1,10 +1,6 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-
-export interface KnowledgeSourceIngestionInput {
-  orgId: string;
-  sourceId: string;
-}
+import type { KnowledgeSourceIngestionInput } from './knowledge-base-messages';
 
 const steps = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',

@@ -1,7 +1,12 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
-import type { BotStatus, VendorEvent } from '../domain/meetings';
+import type { BotHistoryEntry, BotStatus, VendorEvent } from '../domain/meetings';
+import type { meetingBotWorkflow } from './meetings';
+import { workflowRef } from './workflow-ref';
 
 // Names and shapes shared by the meeting-bot workflow, its activities and the services that wake it.
+
+export const botWorkflowId = (botId: string) => `meeting-bot:${botId}`;
+export const meetingBotWorkflowRef = workflowRef<typeof meetingBotWorkflow>('meetingBotWorkflow');
 
 export interface MeetingBotLimits {
   /** From the vendor bot's creation until it is in the call. */
@@ -23,3 +28,35 @@ export const vendorEventSignal = defineSignal<[VendorEvent]>('meetingVendorEvent
 /** Leave the call (or never join): DELETE /meetings/bots/{bot_id}. */
 export const leaveMeetingSignal = defineSignal('leaveMeeting');
 export const meetingBotStatusQuery = defineQuery<BotStatus>('meetingBotStatus');
+
+/** The bot a step works on. */
+export interface BotRef {
+  orgId: string;
+  botId: string;
+}
+
+/** The bot as its create committed it. */
+export interface OpenedBot {
+  status: BotStatus;
+  join_at: string | null;
+  leave_requested: boolean;
+}
+
+export interface BotEvents extends BotRef {
+  status: BotStatus;
+  history: BotHistoryEntry[];
+}
+
+export interface BotEnding extends BotRef {
+  status: 'failed' | 'canceled';
+  reason: string;
+  history: BotHistoryEntry[];
+}
+
+export interface BotRecording extends BotRef {
+  recordingId: string;
+}
+
+export interface BotTranscript extends BotRecording {
+  transcriptId: string;
+}

@@ -1,9 +1,12 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { DigestSchedule, NotificationEvent } from '../domain/notifications';
+import type { notificationActor } from './notifications';
+import { workflowRef } from './workflow-ref';
 
 // Names and shapes shared by the organization's notification actor, its activities and the outbox relay.
 
 export const notificationActorId = (orgId: string) => `notifications:${orgId}`;
+export const notificationActorWorkflow = workflowRef<typeof notificationActor>('notificationActor');
 
 export interface NotificationActorSettings {
   digest: DigestSchedule;
@@ -34,3 +37,36 @@ export interface NotificationActorStatus {
 /** Events from the outbox relay, oldest first. */
 export const notificationEventsSignal = defineSignal<[NotificationEvent[]]>('notificationEvents');
 export const notificationActorStatusQuery = defineQuery<NotificationActorStatus>('notificationActorStatus');
+
+/** The actor's activities: a batch of events to deliver, the queued emails to send, the digests of a window. */
+export interface DeliverEventsInput {
+  orgId: string;
+  events: NotificationEvent[];
+}
+
+export interface DeliveryResult {
+  items: number;
+  emails: number;
+  digestEntries: number;
+}
+
+export interface SendEmailsInput {
+  orgId: string;
+}
+
+export interface SendEmailsResult {
+  sent: number;
+  failed: number;
+}
+
+export interface BuildDigestsInput {
+  orgId: string;
+  /** The end of the digest window (ISO 8601). */
+  until: string;
+}
+
+export interface BuildDigestsResult {
+  digests: number;
+  /** Entries are still waiting for a digest (created after `until`): another one is due. */
+  pending: boolean;
+}

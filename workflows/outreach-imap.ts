@@ -1,6 +1,6 @@
 import { continueAsNew, proxyActivities, sleep } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { ImapPollerInput } from './outreach-signals';
+import type { ImapPollerInput } from './outreach-messages';
 
 const { pollOutreachMailbox } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',

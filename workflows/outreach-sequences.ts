@@ -1,6 +1,6 @@
 import { condition, continueAsNew, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import { wakeSequenceSignal, type SequenceSenderInput } from './outreach-signals';
+import { wakeSequenceSignal, type SequenceSenderInput } from './outreach-messages';
 
 const { runSequenceCycle } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',

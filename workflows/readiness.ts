@@ -1,6 +1,7 @@
 import { continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { NIGHTLY_PAGES_PER_RUN } from '../domain/readiness';
+import type { ReadinessNightlyInput, ReadinessRefreshInput } from './readiness-messages';
 
 const { computeReadinessProfile, refreshStaleReadinessPage } = proxyActivities<Activities>({
   startToCloseTimeout: '5 minutes',
@@ -8,16 +9,8 @@ const { computeReadinessProfile, refreshStaleReadinessPage } = proxyActivities<A
 });
 
 /** One account's readiness refresh (`readiness:<account_id>`); null when the account is gone. */
-export async function readinessRefreshWorkflow(input: { orgId: string; accountId: string }) {
+export async function readinessRefreshWorkflow(input: ReadinessRefreshInput) {
   return computeReadinessProfile({ ...input, trigger: 'manual' });
-}
-
-export interface ReadinessNightlyInput {
-  orgId: string;
-  staleHours: number;
-  /** Where the previous run (before continuing as new) stopped; null from the start. */
-  afterId: string | null;
-  refreshed?: number;
 }
 
 /**

@@ -1,5 +1,5 @@
-import type { Sql } from '../../db/client';
-import * as identity from '../../db/identity';
+import type { ServiceDeps } from '../../services/deps';
+import * as identity from '../../services/token-identity';
 
 /** Pairs remembered as recently written, and keys whose proven addresses are held (bounded, oldest first). */
 const MAX_REMEMBERED = 10_000;
@@ -25,7 +25,7 @@ export class KeyProofs {
   private readonly refreshMs: number;
 
   constructor(
-    private readonly sql: Sql,
+    private readonly deps: Pick<ServiceDeps, 'sql'>,
     private readonly ttlSeconds: number,
   ) {
     this.refreshMs = Math.min(REFRESH_MS, (ttlSeconds * 1000) / 2);
@@ -38,7 +38,7 @@ export class KeyProofs {
     // Marked before the write, so concurrent requests from the same address write once; unmarked if it fails.
     remember(this.written, pair, Date.now(), MAX_REMEMBERED);
     try {
-      await identity.recordApiKeyProof(this.sql, keyRowId, address, this.ttlSeconds);
+      await identity.recordKeyProof(this.deps, keyRowId, address, this.ttlSeconds);
     } catch (error) {
       this.written.delete(pair);
       throw error;
@@ -54,7 +54,7 @@ export class KeyProofs {
     let entry = this.held.get(key);
     if (!entry || Date.now() - entry.at >= HELD_MS) {
       const addresses = identity
-        .listApiKeyProofAddresses(this.sql, kind, keyId, MAX_ADDRESSES_HELD + 1)
+        .keyProofAddresses(this.deps, kind, keyId, MAX_ADDRESSES_HELD + 1)
         .then((list) => (list.length > MAX_ADDRESSES_HELD ? null : new Set(list)));
       entry = { at: Date.now(), addresses };
       remember(this.held, key, entry, MAX_KEYS_HELD);

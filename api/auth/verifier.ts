@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SignJWT, createLocalJWKSet, createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
-import type { Sql } from '../../db/client';
-import * as identity from '../../db/identity';
 import { addressSubject } from '../../platform/client-address';
 import { sha256 } from '../../platform/secrets';
 import { isDomainError, rateLimited } from '../../domain/errors';
+import type { ServiceDeps } from '../../services/deps';
+import * as identity from '../../services/token-identity';
 import { HttpError, unauthorized } from '../errors';
 import { AttemptLimiter, Semaphore } from './attempt-limiter';
 import { KeyProofs } from './key-proofs';
@@ -121,7 +121,7 @@ export class TokenVerifier {
   private readonly failureDelayMs: number;
 
   constructor(
-    private readonly sql: Sql,
+    private readonly deps: Pick<ServiceDeps, 'sql'>,
     private readonly idp: IdpSettings,
     serviceKey: Buffer,
     cacheTtlSeconds: number,
@@ -133,7 +133,7 @@ export class TokenVerifier {
     this.perKeyAddress = new AttemptLimiter(attempts.failuresPerKey, attempts.failureWindowSeconds * 1000);
     this.perAddress = new AttemptLimiter(attempts.failuresPerAddress, attempts.failureWindowSeconds * 1000);
     this.perKeyUnproven = new AttemptLimiter(attempts.unprovenFailuresPerKey, attempts.failureWindowSeconds * 1000);
-    this.proofs = new KeyProofs(sql, attempts.proofTtlSeconds);
+    this.proofs = new KeyProofs(deps, attempts.proofTtlSeconds);
     this.hashing = new Semaphore(attempts.hashConcurrency, MAX_QUEUED_HASHES);
     this.failureDelayMs = attempts.failureDelayMs;
     this.serviceKey = new Uint8Array(serviceKey);
@@ -257,7 +257,7 @@ export class TokenVerifier {
       const wait = this.perKeyUnproven.retryAfterSeconds(parsed.keyId);
       if (wait > 0) throw rateLimited('Too many failed attempts with API keys; retry later', wait);
     }
-    const row = await identity.findApiKeyByKeyId(this.sql, parsed.kind, parsed.keyId, address);
+    const row = await identity.findKey(this.deps, parsed.kind, parsed.keyId, address);
     if (!row) throw unauthorized('Invalid API key');
     // The key id's budget for addresses that never proved it bounds the Argon2id a flood from many
     // addresses costs; an address that proved the key (in any API process) is not held to it.
@@ -266,7 +266,7 @@ export class TokenVerifier {
     for (const undo of forgive) undo();
     if (row.revoked_at) throw unauthorized('API key revoked');
     if (row.expires_at && row.expires_at.getTime() <= Date.now()) throw unauthorized('API key expired');
-    await Promise.all([identity.touchApiKey(this.sql, row.id), this.proofs.record(row.id, address)]);
+    await Promise.all([identity.keyUsed(this.deps, row.id), this.proofs.record(row.id, address)]);
     const common = { userId: row.user_id, userExternalId: row.user_external_id, scopes: row.scopes, keyRowId: row.id };
     const expiresAt = row.expires_at?.getTime() ?? Number.MAX_SAFE_INTEGER;
     if (row.kind === 'organization') {
@@ -278,7 +278,7 @@ export class TokenVerifier {
 
   /** A user's organizations and, for each, the scopes its last session there carried (none if never). */
   private async membershipView(userId: string, only?: Set<string>) {
-    const memberships = (await identity.membershipsOf(this.sql, userId)).filter((m) => !only || only.has(m.external_id));
+    const memberships = (await identity.membershipsOf(this.deps, userId)).filter((m) => !only || only.has(m.external_id));
     return {
       orgs: new Map(memberships.map((m) => [m.external_id, m.id])),
       orgCeilings: new Map(memberships.map((m) => [m.external_id, m.scopes ?? []])),
@@ -286,7 +286,7 @@ export class TokenVerifier {
   }
 
   private async verifyJwt(token: string): Promise<VerifiedToken> {
-    let header;
+    let header: ReturnType<typeof decodeProtectedHeader>;
     try {
       header = decodeProtectedHeader(token);
     } catch {
@@ -310,13 +310,13 @@ export class TokenVerifier {
       // An exchanged ak_/pat_ token stops working with its key, like the key itself.
       const keyRowId = typeof payload.key === 'string' ? payload.key : null;
       if (keyRowId) {
-        const status = await identity.findApiKeyStatus(this.sql, keyRowId);
+        const status = await identity.keyStatus(this.deps, keyRowId);
         if (!status || status.revoked_at) throw unauthorized('API key revoked');
       }
-      const userId = await identity.upsertUser(this.sql, payload.sub);
+      const userId = await identity.userOf(this.deps, payload.sub);
       const scopes = scopesFromClaims(payload);
       if (payload.kind === 'organization_key') {
-        const org = defaultOrg ? await identity.findOrganizationByExternalId(this.sql, defaultOrg) : undefined;
+        const org = defaultOrg ? await identity.organizationByExternalId(this.deps, defaultOrg) : undefined;
         if (!org) throw unauthorized('Invalid token');
         const orgs = new Map([[defaultOrg!, org.id]]);
         return {
@@ -337,17 +337,12 @@ export class TokenVerifier {
     }
 
     // A session: the organization and user are created on first sight, memberships follow the claims.
-    const userId = await identity.upsertUser(this.sql, payload.sub);
-    // The provider's email claim is where notification emails go.
-    if (typeof payload.email === 'string' && /^[^\s@]+@[^\s@]+$/.test(payload.email) && payload.email.length <= 320) {
-      await identity.setUserEmail(this.sql, userId, payload.email);
-    }
     const scopes = scopesFromClaims(payload);
-    const orgs = new Map<string, string>();
-    for (const ext of orgExternalIds) orgs.set(ext, await identity.upsertOrganization(this.sql, ext));
-    await identity.syncSessionMemberships(this.sql, userId, {
-      orgIds: [...orgs.values()],
-      activeOrgId: defaultOrg ? orgs.get(defaultOrg)! : null,
+    const { userId, orgs } = await identity.signInSession(this.deps, {
+      subject: payload.sub,
+      email: payload.email,
+      orgExternalIds,
+      activeOrg: defaultOrg,
       scopes,
       complete: Array.isArray(payload.org_ids),
     });

@@ -1,3 +1,4 @@
+import * as accountHealth from '../../services/account-health';
 import * as accounts from '../../services/accounts';
 import { orgOf } from '../auth/context';
 import type { AppDeps } from '../deps';
@@ -110,7 +111,7 @@ export function registerAccountRoutes(routes: Routes, deps: AppDeps): void {
       ...validationError,
       503: { description: 'Workflow engine unavailable', schema: ErrorBody },
     },
-    handler: async ({ params, auth }) => reply(202, await accounts.refreshHealth(deps, orgOf(auth), params.account_id)),
+    handler: async ({ params, auth }) => reply(202, await accountHealth.refreshHealth(deps, orgOf(auth), params.account_id)),
   });
 
   routes.add({
@@ -128,6 +129,6 @@ export function registerAccountRoutes(routes: Routes, deps: AppDeps): void {
       ...validationError,
     },
     handler: async ({ params, query, auth }) =>
-      accounts.getHealth(deps, orgOf(auth), params.account_id, Math.min(query.limit, HEALTH_HISTORY_MAX)),
+      accountHealth.getHealth(deps, orgOf(auth), params.account_id, Math.min(query.limit, HEALTH_HISTORY_MAX)),
   });
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { generateInstructions } from '../../services/agent-instructions';
 import * as versions from '../../services/agent-versions';
 import { actingUser, actor, orgOf } from '../auth/context';
 import type { AppDeps } from '../deps';
@@ -127,8 +128,7 @@ export function registerAgentVersionRoutes(routes: Routes, deps: AppDeps): void 
       ...notFoundError,
       ...validationError,
     },
-    handler: async ({ params, auth }) =>
-      reply(202, await versions.generateInstructions(deps, orgOf(auth), actor(auth), params.id, params.version)),
+    handler: async ({ params, auth }) => reply(202, await generateInstructions(deps, orgOf(auth), actor(auth), params.id, params.version)),
   });
 
   routes.add({

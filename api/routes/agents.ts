@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { agentConfigJsonSchema } from '../../domain/agent-config';
+import * as scaffold from '../../services/agent-scaffold';
 import * as agents from '../../services/agents';
 import { actor, orgOf } from '../auth/context';
 import type { AppDeps } from '../deps';
@@ -158,7 +159,7 @@ export function registerAgentsRoutes(routes: Routes, deps: AppDeps): void {
       ...notFoundError,
       ...validationError,
     },
-    handler: async ({ body, auth }) => reply(202, await agents.createFromWebsite(deps, orgOf(auth), actor(auth), body)),
+    handler: async ({ body, auth }) => reply(202, await scaffold.createFromWebsite(deps, orgOf(auth), actor(auth), body)),
   });
 
   routes.add({
@@ -174,7 +175,7 @@ export function registerAgentsRoutes(routes: Routes, deps: AppDeps): void {
       ...authErrors,
       ...validationError,
     },
-    handler: async ({ body, auth }) => reply(202, await agents.createDemo(deps, orgOf(auth), actor(auth), body)),
+    handler: async ({ body, auth }) => reply(202, await scaffold.createDemo(deps, orgOf(auth), actor(auth), body)),
   });
 
   routes.add({
@@ -185,7 +186,7 @@ export function registerAgentsRoutes(routes: Routes, deps: AppDeps): void {
     auth: READ,
     params: WorkflowParams,
     responses: { 200: { description: 'The run', schema: ScaffoldStatus }, ...authErrors, ...notFoundError },
-    handler: async ({ params, auth }) => agents.scaffoldRun(deps, orgOf(auth), params.workflow_id),
+    handler: async ({ params, auth }) => scaffold.scaffoldRun(deps, orgOf(auth), params.workflow_id),
   });
 
   registerAgentVersionRoutes(routes, deps);

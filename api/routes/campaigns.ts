@@ -1,5 +1,9 @@
 import { CAMPAIGN_MOVES, type CampaignMove } from '../../domain/campaigns';
-import * as campaigns from '../../services/campaigns';
+import { acceptCallEvent, assertCallEventSigned } from '../../services/campaigns/call-events';
+import { createCampaign, getCampaign, listCampaigns } from '../../services/campaigns/campaigns';
+import { getConcurrencySettings, putConcurrencySettings } from '../../services/campaigns/concurrency';
+import { addContacts, listCampaignContacts } from '../../services/campaigns/contacts';
+import { moveCampaign } from '../../services/campaigns/lifecycle';
 import { actor, orgOf, type AuthRule } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { reply, type Routes } from '../route';
@@ -46,7 +50,7 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
       ...validationError,
       ...unavailableError,
     },
-    handler: async ({ body, auth }) => reply(200, await campaigns.createCampaign(deps, orgOf(auth), actor(auth), body)),
+    handler: async ({ body, auth }) => reply(200, await createCampaign(deps, orgOf(auth), actor(auth), body)),
   });
 
   routes.add({
@@ -62,7 +66,7 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
       ...authErrors,
       ...validationError,
     },
-    handler: async ({ query, auth }) => campaigns.listCampaigns(deps, orgOf(auth), query),
+    handler: async ({ query, auth }) => listCampaigns(deps, orgOf(auth), query),
   });
 
   routes.add({
@@ -73,7 +77,7 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
     auth: READ,
     params: CampaignIdParams,
     responses: { 200: { description: 'The campaign', schema: CampaignDetail }, ...authErrors, ...notFoundError, ...validationError },
-    handler: async ({ params, auth }) => campaigns.getCampaign(deps, orgOf(auth), params.id),
+    handler: async ({ params, auth }) => getCampaign(deps, orgOf(auth), params.id),
   });
 
   routes.add({
@@ -91,7 +95,7 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
       ...notFoundError,
       ...validationError,
     },
-    handler: async ({ params, query, auth }) => campaigns.listCampaignContacts(deps, orgOf(auth), params.id, query),
+    handler: async ({ params, query, auth }) => listCampaignContacts(deps, orgOf(auth), params.id, query),
   });
 
   routes.add({
@@ -110,7 +114,7 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
       ...validationError,
       ...unavailableError,
     },
-    handler: async ({ params, body, auth }) => reply(200, await campaigns.addContacts(deps, orgOf(auth), params.id, body)),
+    handler: async ({ params, body, auth }) => reply(200, await addContacts(deps, orgOf(auth), params.id, body)),
   });
 
   for (const move of Object.keys(CAMPAIGN_MOVES) as CampaignMove[]) {
@@ -130,7 +134,7 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
         ...validationError,
         ...unavailableError,
       },
-      handler: async ({ params, auth }) => campaigns.moveCampaign(deps, orgOf(auth), params.id, move, actor(auth)),
+      handler: async ({ params, auth }) => moveCampaign(deps, orgOf(auth), params.id, move, actor(auth)),
     });
   }
 
@@ -141,7 +145,7 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
     summary: "The organization's call concurrency limit and the calls in flight",
     auth: READ,
     responses: { 200: { description: 'Settings (the default when never set)', schema: ConcurrencySettings }, ...authErrors },
-    handler: async ({ auth }) => campaigns.getConcurrencySettings(deps, orgOf(auth)),
+    handler: async ({ auth }) => getConcurrencySettings(deps, orgOf(auth)),
   });
 
   routes.add({
@@ -152,7 +156,7 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
     auth: MANAGE,
     body: ConcurrencySettingsBody,
     responses: { 200: { description: 'Settings', schema: ConcurrencySettings }, ...authErrors, ...validationError },
-    handler: async ({ body, auth }) => campaigns.putConcurrencySettings(deps, orgOf(auth), actor(auth), body),
+    handler: async ({ body, auth }) => putConcurrencySettings(deps, orgOf(auth), actor(auth), body),
   });
 
   routes.add({
@@ -163,7 +167,7 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
     auth: 'public',
     headers: CallEventHeaders,
     // Without a signature of the right shape the body is never read.
-    beforeBody: (ctx) => campaigns.assertCallEventSigned(deps, ctx.get('x-dialer-signature')),
+    beforeBody: (ctx) => assertCallEventSigned(deps, ctx.get('x-dialer-signature')),
     body: CallEventBody,
     responses: {
       202: { description: 'Handed to the organization dispatcher', schema: CallEventAccepted },
@@ -174,7 +178,7 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
     },
     handler: async ({ body, ctx }) => {
       const rawBody = (ctx.request as unknown as { rawBody?: string }).rawBody ?? '';
-      return reply(202, await campaigns.acceptCallEvent(deps, body, { rawBody, signature: ctx.get('x-dialer-signature') }));
+      return reply(202, await acceptCallEvent(deps, body, { rawBody, signature: ctx.get('x-dialer-signature') }));
     },
   });
 }

@@ -1,4 +1,6 @@
-import * as credentials from '../../services/credentials';
+import * as credentials from '../../services/credentials/crud';
+import { triggerRefresh } from '../../services/credentials/refresh';
+import { listRefresherViews } from '../../services/credentials/refreshers';
 import { actor, orgOf, type AuthRule } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { badRequest } from '../errors';
@@ -61,7 +63,7 @@ export function registerCredentialRoutes(routes: Routes, deps: AppDeps): void {
     summary: 'The refreshers a credential may name in refresher_workflow_id',
     auth: READ,
     responses: { 200: { description: 'Built-in refreshers', schema: RefresherList }, ...authErrors },
-    handler: async () => credentials.listRefresherViews(),
+    handler: async () => listRefresherViews(),
   });
 
   routes.add({
@@ -165,6 +167,6 @@ export function registerCredentialRoutes(routes: Routes, deps: AppDeps): void {
       ...validationError,
       ...unavailable,
     },
-    handler: async ({ params, auth }) => reply(202, await credentials.triggerRefresh(deps, orgOf(auth), params.credential_id)),
+    handler: async ({ params, auth }) => reply(202, await triggerRefresh(deps, orgOf(auth), params.credential_id)),
   });
 }

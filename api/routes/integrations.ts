@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { PAGE_HEADERS } from '../../domain/integrations';
-import * as integrations from '../../services/integrations';
-import type { Page } from '../../services/integrations';
+import * as catalog from '../../services/integrations/catalog';
+import * as connect from '../../services/integrations/connect';
+import type { Page } from '../../services/integrations/connect';
+import * as connections from '../../services/integrations/connections';
 import { actingUser, actor, orgOf } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { reply, type Routes } from '../route';
@@ -42,7 +44,7 @@ export function registerIntegrationRoutes(routes: Routes, deps: AppDeps): void {
     summary: "The deployment's catalog of OAuth 2.0 integrations, with the scopes each asks for and what they grant",
     auth: { scope: 'crmRead' },
     responses: { 200: { description: 'Integrations', schema: IntegrationList }, ...authErrors },
-    handler: async () => integrations.listIntegrations(deps),
+    handler: async () => catalog.listIntegrations(deps),
   });
 
   routes.add({
@@ -55,7 +57,7 @@ export function registerIntegrationRoutes(routes: Routes, deps: AppDeps): void {
       200: { description: "The allowlist (default: the service's own public origin)", schema: IntegrationSettings },
       ...authErrors,
     },
-    handler: async ({ auth }) => integrations.getSettings(deps, orgOf(auth)),
+    handler: async ({ auth }) => catalog.getSettings(deps, orgOf(auth)),
   });
 
   routes.add({
@@ -66,7 +68,7 @@ export function registerIntegrationRoutes(routes: Routes, deps: AppDeps): void {
     auth: { scope: 'crmManage' },
     body: PutIntegrationSettingsBody,
     responses: { 200: { description: 'The allowlist', schema: IntegrationSettings }, ...authErrors, ...validationError },
-    handler: async ({ auth, body }) => integrations.putSettings(deps, orgOf(auth), actor(auth), body.allowed_redirect_origins),
+    handler: async ({ auth, body }) => catalog.putSettings(deps, orgOf(auth), actor(auth), body.allowed_redirect_origins),
   });
 
   routes.add({
@@ -84,7 +86,7 @@ export function registerIntegrationRoutes(routes: Routes, deps: AppDeps): void {
       ...validationError,
     },
     handler: async ({ auth, body }) =>
-      integrations.createConnectToken(deps, orgOf(auth), { actor: actor(auth), userId: actingUser(auth) }, body),
+      connect.createConnectToken(deps, orgOf(auth), { actor: actor(auth), userId: actingUser(auth) }, body),
   });
 
   routes.add({
@@ -100,7 +102,7 @@ export function registerIntegrationRoutes(routes: Routes, deps: AppDeps): void {
       404: unknownLink,
       410: spentLink,
     },
-    handler: async ({ params }) => answer(await integrations.connectPage(deps, params.token)),
+    handler: async ({ params }) => answer(await connect.connectPage(deps, params.token)),
   });
 
   routes.add({
@@ -117,12 +119,12 @@ export function registerIntegrationRoutes(routes: Routes, deps: AppDeps): void {
       404: unknownLink,
       410: spentLink,
     },
-    handler: async ({ params, query }) => answer(await integrations.startConsent(deps, params.token, query.integration)),
+    handler: async ({ params, query }) => answer(await connect.startConsent(deps, params.token, query.integration)),
   });
 
   routes.add({
     method: 'get',
-    path: integrations.CALLBACK_PATH,
+    path: connect.CALLBACK_PATH,
     tag: 'Integrations',
     summary: "The provider's redirect: exchanges the code, stores the connection, then goes to success_url or error_url",
     auth: 'public',
@@ -133,7 +135,7 @@ export function registerIntegrationRoutes(routes: Routes, deps: AppDeps): void {
       404: unknownLink,
       410: spentLink,
     },
-    handler: async ({ query }) => answer(await integrations.finishConsent(deps, query as Record<string, string | undefined>)),
+    handler: async ({ query }) => answer(await connect.finishConsent(deps, query as Record<string, string | undefined>)),
   });
 
   routes.add({
@@ -149,7 +151,7 @@ export function registerIntegrationRoutes(routes: Routes, deps: AppDeps): void {
       ...authErrors,
       ...validationError,
     },
-    handler: async ({ auth, query }) => integrations.listConnections(deps, orgOf(auth), query),
+    handler: async ({ auth, query }) => connections.listConnections(deps, orgOf(auth), query),
   });
 
   routes.add({
@@ -160,7 +162,7 @@ export function registerIntegrationRoutes(routes: Routes, deps: AppDeps): void {
     auth: { scope: 'crmRead' },
     params: ConnectionParams,
     responses: { 200: { description: 'The connection', schema: Connection }, ...authErrors, ...notFoundError, ...validationError },
-    handler: async ({ auth, params }) => integrations.getConnection(deps, orgOf(auth), params.connection_id),
+    handler: async ({ auth, params }) => connections.getConnection(deps, orgOf(auth), params.connection_id),
   });
 
   routes.add({
@@ -182,7 +184,7 @@ export function registerIntegrationRoutes(routes: Routes, deps: AppDeps): void {
       ...validationError,
     },
     handler: async ({ auth, params }) => {
-      await integrations.deleteConnection(deps, orgOf(auth), params.connection_id);
+      await connections.deleteConnection(deps, orgOf(auth), params.connection_id);
       return reply(204);
     },
   });

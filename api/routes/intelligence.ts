@@ -1,4 +1,7 @@
-import * as intelligence from '../../services/intelligence';
+import * as icpFit from '../../services/intelligence/icp-fit';
+import * as profiles from '../../services/intelligence/profiles';
+import * as research from '../../services/intelligence/research';
+import { getRunByWorkflowId } from '../../services/intelligence/runs';
 import { actor, orgOf } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { reply, type Routes } from '../route';
@@ -42,7 +45,7 @@ export function registerIntelligenceRoutes(routes: Routes, deps: AppDeps): void 
     auth: { scope: 'crmManage' },
     body: CreateProfileBody,
     responses: { 200: { description: 'Created', schema: IcpProfile }, ...duplicateName, ...authErrors, ...validationError },
-    handler: async ({ body, auth }) => reply(200, await intelligence.createProfile(deps, orgOf(auth), actor(auth), body)),
+    handler: async ({ body, auth }) => reply(200, await profiles.createProfile(deps, orgOf(auth), actor(auth), body)),
   });
 
   routes.add({
@@ -53,7 +56,7 @@ export function registerIntelligenceRoutes(routes: Routes, deps: AppDeps): void 
     auth: { scope: 'crmRead' },
     query: Page,
     responses: { 200: { description: 'Profiles', schema: IcpProfileList }, ...authErrors, ...validationError },
-    handler: async ({ query, auth }) => intelligence.listProfiles(deps, orgOf(auth), query),
+    handler: async ({ query, auth }) => profiles.listProfiles(deps, orgOf(auth), query),
   });
 
   routes.add({
@@ -64,7 +67,7 @@ export function registerIntelligenceRoutes(routes: Routes, deps: AppDeps): void 
     auth: { scope: 'crmRead' },
     params: ProfileParams,
     responses: { 200: { description: 'The profile', schema: IcpProfile }, ...authErrors, ...notFoundError, ...validationError },
-    handler: async ({ params, auth }) => intelligence.getProfile(deps, orgOf(auth), params.profile_id),
+    handler: async ({ params, auth }) => profiles.getProfile(deps, orgOf(auth), params.profile_id),
   });
 
   routes.add({
@@ -83,7 +86,7 @@ export function registerIntelligenceRoutes(routes: Routes, deps: AppDeps): void 
       ...notFoundError,
       ...validationError,
     },
-    handler: async ({ params, body, auth }) => intelligence.updateProfile(deps, orgOf(auth), params.profile_id, body),
+    handler: async ({ params, body, auth }) => profiles.updateProfile(deps, orgOf(auth), params.profile_id, body),
   });
 
   routes.add({
@@ -95,7 +98,7 @@ export function registerIntelligenceRoutes(routes: Routes, deps: AppDeps): void 
     params: ProfileParams,
     responses: { 204: { description: 'Deleted' }, ...authErrors, ...notFoundError, ...validationError },
     handler: async ({ params, auth }) => {
-      await intelligence.deleteProfile(deps, orgOf(auth), params.profile_id);
+      await profiles.deleteProfile(deps, orgOf(auth), params.profile_id);
       return reply(204);
     },
   });
@@ -108,7 +111,7 @@ export function registerIntelligenceRoutes(routes: Routes, deps: AppDeps): void 
     auth: { scope: 'crmRead' },
     params: ProfileParams,
     responses: { 200: { description: 'Versions', schema: IcpProfileVersions }, ...authErrors, ...notFoundError, ...validationError },
-    handler: async ({ params, auth }) => intelligence.listProfileVersions(deps, orgOf(auth), params.profile_id),
+    handler: async ({ params, auth }) => profiles.listProfileVersions(deps, orgOf(auth), params.profile_id),
   });
 
   // ---- research runs ----
@@ -127,7 +130,7 @@ export function registerIntelligenceRoutes(routes: Routes, deps: AppDeps): void 
       ...validationError,
       ...unavailable,
     },
-    handler: async ({ body, auth }) => reply(202, await intelligence.startResearchRun(deps, orgOf(auth), actor(auth), body)),
+    handler: async ({ body, auth }) => reply(202, await research.startResearchRun(deps, orgOf(auth), actor(auth), body)),
   });
 
   routes.add({
@@ -138,7 +141,7 @@ export function registerIntelligenceRoutes(routes: Routes, deps: AppDeps): void 
     auth: { scope: 'crmRead' },
     query: ResearchRunQuery,
     responses: { 200: { description: 'Runs', schema: ResearchRunList }, ...authErrors, ...validationError },
-    handler: async ({ query, auth }) => intelligence.listResearchRuns(deps, orgOf(auth), query),
+    handler: async ({ query, auth }) => research.listResearchRuns(deps, orgOf(auth), query),
   });
 
   routes.add({
@@ -149,7 +152,7 @@ export function registerIntelligenceRoutes(routes: Routes, deps: AppDeps): void 
     auth: { scope: 'crmRead' },
     params: RunParams,
     responses: { 200: { description: 'The run', schema: ResearchRun }, ...authErrors, ...notFoundError, ...validationError },
-    handler: async ({ params, auth }) => intelligence.getResearchRun(deps, orgOf(auth), params.run_id),
+    handler: async ({ params, auth }) => research.getResearchRun(deps, orgOf(auth), params.run_id),
   });
 
   routes.add({
@@ -167,7 +170,7 @@ export function registerIntelligenceRoutes(routes: Routes, deps: AppDeps): void 
       ...validationError,
       ...unavailable,
     },
-    handler: async ({ params, auth }) => reply(202, await intelligence.cancelResearchRun(deps, orgOf(auth), params.run_id)),
+    handler: async ({ params, auth }) => reply(202, await research.cancelResearchRun(deps, orgOf(auth), params.run_id)),
   });
 
   // ---- ICP-fit runs ----
@@ -185,7 +188,7 @@ export function registerIntelligenceRoutes(routes: Routes, deps: AppDeps): void 
       ...validationError,
       ...unavailable,
     },
-    handler: async ({ body, auth }) => reply(202, await intelligence.startIcpFitRun(deps, orgOf(auth), actor(auth), body)),
+    handler: async ({ body, auth }) => reply(202, await icpFit.startIcpFitRun(deps, orgOf(auth), actor(auth), body)),
   });
 
   routes.add({
@@ -196,7 +199,7 @@ export function registerIntelligenceRoutes(routes: Routes, deps: AppDeps): void 
     auth: { scope: 'crmRead' },
     query: IcpFitRunQuery,
     responses: { 200: { description: 'Runs', schema: IcpFitRunList }, ...authErrors, ...validationError },
-    handler: async ({ query, auth }) => intelligence.listIcpFitRuns(deps, orgOf(auth), query),
+    handler: async ({ query, auth }) => icpFit.listIcpFitRuns(deps, orgOf(auth), query),
   });
 
   routes.add({
@@ -207,7 +210,7 @@ export function registerIntelligenceRoutes(routes: Routes, deps: AppDeps): void 
     auth: { scope: 'crmRead' },
     params: RunParams,
     responses: { 200: { description: 'The run', schema: IcpFitRun }, ...authErrors, ...notFoundError, ...validationError },
-    handler: async ({ params, auth }) => intelligence.getIcpFitRun(deps, orgOf(auth), params.run_id),
+    handler: async ({ params, auth }) => icpFit.getIcpFitRun(deps, orgOf(auth), params.run_id),
   });
 
   routes.add({
@@ -218,6 +221,6 @@ export function registerIntelligenceRoutes(routes: Routes, deps: AppDeps): void 
     auth: { scope: 'crmRead' },
     params: WorkflowParams,
     responses: { 200: { description: 'The run', schema: RunByWorkflow }, ...authErrors, ...notFoundError, ...validationError },
-    handler: async ({ params, auth }) => intelligence.getRunByWorkflowId(deps, orgOf(auth), params.workflow_id),
+    handler: async ({ params, auth }) => getRunByWorkflowId(deps, orgOf(auth), params.workflow_id),
   });
 }

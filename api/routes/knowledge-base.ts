@@ -1,4 +1,6 @@
-import * as kb from '../../services/knowledge-base';
+import * as datasets from '../../services/knowledge-base/datasets';
+import { queryDataset } from '../../services/knowledge-base/query';
+import * as sources from '../../services/knowledge-base/sources';
 import { actor, orgOf, type AuthRule } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { reply, type Routes } from '../route';
@@ -41,7 +43,7 @@ export function registerKnowledgeBaseRoutes(routes: Routes, deps: AppDeps): void
     auth: MANAGE,
     body: CreateDatasetBody,
     responses: { 200: { description: 'Created', schema: Dataset }, ...authErrors, ...validationError },
-    handler: async ({ body, auth }) => kb.createDataset(deps, orgOf(auth), actor(auth), body),
+    handler: async ({ body, auth }) => datasets.createDataset(deps, orgOf(auth), actor(auth), body),
   });
   routes.add({
     method: 'get',
@@ -51,7 +53,7 @@ export function registerKnowledgeBaseRoutes(routes: Routes, deps: AppDeps): void
     auth: READ,
     query: DatasetListQuery,
     responses: { 200: { description: 'A page of datasets and the total count', schema: DatasetList }, ...authErrors, ...validationError },
-    handler: async ({ query, auth }) => kb.listDatasets(deps, orgOf(auth), query),
+    handler: async ({ query, auth }) => datasets.listDatasets(deps, orgOf(auth), query),
   });
   routes.add({
     method: 'get',
@@ -61,7 +63,7 @@ export function registerKnowledgeBaseRoutes(routes: Routes, deps: AppDeps): void
     auth: READ,
     params: DatasetParams,
     responses: { 200: { description: 'The dataset', schema: DatasetDetail }, ...authErrors, ...notFoundError, ...validationError },
-    handler: async ({ params, auth }) => kb.getDataset(deps, orgOf(auth), params.dataset_id),
+    handler: async ({ params, auth }) => datasets.getDataset(deps, orgOf(auth), params.dataset_id),
   });
   routes.add({
     method: 'patch',
@@ -72,7 +74,7 @@ export function registerKnowledgeBaseRoutes(routes: Routes, deps: AppDeps): void
     params: DatasetParams,
     body: PatchDatasetBody,
     responses: { 200: { description: 'The updated dataset', schema: Dataset }, ...authErrors, ...notFoundError, ...validationError },
-    handler: async ({ params, body, auth }) => kb.updateDataset(deps, orgOf(auth), actor(auth), params.dataset_id, body),
+    handler: async ({ params, body, auth }) => datasets.updateDataset(deps, orgOf(auth), actor(auth), params.dataset_id, body),
   });
   routes.add({
     method: 'delete',
@@ -83,7 +85,7 @@ export function registerKnowledgeBaseRoutes(routes: Routes, deps: AppDeps): void
     params: DatasetParams,
     responses: { 204: { description: 'Deleted' }, ...authErrors, ...notFoundError, ...validationError },
     handler: async ({ params, auth }) => {
-      await kb.deleteDataset(deps, orgOf(auth), params.dataset_id);
+      await datasets.deleteDataset(deps, orgOf(auth), params.dataset_id);
       return reply(204);
     },
   });
@@ -95,7 +97,7 @@ export function registerKnowledgeBaseRoutes(routes: Routes, deps: AppDeps): void
     auth: READ,
     params: DatasetParams,
     responses: { 200: { description: 'Sources', schema: SourceList }, ...authErrors, ...notFoundError, ...validationError },
-    handler: async ({ params, auth }) => kb.listDatasetSources(deps, orgOf(auth), params.dataset_id),
+    handler: async ({ params, auth }) => datasets.listDatasetSources(deps, orgOf(auth), params.dataset_id),
   });
   routes.add({
     method: 'put',
@@ -110,7 +112,7 @@ export function registerKnowledgeBaseRoutes(routes: Routes, deps: AppDeps): void
       ...notFoundError,
       ...validationError,
     },
-    handler: async ({ params, auth }) => kb.attachSource(deps, orgOf(auth), params.dataset_id, params.source_id),
+    handler: async ({ params, auth }) => datasets.attachSource(deps, orgOf(auth), params.dataset_id, params.source_id),
   });
   routes.add({
     method: 'delete',
@@ -121,7 +123,7 @@ export function registerKnowledgeBaseRoutes(routes: Routes, deps: AppDeps): void
     params: DatasetSourceParams,
     responses: { 204: { description: 'Detached' }, ...authErrors, ...notFoundError, ...validationError },
     handler: async ({ params, auth }) => {
-      await kb.detachSource(deps, orgOf(auth), params.dataset_id, params.source_id);
+      await datasets.detachSource(deps, orgOf(auth), params.dataset_id, params.source_id);
       return reply(204);
     },
   });
@@ -139,7 +141,7 @@ export function registerKnowledgeBaseRoutes(routes: Routes, deps: AppDeps): void
       ...notFoundError,
       ...validationError,
     },
-    handler: async ({ params, body, auth }) => kb.attachByPattern(deps, orgOf(auth), params.dataset_id, body),
+    handler: async ({ params, body, auth }) => datasets.attachByPattern(deps, orgOf(auth), params.dataset_id, body),
   });
   routes.add({
     method: 'post',
@@ -156,7 +158,7 @@ export function registerKnowledgeBaseRoutes(routes: Routes, deps: AppDeps): void
       ...notFoundError,
       ...validationError,
     },
-    handler: async ({ params, body, auth }) => kb.queryDataset(deps, orgOf(auth), params.dataset_id, body),
+    handler: async ({ params, body, auth }) => queryDataset(deps, orgOf(auth), params.dataset_id, body),
   });
 
   routes.add({
@@ -174,7 +176,7 @@ export function registerKnowledgeBaseRoutes(routes: Routes, deps: AppDeps): void
       ...notFoundError,
       ...validationError,
     },
-    handler: async ({ body, auth }) => reply(202, await kb.createSource(deps, orgOf(auth), actor(auth), body)),
+    handler: async ({ body, auth }) => reply(202, await sources.createSource(deps, orgOf(auth), actor(auth), body)),
   });
   routes.add({
     method: 'get',
@@ -188,7 +190,7 @@ export function registerKnowledgeBaseRoutes(routes: Routes, deps: AppDeps): void
       ...authErrors,
       ...validationError,
     },
-    handler: async ({ query, auth }) => kb.searchSources(deps, orgOf(auth), query),
+    handler: async ({ query, auth }) => sources.searchSources(deps, orgOf(auth), query),
   });
   routes.add({
     method: 'get',
@@ -198,7 +200,7 @@ export function registerKnowledgeBaseRoutes(routes: Routes, deps: AppDeps): void
     auth: READ,
     query: PatternSearchQuery,
     responses: { 200: { description: 'A page of sources and the total count', schema: SourceList }, ...authErrors, ...validationError },
-    handler: async ({ query, auth }) => kb.searchSources(deps, orgOf(auth), query),
+    handler: async ({ query, auth }) => sources.searchSources(deps, orgOf(auth), query),
   });
   routes.add({
     method: 'get',
@@ -208,7 +210,7 @@ export function registerKnowledgeBaseRoutes(routes: Routes, deps: AppDeps): void
     auth: READ,
     params: SourceParams,
     responses: { 200: { description: 'The source', schema: Source }, ...authErrors, ...notFoundError, ...validationError },
-    handler: async ({ params, auth }) => kb.getSource(deps, orgOf(auth), params.source_id),
+    handler: async ({ params, auth }) => sources.getSource(deps, orgOf(auth), params.source_id),
   });
   routes.add({
     method: 'post',
@@ -225,7 +227,7 @@ export function registerKnowledgeBaseRoutes(routes: Routes, deps: AppDeps): void
       ...notFoundError,
       ...validationError,
     },
-    handler: async ({ params, auth }) => reply(202, await kb.reingestSource(deps, orgOf(auth), actor(auth), params.source_id)),
+    handler: async ({ params, auth }) => reply(202, await sources.reingestSource(deps, orgOf(auth), actor(auth), params.source_id)),
   });
   routes.add({
     method: 'delete',
@@ -236,7 +238,7 @@ export function registerKnowledgeBaseRoutes(routes: Routes, deps: AppDeps): void
     params: SourceParams,
     responses: { 204: { description: 'Deleted' }, ...authErrors, ...notFoundError, ...validationError },
     handler: async ({ params, auth }) => {
-      await kb.deleteSource(deps, orgOf(auth), params.source_id);
+      await sources.deleteSource(deps, orgOf(auth), params.source_id);
       return reply(204);
     },
   });

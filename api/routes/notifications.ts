@@ -1,4 +1,6 @@
-import * as notifications from '../../services/notifications';
+import * as catalog from '../../services/notifications/catalog';
+import * as feed from '../../services/notifications/feed';
+import * as preferences from '../../services/notifications/preferences';
 import { actingUser, orgOf, type RequestAuth } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { reply, type Routes } from '../route';
@@ -44,7 +46,7 @@ export function registerNotificationRoutes(routes: Routes, deps: AppDeps): void 
     summary: 'The subscribable notification events (always-send alerts excluded), in a stable order',
     auth: ORG,
     responses: { 200: { description: 'The catalog', schema: EventCatalog }, ...authErrors },
-    handler: async () => notifications.eventCatalog(),
+    handler: async () => catalog.eventCatalog(),
   });
 
   routes.add({
@@ -61,7 +63,7 @@ export function registerNotificationRoutes(routes: Routes, deps: AppDeps): void 
       404: { description: "The deal is not visible in the caller's organization", schema: ErrorBody },
       ...validationError,
     },
-    handler: async ({ body, auth }) => reply(202, await notifications.emitManualEvent(deps, orgOf(auth), actingUser(auth), body)),
+    handler: async ({ body, auth }) => reply(202, await catalog.emitManualEvent(deps, orgOf(auth), actingUser(auth), body)),
   });
 
   routes.add({
@@ -82,7 +84,7 @@ export function registerNotificationRoutes(routes: Routes, deps: AppDeps): void 
     },
     handler: async ({ query, auth }) => {
       const { orgId, userId } = userOf(auth);
-      return notifications.listFeed(deps, orgId, userId, { unread: query.unread === 'true', cursor: query.cursor, limit: query.limit });
+      return feed.listFeed(deps, orgId, userId, { unread: query.unread === 'true', cursor: query.cursor, limit: query.limit });
     },
   });
 
@@ -95,7 +97,7 @@ export function registerNotificationRoutes(routes: Routes, deps: AppDeps): void 
     responses: { 200: { description: 'The count', schema: UnreadCount }, ...feedErrors },
     handler: async ({ auth }) => {
       const { orgId, userId } = userOf(auth);
-      return notifications.unreadCount(deps, orgId, userId);
+      return feed.unreadCount(deps, orgId, userId);
     },
   });
 
@@ -108,7 +110,7 @@ export function registerNotificationRoutes(routes: Routes, deps: AppDeps): void 
     responses: { 200: { description: 'How many were marked', schema: ReadAllResult }, ...feedErrors },
     handler: async ({ auth }) => {
       const { orgId, userId } = userOf(auth);
-      return notifications.markAllRead(deps, orgId, userId);
+      return feed.markAllRead(deps, orgId, userId);
     },
   });
 
@@ -122,7 +124,7 @@ export function registerNotificationRoutes(routes: Routes, deps: AppDeps): void 
     responses: { 200: { description: 'The item', schema: NotificationItem }, ...feedErrors, ...notFoundError, ...validationError },
     handler: async ({ params, auth }) => {
       const { orgId, userId } = userOf(auth);
-      return notifications.markRead(deps, orgId, userId, params.notification_id);
+      return feed.markRead(deps, orgId, userId, params.notification_id);
     },
   });
 
@@ -136,7 +138,7 @@ export function registerNotificationRoutes(routes: Routes, deps: AppDeps): void 
     responses: { 200: { description: 'The archived item', schema: NotificationItem }, ...feedErrors, ...notFoundError, ...validationError },
     handler: async ({ params, auth }) => {
       const { orgId, userId } = userOf(auth);
-      return notifications.archive(deps, orgId, userId, params.notification_id);
+      return feed.archive(deps, orgId, userId, params.notification_id);
     },
   });
 
@@ -149,7 +151,7 @@ export function registerNotificationRoutes(routes: Routes, deps: AppDeps): void 
     responses: { 200: { description: 'In catalog order', schema: PreferenceList }, ...feedErrors },
     handler: async ({ auth }) => {
       const { orgId, userId } = userOf(auth);
-      return notifications.listPreferences(deps, orgId, userId);
+      return preferences.listPreferences(deps, orgId, userId);
     },
   });
 
@@ -169,7 +171,7 @@ export function registerNotificationRoutes(routes: Routes, deps: AppDeps): void 
     },
     handler: async ({ params, body, auth }) => {
       const { orgId, userId } = userOf(auth);
-      return notifications.updatePreference(deps, orgId, userId, params.event_type, body);
+      return preferences.updatePreference(deps, orgId, userId, params.event_type, body);
     },
   });
 }

@@ -1,4 +1,5 @@
 import * as mailboxes from '../../services/outreach-mailboxes';
+import * as provisioning from '../../services/outreach-mailbox-provisioning';
 import { actor, orgOf, type AuthRule } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { CreatedCursor, cursorPage, decodeCursor } from '../pagination';
@@ -64,7 +65,7 @@ export function registerOutreachMailboxRoutes(routes: Routes, deps: AppDeps): vo
       ...authErrors,
       ...validationError,
     },
-    handler: async ({ body, auth }) => reply(200, await mailboxes.connectMailbox(deps, orgOf(auth), actor(auth), body)),
+    handler: async ({ body, auth }) => reply(200, await provisioning.connectMailbox(deps, orgOf(auth), actor(auth), body)),
   });
 
   routes.add({
@@ -83,7 +84,7 @@ export function registerOutreachMailboxRoutes(routes: Routes, deps: AppDeps): vo
       ...authErrors,
       ...validationError,
     },
-    handler: async ({ body, auth }) => reply(200, await mailboxes.provisionMailbox(deps, orgOf(auth), actor(auth), body)),
+    handler: async ({ body, auth }) => reply(200, await provisioning.provisionMailbox(deps, orgOf(auth), actor(auth), body)),
   });
 
   routes.add({

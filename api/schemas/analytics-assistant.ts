@@ -82,12 +82,10 @@ export const ConversationList = z
 
 const AnswerPart = z
   .looseObject({
-    type: z
-      .string()
-      .openapi({
-        description:
-          'step-start, text, data-sql ({attempt, sql}), data-result ({attempt, columns, rows, row_count, truncated}) or data-error ({attempt, error})',
-      }),
+    type: z.string().openapi({
+      description:
+        'step-start, text, data-sql ({attempt, sql}), data-result ({attempt, columns, rows, row_count, truncated}) or data-error ({attempt, error})',
+    }),
     id: z.string().optional(),
     text: z.string().optional(),
     state: z.string().optional(),

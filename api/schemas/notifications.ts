@@ -110,14 +110,9 @@ export const Preference = z
 export const PreferenceList = z.object({ preferences: z.array(Preference) }).openapi('NotificationPreferenceList');
 
 export const PreferenceParams = z.object({
-  event_type: z
-    .string()
-    .min(1)
-    .max(100)
-    .openapi({
-      description:
-        'A subscribable event type of GET /notifications/event-catalog; any other is 400 (unregistered, or an always-send alert)',
-    }),
+  event_type: z.string().min(1).max(100).openapi({
+    description: 'A subscribable event type of GET /notifications/event-catalog; any other is 400 (unregistered, or an always-send alert)',
+  }),
 });
 
 export const PreferencePatch = z

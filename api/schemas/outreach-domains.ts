@@ -78,12 +78,10 @@ export const Domain = z
     price_cents: z.number().int().nullable(),
     currency: z.string().nullable(),
     registered_until: Timestamp.nullable(),
-    status: z
-      .enum(['pending', 'verified', 'failed'])
-      .openapi({
-        description:
-          'pending until the first verification run; verified when every required record is (the tracking CNAME only while tracking_enabled)',
-      }),
+    status: z.enum(['pending', 'verified', 'failed']).openapi({
+      description:
+        'pending until the first verification run; verified when every required record is (the tracking CNAME only while tracking_enabled)',
+    }),
     dkim_selector: z.string(),
     tracking_enabled: z.boolean(),
     records: z.array(DomainRecord),

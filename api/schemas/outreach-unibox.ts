@@ -51,13 +51,10 @@ export const ThreadMessage = z
     html: z.string().nullable().openapi({ description: 'Sanitized: no scripts, styles, event handlers or non-web links' }),
     step: z.number().int().nullable(),
     variant: z.number().int().nullable(),
-    classification: z
-      .enum(REPLY_CLASSES)
-      .nullable()
-      .openapi({
-        description:
-          'Of a received message: interested, not_interested, out_of_office, auto_reply, bounce or other (a fixed phrase rule over its first lines); null on sent ones',
-      }),
+    classification: z.enum(REPLY_CLASSES).nullable().openapi({
+      description:
+        'Of a received message: interested, not_interested, out_of_office, auto_reply, bounce or other (a fixed phrase rule over its first lines); null on sent ones',
+    }),
     sent_at: Timestamp.nullable(),
     received_at: Timestamp.nullable(),
   })
@@ -111,12 +108,10 @@ export const InboundHeaders = z.object({
   'webhook-signature': z.string().optional().openapi({ description: '`v1,<base64 HMAC-SHA256>` entries over `<id>.<timestamp>.<body>`' }),
 });
 
-export const InboundBody = z
-  .string()
-  .openapi({
-    description: 'The received message as RFC 822 text (headers, blank line, body), as the mail server got it',
-    format: 'binary',
-  });
+export const InboundBody = z.string().openapi({
+  description: 'The received message as RFC 822 text (headers, blank line, body), as the mail server got it',
+  format: 'binary',
+});
 
 export const InboundAnswer = z
   .object({

@@ -81,7 +81,7 @@ export function httpJsonRefresher(id: string): Refresher {
           body = JSON.stringify(filled);
         }
       }
-      let response;
+      let response: Awaited<ReturnType<typeof http>>;
       try {
         response = await http({ method: i.method, url, headers, body });
       } catch (error) {

@@ -1,4 +1,4 @@
-import dns from 'node:dns';
+import type dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { guardedLookup, parseTarget, WebFetchError } from '../web-fetch';

@@ -70,7 +70,7 @@ export async function tokenRequest(
     if (input.client_id) form.set('client_id', input.client_id);
     if (clientSecret) form.set('client_secret', clientSecret);
   }
-  let response;
+  let response: Awaited<ReturnType<typeof http>>;
   try {
     response = await http({ method: 'POST', url: input.token_url, headers, body: form.toString() });
   } catch (error) {

@@ -8,6 +8,7 @@ import { conflict, isDomainError, notFound } from '../../domain/errors';
 import type { UiFrame } from '../../domain/ui-message-stream';
 import { aiChatWorkflowId, approvalAnsweredSignal } from '../../workflows/ai-chat-messages';
 import type { ServiceDeps } from '../deps';
+import { signalWorkflow } from '../workflow-client';
 import { ownChat } from './chats';
 import { chatStream } from './stream';
 import { commitChange } from './tools';
@@ -39,7 +40,7 @@ export async function answerApproval(
     });
     const stream = await getStream(tx, orgId, chatId);
     try {
-      await deps.temporal.workflow.getHandle(aiChatWorkflowId(chatId)).signal(approvalAnsweredSignal, approvalId);
+      await signalWorkflow(deps, aiChatWorkflowId(chatId), approvalAnsweredSignal, approvalId);
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) throw conflict('The turn of this approval has ended');
       throw error;

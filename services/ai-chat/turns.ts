@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import * as db from '../../db/ai-chat';
 import type { TurnStatus } from '../../db/ai-chat';
 import type { Db } from '../../db/client';
@@ -8,10 +7,9 @@ import { type TranscriptMessage, completeTranscript, titleFrom } from '../../dom
 import { conflict } from '../../domain/errors';
 import { type UiFrame, type UiMessage, closingFrames, partsFromFrames } from '../../domain/ui-message-stream';
 import { newId } from '../../platform/ids';
-import { organizationAttribute } from '../../platform/temporal';
-import { aiChatWorkflowId, stopTurnSignal } from '../../workflows/ai-chat-messages';
-import type { aiChatTurnWorkflow } from '../../workflows/ai-chat';
+import { aiChatTurnWorkflowRef, aiChatWorkflowId, stopTurnSignal } from '../../workflows/ai-chat-messages';
 import type { ServiceDeps } from '../deps';
+import { signalWorkflow, startAfterPreviousRun } from '../workflow-client';
 import { ownChat } from './chats';
 import { chatStream } from './stream';
 
@@ -46,32 +44,19 @@ export async function sendMessage(
     });
     const title = turns.length === 0 && chat.title === 'New chat' ? titleFrom(userText(message)) : undefined;
     await db.setActiveTurn(tx, orgId, chatId, turnId, title);
-    const start = () =>
-      deps.temporal.workflow.start<typeof aiChatTurnWorkflow>('aiChatTurnWorkflow', {
-        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-        workflowId: aiChatWorkflowId(chatId),
-        workflowIdConflictPolicy: 'FAIL',
-        args: [
-          {
-            orgId,
-            chatId,
-            turnId,
-            maxSteps: deps.config.AI_CHAT_MAX_STEPS,
-            approvalTtlMs: deps.config.AI_CHAT_APPROVAL_TTL_SECONDS * 1000,
-          },
-        ],
-        typedSearchAttributes: organizationAttribute(orgId),
-      });
-    // The previous turn freed the chat in its last activity and is returning: its run closes within moments.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await start();
-        return last;
-      } catch (error) {
-        if (!(error instanceof WorkflowExecutionAlreadyStartedError) || attempt >= 20) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
+    await startAfterPreviousRun(deps, aiChatTurnWorkflowRef, orgId, {
+      workflowId: aiChatWorkflowId(chatId),
+      args: [
+        {
+          orgId,
+          chatId,
+          turnId,
+          maxSteps: deps.config.AI_CHAT_MAX_STEPS,
+          approvalTtlMs: deps.config.AI_CHAT_APPROVAL_TTL_SECONDS * 1000,
+        },
+      ],
+    });
+    return last;
   });
   return chatStream(deps, orgId, chatId, afterId);
 }
@@ -83,7 +68,7 @@ export async function stopTurn(deps: Pick<ServiceDeps, 'sql' | 'temporal'>, orgI
   const turnId = chat.active_turn_id;
   await deps.sql.begin(async (tx) => {
     await db.requestStop(tx, orgId, turnId);
-    await deps.temporal.workflow.getHandle(aiChatWorkflowId(chatId)).signal(stopTurnSignal);
+    await signalWorkflow(deps, aiChatWorkflowId(chatId), stopTurnSignal);
   });
   return { turn_id: chat.active_turn_id, stopping: true as const };
 }

@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import * as db from '../../db/analytics-conversations';
 import type { ConversationRow, TurnRow } from '../../db/analytics-conversations';
 import { createStream, getStream, keptFramesFrom } from '../../db/ui-streams';
@@ -7,10 +6,9 @@ import { titleOf } from '../../domain/analytics-assistant';
 import { conflict, notFound } from '../../domain/errors';
 import { partsFromFrames } from '../../domain/ui-message-stream';
 import { newId } from '../../platform/ids';
-import { organizationAttribute } from '../../platform/temporal';
-import type { analyticsAssistantTurnWorkflow } from '../../workflows/analytics-assistant';
-import { analyticsAssistantWorkflowId } from '../../workflows/analytics-assistant-messages';
+import { analyticsAssistantTurnWorkflowRef, analyticsAssistantWorkflowId } from '../../workflows/analytics-assistant-messages';
 import type { ServiceDeps } from '../deps';
+import { startAfterPreviousRun } from '../workflow-client';
 import { CreatedCursor, cursorPage, decodeCursor } from '../pagination';
 import { streamResponse } from '../ui-stream/response';
 import { MAX_SQL_ATTEMPTS } from './prompt';
@@ -49,24 +47,11 @@ export async function ask(
       first_frame_id: last + 1,
     });
     await db.setActiveTurn(tx, orgId, conversation.id, turnId);
-    const start = () =>
-      deps.temporal.workflow.start<typeof analyticsAssistantTurnWorkflow>('analyticsAssistantTurnWorkflow', {
-        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-        workflowId: analyticsAssistantWorkflowId(conversation.id),
-        workflowIdConflictPolicy: 'FAIL',
-        args: [{ orgId, conversationId: conversation.id, turnId, maxAttempts: MAX_SQL_ATTEMPTS }],
-        typedSearchAttributes: organizationAttribute(orgId),
-      });
-    // The previous turn freed the conversation in its last activity and is returning: its run closes within moments.
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await start();
-        return { conversationId: conversation.id, afterId: last };
-      } catch (error) {
-        if (!(error instanceof WorkflowExecutionAlreadyStartedError) || attempt >= 20) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
+    await startAfterPreviousRun(deps, analyticsAssistantTurnWorkflowRef, orgId, {
+      workflowId: analyticsAssistantWorkflowId(conversation.id),
+      args: [{ orgId, conversationId: conversation.id, turnId, maxAttempts: MAX_SQL_ATTEMPTS }],
+    });
+    return { conversationId: conversation.id, afterId: last };
   });
   const stream = streamResponse(deps, {
     orgId,

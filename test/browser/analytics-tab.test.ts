@@ -42,7 +42,7 @@ describe.skipIf(!executablePath)('the Analytics tab in a browser', () => {
     await page.goto(`${ctx.baseUrl}/ai/chat`);
     await page.fill('#key', key);
     await page.click('#save-key');
-    await page.click('nav.tabs button[data-tab="analytics"]');
+    await page.click('.tabs button[data-tab="analytics"]');
     expect(await page.locator('main[data-panel="chat"]').isHidden()).toBe(true);
 
     llm.script.push(

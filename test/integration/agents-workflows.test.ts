@@ -76,7 +76,7 @@ describe('generate-instructions', () => {
     expect(version.instructions).toMatchObject({ generating: false, dirty: false, manually_edited: false, stale: false, error: null });
     expect(version.instructions.generated_at).not.toBeNull();
     const request = llm.requests.find((r) => !r.stream && r.messages.at(-1)!.content.includes('"goals"'));
-    expect(request?.messages.at(-1)!.content).toContain('Acme Plumbing');
+    expect(request!.messages.at(-1)!.content).toContain('Acme Plumbing');
     expect((await call('POST', `/core/agents/${agentId}/versions/1/publish`, {})).status).toBe(200);
     await ctx.deps.temporal.workflow.getHandle(started.body.workflow_id).result();
     keepHistory(ctx.config.TEMPORAL_ADDRESS!, started.body.workflow_id, 'agent-instructions');

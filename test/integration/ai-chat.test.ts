@@ -460,7 +460,7 @@ describe('overhead', () => {
       if (done) break;
       buffer += value;
       const now = performance.now();
-      let cut;
+      let cut: number;
       while ((cut = buffer.indexOf('\n\n')) >= 0) {
         if (buffer.slice(0, cut).includes('"type":"text-delta"')) receivedAt.push(now);
         buffer = buffer.slice(cut + 2);

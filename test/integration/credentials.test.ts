@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REFRESHER_IDS } from '../../domain/credentials';
 import { INTEGRATION_REFRESHER_ID } from '../../platform/oauth-refresher';
 import { ORGANIZATION_ID } from '../../platform/temporal';
-import { credentialKeyring, readCredentialValue, resealCredentialValues } from '../../services/credentials';
+import { credentialKeyring, readCredentialValue, resealCredentialValues } from '../../services/credentials/values';
 import { loadConfig } from '../../platform/config';
 import { createTestContext, type TestContext } from '../support/context';
 import { keepHistory } from '../support/histories';

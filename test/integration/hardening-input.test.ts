@@ -11,7 +11,7 @@ beforeAll(async () => {
 afterAll(() => ctx?.close());
 
 const nestedArrays = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
-const nestedObjects = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+const nestedObjects = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 const post = (path: string, rawBody: string | Buffer, contentType = 'application/json') =>
   ctx.request('POST', path, { token: t.session, rawBody, headers: { 'Content-Type': contentType } });
 const tagNames = async () =>

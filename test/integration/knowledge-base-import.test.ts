@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importTexts } from '../../services/knowledge-base';
+import { importTexts } from '../../services/knowledge-base/datasets';
 import { createTestContext, type TestContext } from '../support/context';
 import { waitFor } from '../support/campaigns';
 import { newTenant, orgUuid, type Tenant } from '../support/identity';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { articleText, loadJudgedSet } from '../../bench/retrieval-set';
 import { LOCAL_EMBEDDINGS_MODEL } from '../../platform/embedder';
-import { createDataset, importTexts } from '../../services/knowledge-base';
+import { createDataset, importTexts } from '../../services/knowledge-base/datasets';
 import { waitFor } from '../support/campaigns';
 import { createTestContext, type TestContext } from '../support/context';
 import { newTenant, orgUuid, type Tenant } from '../support/identity';
@@ -49,7 +49,7 @@ describe.skipIf(!hasLocalEmbeddings())('semantic retrieval with the local model'
     const hashing = { sql: ctx.deps.sql, config: { ...ctx.config, EMBEDDINGS_BASE_URL: undefined } };
     hashingDataset = (await createDataset(hashing, orgId, 'user:test', { name: 'Help centre (lexical fallback)' })).id;
     const fallback = await importTexts(hashing, orgId, 'user:test', hashingDataset, docs);
-    fallback.source_ids.forEach((id, i) => sourceOf.set(`hashing:${set.articles[i]!.id}`, id));
+    for (const [i, id] of fallback.source_ids.entries()) sourceOf.set(`hashing:${set.articles[i]!.id}`, id);
   }, 300_000);
   afterAll(async () => ctx?.close());
 

@@ -11,7 +11,9 @@ import { NOTIFICATION_EVENTS } from '../../domain/notification-events';
 import { newId } from '../../platform/ids';
 import { freePort } from '../../platform/ports';
 import { createTemporalClient } from '../../platform/temporal';
-import * as notifications from '../../services/notifications';
+import { emitEvent } from '../../services/notifications/emit';
+import { sendQueuedEmails } from '../../services/notifications/emails';
+import { relayOrganization, relayPending, startOutboxRelay } from '../../services/notifications/relay';
 import { notificationActorId, notificationActorStatusQuery, notificationEventsSignal } from '../../workflows/notification-messages';
 import { waitFor } from '../support/campaigns';
 import { createTestContext, type TestContext } from '../support/context';
@@ -56,7 +58,7 @@ async function newOrg(): Promise<Org> {
 }
 
 /** Hands the outbox to the actors, as the worker's relay does. */
-const relay = () => notifications.relayPending(ctx.deps);
+const relay = () => relayPending(ctx.deps);
 
 async function feed(m: Member, query = '') {
   const res = await ctx.request('GET', `/notifications${query}`, { token: m.session });
@@ -475,7 +477,7 @@ describe('always-send alerts', () => {
       INSERT INTO notification_preferences (org_id, user_id, event_type, in_app, email_cadence)
       VALUES (${org.id}, ${user.id}, 'credential.refresh_failed', false, 'off')`;
     await ctx.deps.sql.begin((tx) =>
-      notifications.emitEvent(tx, org.id, {
+      emitEvent(tx, org.id, {
         event_type: 'credential.refresh_failed',
         entity_type: 'credential',
         entity_id: 'cred-1',
@@ -489,7 +491,7 @@ describe('always-send alerts', () => {
     expect(mail!.mail.subject).toBe('Credential refresh failed: Salesforce token');
     expect(String(mail!.mail.html)).toContain('invalid_grant &lt;b&gt;');
 
-    await notifications.emitEvent(ctx.deps.sql, org.id, {
+    await emitEvent(ctx.deps.sql, org.id, {
       event_type: 'integration.needs_reconnect',
       entity_type: 'integration',
       entity_id: 'hubspot',
@@ -513,7 +515,7 @@ describe('digests', () => {
         ['qualification', 'proposal'],
         ['proposal', 'negotiation'],
       ]) {
-        await notifications.emitEvent(tx, org.id, {
+        await emitEvent(tx, org.id, {
           event_type: 'deal.stage_changed',
           entity_type: 'deal',
           entity_id: deal.id,
@@ -560,7 +562,7 @@ describe('the outbox and the actor', () => {
     const deal = await createDeal(org.admin, { name: 'Survivor', owner_id: user.ext });
     const downClient = createTemporalClient(`127.0.0.1:${await freePort()}`, 'default', {}, 1000);
     try {
-      const down = await notifications.relayOrganization({ ...ctx.deps, temporal: downClient }, org.id).then(
+      const down = await relayOrganization({ ...ctx.deps, temporal: downClient }, org.id).then(
         () => 'relayed',
         () => 'failed',
       );
@@ -575,7 +577,7 @@ describe('the outbox and the actor', () => {
   });
 
   it('the running relay delivers a committed event without being called (LISTEN/NOTIFY)', async () => {
-    const relayer = await notifications.startOutboxRelay({
+    const relayer = await startOutboxRelay({
       ...ctx.deps,
       config: { ...ctx.config, NOTIFICATION_RELAY_INTERVAL_SECONDS: 3600 },
     });
@@ -614,7 +616,7 @@ describe('the outbox and the actor', () => {
     let sent = 0;
     while (sent < 200 && (sent < 40 || (await handle.describe()).runId === firstRun)) {
       for (let i = 0; i < 10; i++, sent++) {
-        await notifications.emitEvent(ctx.deps.sql, org.id, {
+        await emitEvent(ctx.deps.sql, org.id, {
           event_type: 'deal.value_changed',
           entity_type: 'deal',
           entity_id: deal.id,
@@ -643,8 +645,8 @@ describe('email transports', () => {
     await ctx.deps.sql`
       INSERT INTO notification_emails (id, org_id, user_id, idempotency_key, kind, to_address, subject, text_body, html_body)
       VALUES (${newId()}, ${org.id}, ${user.id}, ${`immediate:${newId()}:${user.id}`}, 'immediate', ${user.email}, 'Once', 'text', '<p>html</p>')`;
-    const first = await notifications.sendQueuedEmails({ ...ctx.deps, mail }, org.id);
-    const second = await notifications.sendQueuedEmails({ ...ctx.deps, mail }, org.id);
+    const first = await sendQueuedEmails({ ...ctx.deps, mail }, org.id);
+    const second = await sendQueuedEmails({ ...ctx.deps, mail }, org.id);
     expect(first).toEqual({ sent: 1, failed: 0 });
     expect(second).toEqual({ sent: 0, failed: 0 });
     const [received] = await smtp.waitForMail(user.email, 1);
@@ -674,8 +676,8 @@ describe('email transports', () => {
         await real.send(m);
       },
     };
-    expect(await notifications.sendQueuedEmails({ ...ctx.deps, mail: flaky }, org.id)).toEqual({ sent: 1, failed: 1 });
-    expect(await notifications.sendQueuedEmails({ ...ctx.deps, mail: flaky }, org.id)).toEqual({ sent: 1, failed: 0 });
+    expect(await sendQueuedEmails({ ...ctx.deps, mail: flaky }, org.id)).toEqual({ sent: 1, failed: 1 });
+    expect(await sendQueuedEmails({ ...ctx.deps, mail: flaky }, org.id)).toEqual({ sent: 1, failed: 0 });
     const mails = await smtp.waitForMail(user.email, 2);
     expect(mails.map((m) => m.mail.subject).sort()).toEqual(['First', 'Second']);
     const rows = await ctx.deps.sql`SELECT subject, attempts FROM notification_emails WHERE org_id = ${org.id} ORDER BY subject`;

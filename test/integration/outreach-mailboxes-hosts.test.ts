@@ -1,7 +1,8 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../platform/ports';
-import { mailboxImapSettings, mailboxSender } from '../../services/outreach-mailboxes';
+import { mailboxSender } from '../../services/outreach-mailbox-sender';
+import { mailboxImapSettings } from '../../services/outreach-mailbox-servers';
 import { createTestContext, type TestContext } from '../support/context';
 import { newTenant, orgUuid, type Tenant } from '../support/identity';
 

@@ -417,7 +417,7 @@ describe('limits, windows, rotation and idempotency', () => {
         await ctx.deps.sql<{ mailbox_id: string; n: number }[]>`
         SELECT mailbox_id, count(*)::int AS n FROM outreach_messages WHERE org_id = ${t.orgId} AND mailbox_id = ANY(${pool}::uuid[]) AND status = 'sent'
         GROUP BY mailbox_id`
-      ).reduce((acc, r) => ({ ...acc, [r.mailbox_id]: r.n }), {} as Record<string, number>);
+      ).reduce<Record<string, number>>((acc, r) => Object.assign(acc, { [r.mailbox_id]: r.n }), {});
     const statuses = async () =>
       JSON.stringify(
         await ctx.deps

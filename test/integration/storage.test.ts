@@ -240,7 +240,7 @@ describe('local presigned URLs through the app', () => {
     for (const query of [
       '',
       '?method=GET',
-      '?method=GET&expires=99999999999&signature=' + '0'.repeat(64),
+      `?method=GET&expires=99999999999&signature=${'0'.repeat(64)}`,
       '?method=GET&expires=abc&signature=zz',
     ]) {
       const response = await ctx.request('GET', `/storage/objects/${encodeURIComponent(k)}${query}`);

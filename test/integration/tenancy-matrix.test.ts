@@ -254,7 +254,7 @@ describe('tenancy matrix: another organization’s ids are 404 on every route', 
         continue;
       }
       let path = route.path;
-      params.forEach((p, i) => (path = path.replace(`{${p}}`, encodeURIComponent(values[i]!))));
+      for (const [i, p] of params.entries()) path = path.replace(`{${p}}`, encodeURIComponent(values[i]!));
       const key = `${route.method.toUpperCase()} ${route.path}`;
       const body = route.method === 'get' || route.method === 'delete' ? undefined : (BODIES[key] ?? {});
       const res =

@@ -46,7 +46,7 @@ describe('fetchPage', () => {
       '/pdf': { body: '%PDF-1.4', contentType: 'application/pdf' },
       '/down': { status: 503, body: 'down' },
     });
-    site.pages.set('/to-other-loopback', { redirect: site.origin.replace('127.0.0.1', '127.0.0.2') + '/' });
+    site.pages.set('/to-other-loopback', { redirect: `${site.origin.replace('127.0.0.1', '127.0.0.2')}/` });
   });
   afterAll(() => site?.close());
 

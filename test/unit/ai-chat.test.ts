@@ -1,4 +1,4 @@
-import { readUIMessageStream, type UIMessageChunk } from 'ai';
+import { readUIMessageStream, type UIMessage, type UIMessageChunk } from 'ai';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import '../../api/openapi-registry';
@@ -17,7 +17,7 @@ async function readWithAi(frames: UiFrame[]) {
       c.close();
     },
   });
-  let last;
+  let last: UIMessage | undefined;
   for await (const m of readUIMessageStream({ stream })) last = m;
   return JSON.parse(JSON.stringify(last!.parts));
 }

@@ -10,7 +10,9 @@ import { PROJECT_ROOT } from '../../platform/tools';
 
 const CONFIG = path.join(PROJECT_ROOT, '.dependency-cruiser.cjs');
 const roots: string[] = [];
-afterAll(() => roots.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
+afterAll(() => {
+  for (const dir of roots) fs.rmSync(dir, { recursive: true, force: true });
+});
 
 /** Runs the project's rule (the same CLI and config `npm run deps` uses) on a tree of files; the names of the rules broken. */
 async function violations(files: Record<string, string>): Promise<string[]> {
@@ -49,6 +51,9 @@ describe('the layer rule', () => {
         'workflows/deals.ts':
           'import { STAGES } from "../domain/deals";\nimport type { A } from "../activities/deals";\nexport const w = (a: A) => [a, STAGES];\n',
         'activities/deals.ts': 'import { run } from "../services/deals";\nexport type A = string;\nexport const act = () => run();\n',
+        'workflows/deal-messages.ts': 'export const dealWorkflowId = (id: string) => "deal:" + id;\n',
+        'services/deal-starts.ts':
+          'import { dealWorkflowId } from "../workflows/deal-messages";\nimport type { w } from "../workflows/deals";\nexport const id = (x: typeof w) => [x, dealWorkflowId("1")];\n',
       }),
     ).toEqual([]);
   });
@@ -83,6 +88,24 @@ describe('the layer rule', () => {
       'route → db',
       { 'db/x.ts': 'export const d = 1;\n', 'api/routes/x.ts': 'import { d } from "../../db/x";\nexport const r = d;\n' },
       'routes-call-services',
+    ],
+    [
+      'activity → db',
+      { 'db/x.ts': 'export const d = 1;\n', 'activities/x.ts': 'import { d } from "../db/x";\nexport const a = d;\n' },
+      'activities-are-adapters',
+    ],
+    [
+      'http auth → db',
+      { 'db/x.ts': 'export const d = 1;\n', 'api/auth/x.ts': 'import { d } from "../../db/x";\nexport const v = d;\n' },
+      'http-auth-goes-through-services',
+    ],
+    [
+      'service → workflow code',
+      {
+        'workflows/x.ts': 'export async function w() {}\n',
+        'services/x.ts': 'import { w } from "../workflows/x";\nexport const s = w;\n',
+      },
+      'services-start-workflows-by-reference',
     ],
     [
       'platform → services',

@@ -25,7 +25,7 @@ describe('cursors', () => {
   it('decode every string their pattern admits, so the document states exactly which cursors are taken', () => {
     // The edges of each pattern (the fuzzer generates the rest from the document).
     const uuid = 'ffffffff-0000-0000-0000-000000000000';
-    for (const cursor of ['0.' + uuid, `${'9'.repeat(16)}.${uuid}`]) {
+    for (const cursor of [`0.${uuid}`, `${'9'.repeat(16)}.${uuid}`]) {
       expect(cursor).toMatch(CreatedCursor.pattern);
       expect(Number.isNaN(Date.parse(decodeCursor(cursor, CreatedCursor)!.t))).toBe(false);
     }

@@ -1,10 +1,9 @@
 import crypto from 'node:crypto';
-import { ScheduleNotFoundError } from '@temporalio/client';
-import * as credentialsDb from '../db/credentials';
-import * as db from '../db/integrations';
-import type { ConnectionRow, ConnectTokenRow } from '../db/integrations';
-import { refreshScheduleId, type RefreshPolicy } from '../domain/credentials';
-import { invalid, isDomainError, notFound } from '../domain/errors';
+import * as credentialsDb from '../../db/credentials';
+import * as db from '../../db/integrations';
+import type { ConnectTokenRow } from '../../db/integrations';
+import type { RefreshPolicy } from '../../domain/credentials';
+import { invalid } from '../../domain/errors';
 import {
   CONNECT_TOKEN_PATTERN,
   CONNECT_TOKEN_PREFIX,
@@ -12,103 +11,30 @@ import {
   REFUSAL_TEXT,
   connectionCredentialName,
   grantedScopes,
-  isInvalidGrant,
   originAllowed,
   renderConnectPage,
   renderErrorPage,
   tokenRefusal,
-  type ConnectionStatus,
-} from '../domain/integrations';
-import { publicBaseUrl, type Config } from '../platform/config';
-import { newId } from '../platform/ids';
-import { loadCatalog, requestedScopes, type IntegrationProvider } from '../platform/oauth-catalog';
-import {
-  OAuthFlowError,
-  finishAuthorization,
-  readAccount,
-  revokeToken,
-  startAuthorization,
-  type ClientSecrets,
-} from '../platform/oauth-client';
-import { INTEGRATION_REFRESHER_ID, useIntegrationCatalog } from '../platform/oauth-refresher';
-import * as credentials from './credentials';
-import type { ServiceDeps } from './deps';
-import { emitEvent } from './notifications';
-import { CreatedCursor, decodeCursor, encodeCursor } from './pagination';
-import { iso } from './views';
+} from '../../domain/integrations';
+import { publicBaseUrl, type Config } from '../../platform/config';
+import { newId } from '../../platform/ids';
+import { requestedScopes, type IntegrationProvider } from '../../platform/oauth-catalog';
+import { OAuthFlowError, finishAuthorization, readAccount, startAuthorization, type ClientSecrets } from '../../platform/oauth-client';
+import { INTEGRATION_REFRESHER_ID } from '../../platform/oauth-refresher';
+import { createCredential, deleteCredential, setCredentialValue, updateCredential } from '../credentials/crud';
+import type { ServiceDeps } from '../deps';
+import { catalogOf, clientFor, getSettings } from './catalog';
+import { connectionNotFound } from './connections';
 
-// Integrations: the providers' catalog, connect tokens and the consent they start, and connected
-// accounts whose tokens live only in a workflow credential (sealed, refreshed by the credentials
-// area's refresher workflow on a before-expiry schedule).
+// Connect tokens and the consent they start: the connect page, the redirect to the provider, and its
+// callback, which stores the connection with its tokens in a workflow credential (sealed, refreshed by
+// the credentials area's refresher workflow on a before-expiry schedule).
 
-const connectionNotFound = () => notFound('Connection not found');
 export const CALLBACK_PATH = '/integrations/oauth/callback';
 /** How long a started consent may take before its callback is refused. */
 const CONSENT_WINDOW_MS = 15 * 60_000;
 
-const catalogs = new Map<string, Map<string, IntegrationProvider>>();
-
-/** The deployment's catalog (cached per configuration); the refresher of this process reads the same one. */
-export function catalogOf(config: Pick<Config, 'INTEGRATION_PROVIDERS' | 'SIMULATED_OAUTH_ISSUER' | 'CREDENTIAL_REFRESH_TIMEOUT_MS'>) {
-  const key = `${config.INTEGRATION_PROVIDERS ?? ''}|${config.SIMULATED_OAUTH_ISSUER ?? ''}`;
-  let catalog = catalogs.get(key);
-  if (!catalog) {
-    catalog = loadCatalog(config);
-    catalogs.set(key, catalog);
-  }
-  useIntegrationCatalog(catalog, config.CREDENTIAL_REFRESH_TIMEOUT_MS);
-  return catalog;
-}
-
-export function listIntegrations(deps: Pick<ServiceDeps, 'config'>) {
-  return {
-    data: [...catalogOf(deps.config).values()].map((p) => ({
-      key: p.key,
-      name: p.name,
-      description: p.description,
-      simulated: p.simulated,
-      scopes: p.scopes.map((s) => ({ name: s.name, description: s.description })),
-      default_scopes: requestedScopes(p),
-      client_source: p.client_source,
-      supports_revocation: p.revocation_url !== undefined,
-    })),
-  };
-}
-
-// ---- redirect allowlist ------------------------------------------------------------------------------
-
-const ownOrigin = (config: Config) => new URL(publicBaseUrl(config)).origin;
-
-export async function getSettings(deps: Pick<ServiceDeps, 'sql' | 'config'>, orgId: string) {
-  const row = await db.getAllowedOrigins(deps.sql, orgId);
-  return { allowed_redirect_origins: row?.origins ?? [ownOrigin(deps.config)], updated_at: iso(row?.updated_at ?? null) };
-}
-
-export async function putSettings(deps: Pick<ServiceDeps, 'sql'>, orgId: string, actor: string, origins: string[]) {
-  const normalized = [...new Set(origins.map((o) => new URL(o).origin))];
-  const row = await db.putAllowedOrigins(deps.sql, orgId, normalized, actor);
-  return { allowed_redirect_origins: row.origins, updated_at: row.updated_at.toISOString() };
-}
-
-// ---- connect tokens ----------------------------------------------------------------------------------
-
 const hashToken = (token: string) => crypto.createHash('sha256').update(token).digest('hex');
-
-async function clientFor(
-  deps: Pick<ServiceDeps, 'sql' | 'config'>,
-  orgId: string,
-  p: IntegrationProvider,
-): Promise<ClientSecrets | undefined> {
-  if (p.client_source === 'config') return { clientId: p.client_id!, clientSecret: p.client_secret };
-  // The organization's own OAuth client: a workflow credential named integration-client:<key>.
-  const name = `integration-client:${p.key}`;
-  const { rows } = await credentialsDb.listCredentials(deps.sql, orgId, { name }, { limit: 20 });
-  const row = rows.find((r) => r.name.toLowerCase() === name);
-  const value = row ? await credentials.readCredentialValue(deps, orgId, row.id) : null;
-  const clientId = typeof value?.client_id === 'string' ? value.client_id : undefined;
-  if (!clientId) return undefined;
-  return { clientId, clientSecret: typeof value?.client_secret === 'string' ? value.client_secret : undefined };
-}
 
 export interface ConnectTokenInput {
   allowed_integrations: string[];
@@ -287,7 +213,7 @@ const refreshPolicyFor = (tokens: Tokens): RefreshPolicy =>
   tokens.refresh_token ? { type: 'before_expiry', lead_seconds: REFRESH_LEAD_SECONDS } : { type: 'manual' };
 
 /** The connection's credential value: tokens, the integration they belong to, and an organization client's secret. */
-function valueOf(p: IntegrationProvider, secrets: ClientSecrets, tokens: Tokens): Record<string, unknown> {
+function credentialValue(p: IntegrationProvider, secrets: ClientSecrets, tokens: Tokens): Record<string, unknown> {
   const value: Record<string, unknown> = { integration: p.key, access_token: tokens.access_token, token_type: tokens.token_type };
   if (tokens.refresh_token) value.refresh_token = tokens.refresh_token;
   if (tokens.id_token) value.id_token = tokens.id_token;
@@ -310,7 +236,7 @@ async function storeConnection(
   const orgId = token.org_id;
   const scopes = grantedScopes(tokens.scope, requestedScopes(p));
   const expiresAt = tokens.expires_in !== undefined ? new Date(Date.now() + tokens.expires_in * 1000).toISOString() : null;
-  const value = valueOf(p, secrets, tokens);
+  const value = credentialValue(p, secrets, tokens);
   // A reconnect names its connection; consent to an account the organization already connected is one too.
   const existingId = token.connection_id ?? (await db.findConnectionByAccount(deps.sql, orgId, p.key, account.id));
   if (existingId) {
@@ -320,12 +246,12 @@ async function storeConnection(
       throw new OAuthFlowError('account_mismatch', `Reconnect with the same account (${existing.external_account_label})`);
     let credentialId = existing.credential_id;
     if (credentialId) {
-      await credentials.setCredentialValue(deps, orgId, credentialId, value, expiresAt, {
+      await setCredentialValue(deps, orgId, credentialId, value, expiresAt, {
         source: 'input',
         actor: token.created_by,
         merge: false,
       });
-      await credentials.updateCredential(deps, orgId, token.created_by, credentialId, { refresh_policy: refreshPolicyFor(tokens) });
+      await updateCredential(deps, orgId, token.created_by, credentialId, { refresh_policy: refreshPolicyFor(tokens) });
       // The failure that asked for this reconnect is history now: fresh tokens, no stale error shown.
       await credentialsDb.clearRefreshOutcome(deps.sql, orgId, credentialId);
     } else {
@@ -354,7 +280,7 @@ async function storeConnection(
     });
   } catch (error) {
     // No credential without its connection (and its schedule goes with it).
-    await credentials.deleteCredential(deps, orgId, credential.id).catch(() => {});
+    await deleteCredential(deps, orgId, credential.id).catch(() => {});
     throw error;
   }
   return id;
@@ -371,7 +297,7 @@ function createTokenCredential(
   expiresAt: string | null,
   tokens: Tokens,
 ) {
-  return credentials.createCredential(deps, orgId, actor, {
+  return createCredential(deps, orgId, actor, {
     name: connectionCredentialName(p.key, connectionId),
     description: `Tokens of the ${p.name} connection ${account.label}`.slice(0, 1000),
     refresher_workflow_id: INTEGRATION_REFRESHER_ID,
@@ -381,142 +307,3 @@ function createTokenCredential(
     expires_at: expiresAt,
   });
 }
-
-// ---- connections -------------------------------------------------------------------------------------
-
-export function connectionView(row: ConnectionRow, catalog: Map<string, IntegrationProvider>) {
-  const p = catalog.get(row.integration);
-  return {
-    id: row.id,
-    organization_id: row.org_id,
-    integration: row.integration,
-    provider: { key: row.integration, name: p?.name ?? row.integration, simulated: p?.simulated ?? false },
-    status: row.status,
-    status_reason: row.status_reason,
-    external_account_id: row.external_account_id,
-    external_account_label: row.external_account_label,
-    granted_scopes: row.granted_scopes,
-    end_user_id: row.end_user_id,
-    connected_by: row.connected_by,
-    connected_at: row.connected_at.toISOString(),
-    credential_id: row.credential_id,
-    expires_at: iso(row.expires_at),
-    last_refresh_at: iso(row.last_refresh_at),
-    last_refresh_status: row.last_refresh_status as 'success' | 'failed' | 'running' | null,
-    last_refresh_error: row.last_refresh_error,
-    revoked_at: iso(row.revoked_at),
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-  };
-}
-
-export async function listConnections(
-  deps: Pick<ServiceDeps, 'sql' | 'config'>,
-  orgId: string,
-  query: { status?: ConnectionStatus; integration?: string; end_user_id?: string; limit: number; cursor?: string },
-) {
-  const after = decodeCursor(query.cursor, CreatedCursor);
-  const rows = await db.listConnections(deps.sql, orgId, query, { limit: query.limit, after });
-  const more = rows.length > query.limit;
-  const page = more ? rows.slice(0, query.limit) : rows;
-  const catalog = catalogOf(deps.config);
-  const last = page.at(-1);
-  return {
-    data: page.map((r) => connectionView(r, catalog)),
-    next_cursor: more && last ? encodeCursor({ t: last.cursor_t, id: last.id }) : null,
-  };
-}
-
-export async function getConnection(deps: Pick<ServiceDeps, 'sql' | 'config'>, orgId: string, id: string) {
-  const row = await db.getConnection(deps.sql, orgId, id);
-  if (!row) throw connectionNotFound();
-  return connectionView(row, catalogOf(deps.config));
-}
-
-/**
- * Revokes the connection: at the provider where it can (the refresh token, which ends the grant, then
- * the access token), then deletes the credential (and so its schedule) and marks the connection
- * revoked. A provider that cannot be reached does not keep the tokens alive here: the reason says so.
- */
-export async function deleteConnection(
-  deps: Pick<ServiceDeps, 'sql' | 'config' | 'temporal' | 'logger'>,
-  orgId: string,
-  id: string,
-): Promise<void> {
-  const row = await db.getConnection(deps.sql, orgId, id);
-  if (!row) throw connectionNotFound();
-  if (row.status === 'revoked') return;
-  let reason = 'Revoked here; the provider has no revocation endpoint';
-  const p = catalogOf(deps.config).get(row.integration);
-  if (row.credential_id && p?.revocation_url) {
-    const value = await credentials.readCredentialValue(deps, orgId, row.credential_id);
-    const secrets = (await clientFor(deps, orgId, p)) ?? {
-      clientId: String(value?.client_id ?? p.client_id ?? ''),
-      clientSecret: undefined,
-    };
-    try {
-      if (typeof value?.refresh_token === 'string')
-        await revokeToken(p, secrets, value.refresh_token, 'refresh_token', deps.config.INTEGRATION_HTTP_TIMEOUT_MS);
-      if (typeof value?.access_token === 'string')
-        await revokeToken(p, secrets, value.access_token, 'access_token', deps.config.INTEGRATION_HTTP_TIMEOUT_MS);
-      reason = 'Revoked at the provider';
-    } catch (error) {
-      reason = `Revoked here; the provider's revocation failed: ${(error as Error).message}`.slice(0, 500);
-      deps.logger.warn({ orgId, connectionId: id, integration: row.integration }, 'provider revocation failed');
-    }
-  }
-  if (row.credential_id) {
-    await credentials.deleteCredential(deps, orgId, row.credential_id).catch((error: unknown) => {
-      if (!isDomainError(error, 'not_found')) throw error;
-    });
-  }
-  await db.markRevoked(deps.sql, orgId, id, reason);
-}
-
-// ---- refresh failures --------------------------------------------------------------------------------
-
-/**
- * A refresh the provider refused with `invalid_grant` moves the connection to needs_reconnect and
- * emits `integration.needs_reconnect` in the refresh's own transaction; its schedule is paused (a
- * reconnect resumes it), so a dead grant is not retried and reported every few minutes.
- */
-credentials.onRefreshFailure(async (tx, deps, orgId, credentialId, error) => {
-  if (!isInvalidGrant(error)) return;
-  const moved = await db.markNeedsReconnect(
-    tx,
-    orgId,
-    credentialId,
-    'The provider refused the refresh token (invalid_grant): reconnect the account',
-  );
-  if (!moved) return;
-  // Whoever connected the account hears of it without subscribing first (besides any subscribers).
-  const connector = await db.connectorUserId(tx, orgId, moved.id);
-  await emitEvent(tx, orgId, {
-    event_type: 'integration.needs_reconnect',
-    entity_type: 'integration_connection',
-    entity_id: moved.id,
-    recipient_user_ids: connector ? [connector] : [],
-    payload: {
-      connection_id: moved.id,
-      integration: moved.integration,
-      external_account_label: moved.external_account_label,
-      error: error.slice(0, 500),
-    },
-  });
-  const credential = await credentialsDb.getCredential(tx, orgId, credentialId, { lock: true });
-  if (credential && credential.refresh_policy.type !== 'manual') {
-    await credentialsDb.updateCredential(
-      tx,
-      orgId,
-      credentialId,
-      { ...credential, refresh_policy: { ...credential.refresh_policy, paused: true } },
-      credential.modified_by,
-    );
-    await deps.temporal?.schedule
-      .getHandle(refreshScheduleId(credentialId))
-      .pause('Needs reconnect')
-      .catch((e: unknown) => {
-        if (!(e instanceof ScheduleNotFoundError)) throw e;
-      });
-  }
-});

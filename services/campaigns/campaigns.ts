@@ -1,0 +1,138 @@
+import * as contacts from '../../db/campaign-contacts';
+import * as campaigns from '../../db/campaigns';
+import type { CampaignRow } from '../../db/campaigns';
+import type { Db } from '../../db/client';
+import { PG, isPgError } from '../../db/pg-errors';
+import type { CallingWindow } from '../../domain/campaign-schedule';
+import type { CampaignStatus } from '../../domain/campaigns';
+import { conflict, notFound } from '../../domain/errors';
+import { newId } from '../../platform/ids';
+import { campaignWorkflowId, campaignWorkflowRef } from '../../workflows/campaign-messages';
+import type { ServiceDeps } from '../deps';
+import { CreatedCursor, cursorPage, decodeCursor } from '../pagination';
+import { iso } from '../views';
+import { startWorkflow } from '../workflow-client';
+
+// A campaign's creation (row, contacts and workflow start) and its reads.
+
+export function campaignView(row: CampaignRow) {
+  return {
+    id: row.id,
+    external_id: row.external_id,
+    organization_id: row.org_id,
+    name: row.name,
+    status: row.status,
+    configuration_id: row.configuration_id,
+    agent_number: row.agent_number,
+    priority: row.priority,
+    agent_id: row.agent_id,
+    version: row.version,
+    timezone: row.timezone,
+    calling_window: row.calling_window,
+    max_attempts: row.max_attempts,
+    retry_backoff_seconds: row.retry_backoff_seconds,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    created_by: row.created_by,
+    modified_by: row.modified_by,
+    closed_at: iso(row.closed_at),
+  };
+}
+
+export async function campaignOf(db: Db, orgId: string, id: string): Promise<CampaignRow> {
+  const row = await campaigns.findCampaign(db, orgId, id);
+  if (!row) throw notFound('Campaign not found');
+  return row;
+}
+
+/** Every agent the calls would use must exist in the organization. */
+export async function assertAgents(db: Db, orgId: string, ids: (string | undefined | null)[]): Promise<void> {
+  const wanted = [...new Set(ids.filter((id): id is string => !!id))];
+  const missing = await campaigns.missingAgents(db, orgId, wanted);
+  if (missing.length) throw notFound(`Agent not found: ${missing[0]}`);
+}
+
+export type NewCampaignContact = contacts.NewContact;
+
+export interface NewCampaignInput {
+  name: string;
+  external_id?: string | null;
+  configuration_id?: string | null;
+  agent_number?: string | null;
+  priority: number;
+  agent_id?: string | null;
+  version?: number | null;
+  timezone: string;
+  calling_window: CallingWindow;
+  max_attempts: number;
+  retry_backoff_seconds: number;
+  contacts: NewCampaignContact[];
+}
+
+/**
+ * Row, contacts and workflow start in one transaction: a failed start rolls everything back. The
+ * campaign's advisory lock is taken first; the inserts and the start then overlap, since the
+ * workflow's first activity waits for this transaction to end (and ends quietly on a rollback).
+ */
+export async function createCampaign(
+  deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config' | 'logger'>,
+  orgId: string,
+  actor: string,
+  input: NewCampaignInput,
+) {
+  const { sql } = deps;
+  await assertAgents(sql, orgId, [input.agent_id, ...input.contacts.map((c) => c.agent_id)]);
+  const id = newId();
+  const row = await sql.begin(async (tx) => {
+    await campaigns.lockCampaign(tx, orgId, id);
+    const store = async () => {
+      const inserted = await campaigns
+        .insertCampaign(tx, orgId, {
+          id,
+          external_id: input.external_id ?? null,
+          name: input.name,
+          configuration_id: input.configuration_id ?? null,
+          agent_number: input.agent_number ?? null,
+          priority: input.priority,
+          agent_id: input.agent_id ?? null,
+          version: input.version ?? null,
+          timezone: input.timezone,
+          calling_window: input.calling_window,
+          max_attempts: input.max_attempts,
+          retry_backoff_seconds: input.retry_backoff_seconds,
+          created_by: actor,
+        })
+        .catch((error: unknown) => {
+          throw isPgError(error, PG.UNIQUE_VIOLATION) ? conflict('A campaign with this external_id already exists') : error;
+        });
+      await contacts.insertContacts(tx, orgId, id, input.contacts);
+      return inserted;
+    };
+    const [inserted] = await Promise.all([
+      store(),
+      startWorkflow(deps, campaignWorkflowRef, orgId, { workflowId: campaignWorkflowId(id), args: [{ campaignId: id, orgId }] }),
+    ]);
+    return inserted;
+  });
+  deps.logger.info({ campaignId: id, contacts: input.contacts.length }, 'campaign created');
+  return campaignView(row);
+}
+
+export async function listCampaigns(
+  deps: Pick<ServiceDeps, 'sql'>,
+  orgId: string,
+  query: { status?: CampaignStatus; limit: number; cursor?: string },
+) {
+  const after = decodeCursor(query.cursor, CreatedCursor);
+  const [rows, total] = await Promise.all([
+    campaigns.listCampaigns(deps.sql, orgId, { status: query.status, limit: query.limit, after }),
+    campaigns.countCampaigns(deps.sql, orgId, query.status),
+  ]);
+  const page = cursorPage(rows, query.limit, total, (last) => ({ t: last.cursor_t, id: last.id }));
+  return { data: page.data.map(campaignView), pagination: page.pagination };
+}
+
+export async function getCampaign(deps: Pick<ServiceDeps, 'sql'>, orgId: string, campaignId: string) {
+  const row = await campaignOf(deps.sql, orgId, campaignId);
+  return { ...campaignView(row), progress: await contacts.progressOf(deps.sql, orgId, row.id) };
+}
