@@ -199,17 +199,7 @@ export async function insertStepResult(db: Db, orgId: string, turnId: string, st
 export async function insertApproval(
   db: Db,
   orgId: string,
-  a: {
-    id: string;
-    chat_id: string;
-    turn_id: string;
-    step: number;
-    tool_call_id: string;
-    tool_name: string;
-    input: unknown;
-    input_hash: string;
-    expires_at: Date;
-  },
+  a: Pick<ApprovalRow, 'id' | 'chat_id' | 'turn_id' | 'step' | 'tool_call_id' | 'tool_name' | 'input' | 'input_hash' | 'expires_at'>,
 ): Promise<void> {
   await db`
     INSERT INTO ai_chat_approvals (id, org_id, chat_id, turn_id, step, tool_call_id, tool_name, input, input_hash, status, expires_at)

@@ -1,25 +1,15 @@
 import type postgres from 'postgres';
-import type { CardLink, MediaType } from '../domain/cards';
+import type { CardContent, MediaType } from '../domain/cards';
 import type { Db } from './client';
 
-export interface CardRow {
-  id: string;
+/** A card's content as stored: images as storage keys (a rendering turns them into URLs). */
+export interface CardRow extends Omit<CardContent, 'photo_url' | 'logo_url'> {
   org_id: string;
   owner_user_id: string;
   /** The owner's id at the identity provider (users.external_id), as the API names users. */
   owner_external_id: string;
-  name: string;
-  title: string | null;
-  company: string | null;
-  email: string | null;
-  phone: string | null;
-  website: string | null;
-  bio: string | null;
-  links: CardLink[];
   photo_key: string | null;
   logo_key: string | null;
-  primary_color: string;
-  accent_color: string;
   account_id: string | null;
   created_by: string;
   created_at: Date;

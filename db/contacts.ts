@@ -201,6 +201,22 @@ export interface UpsertResult {
   contacts: UpsertedContact[];
 }
 
+/** Columns an import overwrites only with a non-null value, keeping the contact's own otherwise. */
+const IMPORT_COALESCED = [
+  'account_id',
+  'first_name',
+  'last_name',
+  'title',
+  'department',
+  'phone',
+  'linkedin_url',
+  'company',
+  'company_domain',
+  'source',
+  'notes',
+  'owner_id',
+] as const;
+
 /**
  * Upserts rows by email (case-insensitive) in one statement: a new email creates a contact at stage
  * `new`; a known one gets each non-null value, keeping the rest (and its stage). Emails must be
@@ -225,18 +241,7 @@ export async function upsertContactsByEmail(sql: Db, orgId: string, rows: Import
       phone text, linkedin_url text, company text, company_domain text, source text, notes text, owner_id text, tags text[])
     ORDER BY r.ord
     ON CONFLICT (org_id, lower(email)) WHERE email IS NOT NULL DO UPDATE SET
-      account_id = coalesce(EXCLUDED.account_id, contacts.account_id),
-      first_name = coalesce(EXCLUDED.first_name, contacts.first_name),
-      last_name = coalesce(EXCLUDED.last_name, contacts.last_name),
-      title = coalesce(EXCLUDED.title, contacts.title),
-      department = coalesce(EXCLUDED.department, contacts.department),
-      phone = coalesce(EXCLUDED.phone, contacts.phone),
-      linkedin_url = coalesce(EXCLUDED.linkedin_url, contacts.linkedin_url),
-      company = coalesce(EXCLUDED.company, contacts.company),
-      company_domain = coalesce(EXCLUDED.company_domain, contacts.company_domain),
-      source = coalesce(EXCLUDED.source, contacts.source),
-      notes = coalesce(EXCLUDED.notes, contacts.notes),
-      owner_id = coalesce(EXCLUDED.owner_id, contacts.owner_id),
+      ${IMPORT_COALESCED.map((c) => sql`${sql(c)} = coalesce(EXCLUDED.${sql(c)}, contacts.${sql(c)}),`)}
       -- An empty tags cell arrives as '{}' and keeps the contact's tags.
       tags = CASE WHEN cardinality(EXCLUDED.tags) > 0 THEN EXCLUDED.tags ELSE contacts.tags END,
       updated_at = now()

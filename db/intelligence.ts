@@ -136,7 +136,7 @@ export interface ResearchRunRow {
   completed_at: Date | null;
 }
 
-/** Serializes a run's creation with its workflow's first activity (see services/intelligence.ts). */
+/** Serializes a run's creation with its workflow's first activity (see services/intelligence/runs.ts). */
 export async function lockRun(db: Db, orgId: string, runId: string): Promise<void> {
   await db`SELECT pg_advisory_xact_lock(hashtext('intelligence-run'), hashtext(${`${orgId}:${runId}`}))`;
 }

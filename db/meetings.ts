@@ -91,6 +91,11 @@ export async function botHistory(db: Db, orgId: string, botId: string): Promise<
 
 export type BotListRow = BotRow & { cursor_t: string };
 
+const botWhere = (db: Db, orgId: string, filter: { status?: BotStatus; account_id?: string }) => db`
+  org_id = ${orgId}
+  ${filter.status ? db`AND status = ${filter.status}` : db``}
+  ${filter.account_id ? db`AND account_id = ${filter.account_id}` : db``}`;
+
 /** Newest first, one row more than `limit` to tell whether another page follows. */
 export async function listBots(
   db: Db,
@@ -99,9 +104,7 @@ export async function listBots(
 ): Promise<BotListRow[]> {
   return db<BotListRow[]>`
     SELECT *, created_at::text AS cursor_t FROM meeting_bots
-    WHERE org_id = ${orgId}
-      ${filter.status ? db`AND status = ${filter.status}` : db``}
-      ${filter.account_id ? db`AND account_id = ${filter.account_id}` : db``}
+    WHERE ${botWhere(db, orgId, filter)}
       ${filter.after ? db`AND (created_at, id) < (${filter.after.t}::timestamptz, ${filter.after.id}::uuid)` : db``}
     ORDER BY created_at DESC, id DESC
     LIMIT ${filter.limit + 1}`;
@@ -109,10 +112,7 @@ export async function listBots(
 
 export async function countBots(db: Db, orgId: string, filter: { status?: BotStatus; account_id?: string }): Promise<number> {
   const [row] = await db<{ n: number }[]>`
-    SELECT count(*)::int AS n FROM meeting_bots
-    WHERE org_id = ${orgId}
-      ${filter.status ? db`AND status = ${filter.status}` : db``}
-      ${filter.account_id ? db`AND account_id = ${filter.account_id}` : db``}`;
+    SELECT count(*)::int AS n FROM meeting_bots WHERE ${botWhere(db, orgId, filter)}`;
   return row!.n;
 }
 

@@ -1,33 +1,33 @@
 import type { EmailCadence } from '../domain/notification-events';
+import type { NotificationEvent } from '../domain/notifications';
 import { newId } from '../platform/ids';
 import type { Db } from './client';
 
 /** Rows per multi-row INSERT: well below Postgres's 65,535 bind parameters per statement. */
 const INSERT_CHUNK = 2000;
 
+/** Inserts rows chunk by chunk; a row whose `conflict` key is already stored is skipped. The number written. */
+async function insertSkippingConflicts(db: Db, table: string, conflict: string[], rows: Record<string, unknown>[]): Promise<number> {
+  let count = 0;
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    const result = await db`
+      INSERT INTO ${db(table)} ${db(rows.slice(i, i + INSERT_CHUNK))}
+      ON CONFLICT (${db(conflict)}) DO NOTHING`;
+    count += result.count;
+  }
+  return count;
+}
+
 /** The channel the outbox wakes its relay on; pg_notify is delivered only when the writer commits. */
 export const OUTBOX_CHANNEL = 'notification_outbox';
 
-export interface OutboxRow {
-  id: string;
+/** The event as the outbox stores it: the actor's event, of an organization, with created_at not yet serialized. */
+export interface OutboxRow extends Omit<NotificationEvent, 'created_at'> {
   org_id: string;
-  event_type: string;
-  entity_type: string;
-  entity_id: string;
-  payload: Record<string, unknown>;
-  actor_user_id: string | null;
-  recipient_user_ids: string[];
   created_at: Date;
 }
 
-export interface OutboxInput {
-  event_type: string;
-  entity_type: string;
-  entity_id: string;
-  payload: Record<string, unknown>;
-  actor_user_id: string | null;
-  recipient_user_ids: string[];
-}
+export type OutboxInput = Omit<NotificationEvent, 'id' | 'created_at'>;
 
 export async function insertOutboxEvent(db: Db, orgId: string, e: OutboxInput): Promise<string> {
   const id = newId();
@@ -136,9 +136,11 @@ export interface PreferenceRow {
   updated_at: Date;
 }
 
+const PREFERENCE_COLUMNS = (db: Db) => db`user_id, event_type, in_app, email_cadence, subscribed, updated_at`;
+
 export async function preferencesOfUser(db: Db, orgId: string, userId: string): Promise<PreferenceRow[]> {
   return db<PreferenceRow[]>`
-    SELECT user_id, event_type, in_app, email_cadence, subscribed, updated_at FROM notification_preferences
+    SELECT ${PREFERENCE_COLUMNS(db)} FROM notification_preferences
     WHERE org_id = ${orgId} AND user_id = ${userId}`;
 }
 
@@ -146,7 +148,7 @@ export async function preferencesOfUser(db: Db, orgId: string, userId: string): 
 export async function preferencesOf(db: Db, orgId: string, userIds: string[], eventTypes: string[]): Promise<PreferenceRow[]> {
   if (userIds.length === 0 || eventTypes.length === 0) return [];
   return db<PreferenceRow[]>`
-    SELECT user_id, event_type, in_app, email_cadence, subscribed, updated_at FROM notification_preferences
+    SELECT ${PREFERENCE_COLUMNS(db)} FROM notification_preferences
     WHERE org_id = ${orgId} AND user_id = ANY(${userIds}::uuid[]) AND event_type = ANY(${eventTypes}::text[])`;
 }
 
@@ -166,7 +168,7 @@ export async function upsertPreference(
       email_cadence = ${has('email_cadence') ? db`EXCLUDED.email_cadence` : db`notification_preferences.email_cadence`},
       subscribed = ${has('subscribed') ? db`EXCLUDED.subscribed` : db`notification_preferences.subscribed`},
       updated_at = now()
-    RETURNING user_id, event_type, in_app, email_cadence, subscribed, updated_at`;
+    RETURNING ${PREFERENCE_COLUMNS(db)}`;
   return row!;
 }
 
@@ -187,17 +189,9 @@ export interface ItemRow {
   archived_at: Date | null;
 }
 
-export interface NewItem {
+/** An item's content, addressed to a user; id, read_at and archived_at are the feed's. */
+export interface NewItem extends Omit<ItemRow, 'id' | 'read_at' | 'archived_at'> {
   user_id: string;
-  event_id: string;
-  event_type: string;
-  category: string;
-  entity_type: string;
-  entity_id: string;
-  title: string;
-  body: string;
-  payload: Record<string, unknown>;
-  created_at: Date;
 }
 
 /** Writes feed items; an item already written for the same user and event is left as it is. */
@@ -217,14 +211,7 @@ export async function insertItems(db: Db, orgId: string, items: NewItem[]): Prom
     payload: db.json(i.payload as never),
     created_at: i.created_at,
   }));
-  let count = 0;
-  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-    const result = await db`
-      INSERT INTO notification_items ${db(rows.slice(i, i + INSERT_CHUNK))}
-      ON CONFLICT (org_id, user_id, event_id) DO NOTHING`;
-    count += result.count;
-  }
-  return count;
+  return insertSkippingConflicts(db, 'notification_items', ['org_id', 'user_id', 'event_id'], rows);
 }
 
 const ITEM_COLUMNS = (db: Db) =>
@@ -290,14 +277,7 @@ export interface DigestEntry {
 export async function insertDigestEntries(db: Db, orgId: string, entries: DigestEntry[]): Promise<number> {
   if (entries.length === 0) return 0;
   const rows = entries.map((e) => ({ org_id: orgId, ...e }));
-  let count = 0;
-  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-    const result = await db`
-      INSERT INTO notification_digest_entries ${db(rows.slice(i, i + INSERT_CHUNK))}
-      ON CONFLICT (org_id, user_id, event_id) DO NOTHING`;
-    count += result.count;
-  }
-  return count;
+  return insertSkippingConflicts(db, 'notification_digest_entries', ['org_id', 'user_id', 'event_id'], rows);
 }
 
 /** Users with entries created before the window's end that no digest has taken yet. */
@@ -338,36 +318,25 @@ export interface EmailRow {
   sent_at: Date | null;
 }
 
-export interface NewEmail {
+/** An email to queue; attempts, created_at and sent_at are the queue's. */
+export interface NewEmail extends Omit<EmailRow, 'id' | 'attempts' | 'created_at' | 'sent_at'> {
   id?: string;
-  user_id: string;
-  idempotency_key: string;
-  kind: 'immediate' | 'digest';
-  to_address: string;
-  subject: string;
-  text_body: string;
-  html_body: string;
 }
+
+const EMAIL_COLUMNS = (db: Db) =>
+  db`id, user_id, idempotency_key, kind, to_address, subject, text_body, html_body, attempts, created_at, sent_at`;
 
 /** Queues emails; one whose idempotency key is already queued (or sent) is not queued again. */
 export async function insertEmails(db: Db, orgId: string, emails: NewEmail[]): Promise<number> {
   if (emails.length === 0) return 0;
   const rows = emails.map((e) => ({ ...e, id: e.id ?? newId(), org_id: orgId }));
-  let count = 0;
-  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-    const result = await db`
-      INSERT INTO notification_emails ${db(rows.slice(i, i + INSERT_CHUNK))}
-      ON CONFLICT (org_id, idempotency_key) DO NOTHING`;
-    count += result.count;
-  }
-  return count;
+  return insertSkippingConflicts(db, 'notification_emails', ['org_id', 'idempotency_key'], rows);
 }
 
 /** One unsent email, locked so that two senders never send it twice at the same time. */
 export async function claimUnsentEmail(db: Db, orgId: string, maxAttempts: number, skip: string[] = []): Promise<EmailRow | undefined> {
   const [row]: [EmailRow?] = await db`
-    SELECT id, user_id, idempotency_key, kind, to_address, subject, text_body, html_body, attempts, created_at, sent_at
-    FROM notification_emails
+    SELECT ${EMAIL_COLUMNS(db)} FROM notification_emails
     WHERE org_id = ${orgId} AND sent_at IS NULL AND attempts < ${maxAttempts} AND NOT (id = ANY(${skip}::uuid[]))
     ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED`;
   return row;
@@ -383,8 +352,7 @@ export async function markEmailFailed(db: Db, orgId: string, id: string, error: 
 
 export async function emailsOf(db: Db, orgId: string): Promise<EmailRow[]> {
   return db<EmailRow[]>`
-    SELECT id, user_id, idempotency_key, kind, to_address, subject, text_body, html_body, attempts, created_at, sent_at
-    FROM notification_emails WHERE org_id = ${orgId} ORDER BY created_at, id`;
+    SELECT ${EMAIL_COLUMNS(db)} FROM notification_emails WHERE org_id = ${orgId} ORDER BY created_at, id`;
 }
 
 // Deals, as notifications see them ----------------------------------------------------------------

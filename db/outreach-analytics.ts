@@ -1,19 +1,13 @@
+import type { Counts } from '../domain/outreach-analytics';
 import type { Db } from './client';
 
 // SQL of a sequence's analytics: counts per (step, variant) over its sent steps. Every received message
 // counts for the step it answers: the latest step of its thread sent before it arrived; an unsubscribe
 // for the latest step its enrollment was sent before it.
 
-export interface StepVariantCounts {
+export interface StepVariantCounts extends Counts {
   step: number;
   variant: number;
-  sent: number;
-  bounced: number;
-  replied: number;
-  interested: number;
-  not_interested: number;
-  auto_replied: number;
-  unsubscribed: number;
 }
 
 export async function sequenceCounts(db: Db, orgId: string, sequenceId: string): Promise<StepVariantCounts[]> {

@@ -1,29 +1,33 @@
 import type { ReplyClass } from '../domain/outreach-replies';
 import { newId } from '../platform/ids';
 import type { Db } from './client';
+import type { MailboxRow } from './outreach-mailboxes';
 import { PG, isPgError } from './pg-errors';
 
 // SQL of outreach mail: unibox threads, every message sent or received, the daily count per mailbox,
 // and where IMAP polling left off. Every function takes (db, orgId, ...ids) and filters by org_id.
 
 /** What sending needs of a mailbox (table of the mailboxes area). */
-export interface PoolMailbox {
-  id: string;
-  email_address: string;
-  display_name: string | null;
-  kind: 'smtp' | 'simulated';
-  status: 'active' | 'paused';
-  daily_limit: number;
-  window_start: string;
-  window_end: string;
-  window_days: number[];
-  timezone: string;
-  warmup_enabled: boolean;
-  warmup_started_at: Date | null;
-  warmup_start_per_day: number;
-  warmup_days: number;
-  send_gap_min_seconds: number;
-  send_gap_max_seconds: number;
+export interface PoolMailbox
+  extends Pick<
+    MailboxRow,
+    | 'id'
+    | 'email_address'
+    | 'display_name'
+    | 'kind'
+    | 'status'
+    | 'daily_limit'
+    | 'window_start'
+    | 'window_end'
+    | 'window_days'
+    | 'timezone'
+    | 'warmup_enabled'
+    | 'warmup_started_at'
+    | 'warmup_start_per_day'
+    | 'warmup_days'
+    | 'send_gap_min_seconds'
+    | 'send_gap_max_seconds'
+  > {
   /** The earliest this mailbox sends again: its last send plus the random gap drawn for it. */
   next_send_not_before: Date | null;
 }
@@ -92,14 +96,7 @@ export interface ThreadRow {
 export async function insertThread(
   db: Db,
   orgId: string,
-  values: {
-    mailbox_id: string;
-    sequence_id: string | null;
-    enrollment_id: string | null;
-    contact_id: string | null;
-    subject: string;
-    counterpart: string;
-  },
+  values: Pick<ThreadRow, 'mailbox_id' | 'sequence_id' | 'enrollment_id' | 'contact_id' | 'subject' | 'counterpart'>,
 ): Promise<ThreadRow> {
   const [row] = await db<ThreadRow[]>`INSERT INTO outreach_threads ${db({ id: newId(), org_id: orgId, ...values })} RETURNING *`;
   return row!;

@@ -30,6 +30,11 @@ export async function suppress(
   return { row: existing!, created: false };
 }
 
+const suppressionWhere = (db: Db, orgId: string, q: { search?: string; reason?: string }) => db`
+  org_id = ${orgId}
+  ${q.search ? db`AND strpos(lower(email), lower(${q.search})) > 0` : db``}
+  ${q.reason ? db`AND reason = ${q.reason}` : db``}`;
+
 export async function listSuppressions(
   db: Db,
   orgId: string,
@@ -37,18 +42,14 @@ export async function listSuppressions(
 ): Promise<SuppressionRow[]> {
   return db<SuppressionRow[]>`
     SELECT *, created_at::text AS cursor_t FROM outreach_suppressions
-    WHERE org_id = ${orgId}
-      ${q.search ? db`AND strpos(lower(email), lower(${q.search})) > 0` : db``}
-      ${q.reason ? db`AND reason = ${q.reason}` : db``}
+    WHERE ${suppressionWhere(db, orgId, q)}
       ${q.after ? db`AND (created_at, id) < (${q.after.t}::timestamptz, ${q.after.id}::uuid)` : db``}
     ORDER BY created_at DESC, id DESC LIMIT ${q.limit + 1}`;
 }
 
 export async function countSuppressions(db: Db, orgId: string, q: { search?: string; reason?: string }): Promise<number> {
   const [row] = await db<{ n: number }[]>`
-    SELECT count(*)::int AS n FROM outreach_suppressions WHERE org_id = ${orgId}
-      ${q.search ? db`AND strpos(lower(email), lower(${q.search})) > 0` : db``}
-      ${q.reason ? db`AND reason = ${q.reason}` : db``}`;
+    SELECT count(*)::int AS n FROM outreach_suppressions WHERE ${suppressionWhere(db, orgId, q)}`;
   return row!.n;
 }
 

@@ -1,5 +1,5 @@
 // The registry of every notification event the service knows. Areas emit these through
-// services/notifications.ts `emitEvent`; the catalog (GET /notifications/event-catalog) lists the
+// services/notifications/emit.ts `emitEvent`; the catalog (GET /notifications/event-catalog) lists the
 // subscribable ones, in this order.
 
 export const EMAIL_CADENCES = ['off', 'immediate', 'digest'] as const;

@@ -12,6 +12,7 @@ const intIn = (min: number, max: number) => {
   const error = `must be an integer between ${min} and ${max}`;
   return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
 };
+const postgresUrl = z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL');
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const port = intIn(1, 65535);
 const optionalUrl = z.url().optional();
@@ -48,10 +49,7 @@ const schema = z.object({
     .default([]),
   UPLOAD_MAX_BYTES: intIn(1, 5 * 1024 ** 3).default(100 * 1024 * 1024),
 
-  DATABASE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
-    .optional(),
+  DATABASE_URL: postgresUrl.optional(),
   DATABASE_POOL_MAX: intIn(1, 200).default(10),
   // Bounded waits on Postgres: connection set-up, server-side limits, and a client-side watchdog for a
   // server that stops answering altogether (frozen, partitioned), which no server-side limit catches.
@@ -222,10 +220,7 @@ const schema = z.object({
   AI_CHAT_STREAM_IDLE_TIMEOUT_MS: intIn(1000, 3_600_000).default(180_000),
   // Analytics Assistant: its login role's URL (unset: DATABASE_URL as analytics_reader, password derived
   // from DATABASE_URL's), and the bounds of each query it runs.
-  ANALYTICS_DATABASE_URL: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
-    .optional(),
+  ANALYTICS_DATABASE_URL: postgresUrl.optional(),
   ANALYTICS_POOL_MAX: intIn(1, 50).default(4),
   ANALYTICS_STATEMENT_TIMEOUT_MS: intIn(100, 600_000).default(5000),
   ANALYTICS_LOCK_TIMEOUT_MS: intIn(10, 600_000).default(1000),

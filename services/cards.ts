@@ -18,22 +18,10 @@ export const mediaUrl = (deps: Pick<ServiceDeps, 'config'>, key: string | null):
 
 export function cardView(deps: Pick<ServiceDeps, 'config'>, row: CardRow) {
   return {
-    id: row.id,
+    ...cardContent(deps, row),
     owner_id: row.owner_external_id,
-    name: row.name,
-    title: row.title,
-    company: row.company,
-    email: row.email,
-    phone: row.phone,
-    website: row.website,
-    bio: row.bio,
-    links: row.links,
     photo_key: row.photo_key,
-    photo_url: mediaUrl(deps, row.photo_key),
     logo_key: row.logo_key,
-    logo_url: mediaUrl(deps, row.logo_key),
-    primary_color: row.primary_color,
-    accent_color: row.accent_color,
     account_id: row.account_id,
     created_by: row.created_by,
     created_at: row.created_at.toISOString(),

@@ -11,12 +11,8 @@ import { iso } from './views';
 
 export function dealView(row: DealRow) {
   return {
-    id: row.id,
-    name: row.name,
+    ...dealSnapshot(row),
     stage: row.stage,
-    value: row.value === null ? null : Number(row.value),
-    currency: row.currency,
-    owner_id: row.owner_id,
     account_id: row.account_id,
     contact_id: row.contact_id,
     close_date: row.close_date,

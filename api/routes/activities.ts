@@ -25,6 +25,20 @@ const feedPage = (q: z.output<typeof ActivityFeedQuery>) => ({
   offset: q.offset,
 });
 
+// The account and deal variants of a route answer alike.
+const createResponses = {
+  200: { description: 'The id of the new activity', schema: ActivityCreated },
+  ...authErrors,
+  ...notFoundError,
+  ...validationError,
+} as const;
+const feedResponses = {
+  200: { description: 'Activities by effective_time descending (tie-break id descending)', schema: Activity.array() },
+  ...authErrors,
+  ...notFoundError,
+  ...validationError,
+} as const;
+
 export function registerActivityRoutes(routes: Routes, deps: AppDeps): void {
   routes.add({
     method: 'post',
@@ -34,12 +48,7 @@ export function registerActivityRoutes(routes: Routes, deps: AppDeps): void {
     auth: { scope: 'crmManage' },
     params: AccountParams,
     body: CreateActivityBody,
-    responses: {
-      200: { description: 'The id of the new activity', schema: ActivityCreated },
-      ...authErrors,
-      ...notFoundError,
-      ...validationError,
-    },
+    responses: createResponses,
     handler: async ({ params, body, auth }) => activities.createAccountActivity(deps, orgOf(auth), actor(auth), params.account_id, body),
   });
 
@@ -51,12 +60,7 @@ export function registerActivityRoutes(routes: Routes, deps: AppDeps): void {
     auth: { scope: 'crmManage' },
     params: DealParams,
     body: CreateActivityBody,
-    responses: {
-      200: { description: 'The id of the new activity', schema: ActivityCreated },
-      ...authErrors,
-      ...notFoundError,
-      ...validationError,
-    },
+    responses: createResponses,
     handler: async ({ params, body, auth }) => activities.createDealActivity(deps, orgOf(auth), actor(auth), params.deal_id, body),
   });
 
@@ -68,12 +72,7 @@ export function registerActivityRoutes(routes: Routes, deps: AppDeps): void {
     auth: { scope: 'crmRead' },
     params: AccountParams,
     query: ActivityFeedQuery,
-    responses: {
-      200: { description: 'Activities by effective_time descending (tie-break id descending)', schema: Activity.array() },
-      ...authErrors,
-      ...notFoundError,
-      ...validationError,
-    },
+    responses: feedResponses,
     handler: async ({ params, query, auth }) => activities.accountFeed(deps, orgOf(auth), params.account_id, feedPage(query)),
   });
 
@@ -85,12 +84,7 @@ export function registerActivityRoutes(routes: Routes, deps: AppDeps): void {
     auth: { scope: 'crmRead' },
     params: DealParams,
     query: ActivityFeedQuery,
-    responses: {
-      200: { description: 'Activities by effective_time descending (tie-break id descending)', schema: Activity.array() },
-      ...authErrors,
-      ...notFoundError,
-      ...validationError,
-    },
+    responses: feedResponses,
     handler: async ({ params, query, auth }) => activities.dealFeed(deps, orgOf(auth), params.deal_id, feedPage(query)),
   });
 

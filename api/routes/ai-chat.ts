@@ -22,7 +22,7 @@ import {
   SendMessageBody,
   StopResult,
   StreamHeaders,
-  UiStreamEvent,
+  uiStreamResponse,
 } from '../schemas/ai-chat';
 
 // Routes only declare: schemas, auth, the statuses they answer, and a one-line call into the service.
@@ -33,15 +33,9 @@ const chatNotFound = {
 } as const;
 const unavailable = { 503: { description: 'Workflow engine unavailable: nothing was recorded', schema: ErrorBody } } as const;
 const sse = (description: string) =>
-  ({
-    description: `${description}. ${SSE_DESCRIPTION}`,
-    schema: UiStreamEvent,
-    contentType: 'text/event-stream',
-    headers: {
-      'x-vercel-ai-ui-message-stream': { description: 'v1', schema: { type: 'string' as const } },
-      'Cache-Control': { description: 'no-cache, no-transform', schema: { type: 'string' as const } },
-    },
-  }) as const;
+  uiStreamResponse(`${description}. ${SSE_DESCRIPTION}`, {
+    'Cache-Control': { description: 'no-cache, no-transform', schema: { type: 'string' as const } },
+  });
 const streamed = (body: unknown) => reply(200, body, UI_MESSAGE_STREAM_HEADERS, UI_MESSAGE_STREAM_CONTENT_TYPE);
 
 export function registerAiChatRoutes(routes: Routes, deps: AppDeps): void {

@@ -16,7 +16,7 @@ import {
   QueryResult,
   QuestionBody,
 } from '../schemas/analytics-assistant';
-import { UiStreamEvent } from '../schemas/ai-chat';
+import { uiStreamResponse } from '../schemas/ai-chat';
 import { ErrorBody, authErrors, validationError } from '../schemas/common';
 
 // Routes only declare: schemas, auth, the statuses they answer, and a one-line call into the service.
@@ -67,19 +67,13 @@ export function registerAnalyticsAssistantRoutes(routes: Routes, deps: AppDeps):
     auth: { scope: 'dataAccess' },
     body: QuestionBody,
     responses: {
-      200: {
-        description: `The turn, streamed. ${ANALYTICS_SSE_DESCRIPTION}`,
-        // The same event shape as the AI chat's stream: one protocol, one schema.
-        schema: UiStreamEvent,
-        contentType: 'text/event-stream',
-        headers: {
-          'x-vercel-ai-ui-message-stream': { description: 'v1', schema: { type: 'string' as const } },
-          'X-Conversation-Id': {
-            description: 'The conversation the question belongs to',
-            schema: { type: 'string' as const, format: 'uuid' },
-          },
+      // The same event shape as the AI chat's stream: one protocol, one schema.
+      200: uiStreamResponse(`The turn, streamed. ${ANALYTICS_SSE_DESCRIPTION}`, {
+        'X-Conversation-Id': {
+          description: 'The conversation the question belongs to',
+          schema: { type: 'string' as const, format: 'uuid' },
         },
-      },
+      }),
       ...conversationNotFound,
       409: { description: 'A question is already being answered in this conversation', schema: ErrorBody },
       503: { description: 'Workflow engine unavailable: nothing was recorded', schema: ErrorBody },

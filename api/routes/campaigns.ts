@@ -7,7 +7,7 @@ import { moveCampaign } from '../../services/campaigns/lifecycle';
 import { actor, orgOf, type AuthRule } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { reply, type Routes } from '../route';
-import { ErrorBody, authErrors, notFoundError, validationError } from '../schemas/common';
+import { ErrorBody, authErrors, notFoundError, validationError, workflowUnavailable } from '../schemas/common';
 import {
   AddContactsBody,
   CallEventAccepted,
@@ -32,7 +32,6 @@ const READ: AuthRule = { scope: 'crmRead' };
 const MANAGE: AuthRule = { scope: 'crmManage' };
 const TAG = 'Campaigns';
 const conflictError = { 409: { description: 'The campaign is not in a state that allows this', schema: ErrorBody } } as const;
-const unavailableError = { 503: { description: 'Workflow engine unavailable; nothing was written', schema: ErrorBody } } as const;
 
 export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
   routes.add({
@@ -48,7 +47,7 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
       404: { description: 'An agent is not in the organization', schema: ErrorBody },
       409: { description: 'external_id already used in the organization', schema: ErrorBody },
       ...validationError,
-      ...unavailableError,
+      ...workflowUnavailable,
     },
     handler: async ({ body, auth }) => reply(200, await createCampaign(deps, orgOf(auth), actor(auth), body)),
   });
@@ -112,7 +111,7 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
       404: { description: 'Campaign or agent not found', schema: ErrorBody },
       ...conflictError,
       ...validationError,
-      ...unavailableError,
+      ...workflowUnavailable,
     },
     handler: async ({ params, body, auth }) => reply(200, await addContacts(deps, orgOf(auth), params.id, body)),
   });
@@ -132,7 +131,7 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
         ...notFoundError,
         ...conflictError,
         ...validationError,
-        ...unavailableError,
+        ...workflowUnavailable,
       },
       handler: async ({ params, auth }) => moveCampaign(deps, orgOf(auth), params.id, move, actor(auth)),
     });

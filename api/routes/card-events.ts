@@ -8,7 +8,13 @@ import { CardEventList, CardEventListQuery, CardEventSummary, CardParams, ShareL
 // Conversion attribution of cards: the raw events of a card and summaries per card and per share link.
 
 const TAG = 'Card Events' as const;
-const badFilter = { 400: { description: 'Unknown filter or event_type', schema: ErrorBody } } as const;
+const readErrors = {
+  400: { description: 'Unknown filter or event_type', schema: ErrorBody },
+  ...authErrors,
+  ...notFoundError,
+  ...validationError,
+} as const;
+const summaryResponses = { 200: { description: 'The summary', schema: CardEventSummary }, ...readErrors } as const;
 
 export function registerCardEventRoutes(routes: Routes, deps: AppDeps): void {
   routes.add({
@@ -21,10 +27,7 @@ export function registerCardEventRoutes(routes: Routes, deps: AppDeps): void {
     query: CardEventListQuery,
     responses: {
       200: { description: 'One page of events', schema: CardEventList },
-      ...badFilter,
-      ...authErrors,
-      ...notFoundError,
-      ...validationError,
+      ...readErrors,
     },
     handler: async ({ params, query, auth }) => events.listCardEvents(deps, orgOf(auth), params.card_id, query),
   });
@@ -37,13 +40,7 @@ export function registerCardEventRoutes(routes: Routes, deps: AppDeps): void {
     auth: { scope: 'crmRead' },
     params: CardParams,
     query: SummaryQuery,
-    responses: {
-      200: { description: 'The summary', schema: CardEventSummary },
-      ...badFilter,
-      ...authErrors,
-      ...notFoundError,
-      ...validationError,
-    },
+    responses: summaryResponses,
     handler: async ({ params, query, auth }) => events.summarizeCardEvents(deps, orgOf(auth), params.card_id, query),
   });
 
@@ -55,13 +52,7 @@ export function registerCardEventRoutes(routes: Routes, deps: AppDeps): void {
     auth: { scope: 'crmRead' },
     params: ShareLinkParams,
     query: SummaryQuery,
-    responses: {
-      200: { description: 'The summary', schema: CardEventSummary },
-      ...badFilter,
-      ...authErrors,
-      ...notFoundError,
-      ...validationError,
-    },
+    responses: summaryResponses,
     handler: async ({ params, query, auth }) =>
       events.summarizeCardEvents(deps, orgOf(auth), params.card_id, { ...query, share_link_id: params.link_id }),
   });

@@ -24,14 +24,17 @@ const READ: AuthRule = { scope: 'crmRead' };
 const MANAGE: AuthRule = { scope: 'crmManage' };
 const TAG = 'Workflow Credentials';
 const unavailable = { 503: { description: 'Workflow engine unavailable; nothing was changed', schema: ErrorBody } } as const;
-const invalidRule = {
+/** What create and patch may refuse with, besides the 200. */
+const writeErrors = {
   400: {
     description: 'Refresh fields that do not fit together (refresher, refresh_input, refresh_policy), or an empty body',
     schema: ErrorBody,
   },
-} as const;
-const refresherNotFound = {
+  ...authErrors,
   404: { description: 'Credential, or the named refresher, not found in the organization', schema: ErrorBody },
+  409: { description: 'The organization already has a credential of that name', schema: ErrorBody },
+  ...validationError,
+  ...unavailable,
 } as const;
 
 export function registerCredentialRoutes(routes: Routes, deps: AppDeps): void {
@@ -75,12 +78,7 @@ export function registerCredentialRoutes(routes: Routes, deps: AppDeps): void {
     body: CreateCredentialBody,
     responses: {
       200: { description: 'Created (the value is never returned)', schema: Credential },
-      ...invalidRule,
-      ...authErrors,
-      ...refresherNotFound,
-      409: { description: 'The organization already has a credential of that name', schema: ErrorBody },
-      ...validationError,
-      ...unavailable,
+      ...writeErrors,
     },
     handler: async ({ body, auth }) => reply(200, await credentials.createCredential(deps, orgOf(auth), actor(auth), body)),
   });
@@ -106,12 +104,7 @@ export function registerCredentialRoutes(routes: Routes, deps: AppDeps): void {
     body: PatchCredentialBody,
     responses: {
       200: { description: 'The updated credential', schema: Credential },
-      ...invalidRule,
-      ...authErrors,
-      ...refresherNotFound,
-      409: { description: 'The organization already has a credential of that name', schema: ErrorBody },
-      ...validationError,
-      ...unavailable,
+      ...writeErrors,
     },
     handler: async ({ params, body, auth }) => {
       if (Object.keys(body).length === 0) throw badRequest('Empty patch body: send at least one field');

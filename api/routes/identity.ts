@@ -49,12 +49,19 @@ const keyRequest = (body: CreateKey, auth: RequestAuth): identity.KeyRequest => 
 const KEY_ADMIN = { scope: 'keyAdmin' } as const;
 const KEY_ADMIN_TEXT = 'Needs `api:manage` or `organizations:manage` (403 `Insufficient permissions` otherwise).';
 
+const revokeResponses = { 204: { description: 'Revoked' }, ...authErrors, ...notFoundError } as const;
+
 export function registerIdentityRoutes(routes: Routes, deps: AppDeps): void {
   const { verifier } = deps;
   const futureExpiry = CreateKeyBody.refine((b) => !b.expires_at || new Date(b.expires_at).getTime() > Date.now(), {
     message: 'expires_at must be in the future',
     path: ['expires_at'],
   });
+  /** After a revocation: drop the verifier's cached results for the key, then 204. */
+  const revoked = (id: string) => {
+    verifier.forget(id);
+    return reply(204);
+  };
 
   routes.add({
     method: 'post',
@@ -92,11 +99,10 @@ export function registerIdentityRoutes(routes: Routes, deps: AppDeps): void {
     description: KEY_ADMIN_TEXT,
     auth: KEY_ADMIN,
     params: IdParams,
-    responses: { 204: { description: 'Revoked' }, ...authErrors, ...notFoundError },
+    responses: revokeResponses,
     handler: async ({ params, auth }) => {
       await identity.revokeOrganizationKey(deps, orgOf(auth), params.id);
-      verifier.forget(params.id);
-      return reply(204);
+      return revoked(params.id);
     },
   });
 
@@ -134,11 +140,10 @@ export function registerIdentityRoutes(routes: Routes, deps: AppDeps): void {
     summary: 'Revoke a personal access token',
     auth: { org: 'optional', user: true },
     params: IdParams,
-    responses: { 204: { description: 'Revoked' }, ...authErrors, ...notFoundError },
+    responses: revokeResponses,
     handler: async ({ params, auth }) => {
       await identity.revokeUserToken(deps, auth.userId, params.id);
-      verifier.forget(params.id);
-      return reply(204);
+      return revoked(params.id);
     },
   });
 

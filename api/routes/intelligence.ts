@@ -5,7 +5,7 @@ import { getRunByWorkflowId } from '../../services/intelligence/runs';
 import { actor, orgOf } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { reply, type Routes } from '../route';
-import { ErrorBody, authErrors, notFoundError, validationError } from '../schemas/common';
+import { ErrorBody, authErrors, notFoundError, validationError, workflowUnavailable } from '../schemas/common';
 import {
   CancelAccepted,
   CreateIcpFitRunBody,
@@ -33,7 +33,6 @@ import {
 
 const tag = 'Customer Intelligence' as const;
 const duplicateName = { 409: { description: 'The organization already has a profile of that name', schema: ErrorBody } } as const;
-const unavailable = { 503: { description: 'Workflow engine unavailable; nothing was written', schema: ErrorBody } } as const;
 
 export function registerIntelligenceRoutes(routes: Routes, deps: AppDeps): void {
   // ---- ICP profiles ----
@@ -128,7 +127,7 @@ export function registerIntelligenceRoutes(routes: Routes, deps: AppDeps): void 
       404: { description: 'Account not found in the organization', schema: ErrorBody },
       ...authErrors,
       ...validationError,
-      ...unavailable,
+      ...workflowUnavailable,
     },
     handler: async ({ body, auth }) => reply(202, await research.startResearchRun(deps, orgOf(auth), actor(auth), body)),
   });
@@ -168,7 +167,7 @@ export function registerIntelligenceRoutes(routes: Routes, deps: AppDeps): void 
       ...authErrors,
       ...notFoundError,
       ...validationError,
-      ...unavailable,
+      ...workflowUnavailable,
     },
     handler: async ({ params, auth }) => reply(202, await research.cancelResearchRun(deps, orgOf(auth), params.run_id)),
   });
@@ -186,7 +185,7 @@ export function registerIntelligenceRoutes(routes: Routes, deps: AppDeps): void 
       404: { description: 'Profile not found in the organization', schema: ErrorBody },
       ...authErrors,
       ...validationError,
-      ...unavailable,
+      ...workflowUnavailable,
     },
     handler: async ({ body, auth }) => reply(202, await icpFit.startIcpFitRun(deps, orgOf(auth), actor(auth), body)),
   });

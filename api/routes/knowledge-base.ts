@@ -4,7 +4,7 @@ import * as sources from '../../services/knowledge-base/sources';
 import { actor, orgOf, type AuthRule } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { reply, type Routes } from '../route';
-import { ErrorBody, authErrors, notFoundError, validationError } from '../schemas/common';
+import { ErrorBody, authErrors, notFoundError, validationError, workflowUnavailable } from '../schemas/common';
 import {
   AttachResult,
   CreateDatasetBody,
@@ -32,7 +32,6 @@ const READ: AuthRule = { scope: 'crmRead' };
 const MANAGE: AuthRule = { scope: 'crmManage' };
 const TAG = 'Knowledge Bases' as const;
 const busy = { 409: { description: 'The source is being ingested, or the file is not uploaded yet', schema: ErrorBody } } as const;
-const unavailable = { 503: { description: 'Workflow engine unavailable; nothing was written', schema: ErrorBody } } as const;
 
 export function registerKnowledgeBaseRoutes(routes: Routes, deps: AppDeps): void {
   routes.add({
@@ -171,7 +170,7 @@ export function registerKnowledgeBaseRoutes(routes: Routes, deps: AppDeps): void
     responses: {
       202: { description: 'Created, ingestion started (status pending)', schema: Source },
       ...busy,
-      ...unavailable,
+      ...workflowUnavailable,
       ...authErrors,
       ...notFoundError,
       ...validationError,
@@ -222,7 +221,7 @@ export function registerKnowledgeBaseRoutes(routes: Routes, deps: AppDeps): void
     responses: {
       202: { description: 'Ingestion started', schema: Source },
       ...busy,
-      ...unavailable,
+      ...workflowUnavailable,
       ...authErrors,
       ...notFoundError,
       ...validationError,

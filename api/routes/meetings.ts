@@ -5,7 +5,7 @@ import { readRawBody } from '../middleware/raw-body';
 import { fromZodError } from '../errors';
 import { CreatedCursor, cursorPage, decodeCursor } from '../pagination';
 import { reply, type Routes } from '../route';
-import { ErrorBody, authErrors, notFoundError, validationError } from '../schemas/common';
+import { ErrorBody, authErrors, notFoundError, validationError, workflowUnavailable } from '../schemas/common';
 import {
   Bot,
   BotDetail,
@@ -23,7 +23,6 @@ export const MEETING_CAPTURE_PATH = '/meetings/webhooks/capture';
 const READ: AuthRule = { scope: 'crmRead' };
 const MANAGE: AuthRule = { scope: 'crmManage' };
 const TAG = 'Meetings';
-const unavailableError = { 503: { description: 'Workflow engine unavailable; nothing was written', schema: ErrorBody } } as const;
 
 function parseCapture(raw: string) {
   let value: unknown;
@@ -50,7 +49,7 @@ export function registerMeetingRoutes(routes: Routes, deps: AppDeps): void {
       ...authErrors,
       404: { description: 'Account, deal or a contact not in the organization', schema: ErrorBody },
       ...validationError,
-      ...unavailableError,
+      ...workflowUnavailable,
     },
     handler: async ({ body, auth }) => reply(200, await meetings.createBot(deps, orgOf(auth), actor(auth), body)),
   });
@@ -105,7 +104,7 @@ export function registerMeetingRoutes(routes: Routes, deps: AppDeps): void {
       ...notFoundError,
       409: { description: 'The bot has already ended', schema: ErrorBody },
       ...validationError,
-      ...unavailableError,
+      ...workflowUnavailable,
     },
     handler: async ({ params, auth }) => reply(202, await meetings.removeBot(deps, orgOf(auth), params.bot_id)),
   });

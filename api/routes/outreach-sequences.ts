@@ -5,7 +5,7 @@ import { actor, orgOf, type AuthRule } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { badRequest } from '../errors';
 import { reply, type Routes } from '../route';
-import { ErrorBody, authErrors, notFoundError, validationError } from '../schemas/common';
+import { ErrorBody, authErrors, notFoundError, validationError, workflowUnavailable } from '../schemas/common';
 import { SequenceAnalytics } from '../schemas/outreach-analytics';
 import {
   CreateSequenceBody,
@@ -29,7 +29,6 @@ const MANAGE: AuthRule = { scope: 'outreachManage' };
 const TAG = 'Outreach';
 const BASE = '/outreach/sequencer/sequences';
 const badCursor = { 400: { description: 'Invalid cursor or filter value', schema: ErrorBody } } as const;
-const unavailableError = { 503: { description: 'Workflow engine unavailable; nothing was written', schema: ErrorBody } } as const;
 
 export function registerOutreachSequenceRoutes(routes: Routes, deps: AppDeps): void {
   routes.add({
@@ -122,7 +121,7 @@ export function registerOutreachSequenceRoutes(routes: Routes, deps: AppDeps): v
           schema: ErrorBody,
         },
         ...validationError,
-        ...unavailableError,
+        ...workflowUnavailable,
       },
       handler: async ({ params, auth }) => sequences.moveSequence(deps, orgOf(auth), actor(auth), params.sequence_id, move),
     });

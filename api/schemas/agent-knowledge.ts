@@ -1,18 +1,14 @@
 import { z } from 'zod';
 import { RESULTS_COUNT_MAX } from '../../domain/knowledge-base';
 import { Uuid } from './common';
-import { QueryResults } from './knowledge-base';
+import { QueryResults, QueryText, ResultsCount } from './knowledge-base';
 
 export const AgentKnowledgeQueryBody = z
   .strictObject({
-    query: z.string().trim().min(1).max(2000),
-    results_count: z
-      .number()
-      .int()
-      .min(1)
-      .max(RESULTS_COUNT_MAX)
-      .optional()
-      .openapi({ description: `Default: the version's knowledge_base.results_count (5 when unset); at most ${RESULTS_COUNT_MAX}` }),
+    query: QueryText,
+    results_count: ResultsCount.optional().openapi({
+      description: `Default: the version's knowledge_base.results_count (5 when unset); at most ${RESULTS_COUNT_MAX}`,
+    }),
     version: z.number().int().min(1).max(2147483647).optional().openapi({ description: 'Default: the published version' }),
   })
   .openapi('AgentKnowledgeQuery');

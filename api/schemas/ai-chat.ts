@@ -125,6 +125,19 @@ export const UiStreamEvent = z
   })
   .openapi('AiChatStreamEvent');
 
+type StreamHeader = { description: string; schema: { type: 'string'; format?: string } };
+/**
+ * The 200 of a route that streams UI message stream events (the AI chat and the analytics assistant):
+ * the protocol's version header, then `headers`.
+ */
+export const uiStreamResponse = <H extends Record<string, StreamHeader>>(description: string, headers: H) =>
+  ({
+    description,
+    schema: UiStreamEvent,
+    contentType: 'text/event-stream',
+    headers: { 'x-vercel-ai-ui-message-stream': { description: 'v1', schema: { type: 'string' as const } }, ...headers },
+  }) as const;
+
 export const SSE_DESCRIPTION =
   'AI SDK UI message stream protocol v1 (header `x-vercel-ai-ui-message-stream: v1`): server-sent events `id: <n>` + ' +
   '`data: <frame JSON>` (types start, start-step, text-start, text-delta, text-end, tool-input-available, ' +

@@ -77,17 +77,22 @@ export const CreateCardBody = z
 /** Any non-empty subset; an explicit null clears a field (owner_id, name, links and colours cannot be null). */
 export const UpdateCardBody = z.object(cardFields).partial().strict().openapi('CardUpdate');
 
+/** The contact fields as a card shows them, to its organization and to the public alike. */
+const cardContactView = {
+  name: z.string(),
+  title: z.string().nullable(),
+  company: z.string().nullable(),
+  email: z.string().nullable(),
+  phone: z.string().nullable(),
+  website: z.string().nullable(),
+  bio: z.string().nullable(),
+};
+
 export const Card = z
   .object({
     id: Uuid,
     owner_id: z.string(),
-    name: z.string(),
-    title: z.string().nullable(),
-    company: z.string().nullable(),
-    email: z.string().nullable(),
-    phone: z.string().nullable(),
-    website: z.string().nullable(),
-    bio: z.string().nullable(),
+    ...cardContactView,
     links: z.array(z.object({ label: z.string(), url: z.string() })),
     photo_key: z.string().nullable(),
     photo_url: z.string().nullable().describe('public URL of the photo'),
@@ -188,13 +193,7 @@ export const QrQuery = z.looseObject({
 
 export const PublicCard = z
   .object({
-    name: z.string(),
-    title: z.string().nullable(),
-    company: z.string().nullable(),
-    email: z.string().nullable(),
-    phone: z.string().nullable(),
-    website: z.string().nullable(),
-    bio: z.string().nullable(),
+    ...cardContactView,
     links: z.array(z.object({ label: z.string(), url: z.string(), click_url: z.string() })),
     photo_url: z.string().nullable(),
     logo_url: z.string().nullable(),

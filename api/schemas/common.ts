@@ -70,6 +70,10 @@ export const tooManyAttempts = {
 } as const;
 export const validationError = { 422: { description: 'Validation failed', schema: ValidationErrorBody } } as const;
 export const notFoundError = { 404: { description: 'Not found in the organization', schema: ErrorBody } } as const;
+/** Answered when the workflow engine cannot be reached; the request wrote nothing. */
+export const workflowUnavailable = {
+  503: { description: 'Workflow engine unavailable; nothing was written', schema: ErrorBody },
+} as const;
 
 export const IdParams = z.object({ id: Uuid });
 

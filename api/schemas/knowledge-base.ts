@@ -157,16 +157,15 @@ export const PatternResult = z
   .openapi('KnowledgeSourcePatternResult');
 export const AttachResult = z.object({ attached: z.boolean(), source: Source }).openapi('KnowledgeSourceAttach');
 
+/** The query text and the bounds of results_count, the same for a dataset and an agent's datasets. */
+export const QueryText = z.string().trim().min(1).max(2000);
+export const ResultsCount = z.number().int().min(1).max(RESULTS_COUNT_MAX);
 export const QueryBody = z
   .strictObject({
-    query: z.string().trim().min(1).max(2000),
-    results_count: z
-      .number()
-      .int()
-      .min(1)
-      .max(RESULTS_COUNT_MAX)
-      .default(RESULTS_COUNT_DEFAULT)
-      .openapi({ description: `Default ${RESULTS_COUNT_DEFAULT}, at most ${RESULTS_COUNT_MAX}` }),
+    query: QueryText,
+    results_count: ResultsCount.default(RESULTS_COUNT_DEFAULT).openapi({
+      description: `Default ${RESULTS_COUNT_DEFAULT}, at most ${RESULTS_COUNT_MAX}`,
+    }),
   })
   .openapi('KnowledgeQuery');
 export const QueryResults = z

@@ -4,7 +4,7 @@ import { type TranscriptMessage, toolDefinitions } from '../../domain/ai-chat';
 import type { UiFrame } from '../../domain/ui-message-stream';
 import type { ChatModel } from '../../platform/chat-model';
 import type { ServiceDeps } from '../deps';
-import { beginModelStep } from '../ui-stream/steps';
+import { beginModelStep, relayModelStream, type StreamedStep } from '../ui-stream/steps';
 import { FrameWriter } from '../ui-stream/writer';
 import { modelMessages } from './context';
 
@@ -18,11 +18,7 @@ export interface StepInput {
   final?: boolean;
 }
 
-export interface StepResult {
-  text: string;
-  toolCalls: { id: string; name: string; input: unknown }[];
-  finishReason: string;
-}
+export type StepResult = StreamedStep;
 
 /** What the running activity gives a step: its attempt, a heartbeat, and the signal of its cancellation. */
 export interface RunContext {
@@ -65,9 +61,7 @@ export async function runModelStep(
   const writer = new FrameWriter(deps.sql, orgId, chatId, source);
   const messages = await modelMessages(deps.sql, chat, turn, input.transcript);
   const textId = `text-${step}-${run.attempt}-${tag(turnId)}`;
-  let text = '';
-  const calls: StepResult['toolCalls'] = [];
-  let finishReason = 'stop';
+  const streamed: StreamedStep = { text: '', toolCalls: [], finishReason: 'stop' };
   // A stop reaches the call through Postgres within STOP_POLL_MS (a cancellation through Temporal waits for a heartbeat to go out).
   const stop = new AbortController();
   const signal = AbortSignal.any([run.signal, stop.signal]);
@@ -79,32 +73,25 @@ export async function runModelStep(
     );
   }, STOP_POLL_MS);
   try {
-    for await (const event of model.stream({ messages, tools: input.final ? [] : toolDefinitions(), signal, temperature: 0.2 })) {
-      run.heartbeat();
-      if (event.type === 'text-delta') {
-        if (!text) writer.push({ type: 'text-start', id: textId });
-        text += event.delta;
-        writer.push({ type: 'text-delta', id: textId, delta: event.delta });
-      } else if (event.type === 'tool-call') {
-        calls.push({ id: `call-${step}-${calls.length}-${tag(turnId)}`, name: event.call.name, input: event.call.input });
-      } else finishReason = event.reason;
-    }
+    const events = model.stream({ messages, tools: input.final ? [] : toolDefinitions(), signal, temperature: 0.2 });
+    const ids = { textId, callId: (n: number) => `call-${step}-${n}-${tag(turnId)}` };
+    await relayModelStream(events, writer, ids, streamed, run.heartbeat);
   } catch (error) {
     clearInterval(beat);
     if (!stop.signal.aborted || run.signal.aborted) {
       // Failed or canceled mid-answer: what was streamed stays, closed (the turn's end writes the rest).
-      await writer.finish(text ? [{ type: 'text-end', id: textId }] : [], async () => {}).catch(() => {});
+      await writer.finish(streamed.text ? [{ type: 'text-end', id: textId }] : [], async () => {}).catch(() => {});
       throw error;
     }
     // Stopped: the answer so far is the step's result, without its tool calls.
-    calls.length = 0;
-    finishReason = 'stopped';
+    streamed.toolCalls = [];
+    streamed.finishReason = 'stopped';
   }
   clearInterval(beat);
-  const result: StepResult = { text, toolCalls: calls, finishReason };
+  const result: StepResult = streamed;
   const last: UiFrame[] = [
-    ...(text ? [{ type: 'text-end' as const, id: textId }] : []),
-    ...calls.map((c): UiFrame => ({ type: 'tool-input-available', toolCallId: c.id, toolName: c.name, input: c.input })),
+    ...(result.text ? [{ type: 'text-end' as const, id: textId }] : []),
+    ...result.toolCalls.map((c): UiFrame => ({ type: 'tool-input-available', toolCallId: c.id, toolName: c.name, input: c.input })),
   ];
   await writer.finish(last, async (tx) => {
     await db.insertStepResult(tx, orgId, turnId, step, 'model', result);

@@ -5,7 +5,7 @@ import { type AssistantTranscript, RUN_SQL_TOOL, toolOutput } from '../../domain
 import { type UiFrame, closingFrames, partsFromFrames } from '../../domain/ui-message-stream';
 import type { ChatModel } from '../../platform/chat-model';
 import type { ServiceDeps } from '../deps';
-import { beginModelStep } from '../ui-stream/steps';
+import { beginModelStep, relayModelStream, type StreamedStep } from '../ui-stream/steps';
 import { FrameWriter } from '../ui-stream/writer';
 import { modelMessages, systemPrompt } from './prompt';
 import { attemptQuery } from './query-runner';
@@ -62,27 +62,20 @@ export async function modelStep(
   );
   const writer = new FrameWriter(deps.sql, orgId, conversationId, source);
   const textId = `text-${step}-${run.attempt}-${tag(turnId)}`;
-  let text = '';
-  const toolCalls: StepResult['toolCalls'] = [];
+  const streamed: StreamedStep = { text: '', toolCalls: [], finishReason: 'stop' };
   const beat = setInterval(run.heartbeat, 1000);
   try {
     const tools = input.final ? [] : [{ ...RUN_SQL_TOOL, parameters: RUN_SQL_TOOL.parameters as unknown as Record<string, unknown> }];
-    for await (const event of model.stream({ messages, tools, signal: run.signal, temperature: 0 })) {
-      run.heartbeat();
-      if (event.type === 'text-delta') {
-        if (!text) writer.push({ type: 'text-start', id: textId });
-        text += event.delta;
-        writer.push({ type: 'text-delta', id: textId, delta: event.delta });
-      } else if (event.type === 'tool-call') {
-        toolCalls.push({ id: `call-${step}-${toolCalls.length}-${tag(turnId)}`, name: event.call.name, input: event.call.input });
-      }
-    }
+    const events = model.stream({ messages, tools, signal: run.signal, temperature: 0 });
+    const ids = { textId, callId: (n: number) => `call-${step}-${n}-${tag(turnId)}` };
+    await relayModelStream(events, writer, ids, streamed, run.heartbeat);
   } catch (error) {
-    await writer.finish(text ? [{ type: 'text-end', id: textId }] : [], async () => {}).catch(() => {});
+    await writer.finish(streamed.text ? [{ type: 'text-end', id: textId }] : [], async () => {}).catch(() => {});
     throw error;
   } finally {
     clearInterval(beat);
   }
+  const { text, toolCalls } = streamed;
   await writer.finish(text ? [{ type: 'text-end', id: textId }] : [], async (tx) => {
     if (step === 0) await conversations.setTurnModel(tx, orgId, turnId, model.name);
   });

@@ -1,6 +1,8 @@
 import type { Sql } from '../../db/client';
 import { abandonSource, appendFrames, framesOfSource } from '../../db/ui-streams';
 import { openTextIds, type UiFrame } from '../../domain/ui-message-stream';
+import type { ChatEvent } from '../../platform/chat-model';
+import type { FrameWriter } from './writer';
 
 /**
  * The frames around one model step of a turn, for any stream (the AI chat, the Analytics Assistant).
@@ -27,4 +29,35 @@ export async function beginModelStep(
     await appendFrames(sql, orgId, streamId, sources.opening, [...(start ? [start] : []), { type: 'start-step' }]);
   }
   return { cutOff: cutOff.length > 0 };
+}
+
+/** What a model step streamed so far: filled as events arrive, so a failure mid-answer keeps what was written. */
+export interface StreamedStep {
+  text: string;
+  toolCalls: { id: string; name: string; input: unknown }[];
+  finishReason: string;
+}
+
+/**
+ * Relays one model call into its step's frames as it streams: the text opens once and grows by deltas,
+ * tool calls are collected under ids unique in the turn, the finish reason is kept. `beat` runs on each
+ * event (an activity heartbeat).
+ */
+export async function relayModelStream(
+  events: AsyncIterable<ChatEvent>,
+  writer: Pick<FrameWriter, 'push'>,
+  ids: { textId: string; callId: (index: number) => string },
+  step: StreamedStep,
+  beat: () => void,
+): Promise<void> {
+  for await (const event of events) {
+    beat();
+    if (event.type === 'text-delta') {
+      if (!step.text) writer.push({ type: 'text-start', id: ids.textId });
+      step.text += event.delta;
+      writer.push({ type: 'text-delta', id: ids.textId, delta: event.delta });
+    } else if (event.type === 'tool-call') {
+      step.toolCalls.push({ id: ids.callId(step.toolCalls.length), name: event.call.name, input: event.call.input });
+    } else step.finishReason = event.reason;
+  }
 }
