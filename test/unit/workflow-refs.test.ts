@@ -31,13 +31,16 @@ describe('workflow references', () => {
     expect(elsewhere).toEqual([]);
   });
 
-  it('start every workflow a service starts: no service names a workflow by a bare string', () => {
-    const services = path.join(PROJECT_ROOT, 'services');
+  it('are how every workflow is started: only services/workflow-client.ts calls the client directly', () => {
     const offenders: string[] = [];
-    for (const file of fs.readdirSync(services, { recursive: true }) as string[]) {
-      if (!file.endsWith('.ts') || file === 'workflow-client.ts') continue;
-      const source = fs.readFileSync(path.join(services, file), 'utf8');
-      if (/\.workflow\s*\.\s*(start|signalWithStart|execute)\s*[<(]/.test(source)) offenders.push(file);
+    for (const folder of ['services', 'activities', 'api', 'worker', 'scripts']) {
+      const root = path.join(PROJECT_ROOT, folder);
+      for (const file of fs.readdirSync(root, { recursive: true }) as string[]) {
+        const relative = path.join(folder, file);
+        if (!file.endsWith('.ts') || relative === path.join('services', 'workflow-client.ts')) continue;
+        const source = fs.readFileSync(path.join(root, file), 'utf8');
+        if (/\.workflow\s*\.\s*(start|signalWithStart|execute)\s*[<(]|\.signal\(/.test(source)) offenders.push(relative);
+      }
     }
     expect(offenders).toEqual([]);
   });
