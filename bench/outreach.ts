@@ -60,7 +60,12 @@ export async function benchOutreach() {
   });
   const smtpPort = await freePort();
   await new Promise<void>((resolve) => smtp.listen(smtpPort, '127.0.0.1', resolve));
-  const settings = { OUTREACH_POLL_INTERVAL_MS: '1000', OUTREACH_CYCLES_PER_RUN: CYCLES_PER_RUN };
+  // The SMTP server is on loopback: allowed here as in the tests (a deployment allows public mail hosts only).
+  const settings = {
+    OUTREACH_POLL_INTERVAL_MS: '1000',
+    OUTREACH_CYCLES_PER_RUN: CYCLES_PER_RUN,
+    OUTREACH_ALLOW_PRIVATE_MAIL_HOSTS: 'true',
+  };
   const env = await startBenchEnvironment({ TEMPORAL_ADDRESS: temporal.address, TEMPORAL_TASK_QUEUE: 'bench-outreach', ...settings });
   const workerDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vcrm-bench-worker-'));
   let worker: ChildProcess | undefined;
