@@ -1,15 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { Server } from 'node:http';
-import path from 'node:path';
-import { NativeConnection, type Worker } from '@temporalio/worker';
 import type { UIMessage } from 'ai';
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app';
 import { listen } from '../../api/server';
 import { freePort } from '../../platform/ports';
-import { PROJECT_ROOT } from '../../platform/tools';
-import { createWorker } from '../../worker/create-worker';
 import { messageFrom, newChat, parseStream, streamRequest, types } from '../support/ai-chat';
+import { startChildWorker, startInProcessWorker, stopInProcessWorker, type InProcessWorker } from '../support/durability-workers';
 import { createTestContext, type TestContext } from '../support/context';
 import { startFakeChatLlm, type FakeChatLlm } from '../support/fake-chat-llm-server';
 import { newTenant, type Tenant } from '../support/identity';
@@ -21,65 +18,30 @@ let ctx: TestContext;
 let llm: FakeChatLlm;
 let t: Tenant;
 let child: ChildProcess | undefined;
-let inProcess: { worker: Worker; running: Promise<void>; connection: NativeConnection } | undefined;
-const env = { AI_CHAT_APPROVAL_TTL_SECONDS: '3', AI_CHAT_KEEPALIVE_MS: '300' };
+let inProcess: InProcessWorker | undefined;
+/** The settings of the context, and of the worker process the kill test starts. */
+let env: Record<string, string>;
 
 beforeAll(async () => {
   llm = await startFakeChatLlm();
-  ctx = await createTestContext({ env: { ...env, LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'fake-chat' } });
+  env = { AI_CHAT_APPROVAL_TTL_SECONDS: '3', AI_CHAT_KEEPALIVE_MS: '300', LLM_BASE_URL: llm.baseUrl, LLM_MODEL: 'fake-chat' };
+  ctx = await createTestContext({ env });
   t = await newTenant(ctx, ['api:read', 'api:manage']);
 });
 afterAll(async () => {
   child?.kill('SIGKILL');
-  if (inProcess) {
-    inProcess.worker.shutdown();
-    await inProcess.running;
-    await inProcess.connection.close();
-  }
+  await stopInProcessWorker(inProcess);
   await ctx?.close();
   await llm?.close();
 });
 beforeEach(async (test) => {
   llm.script = [];
   // Every test but the worker kill runs on a worker in this process (the kill test starts it after the kill).
-  if (!test.task.name.startsWith('a worker killed')) await startInProcessWorker();
+  if (!test.task.name.startsWith('a worker killed')) await ensureInProcessWorker();
 });
 
-async function startInProcessWorker() {
-  if (inProcess) return;
-  const connection = await NativeConnection.connect({ address: ctx.config.TEMPORAL_ADDRESS! });
-  const { worker } = await createWorker(
-    { config: ctx.config, sql: ctx.deps.sql, storage: ctx.deps.storage, logger: ctx.deps.logger, temporal: ctx.deps.temporal },
-    { connection, workflowBundlePath: inject('workflowBundlePath') },
-  );
-  inProcess = { worker, connection, running: worker.run() };
-}
-
-function startChildWorker(): Promise<ChildProcess> {
-  const { config } = ctx;
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'test', 'support', 'campaign-worker.ts')], {
-    cwd: PROJECT_ROOT,
-    env: {
-      ...process.env,
-      ...env,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'silent',
-      DATA_DIR: config.DATA_DIR,
-      DATABASE_URL: config.DATABASE_URL!,
-      TEMPORAL_ADDRESS: config.TEMPORAL_ADDRESS!,
-      TEMPORAL_TASK_QUEUE: config.TEMPORAL_TASK_QUEUE,
-      LLM_BASE_URL: llm.baseUrl,
-      LLM_MODEL: 'fake-chat',
-      WORKFLOW_BUNDLE_PATH: inject('workflowBundlePath'),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  proc.stderr!.on('data', (d) => (stderr += String(d)));
-  return new Promise((resolve, reject) => {
-    proc.stdout!.on('data', (d) => String(d).includes('ready') && resolve(proc));
-    proc.once('exit', (code) => reject(new Error(`worker process exited (${code}): ${stderr}`)));
-  });
+async function ensureInProcessWorker() {
+  inProcess ??= await startInProcessWorker(ctx);
 }
 
 /** An SSE response read as it arrives. */
@@ -141,7 +103,7 @@ describe('a turn survives', () => {
   it('a worker killed mid-answer: the call is redone, the cut-off text closed and left out of the stored answer', {
     timeout: 120_000,
   }, async () => {
-    child = await startChildWorker();
+    child = await startChildWorker(ctx, env);
     llm.script.push({ text: 'one two three four five six', holdAfterTokens: 3 }, { text: 'The whole answer after the restart.' });
     const chatId = await newChat(ctx, t.session);
     const stream = await post(ctx.baseUrl, chatId, 'Tell me');
@@ -150,7 +112,7 @@ describe('a turn survives', () => {
     child.kill('SIGKILL');
     await new Promise((resolve) => child!.once('exit', resolve));
     child = undefined;
-    await startInProcessWorker();
+    await ensureInProcessWorker();
     const raw = await stream.rest();
     const chunks = await parseStream(raw);
     expect(types(chunks)).toEqual([

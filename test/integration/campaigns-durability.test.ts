@@ -1,11 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { inject } from 'vitest';
-import { PROJECT_ROOT } from '../../platform/tools';
-import { createWorker } from '../../worker/create-worker';
 import { contact, conversationsOf, createCampaign, move, tenantWithAgent, waitFor, waitForStatus } from '../support/campaigns';
+import { startChildWorker, startInProcessWorker, stopInProcessWorker, type InProcessWorker } from '../support/durability-workers';
 import { createTestContext, type TestContext } from '../support/context';
 
 // Kill -9 the worker in the middle of a campaign, start another, and check that every contact was
@@ -23,52 +19,23 @@ const env = {
 
 let ctx: TestContext;
 let child: ChildProcess | undefined;
-let second: { worker: Worker; running: Promise<void>; connection: NativeConnection } | undefined;
+let second: InProcessWorker | undefined;
 
 beforeAll(async () => {
   ctx = await createTestContext({ env });
 });
 afterAll(async () => {
   child?.kill('SIGKILL');
-  if (second) {
-    second.worker.shutdown();
-    await second.running;
-    await second.connection.close();
-  }
+  await stopInProcessWorker(second);
   await ctx?.close();
 });
-
-function startChildWorker(): Promise<ChildProcess> {
-  const { config } = ctx;
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'test', 'support', 'campaign-worker.ts')], {
-    cwd: PROJECT_ROOT,
-    env: {
-      ...process.env,
-      ...env,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'silent',
-      DATA_DIR: config.DATA_DIR,
-      DATABASE_URL: config.DATABASE_URL!,
-      TEMPORAL_ADDRESS: config.TEMPORAL_ADDRESS!,
-      TEMPORAL_TASK_QUEUE: config.TEMPORAL_TASK_QUEUE,
-      WORKFLOW_BUNDLE_PATH: inject('workflowBundlePath'),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  proc.stderr!.on('data', (d) => (stderr += String(d)));
-  return new Promise((resolve, reject) => {
-    proc.stdout!.on('data', (d) => String(d).includes('ready') && resolve(proc));
-    proc.once('exit', (code) => reject(new Error(`worker process exited (${code}): ${stderr}`)));
-  });
-}
 
 it('a worker killed mid-campaign is replaced and every contact is dialed exactly once', { timeout: 180_000 }, async () => {
   const t = await tenantWithAgent(ctx);
   await ctx.request('PUT', '/campaign/concurrency-settings', { token: t.session, body: { concurrency_limit: LIMIT } });
   const { id } = await createCampaign(ctx, t, { contacts: Array.from({ length: CONTACTS }, () => contact()) });
 
-  child = await startChildWorker();
+  child = await startChildWorker(ctx, env);
   expect((await move(ctx, t, id, 'resume')).status).toBe(200);
   // Mid-way: some calls done, some ringing, most not yet placed.
   await waitFor(async () => (await conversationsOf(ctx, id)).length >= 12, 60_000, 'a dozen calls');
@@ -80,12 +47,7 @@ it('a worker killed mid-campaign is replaced and every contact is dialed exactly
   expect(ringingAtKill).toBeGreaterThan(0); // their reports died with the worker
   child = undefined;
 
-  const connection = await NativeConnection.connect({ address: ctx.config.TEMPORAL_ADDRESS! });
-  const { worker } = await createWorker(
-    { config: ctx.config, sql: ctx.deps.sql, storage: ctx.deps.storage, logger: ctx.deps.logger, temporal: ctx.deps.temporal },
-    { connection, workflowBundlePath: inject('workflowBundlePath') },
-  );
-  second = { worker, connection, running: worker.run() };
+  second = await startInProcessWorker(ctx);
 
   await waitForStatus(ctx, t, id, 'completed', 150_000);
 

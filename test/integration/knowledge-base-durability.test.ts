@@ -1,10 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { NativeConnection, type Worker } from '@temporalio/worker';
-import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { PROJECT_ROOT } from '../../platform/tools';
-import { createWorker } from '../../worker/create-worker';
+import type { ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { waitFor } from '../support/campaigns';
+import { startChildWorker, startInProcessWorker, stopInProcessWorker, type InProcessWorker } from '../support/durability-workers';
 import { createTestContext, type TestContext } from '../support/context';
 import { startFakeEmbeddingsServer, type FakeEmbeddingsServer } from '../support/fake-embeddings-server';
 import { newTenant } from '../support/identity';
@@ -19,59 +16,27 @@ const BATCH = 4;
 let ctx: TestContext;
 let embeddings: FakeEmbeddingsServer;
 let child: ChildProcess | undefined;
-let second: { worker: Worker; running: Promise<void>; connection: NativeConnection } | undefined;
+let second: InProcessWorker | undefined;
+/** The settings of the context, and of the worker process it kills. */
+let env: Record<string, string>;
 
 beforeAll(async () => {
   embeddings = await startFakeEmbeddingsServer();
-  ctx = await createTestContext({
-    env: {
-      EMBEDDINGS_BASE_URL: embeddings.baseUrl,
-      EMBEDDINGS_MODEL: 'fake-concepts',
-      EMBEDDINGS_API_KEY: embeddings.apiKey,
-      EMBEDDINGS_BATCH_SIZE: String(BATCH),
-      EMBEDDINGS_INPUT_TYPE: 'true',
-    },
-  });
+  env = {
+    EMBEDDINGS_BASE_URL: embeddings.baseUrl,
+    EMBEDDINGS_MODEL: 'fake-concepts',
+    EMBEDDINGS_API_KEY: embeddings.apiKey,
+    EMBEDDINGS_BATCH_SIZE: String(BATCH),
+    EMBEDDINGS_INPUT_TYPE: 'true',
+  };
+  ctx = await createTestContext({ env });
 });
 afterAll(async () => {
   child?.kill('SIGKILL');
-  if (second) {
-    second.worker.shutdown();
-    await second.running;
-    await second.connection.close();
-  }
+  await stopInProcessWorker(second);
   await ctx?.close();
   await embeddings?.close();
 });
-
-function startChildWorker(): Promise<ChildProcess> {
-  const { config } = ctx;
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'test', 'support', 'campaign-worker.ts')], {
-    cwd: PROJECT_ROOT,
-    env: {
-      ...process.env,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'silent',
-      DATA_DIR: config.DATA_DIR,
-      DATABASE_URL: config.DATABASE_URL!,
-      TEMPORAL_ADDRESS: config.TEMPORAL_ADDRESS!,
-      TEMPORAL_TASK_QUEUE: config.TEMPORAL_TASK_QUEUE,
-      EMBEDDINGS_BASE_URL: config.EMBEDDINGS_BASE_URL!,
-      EMBEDDINGS_MODEL: config.EMBEDDINGS_MODEL!,
-      EMBEDDINGS_API_KEY: config.EMBEDDINGS_API_KEY!,
-      EMBEDDINGS_BATCH_SIZE: String(BATCH),
-      EMBEDDINGS_INPUT_TYPE: 'true',
-      WORKFLOW_BUNDLE_PATH: inject('workflowBundlePath'),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  proc.stderr!.on('data', (d) => (stderr += String(d)));
-  return new Promise((resolve, reject) => {
-    proc.stdout!.on('data', (d) => String(d).includes('ready') && resolve(proc));
-    proc.once('exit', (code) => reject(new Error(`worker process exited (${code}): ${stderr}`)));
-  });
-}
 
 it('a worker killed mid-embedding is replaced; progress shows on the source and no stored batch is embedded twice', {
   timeout: 180_000,
@@ -89,7 +54,7 @@ it('a worker killed mid-embedding is replaced; progress shows on the source and 
   expect((await ctx.request('POST', `/files/${init.body.id}/confirm-upload`, { token: t.session })).status).toBe(200);
 
   embeddings.setDelay(400); // about 6 s of embedding in all
-  child = await startChildWorker();
+  child = await startChildWorker(ctx, env);
   const created = await ctx.request('POST', '/knowledge-base/sources', {
     token: t.session,
     body: { type: 'FILE', file_id: init.body.id, chunking_strategy: { method: 'structure', chunk_size: 100 } },
@@ -117,12 +82,7 @@ it('a worker killed mid-embedding is replaced; progress shows on the source and 
   >`SELECT content FROM kb_chunks WHERE source_id = ${created.body.id} AND embedding IS NOT NULL`;
   expect(storedAtKill).toHaveLength(atKill.chunks_embedded);
 
-  const connection = await NativeConnection.connect({ address: ctx.config.TEMPORAL_ADDRESS! });
-  const { worker } = await createWorker(
-    { config: ctx.config, sql: ctx.deps.sql, storage: ctx.deps.storage, logger: ctx.deps.logger, temporal: ctx.deps.temporal },
-    { connection, workflowBundlePath: inject('workflowBundlePath') },
-  );
-  second = { worker, connection, running: worker.run() };
+  second = await startInProcessWorker(ctx);
 
   const done = await waitFor(
     async () => {

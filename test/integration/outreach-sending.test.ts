@@ -7,6 +7,7 @@ import { createTestContext, type TestContext } from '../support/context';
 import { createContact } from '../support/crm-contacts';
 import { keepHistory } from '../support/histories';
 import { newTenant, orgUuid, type Tenant } from '../support/identity';
+import { insertSmtpMailbox, sequencerCalls, uniqueEmail } from '../support/outreach-sequencer';
 import { startSmtpServer, type TestSmtpServer } from '../support/smtp-server';
 
 // Sending through the sender workflow on the real dev server, to a real SMTP server: steps in order
@@ -24,51 +25,8 @@ async function tenant() {
   return { ...x, orgId: await orgUuid(ctx, x) };
 }
 
-/** An SMTP mailbox pointing at the test server, written straight to the database (the mailboxes API is another area's). */
-async function insertMailbox(orgId: string, values: Record<string, unknown> = {}): Promise<string> {
-  const id = crypto.randomUUID();
-  const port = Number(new URL(smtp.url).port);
-  await ctx.deps.sql`
-    INSERT INTO outreach_mailboxes ${ctx.deps.sql({
-      id,
-      org_id: orgId,
-      email_address: `sender-${id.slice(0, 8)}@outreach.test`,
-      display_name: 'Sam Sender',
-      kind: 'smtp',
-      smtp_host: '127.0.0.1',
-      smtp_port: port,
-      smtp_secure: false,
-      window_start: '00:00',
-      window_end: '24:00',
-      window_days: [1, 2, 3, 4, 5, 6, 7],
-      daily_limit: 50,
-      // No spacing between sends here (outreach-hygiene.test.ts covers it).
-      send_gap_min_seconds: 0,
-      send_gap_max_seconds: 0,
-      created_by: 'user:test',
-      ...values,
-    } as never)}`;
-  return id;
-}
-
-async function sequence(body: Record<string, unknown>): Promise<{ id: string }> {
-  const res = await ctx.request('POST', '/outreach/sequencer/sequences', { token: t.session, body: { name: 'seq', ...body } });
-  expect(res.status, res.text).toBe(200);
-  return res.body;
-}
-const activate = async (id: string) =>
-  expect((await ctx.request('POST', `/outreach/sequencer/sequences/${id}/activate`, { token: t.session })).status).toBe(200);
-async function enroll(seqId: string, contactIds: string[]) {
-  const res = await ctx.request('POST', `/outreach/sequencer/sequences/${seqId}/enrollments`, {
-    token: t.session,
-    body: { contact_ids: contactIds },
-  });
-  expect(res.status, res.text).toBe(200);
-  return res.body.enrolled as { id: string; contact_id: string }[];
-}
-const enrollmentOf = async (seqId: string, id: string) =>
-  (await ctx.request('GET', `/outreach/sequencer/sequences/${seqId}/enrollments/${id}`, { token: t.session })).body;
-const uniqueEmail = (name: string) => `${name}-${crypto.randomBytes(4).toString('hex')}@prospects.test`;
+const insertMailbox = (orgId: string, values: Record<string, unknown> = {}) => insertSmtpMailbox(ctx, orgId, smtp.port, values);
+const { sequence, activate, enroll, enrollmentOf } = sequencerCalls(() => ({ ctx, token: t.session }));
 /** Makes the enrollment's next step due now (the delay of days, crossed in Postgres). */
 const dueNow = (enrollmentId: string) => ctx.deps.sql`UPDATE outreach_enrollments SET next_send_at = now() WHERE id = ${enrollmentId}`;
 
