@@ -11,12 +11,12 @@ import type { TestContext } from './context';
 // workflow bundle, so each starts in a second or two.
 
 /**
- * test/support/campaign-worker.ts as a child process on the context's database and Temporal, plus `env`
+ * test/support/worker-process.ts as a child process on the context's database and Temporal, plus `env`
  * (the settings the test's context was made with); resolves once it polls, rejects if it exits first.
  */
 export function startChildWorker(ctx: Pick<TestContext, 'config'>, env: Record<string, string>): Promise<ChildProcess> {
   const { config } = ctx;
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'test', 'support', 'campaign-worker.ts')], {
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'test', 'support', 'worker-process.ts')], {
     cwd: PROJECT_ROOT,
     env: {
       ...process.env,

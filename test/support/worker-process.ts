@@ -7,7 +7,7 @@ import { createConfiguredStorage } from '../../platform/storage';
 import { createTemporalClient } from '../../platform/temporal';
 import { createWorker } from '../../worker/create-worker';
 
-// A worker in a process of its own, for the durability test to kill with SIGKILL: configured by the
+// A worker in a process of its own, for the durability tests to kill with SIGKILL: configured by the
 // environment like worker/main.ts, but with the prebuilt workflow bundle (WORKFLOW_BUNDLE_PATH) so it
 // starts in a second or two. It prints `ready` once polling.
 const config = loadConfig();
