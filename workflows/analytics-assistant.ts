@@ -1,4 +1,4 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { patched, proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { AssistantTranscript } from '../domain/analytics-assistant';
 import type { AnalyticsTurnInput } from './analytics-assistant-messages';
@@ -25,8 +25,10 @@ export async function analyticsAssistantTurnWorkflow(input: AnalyticsTurnInput):
   const transcript: AssistantTranscript = [];
   let attempts = 0;
   let error: string | null = null;
+  // Statements that failed in this turn: the same one again is never run (it would fail the same way).
+  const failed = new Set<string>();
   try {
-    for (let step = 0; step <= input.maxAttempts; step++) {
+    turn: for (let step = 0; step <= input.maxAttempts; step++) {
       const answer = await model.analyticsModelStep({ ...base, step, transcript, final: attempts >= input.maxAttempts });
       transcript.push({ role: 'assistant', content: answer.text, ...(answer.toolCalls.length ? { toolCalls: answer.toolCalls } : {}) });
       if (answer.toolCalls.length === 0) break;
@@ -35,9 +37,15 @@ export async function analyticsAssistantTurnWorkflow(input: AnalyticsTurnInput):
           transcript.push({ role: 'tool', toolCallId: call.id, content: '{"error":"No attempts left: answer with what you have."}' });
           continue;
         }
+        const statement = (call.input as { sql?: unknown } | null)?.sql;
+        if (typeof statement === 'string' && failed.has(statement.trim()) && patched('analytics-no-identical-retry')) {
+          error = 'The model submitted the same failing statement again; the question was stopped. Try rephrasing it.';
+          break turn;
+        }
         attempts++;
         const ran = await steps.analyticsRunSql({ ...base, step, attempt: attempts, call });
         transcript.push(ran.message);
+        if (!ran.ok && typeof statement === 'string') failed.add(statement.trim());
       }
     }
   } catch (err) {

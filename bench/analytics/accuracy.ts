@@ -36,7 +36,9 @@ export async function benchAnalyticsAccuracy(options: { check: boolean; limit?: 
     const table = await declareTable(deps, orgId, 'bench', 'orders', ORDERS_DECLARATION);
     await writeRows(deps, orgId, 'orders', goldenOrders(), 'replace');
     const view = String((table as { view: string }).view);
-    const questions = GOLDEN_SET.slice(0, options.limit ?? GOLDEN_SET.length).map((q) => ({ ...q, gold: q.gold.replaceAll(ORDERS, view) }));
+    // Only answerable items have a gold to run and compare (clarify and refuse items have none).
+    const answerable = GOLDEN_SET.filter((q) => (q.kind ?? 'answer') === 'answer');
+    const questions = answerable.slice(0, options.limit ?? answerable.length).map((q) => ({ ...q, gold: q.gold.replaceAll(ORDERS, view) }));
 
     const gold = new Map<string, unknown[][]>();
     for (const q of questions) {

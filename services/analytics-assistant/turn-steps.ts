@@ -4,12 +4,15 @@ import { appendFrames, framesOfSource, getStream, keptFramesFrom, readFrames } f
 import { type AssistantTranscript, RUN_SQL_TOOL, toolOutput } from '../../domain/analytics-assistant';
 import { type UiFrame, closingFrames, partsFromFrames } from '../../domain/ui-message-stream';
 import type { ChatModel } from '../../platform/chat-model';
+import { createEmbedder } from '../../platform/embedder';
 import type { ServiceDeps } from '../deps';
 import { beginModelStep, relayModelStream, type StreamedStep } from '../ui-stream/steps';
 import { FrameWriter } from '../ui-stream/writer';
+import { PARSER_MODEL, parserStep } from './parser-step';
 import { modelMessages, systemPrompt } from './prompt';
 import { attemptQuery } from './query-runner';
 import { readableSchema } from './schema';
+import { understandQuestion } from './understanding';
 
 type Deps = Pick<ServiceDeps, 'sql' | 'config' | 'logger'>;
 
@@ -54,8 +57,9 @@ export async function modelStep(
     readableSchema(deps, orgId),
     conversations.previousTurns(deps.sql, orgId, conversationId, turnId, 10),
   ]);
+  const hint = deps.config.LLM_BASE_URL && step === 0 ? await planHint(deps, orgId, turn.question) : null;
   const messages = modelMessages(
-    systemPrompt(relations, new Date().toISOString().slice(0, 10)),
+    systemPrompt(relations, new Date().toISOString().slice(0, 10)) + (hint ? `\n${hint}` : ''),
     earlier.map((t) => ({ question: t.question, answer: t.answer_text })),
     turn.question,
     input.transcript,
@@ -64,9 +68,18 @@ export async function modelStep(
   const textId = `text-${step}-${run.attempt}-${tag(turnId)}`;
   const streamed: StreamedStep = { text: '', toolCalls: [], finishReason: 'stop' };
   const beat = setInterval(run.heartbeat, 1000);
+  // Without a capable model configured, the semantic layer answers (the local model cannot write SQL).
+  const parser = !deps.config.LLM_BASE_URL;
   try {
     const tools = input.final ? [] : [{ ...RUN_SQL_TOOL, parameters: RUN_SQL_TOOL.parameters as unknown as Record<string, unknown> }];
-    const events = model.stream({ messages, tools, signal: run.signal, temperature: 0 });
+    const events = parser
+      ? parserStep(
+          deps,
+          { orgId, question: turn.question, step, transcript: input.transcript, embedder: createEmbedder(deps.config) },
+          writer,
+          `plan-${tag(turnId)}`,
+        )
+      : model.stream({ messages, tools, signal: run.signal, temperature: 0 });
     const ids = { textId, callId: (n: number) => `call-${step}-${n}-${tag(turnId)}` };
     await relayModelStream(events, writer, ids, streamed, run.heartbeat);
   } catch (error) {
@@ -77,7 +90,7 @@ export async function modelStep(
   }
   const { text, toolCalls } = streamed;
   await writer.finish(text ? [{ type: 'text-end', id: textId }] : [], async (tx) => {
-    if (step === 0) await conversations.setTurnModel(tx, orgId, turnId, model.name);
+    if (step === 0) await conversations.setTurnModel(tx, orgId, turnId, parser ? PARSER_MODEL : model.name);
   });
   return { text, toolCalls };
 }
@@ -153,4 +166,11 @@ export async function endTurn(
 async function segmentFrames(tx: Db, orgId: string, streamId: string, segmentStart: number): Promise<UiFrame[]> {
   const frames = await readFrames(tx, orgId, streamId, segmentStart - 1, 100_000);
   return frames.flatMap((f) => (f.frame ? [f.frame] : []));
+}
+
+/** The parser's reading of the question, given to a capable model as a hint it may use or correct. */
+async function planHint(deps: Pick<ServiceDeps, 'sql'>, orgId: string, question: string): Promise<string | null> {
+  const understood = await understandQuestion(deps, orgId, question).catch(() => null);
+  if (understood?.kind !== 'plan') return null;
+  return `A rule-based parser read this question as the plan ${JSON.stringify(understood.plan)}, compiled to: ${understood.compiled.sql.replace(/\s+/g, ' ')}. Use it when it fits the question; correct it when it does not.`;
 }

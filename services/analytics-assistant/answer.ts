@@ -1,0 +1,57 @@
+import type { AssistantTranscript } from '../../domain/analytics-assistant';
+import type { Plan } from '../../domain/semantic-layer/plan';
+
+/**
+ * The answer in words, composed from the plan and its result (names and numbers exactly as the
+ * database returned them): one sentence for one value, a short list for a few rows, the count and the
+ * first rows for many (the table beside the answer holds them all).
+ */
+
+export interface ResultPayload {
+  columns: string[];
+  rows: unknown[][];
+  row_count: number;
+  truncated: boolean;
+}
+
+const SHOWN_ROWS = 15;
+
+/** The run_sql call this turn made and what came back, read from the transcript. */
+export function lastResult(transcript: AssistantTranscript): { plan: Plan | null; read: string[]; result: ResultPayload | null; error: string | null } {
+  const call = [...transcript].reverse().find((m) => m.role === 'assistant' && m.toolCalls?.length);
+  const input = (call && call.role === 'assistant' ? call.toolCalls![0]!.input : null) as { plan?: Plan; read?: string[] } | null;
+  const output = [...transcript].reverse().find((m) => m.role === 'tool');
+  let result: ResultPayload | null = null;
+  let error: string | null = null;
+  if (output && output.role === 'tool') {
+    const json = output.content.split('\n').find((line) => line.startsWith('{'));
+    const parsed = json ? (JSON.parse(json) as Partial<ResultPayload> & { error?: string }) : null;
+    if (parsed?.error) error = parsed.error;
+    else if (parsed?.columns) result = parsed as ResultPayload;
+  }
+  return { plan: input?.plan ?? null, read: input?.read ?? [], result, error };
+}
+
+const label = (column: string) => column.replace(/_/g, ' ');
+const show = (value: unknown) => (value === null || value === undefined ? '(none)' : String(value));
+
+/** What the plan counted or listed, in words: "deals (stage = negotiation)". */
+function subject(plan: Plan, read: string[]): string {
+  const what = plan.entity.replace(/_/g, ' ');
+  return read.length ? `${what} (${read.join('; ')})` : what;
+}
+
+export function composeAnswer(plan: Plan, read: string[], result: ResultPayload): string {
+  const about = subject(plan, read);
+  if (result.rows.length === 0) return `No ${about} match.`;
+  const { columns, rows } = result;
+  if (rows.length === 1 && columns.length === 1) return `${capital(label(columns[0]!))} of ${about}: ${show(rows[0]![0])}.`;
+  const line = (row: unknown[]) =>
+    columns.length === 1 ? show(row[0]) : columns.map((c, i) => `${label(c)} ${show(row[i])}`).join(', ');
+  const listed = rows.slice(0, SHOWN_ROWS).map((row) => `- ${line(row)}`);
+  const more = rows.length > SHOWN_ROWS || result.truncated ? `\n… ${result.truncated ? 'more rows' : `${rows.length - SHOWN_ROWS} more`} in the table.` : '';
+  const count = result.truncated ? `at least ${rows.length}` : String(rows.length);
+  return `${capital(about)}: ${count} row${rows.length === 1 ? '' : 's'}.\n${listed.join('\n')}${more}`;
+}
+
+const capital = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
