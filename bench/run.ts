@@ -15,6 +15,7 @@ import { benchLlmLocal } from './llm-local';
 import { benchLlmWriters } from './llm-writers';
 import { benchAnalyticsAccuracy } from './analytics/accuracy';
 import { benchAnalyticsParser } from './analytics/parser-accuracy';
+import { benchChatAccuracy } from './chat/accuracy';
 
 // `npm run bench [-- name ...] [-- --seconds N]`: runs the named benchmarks (all by default) and prints
 // their figures as JSON. Every run is bounded in time and sends traffic to loopback only.
@@ -79,6 +80,8 @@ const BENCHES = {
     }),
   // The Analytics Assistant on the defaults (semantic layer + question parser) over the golden set's three phrasings.
   'analytics-parser': () => benchAnalyticsParser({ verbose: args.includes('--verbose') }),
+  // The AI chat on the defaults over the chat task set (three phrasings each): reads, exact proposals, clarifications, refusals.
+  'chat-accuracy': () => benchChatAccuracy({ verbose: args.includes('--verbose') }),
   // The local language model: load time, time to first token, tokens/s (LLM_BENCH_THREADS, default 1,2).
   'llm-local': () => benchLlmLocal(),
   // The judged sample of each LlmWriter feature, built-in writer and local model side by side (on stderr).

@@ -49,6 +49,9 @@ export interface EnrollmentRow {
   /** The one-click unsubscribe capability named in every step's List-Unsubscribe header. */
   unsubscribe_token: string;
   unsubscribed_at: Date | null;
+  /** An automatic answer holds the next step until then (see migration 0040). */
+  paused_until: Date | null;
+  pause_reason: 'out_of_office' | 'auto_reply' | null;
   created_at: Date;
   updated_at: Date;
   cursor_t?: string;

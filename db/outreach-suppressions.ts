@@ -6,7 +6,8 @@ export interface SuppressionRow {
   id: string;
   org_id: string;
   email: string;
-  reason: 'bounce' | 'unsubscribe' | 'complaint' | 'manual';
+  /** soft_bounce: repeated temporary failures (see domain/outreach-dsn.ts SOFT_BOUNCE_LIMIT). */
+  reason: 'bounce' | 'soft_bounce' | 'unsubscribe' | 'complaint' | 'manual';
   note: string | null;
   created_by: string;
   created_at: Date;

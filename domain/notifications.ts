@@ -52,20 +52,112 @@ function money(payload: Record<string, unknown>): string | null {
   return text(payload.currency) ? `${formatted} ${String(payload.currency)}` : formatted;
 }
 
+/** Where a notice's reader acts on it: a label and a URL of the service. */
+export interface NoticeLink {
+  label: string;
+  url: string;
+}
+
+/** `Ada Lovelace <ada@example.com>`, the address alone, the name alone, or null. */
+function person(name: unknown, email: unknown): string | null {
+  const n = text(name)?.trim();
+  const e = text(email)?.trim();
+  if (n && e) return `${n} <${e}>`;
+  return e ?? n ?? null;
+}
+
+const quoted = (value: unknown): string | null => (text(value) ? `“${text(value)}”` : null);
+
+/** The path a reader acts on for an event (relative to the service's public URL), or null. */
+export function eventLinkPath(event: Pick<NotificationEvent, 'event_type' | 'entity_type' | 'entity_id' | 'payload'>): {
+  label: string;
+  path: string;
+} | null {
+  const p = event.payload;
+  const threadId = text(p.thread_id) ?? (event.entity_type === 'outreach_thread' ? event.entity_id : null);
+  if (event.event_type.startsWith('outreach.') && threadId) {
+    return { label: LINK_LABELS[0], path: `/outreach/sequencer/unibox/threads/${encodeURIComponent(threadId)}` };
+  }
+  const connectionId = text(p.connection_id) ?? (event.entity_type === 'integration_connection' ? event.entity_id : null);
+  if (event.event_type === 'integration.needs_reconnect' && connectionId) {
+    return { label: LINK_LABELS[1], path: `/integrations/connections/${encodeURIComponent(connectionId)}` };
+  }
+  return null;
+}
+
+/** The sentences of the outreach and integration notices: who, in which sequence, through which mailbox or account. */
+function noticeSentences(event: Pick<NotificationEvent, 'event_type' | 'payload'>): { title: string; parts: string[] } | null {
+  const p = event.payload;
+  const contact = person(p.contact_name, p.contact_email ?? p.from) ?? 'A contact';
+  const sequence = quoted(p.sequence_name);
+  // `mailbox_email`, `detected` and `detail`: the names the send-time bounce writes (same meaning).
+  const mailbox = person(p.mailbox_name, p.mailbox_address ?? p.mailbox_email);
+  const where = [sequence ? `in sequence ${sequence}` : null, mailbox ? `through mailbox ${mailbox}` : null].filter(Boolean).join(' ');
+  switch (event.event_type) {
+    case 'outreach.reply_received': {
+      const subject = quoted(p.subject);
+      return {
+        title: `Reply from ${contact}`,
+        parts: [`${contact} answered${subject ? ` ${subject}` : ' an outreach email'}${where ? ` ${where}` : ''}.`],
+      };
+    }
+    case 'outreach.message_bounced': {
+      const subject = quoted(p.subject);
+      const status = text(p.status);
+      const diagnostic = text(p.diagnostic) ?? text(p.detail);
+      const why = diagnostic ? (status && !diagnostic.includes(status) ? `${status} ${diagnostic}` : diagnostic) : status;
+      const parts = [
+        `The email${subject ? ` ${subject}` : ''} to ${contact}${where ? ` ${where}` : ''} bounced${(p.stage ?? p.detected) === 'smtp' ? ' (refused when sent)' : ''}${why ? `: ${why}` : ''}.`,
+      ];
+      const after: string[] = [];
+      if (p.enrollment_stopped !== false) after.push('the enrollment stopped');
+      if (p.suppressed !== false) after.push('the address is on the suppression list');
+      if (after.length) parts.push(`${after.join(' and ').replace(/^t/, 'T')}.`);
+      return { title: `Bounce: ${contact}`, parts };
+    }
+    case 'integration.needs_reconnect': {
+      const integration = text(p.integration_name) ?? text(p.integration) ?? 'integration';
+      const account = text(p.external_account_label);
+      const id = text(p.connection_id);
+      return {
+        title: `Reconnect ${integration}${account ? `: ${account}` : ''}`,
+        parts: [
+          `The ${integration} account${account ? ` ${account}` : ''} lost its authorization (the provider refused its refresh token); what uses it stops until it is reconnected.`,
+          ...(id
+            ? [`To reconnect, mint a connect token with connection_id ${id} (POST /integrations/connect-tokens) and open its connect_url.`]
+            : []),
+        ],
+      };
+    }
+    default:
+      return null;
+  }
+}
+
 /**
  * The title and one-line body of an event, as plain text (escaped where it becomes HTML). Built from
- * the payload's well-known fields; anything unknown falls back to the registry's label.
+ * the payload's well-known fields; anything unknown falls back to the registry's label. With the
+ * service's public URL, an event one acts on ends with its link (and returns it as `link`).
  */
-export function describeEvent(event: Pick<NotificationEvent, 'event_type' | 'entity_type' | 'entity_id' | 'payload'>): {
+export function describeEvent(
+  event: Pick<NotificationEvent, 'event_type' | 'entity_type' | 'entity_id' | 'payload'>,
+  options: { baseUrl?: string } = {},
+): {
   title: string;
   body: string;
+  link?: NoticeLink;
 } {
   const def = findEventDefinition(event.event_type);
   const p = event.payload;
   const label = def?.label ?? event.event_type;
   const name = text(p.deal_name) ?? text(p.name) ?? text(p.title);
-  const title = name ? `${label}: ${name}` : label;
+  let title = name ? `${label}: ${name}` : label;
   const parts: string[] = [];
+  const notice = noticeSentences(event);
+  if (notice) {
+    title = notice.title;
+    parts.push(...notice.parts);
+  }
   switch (event.event_type) {
     case 'deal.stage_changed': {
       const from = text(p.old_stage) ?? text(p.old);
@@ -94,10 +186,14 @@ export function describeEvent(event: Pick<NotificationEvent, 'event_type' | 'ent
     default:
       break;
   }
-  const message = text(p.message) ?? text(p.reason) ?? text(p.error);
+  const message = notice ? null : (text(p.message) ?? text(p.reason) ?? text(p.error));
   if (message) parts.push(message);
   if (parts.length === 0) parts.push(def?.description ?? `${event.entity_type} ${event.entity_id}`);
-  return { title: title.slice(0, 300), body: parts.join(' ').slice(0, 2000) };
+  const where = options.baseUrl ? eventLinkPath(event) : null;
+  const link = where ? { label: where.label, url: `${options.baseUrl!.replace(/\/+$/, '')}${where.path}` } : undefined;
+  // The link is the body's last sentence, so the feed, the email and the digest all carry it.
+  const body = parts.join(' ').slice(0, link ? 1500 : 2000);
+  return { title: title.slice(0, 300), body: link ? `${body} ${link.label}: ${link.url}` : body, ...(link ? { link } : {}) };
 }
 
 // Digest windows ----------------------------------------------------------------------------------
@@ -133,6 +229,22 @@ const subjectLine = (value: string): string => value.replace(/[\r\n]+/g, ' ').sl
 
 const FOOTER_TEXT = 'You receive this because of your notification preferences; change them under /notification-preferences.';
 
+/** The labels of the links notices end with (see describeEvent). */
+const LINK_LABELS = ['Open the thread in the unibox', 'Reconnect it from its connection'] as const;
+const LINK_TAIL = new RegExp(`(?:^|\\s)(${LINK_LABELS.join('|')}): (https?://[^\\s<>"']+)$`);
+
+/**
+ * Escaped text whose closing notice link (`<label>: <url>`, which describeEvent appends) becomes an
+ * anchor. Only that trailing link: a URL anywhere else (a reply's subject) stays plain text.
+ */
+export function linkify(value: string): string {
+  const m = LINK_TAIL.exec(value);
+  if (!m) return escapeHtml(value);
+  const head = value.slice(0, m.index + (m[0].startsWith(' ') ? 1 : 0));
+  const url = escapeHtml(m[2]!);
+  return `${escapeHtml(head)}<a href="${url}">${escapeHtml(m[1]!)}</a>`;
+}
+
 const page = (heading: string, inner: string): string =>
   `<!doctype html><html><body style="font-family:sans-serif"><h2>${escapeHtml(heading)}</h2>${inner}` +
   `<p style="color:#666;font-size:12px">${escapeHtml(FOOTER_TEXT)}</p></body></html>`;
@@ -141,7 +253,7 @@ export function renderImmediateEmail(item: { title: string; body: string }): Ren
   return {
     subject: subjectLine(item.title),
     text: `${item.title}\n\n${item.body}\n\n--\n${FOOTER_TEXT}\n`,
-    html: page(item.title, `<p>${escapeHtml(item.body)}</p>`),
+    html: page(item.title, `<p>${linkify(item.body)}</p>`),
   };
 }
 
@@ -150,7 +262,7 @@ export function renderDigestEmail(entries: { title: string; body: string; create
   const heading = `Your notification digest: ${count} update${count === 1 ? '' : 's'}`;
   const lines = entries.map((e) => `- ${e.created_at.toISOString()}  ${e.title}\n  ${e.body}`);
   const rows = entries
-    .map((e) => `<li><strong>${escapeHtml(e.title)}</strong><br>${escapeHtml(e.body)}<br><small>${e.created_at.toISOString()}</small></li>`)
+    .map((e) => `<li><strong>${escapeHtml(e.title)}</strong><br>${linkify(e.body)}<br><small>${e.created_at.toISOString()}</small></li>`)
     .join('');
   return {
     subject: subjectLine(heading),

@@ -1,10 +1,11 @@
-// What a received message says, by a fixed rule (no model): a delivery failure report is `bounce`; an
+// What a received message says, by a fixed rule (no model): a delivery failure report is `bounce` (a
+// permanent failure) or `soft_bounce` (a temporary one, still being retried, see domain/outreach-dsn.ts); an
 // automatic answer keeps its kind from autoReplyKind (`out_of_office`, `auto_reply`); otherwise the
 // reply's own first lines (quoted history and signatures cut off) are read for phrases: a refusal
 // (`not_interested`) wins over interest (`interested`, "not interested" contains "interested"), and
 // a reply naming neither is `other`.
 
-export const REPLY_CLASSES = ['interested', 'not_interested', 'out_of_office', 'auto_reply', 'bounce', 'other'] as const;
+export const REPLY_CLASSES = ['interested', 'not_interested', 'out_of_office', 'auto_reply', 'bounce', 'soft_bounce', 'other'] as const;
 export type ReplyClass = (typeof REPLY_CLASSES)[number];
 
 /** Lines read: a decision is in the first few lines of a reply, never in the history below them. */
@@ -71,10 +72,12 @@ export function replyOpening(text: string | null | undefined): string {
 /** The class of a received message (see the rule above). */
 export function classifyReply(input: {
   bounce: boolean;
+  /** The delivery report tells of a temporary failure (4.x.x, `Action: delayed`). */
+  softBounce?: boolean;
   autoReply: 'out_of_office' | 'auto_reply' | null;
   text: string | null | undefined;
 }): ReplyClass {
-  if (input.bounce) return 'bounce';
+  if (input.bounce) return input.softBounce ? 'soft_bounce' : 'bounce';
   if (input.autoReply) return input.autoReply;
   const opening = replyOpening(input.text);
   if (NOT_INTERESTED.some((re) => re.test(opening))) return 'not_interested';

@@ -70,57 +70,6 @@ export function isBounce(input: {
   return /mailer-daemon|postmaster/.test(from) && /(undeliver|delivery (status|failure)|returned mail|failure notice)/.test(subject);
 }
 
-/** Subjects of out-of-office answers, in the languages prospects most often write them in. */
-const OUT_OF_OFFICE_SUBJECT =
-  /\b(out of (the )?office|ooo|automatic reply|auto(matic)?[- ]?(reply|response)|away from (the )?office|on (annual )?leave|on vacation|abwesenheit|absence|absent|ausser haus|fuera de la oficina|respuesta autom[aá]tica|r[ée]ponse automatique|afwezig)\b/i;
-
-/**
- * An automatic answer rather than a person's reply (RFC 3834 and common practice): `Auto-Submitted` other
- * than `no`, `X-Autoreply`/`X-Autorespond`, `Precedence: auto_reply`, or an out-of-office subject.
- * `out_of_office` when the subject says so, else `auto_reply`; null for a person's reply.
- */
-export function autoReplyKind(input: {
-  header: (name: string) => string | undefined;
-  subject?: string | null;
-}): 'out_of_office' | 'auto_reply' | null {
-  const subject = input.subject ?? '';
-  const ooo = OUT_OF_OFFICE_SUBJECT.test(subject);
-  const autoSubmitted = (input.header('auto-submitted') ?? '').trim().toLowerCase();
-  const flagged =
-    (autoSubmitted !== '' && autoSubmitted !== 'no') ||
-    input.header('x-autoreply') !== undefined ||
-    input.header('x-autorespond') !== undefined ||
-    /^auto[_-]reply$/i.test((input.header('precedence') ?? '').trim());
-  if (ooo) return 'out_of_office';
-  return flagged ? 'auto_reply' : null;
-}
-
-const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december'];
-
-/**
- * When an out-of-office sender says they are back: the first date in the text (ISO `2026-12-01`, or
- * `December 1` / `1 December`, this year or the next) that lies after `now` and within `maxDays`, plus a
- * day; otherwise `now + defaultDays`.
- */
-export function resumeAfterAutoReply(text: string, now: Date, defaultDays: number, maxDays = 45): Date {
-  const fallback = new Date(now.getTime() + defaultDays * 86_400_000);
-  const limit = now.getTime() + maxDays * 86_400_000;
-  const candidates: Date[] = [];
-  for (const m of text.matchAll(/\b(20\d\d)-(\d\d)-(\d\d)\b/g))
-    candidates.push(new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))));
-  const month = `(${MONTHS.join('|')}|${MONTHS.map((m) => m.slice(0, 3)).join('|')})\\.?`;
-  const named = new RegExp(`\\b(?:${month}\\s+(\\d{1,2})(?:st|nd|rd|th)?|(\\d{1,2})(?:st|nd|rd|th)?\\s+${month})\\b`, 'gi');
-  for (const m of text.matchAll(named)) {
-    const name = (m[1] ?? m[4] ?? '').toLowerCase().slice(0, 3);
-    const day = Number(m[2] ?? m[3]);
-    const index = MONTHS.findIndex((x) => x.startsWith(name));
-    if (index < 0 || day < 1 || day > 31) continue;
-    for (const year of [now.getUTCFullYear(), now.getUTCFullYear() + 1]) candidates.push(new Date(Date.UTC(year, index, day)));
-  }
-  const back = candidates.filter((d) => d.getTime() > now.getTime() && d.getTime() <= limit).sort((a, b) => a.getTime() - b.getTime())[0];
-  return back ? new Date(back.getTime() + 86_400_000) : fallback;
-}
-
 /** Message-IDs named in the headers of a returned original (the `message/rfc822` or `text/rfc822-headers` part of a bounce). */
 export function originalMessageIds(headersText: string): string[] {
   const unfolded = headersText.replace(/\r?\n[ \t]+/g, ' ');

@@ -19,8 +19,8 @@ export type UiFrame =
   | { type: 'finish'; finishReason?: 'stop' | 'length' | 'content-filter' | 'tool-calls' | 'error' | 'other'; messageMetadata?: unknown }
   | { type: 'error'; errorText: string }
   | { type: 'abort'; reason?: string }
-  /** A data part (e.g. the Analytics Assistant's `data-sql`); a later frame with the same type and id replaces it. */
-  | { type: `data-${string}`; id?: string; data: unknown };
+  /** A data part (e.g. the Analytics Assistant's `data-sql`); a later frame with the same type and id replaces it; a transient one is no part. */
+  | { type: `data-${string}`; id?: string; data: unknown; transient?: boolean };
 
 /** A frame as stored and sent: its id is the SSE `id:` (increasing within a stream); null frame = `[DONE]`. */
 export interface StoredFrame {
@@ -116,6 +116,7 @@ export function partsFromFrames(frames: Iterable<UiFrame>, initial: UiPart[] = [
       default:
         if (f.type.startsWith('data-')) {
           const data = f as Extract<UiFrame, { data: unknown }>;
+          if (data.transient) break;
           const same = data.id === undefined ? undefined : parts.find((p) => p.type === data.type && 'id' in p && p.id === data.id);
           if (same) Object.assign(same, { data: data.data });
           else parts.push({ type: data.type, ...(data.id === undefined ? {} : { id: data.id }), data: data.data });
@@ -149,10 +150,31 @@ export function stepOpen(frames: Iterable<UiFrame>): boolean {
 
 type FinishReason = Extract<UiFrame, { type: 'finish' }>['finishReason'];
 
-/** What ends a segment whose frames so far are `segment`: open text parts and step closed, `finish`, `[DONE]`. */
+/** Written (transient: no part of the message) when a model step stopped at its token limit. */
+export const LENGTH_CUT_FRAME = {
+  type: 'data-finish-reason',
+  data: { finishReason: 'length' },
+  transient: true,
+} as const satisfies UiFrame;
+
+/** True when the segment's last step was cut at the model's token limit. */
+function lastStepCut(segment: UiFrame[]): boolean {
+  for (let i = segment.length - 1; i >= 0; i--) {
+    const f = segment[i]!;
+    if (f.type === 'start-step') return false;
+    if (f.type === LENGTH_CUT_FRAME.type) return true;
+  }
+  return false;
+}
+
+/**
+ * What ends a segment whose frames so far are `segment`: open text parts and step closed, `finish`, `[DONE]`.
+ * An answer whose last step stopped at the token limit finishes with `length` rather than `stop`.
+ */
 export function closingFrames(segment: UiFrame[], finishReason: FinishReason): (UiFrame | null)[] {
   const out: (UiFrame | null)[] = openTextIds(segment).map((id) => ({ type: 'text-end' as const, id }));
   if (stepOpen(segment)) out.push({ type: 'finish-step' });
-  out.push({ type: 'finish', finishReason }, null);
+  const reason = finishReason === 'stop' && lastStepCut(segment) ? 'length' : finishReason;
+  out.push({ type: 'finish', finishReason: reason }, null);
   return out;
 }

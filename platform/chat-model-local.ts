@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ChatHistoryItem, GbnfJsonSchema } from 'node-llama-cpp';
-import type { ChatEvent, ChatMessage, ChatModel, ChatRequest, ChatTool } from './chat-model';
+import { type ChatEvent, type ChatMessage, type ChatModel, type ChatRequest, type ChatTool, withoutToolCallText } from './chat-model';
 import { ModelDeadlineError } from './chat-model-openai';
 import { dropOptionalNulls, toGrammarSchema } from './grammar-schema';
 import { JsonTextStream } from './json-text-stream';
@@ -12,7 +12,10 @@ import type { Logger } from './logger';
  * node-llama-cpp's own function calling (its `||call:` convention) was never produced by the model,
  * so with tools every reply is generated under a JSON-schema grammar: either
  * `{"type":"text","text":…}` or `{"type":"tool_call","name":<one tool>,"input":<that tool's input>}`.
- * One tool call per step; text replies still stream as they are written.
+ * One tool call per step; text replies still stream as they are written. A call without tools in a
+ * conversation that used them (a turn's last step) is held to the text shape alone, the one its earlier
+ * replies show: the model could otherwise go on writing tool calls as its answer. Whatever it writes,
+ * a tool call written as text never reaches the answer (`withoutToolCallText`).
  * Failures: the call's own deadline is a ModelDeadlineError (as with the OpenAI-compatible model); a full
  * queue or a missing model file is a LocalModelError (`busy`, `missing`): answer 503.
  */
@@ -23,12 +26,17 @@ export function createLocalChatModel(config: LocalLlmConfig, logger?: Logger): C
   const llm = localLlm(config, logger);
   return {
     name: llm.name,
-    stream: (request) => streamLocal(llm, request),
+    stream: (request) => (request.tools.length > 0 ? streamLocal(llm, request) : withoutToolCallText(streamLocal(llm, request))),
   };
 }
 
+/** Whether the conversation shows tool calls or results: the model then replies in JSON, text included. */
+export function repliesInJson(request: Pick<ChatRequest, 'messages' | 'tools'>): boolean {
+  return request.tools.length > 0 || request.messages.some((m) => m.role === 'tool' || (m.role === 'assistant' && m.toolCalls?.length));
+}
+
 async function* streamLocal(llm: LocalLlm, request: ChatRequest): AsyncIterable<ChatEvent> {
-  const withTools = request.tools.length > 0;
+  const withTools = repliesInJson(request);
   const textStream = withTools ? new JsonTextStream() : undefined;
   const pieces = llm.stream({
     messages: toHistory(request.messages, request.tools),
@@ -53,7 +61,7 @@ async function* streamLocal(llm: LocalLlm, request: ChatRequest): AsyncIterable<
       const reply = withTools
         ? (JSON.parse(output.text) as { type: 'text' } | { type: 'tool_call'; name: string; input: unknown })
         : { type: 'text' as const };
-      if (reply.type === 'tool_call') {
+      if (reply.type === 'tool_call' && request.tools.length > 0) {
         const tool = request.tools.find((t) => t.name === reply.name);
         const input = dropOptionalNulls(reply.input, tool?.parameters);
         yield { type: 'tool-call', call: { id: `call_${randomUUID()}`, name: reply.name, input } };
@@ -67,11 +75,12 @@ async function* streamLocal(llm: LocalLlm, request: ChatRequest): AsyncIterable<
   }
 }
 
-/** Both shapes a reply may take; each tool's alternative carries that tool's own input schema. */
+/** Both shapes a reply may take; each tool's alternative carries that tool's own input schema. Without tools: text only. */
 export function replySchema(tools: ChatTool[]): GbnfJsonSchema {
+  if (tools.length === 0) return TEXT_REPLY;
   return {
     oneOf: [
-      { type: 'object', properties: { type: { const: 'text' }, text: { type: 'string' } }, required: ['type', 'text'] },
+      TEXT_REPLY,
       ...tools.map(
         (tool): GbnfJsonSchema => ({
           type: 'object',
@@ -83,7 +92,19 @@ export function replySchema(tools: ChatTool[]): GbnfJsonSchema {
   };
 }
 
+const TEXT_REPLY: GbnfJsonSchema = {
+  type: 'object',
+  properties: { type: { const: 'text' }, text: { type: 'string' } },
+  required: ['type', 'text'],
+};
+
 function toolPrompt(tools: ChatTool[]): string {
+  if (tools.length === 0) {
+    return [
+      'No tool can be called now: answer the user in plain words from what the tools returned above.',
+      'Reply with one JSON object: {"type": "text", "text": <your reply>}.',
+    ].join('\n');
+  }
   return [
     'You can call these tools:',
     ...tools.map((t) => `- ${t.name}: ${t.description} Input: ${JSON.stringify(t.parameters)}`),
@@ -95,10 +116,10 @@ function toolPrompt(tools: ChatTool[]): string {
 
 /**
  * The conversation in the chat template's three roles. Tool results become user turns marked as data;
- * with tools, earlier assistant turns are shown in the same JSON shape the model must answer in.
+ * when the model replies in JSON, earlier assistant turns are shown in the same shape it must answer in.
  */
 export function toHistory(messages: ChatMessage[], tools: ChatTool[]): ChatHistoryItem[] {
-  const withTools = tools.length > 0;
+  const withTools = repliesInJson({ messages, tools });
   const system = messages.filter((m) => m.role === 'system').map((m) => m.content);
   if (withTools) system.push(toolPrompt(tools));
   const history: ChatHistoryItem[] = [{ type: 'system', text: system.join('\n\n') || 'You are a helpful assistant.' }];

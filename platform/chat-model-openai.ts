@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { ChatEvent, ChatMessage, ChatModel, ChatRequest } from './chat-model';
+import { type ChatEvent, type ChatMessage, type ChatModel, type ChatRequest, withoutToolCallText } from './chat-model';
 import type { Config } from './config';
 import { DEFAULT_LLM_MODEL } from './llm';
 
@@ -49,6 +49,7 @@ function parseArguments(text: string): unknown {
  * llama.cpp's server): streamed text deltas and streamed `tool_calls`, assembled per index and handed
  * over whole once the model finished. Each call is bounded by LLM_CALL_TIMEOUT_MS from its start to
  * its last byte, and by the caller's signal; it is not retried here (the caller's workflow decides).
+ * A call without tools never answers with a tool call written as text (`withoutToolCallText`).
  */
 export function createOpenAiChatModel(config: OpenAiChatConfig): ChatModel {
   if (!config.LLM_BASE_URL) throw new Error('LLM_BASE_URL is not set');
@@ -60,60 +61,61 @@ export function createOpenAiChatModel(config: OpenAiChatConfig): ChatModel {
     timeout: timeoutMs,
     maxRetries: 0,
   });
+  async function* call(request: ChatRequest): AsyncIterable<ChatEvent> {
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const signal = AbortSignal.any([request.signal, deadline]);
+    const calls = new Map<number, { id: string; name: string; args: string }>();
+    let finish: string | null = null;
+    let usage: { inputTokens?: number; outputTokens?: number } | undefined;
+    try {
+      const stream = await client.chat.completions.create(
+        {
+          model: modelName,
+          stream: true,
+          messages: toOpenAi(request.messages),
+          ...(request.tools.length
+            ? {
+                tools: request.tools.map((t) => ({
+                  type: 'function' as const,
+                  function: { name: t.name, description: t.description, parameters: t.parameters },
+                })),
+              }
+            : {}),
+          ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
+          ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+        },
+        { signal },
+      );
+      for await (const chunk of stream) {
+        if (chunk.usage) usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
+        const choice = chunk.choices?.[0];
+        if (!choice) continue;
+        const delta = choice.delta;
+        if (delta?.content) yield { type: 'text-delta', delta: delta.content };
+        for (const piece of delta?.tool_calls ?? []) {
+          const call = calls.get(piece.index) ?? { id: '', name: '', args: '' };
+          if (piece.id) call.id = piece.id;
+          if (piece.function?.name) call.name += piece.function.name;
+          if (piece.function?.arguments) call.args += piece.function.arguments;
+          calls.set(piece.index, call);
+        }
+        if (choice.finish_reason) finish = choice.finish_reason;
+      }
+      // An aborted stream may just end: an answer cut short is never handed over as complete.
+      if (signal.aborted) throw signal.reason;
+    } catch (error) {
+      if (deadline.aborted && !request.signal.aborted) throw new ModelDeadlineError(`The model did not answer within ${timeoutMs} ms`);
+      throw error;
+    }
+    const ordered = [...calls.entries()].sort((a, b) => a[0] - b[0]).map(([, c]) => c);
+    for (const [i, call] of ordered.entries()) {
+      yield { type: 'tool-call', call: { id: call.id || `call_${i}`, name: call.name, input: parseArguments(call.args) } };
+    }
+    const reason = ordered.length > 0 ? 'tool-calls' : finish === 'length' ? 'length' : 'stop';
+    yield { type: 'finish', reason, ...(usage ? { usage } : {}) };
+  }
   return {
     name: `openai:${modelName}`,
-    async *stream(request: ChatRequest): AsyncIterable<ChatEvent> {
-      const deadline = AbortSignal.timeout(timeoutMs);
-      const signal = AbortSignal.any([request.signal, deadline]);
-      const calls = new Map<number, { id: string; name: string; args: string }>();
-      let finish: string | null = null;
-      let usage: { inputTokens?: number; outputTokens?: number } | undefined;
-      try {
-        const stream = await client.chat.completions.create(
-          {
-            model: modelName,
-            stream: true,
-            messages: toOpenAi(request.messages),
-            ...(request.tools.length
-              ? {
-                  tools: request.tools.map((t) => ({
-                    type: 'function' as const,
-                    function: { name: t.name, description: t.description, parameters: t.parameters },
-                  })),
-                }
-              : {}),
-            ...(request.maxTokens !== undefined ? { max_tokens: request.maxTokens } : {}),
-            ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-          },
-          { signal },
-        );
-        for await (const chunk of stream) {
-          if (chunk.usage) usage = { inputTokens: chunk.usage.prompt_tokens, outputTokens: chunk.usage.completion_tokens };
-          const choice = chunk.choices?.[0];
-          if (!choice) continue;
-          const delta = choice.delta;
-          if (delta?.content) yield { type: 'text-delta', delta: delta.content };
-          for (const piece of delta?.tool_calls ?? []) {
-            const call = calls.get(piece.index) ?? { id: '', name: '', args: '' };
-            if (piece.id) call.id = piece.id;
-            if (piece.function?.name) call.name += piece.function.name;
-            if (piece.function?.arguments) call.args += piece.function.arguments;
-            calls.set(piece.index, call);
-          }
-          if (choice.finish_reason) finish = choice.finish_reason;
-        }
-        // An aborted stream may just end: an answer cut short is never handed over as complete.
-        if (signal.aborted) throw signal.reason;
-      } catch (error) {
-        if (deadline.aborted && !request.signal.aborted) throw new ModelDeadlineError(`The model did not answer within ${timeoutMs} ms`);
-        throw error;
-      }
-      const ordered = [...calls.entries()].sort((a, b) => a[0] - b[0]).map(([, c]) => c);
-      for (const [i, call] of ordered.entries()) {
-        yield { type: 'tool-call', call: { id: call.id || `call_${i}`, name: call.name, input: parseArguments(call.args) } };
-      }
-      const reason = ordered.length > 0 ? 'tool-calls' : finish === 'length' ? 'length' : 'stop';
-      yield { type: 'finish', reason, ...(usage ? { usage } : {}) };
-    },
+    stream: (request) => (request.tools.length > 0 ? call(request) : withoutToolCallText(call(request))),
   };
 }

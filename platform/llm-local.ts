@@ -68,6 +68,7 @@ export function localModelPath(config: Pick<Config, 'LLM_LOCAL_MODEL_PATH'>): st
 interface Loaded {
   llama: Llama;
   model: LlamaModel;
+  contextSize: number;
   sequence: LlamaContextSequence;
   chat: LlamaChat;
 }
@@ -166,6 +167,11 @@ export class LocalLlm {
     }
   }
 
+  /**
+   * One call. Its deadline (LLM_CALL_TIMEOUT_MS, queue wait included) and the caller's signal end it at
+   * once: the caller never waits for the native evaluation, which stops at its next check (the prompt is
+   * evaluated in small abortable pieces, the answer token by token) and holds the model until then.
+   */
   async run(call: LocalCall): Promise<LocalOutput> {
     const timeoutMs = this.config.LLM_CALL_TIMEOUT_MS;
     const bound = AbortSignal.timeout(timeoutMs);
@@ -173,26 +179,12 @@ export class LocalLlm {
     let release: (() => void) | undefined;
     try {
       release = await this.queue.acquire(signal);
-      const { chat, sequence, llama } = await abortable(this.loaded(), signal);
-      const grammar = call.schema ? await llama.createGrammarForJsonSchema<GbnfJsonSchema>(call.schema) : undefined;
-      let outputTokens = 0;
-      const result = await chat.generateResponse(call.messages, {
-        grammar,
-        maxTokens: call.maxTokens,
-        temperature: call.temperature ?? 0,
-        seed: 1, // the same prompt gets the same answer when sampling too
-        signal,
-        onToken: (tokens) => {
-          outputTokens += tokens.length;
-        },
-        onTextChunk: call.onText,
-      });
-      return {
-        text: result.response,
-        stopReason: result.metadata.stopReason === 'maxTokens' ? 'length' : 'stop',
-        inputTokens: Math.max(0, sequence.nextTokenIndex - outputTokens),
-        outputTokens,
-      };
+      const work = this.generate(call, signal);
+      // The model is free for the next call only once its native work has really stopped.
+      const free = release;
+      release = undefined;
+      work.then(free, free);
+      return await abortable(work, signal);
     } catch (error) {
       if (call.signal?.aborted) throw call.signal.reason;
       if (bound.aborted) throw new LocalModelError('timeout', `The local language model did not answer within ${timeoutMs} ms`);
@@ -200,6 +192,34 @@ export class LocalLlm {
     } finally {
       release?.();
     }
+  }
+
+  private async generate(call: LocalCall, signal: AbortSignal): Promise<LocalOutput> {
+    const loaded = await abortable(this.loaded(), signal);
+    const { chat, sequence, llama } = loaded;
+    const grammar = call.schema ? await llama.createGrammarForJsonSchema<GbnfJsonSchema>(call.schema) : undefined;
+    signal.throwIfAborted();
+    await prefill(loaded, call.messages, signal);
+    let outputTokens = 0;
+    const result = await chat.generateResponse(call.messages, {
+      grammar,
+      maxTokens: call.maxTokens,
+      temperature: call.temperature ?? 0,
+      seed: 1, // the same prompt gets the same answer when sampling too
+      signal,
+      onToken: (tokens) => {
+        outputTokens += tokens.length;
+      },
+      onTextChunk: (text) => {
+        if (!signal.aborted) call.onText?.(text);
+      },
+    });
+    return {
+      text: result.response,
+      stopReason: result.metadata.stopReason === 'maxTokens' ? 'length' : 'stop',
+      inputTokens: Math.max(0, sequence.nextTokenIndex - outputTokens),
+      outputTokens,
+    };
   }
 
   private loaded(): Promise<Loaded> {
@@ -221,7 +241,7 @@ export class LocalLlm {
     });
     const sequence = context.getSequence();
     this.logger?.info({ model: this.name, threads, contextSize: context.contextSize }, 'local language model loaded');
-    return { llama, model, sequence, chat: new LlamaChat({ contextSequence: sequence }) };
+    return { llama, model, contextSize: context.contextSize, sequence, chat: new LlamaChat({ contextSequence: sequence }) };
   }
 }
 
@@ -271,6 +291,34 @@ export function localLlm(config: LocalLlmConfig, logger?: Logger): LocalLlm {
   let runner = shared.get(key);
   if (!runner) shared.set(key, (runner = new LocalLlm(config, logger)));
   return runner;
+}
+
+/** Prompt tokens evaluated per native call ahead of the generation: the longest stretch an abort waits for. */
+export const PREFILL_CHUNK_TOKENS = 32;
+
+/**
+ * Evaluates the prompt into the sequence in small pieces, checking the signal between them, as the chat
+ * will render it (the same history, an empty model turn last). node-llama-cpp evaluates a prompt in one
+ * go and looks at the signal only between generated tokens, so a long prompt on a busy CPU would
+ * otherwise run on long past the deadline. The generation then reuses these tokens; a prompt the chat
+ * renders differently (a history shortened to fit) is only evaluated again, never wrong.
+ */
+async function prefill(loaded: Loaded, messages: ChatHistoryItem[], signal: AbortSignal): Promise<void> {
+  const { chat, model, sequence } = loaded;
+  const history: ChatHistoryItem[] = messages.at(-1)?.type === 'model' ? messages : [...messages, { type: 'model', response: [] }];
+  const { contextText } = chat.chatWrapper.generateContextState({ chatHistory: history });
+  // The chat evaluates the last token itself, to sample the first token of the answer from it.
+  const tokens = contextText.tokenize(model.tokenizer).slice(0, -1);
+  if (tokens.length + 16 >= loaded.contextSize) return;
+  const { firstDifferentIndex } = sequence.compareContextTokens(tokens);
+  if (firstDifferentIndex < sequence.nextTokenIndex) {
+    await sequence.eraseContextTokenRanges([{ start: firstDifferentIndex, end: sequence.nextTokenIndex }]);
+  }
+  for (let at = sequence.nextTokenIndex; at < tokens.length; at += PREFILL_CHUNK_TOKENS) {
+    signal.throwIfAborted();
+    await sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(at, at + PREFILL_CHUNK_TOKENS));
+  }
+  signal.throwIfAborted();
 }
 
 function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {

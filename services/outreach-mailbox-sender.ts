@@ -28,6 +28,43 @@ export interface MailboxSender {
 const addressText = (a: string | Mail.Address): string => (typeof a === 'string' ? a : (a.address ?? ''));
 
 /**
+ * The header fields the DKIM signature covers: those RFC 6376 §5.4.1 suggests (nodemailer's list), and
+ * List-Unsubscribe-Post, so the one-click unsubscribe (RFC 8058 §4 requires both List-Unsubscribe
+ * fields signed) cannot be altered or added on the way without breaking the signature.
+ */
+export const DKIM_SIGNED_FIELDS = [
+  'From',
+  'Sender',
+  'Reply-To',
+  'Subject',
+  'Date',
+  'Message-ID',
+  'To',
+  'Cc',
+  'MIME-Version',
+  'Content-Type',
+  'Content-Transfer-Encoding',
+  'Content-ID',
+  'Content-Description',
+  'Resent-Date',
+  'Resent-From',
+  'Resent-Sender',
+  'Resent-To',
+  'Resent-Cc',
+  'Resent-Message-ID',
+  'In-Reply-To',
+  'References',
+  'List-Id',
+  'List-Help',
+  'List-Unsubscribe',
+  'List-Unsubscribe-Post',
+  'List-Subscribe',
+  'List-Post',
+  'List-Owner',
+  'List-Archive',
+].join(':');
+
+/**
  * The DKIM signing key of a mailbox: its own domain's (provisioned on it), else the organization's
  * sending domain of the address's domain. Null when the organization has no such domain: the mail goes
  * out unsigned by us (a connected mailbox's own provider may sign it).
@@ -42,7 +79,7 @@ async function dkimSigner(
     : await domains.findByName(deps.sql, orgId, domainOf(mailbox.email_address));
   if (!domain?.dkim_credential_id) return null;
   const key = (await readOutreachSecret(deps.sql, deps.config, orgId, domain.dkim_credential_id))?.dkim_private_key;
-  return key ? { domainName: domain.name, keySelector: domain.dkim_selector, privateKey: key } : null;
+  return key ? { domainName: domain.name, keySelector: domain.dkim_selector, privateKey: key, headerFieldNames: DKIM_SIGNED_FIELDS } : null;
 }
 
 /**

@@ -3,6 +3,7 @@ import * as mail from '../db/outreach-messages';
 import type { MessageRow, PoolMailbox, ThreadRow } from '../db/outreach-messages';
 import * as seqs from '../db/outreach-sequences';
 import { suppressedAmong } from '../db/outreach-suppressions';
+import { trackingHostsOf } from '../db/outreach-tracking';
 import type { EnrollableContact, EnrollmentRow, SequenceRow } from '../db/outreach-sequences';
 import { dailyCap, isWithinSendingWindow, localDay, nextWindowOpening, sendGapSeconds } from '../domain/outreach-mailboxes';
 import { AUTO_COMPLETION, afterStep, nextLocalDayOpening, rotationStart } from '../domain/outreach-sequences';
@@ -11,6 +12,7 @@ import { makeMessageId, replyHeaders, replySubject } from '../domain/outreach-th
 import { newId } from '../platform/ids';
 import type { CycleResult } from '../workflows/outreach-messages';
 import { deliver, recordSent, type Reservation, type SendDeps } from './outreach-delivery';
+import { recordTrackedMessage, trackingBaseUrl } from './outreach-tracking';
 import { unsubscribeUrl } from './outreach-unsubscribe';
 
 // Sending a sequence's steps. One cycle reserves due sends in a transaction that holds the pool's
@@ -62,9 +64,7 @@ export async function runSequenceCycle(deps: SendDeps, orgId: string, sequenceId
   if (sequence.start_at && sequence.start_at > now)
     return { state: 'active', sent: 0, more: false, nextDueInMs: sequence.start_at.getTime() - now.getTime() };
 
-  const batch = await deps.sql.begin((tx) =>
-    reserve(tx, orgId, sequence, now, deps.config.OUTREACH_SEND_BATCH, (token) => unsubscribeUrl(deps.config, token)),
-  );
+  const batch = await deps.sql.begin((tx) => reserve(tx, deps.config, orgId, sequence, now));
   let sent = 0;
   // Reservations are independent (each its own row, limits already taken): a few SMTP sessions at once.
   let next = 0;
@@ -87,12 +87,12 @@ export async function runSequenceCycle(deps: SendDeps, orgId: string, sequenceId
 
 async function reserve(
   tx: Db,
+  config: SendDeps['config'],
   orgId: string,
   sequence: SequenceRow,
   now: Date,
-  batchSize: number,
-  unsubscribeUrlOf: (token: string) => string,
 ): Promise<{ reservations: Reservation[]; exhausted: boolean; full: boolean; reopensInMs: number | null }> {
+  const batchSize = config.OUTREACH_SEND_BATCH;
   const due = await seqs.lockDueEnrollments(tx, orgId, sequence.id, now, batchSize);
   if (!due.length) return { reservations: [], exhausted: false, full: false, reopensInMs: null };
 
@@ -127,6 +127,12 @@ async function reserve(
   const threads = await mail.threadsByIds(tx, orgId, threadIds);
   const parents = await mail.lastDeliveredMessages(tx, orgId, threadIds);
   const delays = sequence.steps.map((s) => s.delay_days);
+  // Mailboxes whose sending domain tracks opens and clicks (and is verified): their steps go out tracked.
+  const trackingHosts = await trackingHostsOf(
+    tx,
+    orgId,
+    pool.map((mb) => mb.id),
+  );
 
   let rotation = sequence.rotation;
   let exhausted = false;
@@ -209,8 +215,13 @@ async function reserve(
       parents.get(thread?.id ?? ''),
       key,
       now,
-      unsubscribeUrlOf(enrollment.unsubscribe_token),
+      unsubscribeUrl(config, enrollment.unsubscribe_token),
     );
+    const trackingHost = trackingHosts.get(mailbox.id);
+    if (trackingHost && reservation.message.html_body) {
+      reservation.trackingBase = trackingBaseUrl(config, trackingHost);
+      await recordTrackedMessage(tx, config, orgId, reservation.message.id, reservation.trackingBase, reservation.message.html_body);
+    }
     reservations.push({ ...reservation, gapSeconds: gap });
   }
 
@@ -283,9 +294,11 @@ async function reserveOne(
     enrollment: { ...enrollment, thread_id: thread.id },
     contact,
     mailbox,
+    sequence: { id: sequence.id },
     stepCount: sequence.steps.length,
     delays: [],
     unsubscribe,
+    trackingBase: null,
     gapSeconds: 0,
   };
 }

@@ -75,7 +75,9 @@ export function sequenceView(row: SequenceRow, stats?: Record<string, number>) {
   };
 }
 
-export function enrollmentView(row: EnrollmentRow) {
+export function enrollmentView(row: EnrollmentRow, now = new Date()) {
+  // Why an active enrollment waits, while it does: an automatic answer's pause until its return date.
+  const paused = row.status === 'active' && !!row.paused_until && row.paused_until.getTime() > now.getTime();
   return {
     id: row.id,
     sequence_id: row.sequence_id,
@@ -86,6 +88,8 @@ export function enrollmentView(row: EnrollmentRow) {
     thread_id: row.thread_id,
     last_sent_at: iso(row.last_sent_at),
     stopped_at: iso(row.stopped_at),
+    paused_until: paused ? iso(row.paused_until) : null,
+    pause_reason: paused ? row.pause_reason : null,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
   };
@@ -318,7 +322,7 @@ export async function enrollContacts(
   if (result.status === 'active' && result.inserted.length) {
     await wakeSender(deps, orgId, sequenceId).catch((error) => deps.logger.warn({ err: error, sequenceId }, 'outreach sender not woken'));
   }
-  return { enrolled: result.inserted.map(enrollmentView), skipped: result.skipped };
+  return { enrolled: result.inserted.map((r) => enrollmentView(r)), skipped: result.skipped };
 }
 
 export async function listEnrollments(
@@ -334,7 +338,7 @@ export async function listEnrollments(
     db.countEnrollments(deps.sql, orgId, sequenceId, q.status),
   ]);
   const page = cursorPage(rows, q.limit, total, (last) => ({ t: last.cursor_t!, id: last.id }));
-  return { data: page.data.map(enrollmentView), pagination: page.pagination };
+  return { data: page.data.map((r) => enrollmentView(r)), pagination: page.pagination };
 }
 
 export async function getEnrollment(deps: Pick<ServiceDeps, 'sql'>, orgId: string, sequenceId: string, id: string) {

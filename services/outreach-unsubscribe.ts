@@ -1,4 +1,5 @@
 import * as seqs from '../db/outreach-sequences';
+import { senderOfToken, type UnsubscribeSender } from '../db/outreach-unsubscribe';
 import { notFound, rateLimited } from '../domain/errors';
 import { escapeHtml } from '../domain/outreach-templates';
 import { addressSubject } from '../platform/client-address';
@@ -34,15 +35,22 @@ async function enrollmentOf(deps: UnsubscribeDeps, token: string, address: strin
   return enrollment;
 }
 
-/** Lists the address and stops the enrollment; the same answer every time (idempotent). */
-export async function unsubscribe(deps: UnsubscribeDeps, token: string, address: string): Promise<{ unsubscribed: true }> {
-  await enrollmentOf(deps, token, address);
+/**
+ * Lists the address and stops the enrollment; the same answer every time (idempotent). Answers the
+ * JSON body and the page a browser gets (naming the address and the sender).
+ */
+export async function unsubscribe(
+  deps: UnsubscribeDeps,
+  token: string,
+  address: string,
+): Promise<{ answer: { unsubscribed: true }; html: string }> {
+  const found = await enrollmentOf(deps, token, address);
   await deps.sql.begin(async (tx) => {
     const enrollment = (await seqs.findByUnsubscribeToken(tx, token, true))!;
     await seqs.markUnsubscribed(tx, enrollment.org_id, enrollment.id);
     await suppressAddress(tx, enrollment.org_id, enrollment.email ?? '', 'unsubscribe', 'One-click unsubscribe link');
   });
-  return { unsubscribed: true };
+  return { answer: { unsubscribed: true }, html: unsubscribedPage(found.email, await senderOfToken(deps.sql, token)) };
 }
 
 const STYLE = `body{margin:0;font-family:-apple-system,BlinkMacSystemFont,"Segoe UI",Roboto,Arial,sans-serif;background:#f3f4f6;color:#111827}
@@ -59,15 +67,43 @@ const page = (title: string, body: string) => `<!DOCTYPE html>
 <meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head>
 <body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
 
-/** The confirmation page: nothing changes until its button is pressed. */
+/** The sender as the page names it: "Sam Sender (sam@example.com)", or the address alone. */
+function senderText(sender: UnsubscribeSender): string {
+  const name = sender.sender_name?.trim();
+  const address = sender.sender_address;
+  if (name && address) return `<strong>${escapeHtml(name)}</strong> (${escapeHtml(address)})`;
+  if (name || address) return `<strong>${escapeHtml((name || address)!)}</strong>`;
+  return 'the sender';
+}
+
+const recipientText = (email: string | null) => (email ? `<strong>${escapeHtml(email)}</strong>` : 'your address');
+
+/** The confirmation page, naming the address and the sender: nothing changes until its button is pressed. */
 export async function unsubscribePage(deps: UnsubscribeDeps, token: string, address: string): Promise<string> {
   const enrollment = await enrollmentOf(deps, token, address);
-  if (enrollment.unsubscribed_at) return unsubscribedPage();
+  const sender = await senderOfToken(deps.sql, token);
+  if (enrollment.unsubscribed_at) return unsubscribedPage(enrollment.email, sender);
   return page(
     'Unsubscribe',
-    `<p>Stop receiving these emails? Your address goes on the sender's do-not-contact list.</p>
+    `<p>Stop emails from ${senderText(sender)} to ${recipientText(enrollment.email)}? The address goes on the sender's do-not-contact list.</p>
 <form method="post" action="/outreach/unsubscribe/${token}"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form>`,
   );
 }
 
-export const unsubscribedPage = () => page('You are unsubscribed', '<p>You will not receive these emails again.</p>');
+export const unsubscribedPage = (email: string | null, sender: UnsubscribeSender) =>
+  page('You are unsubscribed', `<p>${recipientText(email)} will not receive emails from ${senderText(sender)} again.</p>`);
+
+const ERROR_PAGES: Record<number, [string, string]> = {
+  404: [
+    'This unsubscribe link is not valid',
+    'Check that the whole link from the email was opened, or reply to the sender asking to be removed.',
+  ],
+  429: ['Too many requests', 'Too many requests came from your network. Please wait a minute and try again.'],
+};
+
+/** The unknown-link 404 and the 429 as a person's browser gets them (API clients keep the JSON body). */
+export function unsubscribeErrorPage(status: 404 | 429, retryAfterSeconds?: number): string {
+  const [title, message] = ERROR_PAGES[status]!;
+  const wait = status === 429 && retryAfterSeconds ? ` (about ${retryAfterSeconds} seconds)` : '';
+  return page(title, `<p>${escapeHtml(message)}${wait}</p>`);
+}

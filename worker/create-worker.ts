@@ -4,10 +4,15 @@ import { createActivities } from '../activities';
 import type { ActivityDeps } from '../activities/deps';
 import { connectionOptions } from '../platform/temporal';
 import { PROJECT_ROOT } from '../platform/tools';
+import { activityLogContext } from './activity-log-context';
+
+const WORKFLOW_LOG_CONTEXT = path.join(PROJECT_ROOT, 'worker', 'workflow-log-context.ts');
 
 /**
  * A worker on the configured task queue with every workflow and activity. Given a prebuilt bundle
- * (tests bundle once per run) it skips bundling; otherwise it bundles workflows/index.ts at start.
+ * (tests bundle once per run) it skips bundling; otherwise it bundles workflows/index.ts at start, with
+ * the workflow log context (worker/workflow-log-context.ts). Activities run in their log context
+ * (worker/activity-log-context.ts) either way.
  */
 export async function createWorker(
   deps: ActivityDeps,
@@ -22,8 +27,11 @@ export async function createWorker(
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     activities: createActivities(deps),
     ...(options.workflowBundlePath
-      ? { workflowBundle: { codePath: options.workflowBundlePath } }
-      : { workflowsPath: path.join(PROJECT_ROOT, 'workflows', 'index.ts') }),
+      ? { workflowBundle: { codePath: options.workflowBundlePath }, interceptors: { activity: [activityLogContext] } }
+      : {
+          workflowsPath: path.join(PROJECT_ROOT, 'workflows', 'index.ts'),
+          interceptors: { activity: [activityLogContext], workflowModules: [WORKFLOW_LOG_CONTEXT] },
+        }),
     ...options.extra,
   });
   return { worker, connection };

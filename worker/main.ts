@@ -1,4 +1,4 @@
-import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { Runtime } from '@temporalio/worker';
 import { createSql, databaseTimeouts } from '../db/client';
 import { loadConfigOrExit, requireDatabaseUrl } from '../platform/config';
 import { createLogger } from '../platform/logger';
@@ -6,13 +6,18 @@ import { loadMasterKey } from '../platform/secrets';
 import { createConfiguredStorage } from '../platform/storage';
 import { createTemporalClient } from '../platform/temporal';
 import { startOutboxRelay } from '../services/notifications/relay';
+import { activityLogFields } from './activity-log-context';
 import { createWorker } from './create-worker';
+import { startHeartbeat } from './heartbeat';
+import { temporalRuntimeOptions } from './temporal-logger';
 
 // The worker process. The Temporal runtime turns SIGINT/SIGTERM into a graceful shutdown: polling
-// stops, running activities get to finish, then run() resolves and the pools close.
+// stops, running activities get to finish, then run() resolves and the pools close. One log format:
+// the runtime's records and the activities' lines go through the app's JSON logger, the latter with
+// the running activity's workflow id, run id, activity type and organization.
 const config = loadConfigOrExit();
-const logger = createLogger(config.LOG_LEVEL);
-Runtime.install({ shutdownSignals: ['SIGINT', 'SIGTERM'], logger: new DefaultLogger(config.LOG_LEVEL === 'debug' ? 'DEBUG' : 'WARN') });
+const logger = createLogger(config.LOG_LEVEL, undefined, { mixin: activityLogFields });
+Runtime.install(temporalRuntimeOptions(logger));
 const sql = createSql(requireDatabaseUrl(config), config.DATABASE_POOL_MAX, databaseTimeouts(config));
 const masterKey = loadMasterKey(config.ENCRYPTION_KEY, config.dataDir);
 const storage = createConfiguredStorage(config, masterKey);
@@ -26,8 +31,11 @@ const temporal = createTemporalClient(
 const { worker, connection } = await createWorker({ config, sql, storage, logger, temporal });
 // Hands committed notification events (the outbox) to each organization's actor.
 const notificationRelay = await startOutboxRelay({ sql, temporal, config, logger });
-logger.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker polling');
+logger.info({ task_queue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker polling');
+// Liveness for docker-compose.yml and the chart: DATA_DIR/worker-heartbeat.json, fresh while polling.
+const heartbeat = startHeartbeat(worker, config.dataDir);
 await worker.run();
+heartbeat.stop();
 await notificationRelay.stop();
 await connection.close();
 await temporal.connection.close().catch(() => {});

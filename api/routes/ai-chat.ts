@@ -120,13 +120,20 @@ export function registerAiChatRoutes(routes: Routes, deps: AppDeps): void {
     method: 'get',
     path: '/ai/chats/{chat_id}/stream',
     tag,
-    summary: "Resume the active turn's stream after Last-Event-ID (from its current segment's start without it)",
+    summary: "Resume the active turn's stream after Last-Event-ID, or replay its latest segment from the start without it",
+    description:
+      'Frames after Last-Event-ID up to the end of the active turn’s latest segment, then live. A client that sends no ' +
+      'Last-Event-ID has seen nothing: it gets that segment from its `start`, also once the segment has closed (the turn ' +
+      'waits for an approval: the segment ends with the approval request and `finish`).',
     auth: { scope: 'crmRead' },
     params: ChatParams,
     headers: StreamHeaders,
     responses: {
-      200: sse('The rest of the segment being streamed'),
-      204: { description: 'No turn is active (or it waits for an approval and everything was already sent)' },
+      200: sse('The active turn’s latest segment: after Last-Event-ID, or from its start without it'),
+      204: {
+        description:
+          'No turn is active; or the turn waits for an approval and Last-Event-ID shows the client already has its whole segment',
+      },
       ...chatNotFound,
       ...authErrors,
       ...validationError,

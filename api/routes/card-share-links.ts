@@ -1,13 +1,19 @@
 import type Koa from 'koa';
 import { z } from 'zod';
+import { LEAD_PAGE_CSP, leadProblemsPage, leadThanksPage } from '../../domain/card-lead-pages';
 import { UTM_FIELDS, type Utm } from '../../domain/cards';
+import { isDomainError } from '../../domain/errors';
 import { contentDisposition } from '../../platform/storage';
 import * as share from '../../services/card-share-links';
 import { actor, orgOf } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { clientAddress } from '../middleware/client-address';
 import { reply, type Routes } from '../route';
-import { ErrorBody, authErrors, notFoundError, validationError } from '../schemas/common';
+import { ErrorBody, ValidationErrorBody, authErrors, notFoundError, validationError } from '../schemas/common';
+import { HttpError, ValidationError, fromZodError } from '../errors';
+import { readFormBody } from '../middleware/form-body';
+import { errorPage } from '../middleware/html-errors';
+import { readJsonBody } from '../middleware/json-body';
 import {
   CreateShareLinkBody,
   CardParams,
@@ -242,16 +248,114 @@ export function registerCardShareLinkRoutes(routes: Routes, deps: AppDeps): void
     path: '/share/{token}/leads',
     tag: TAG,
     summary: "Leave your details for the card's owner: creates or fills a CRM contact (source card) and notifies the owner",
+    description:
+      "Takes JSON, or the share page's form posted as a plain HTML form (application/x-www-form-urlencoded, no script needed: " +
+      'an empty optional field counts as not given, and the consent checkbox as true when ticked), with the same validation and limits. ' +
+      'A form post from a browser (Accept: text/html) gets its answers as HTML pages: a thank-you page, or the refused fields.',
     auth: 'public',
     params: TokenParams,
     query: VisitQuery,
-    body: LeadBody,
-    bodyLimitBytes: LEAD_BODY_LIMIT_BYTES,
-    responses: {
-      200: { description: 'Received (the same answer whether the email was known or not)', schema: LeadReceived },
-      ...publicErrors,
+    documented: { body: LeadBody, bodyContentTypes: ['application/json', 'application/x-www-form-urlencoded'] },
+    responses: LEAD_RESPONSES,
+    handler: async ({ params, query, ctx }) => {
+      const page = typeof ctx.is('application/x-www-form-urlencoded') === 'string' && ctx.accepts('json', 'html') === 'html';
+      const back = `/share/${encodeURIComponent(params.token)}${ctx.querystring ? `?${ctx.querystring}` : ''}`;
+      const done = await readLead(ctx, deps.config)
+        .then((input) => share.submitLead(publicDeps, params.token, visitOf(ctx, query), input))
+        .then(
+          (received) => ({ received }),
+          (error: unknown) => ({ error }),
+        );
+      if ('error' in done) return leadFailurePage(page, done.error, back);
+      if (page) return reply(200, leadThanksPage(done.received.cardName, back), LEAD_PAGE_HEADERS, 'text/html; charset=utf-8');
+      return reply(200, { status: done.received.status }, PUBLIC_HEADERS);
     },
-    handler: async ({ params, query, body, ctx }) =>
-      reply(200, await share.submitLead(publicDeps, params.token, visitOf(ctx, query), body), PUBLIC_HEADERS),
   });
+}
+
+const LEAD_PAGE_HEADERS = { ...PUBLIC_HEADERS, 'Content-Security-Policy': LEAD_PAGE_CSP };
+const LEAD_RESPONSES = {
+  200: {
+    description: 'Received (the same answer whether the email was known or not); a thank-you page for a form post that prefers text/html',
+    schema: z.string(),
+    contentType: 'text/html',
+    json: LeadReceived,
+  },
+  400: {
+    description: 'A parameter value outside its choices, or a body that is not valid UTF-8 (or nested deeper than JSON_MAX_DEPTH)',
+    schema: ErrorBody,
+  },
+  404: {
+    description: `${hiddenLink[404].description}; also for a form post that prefers text/html`,
+    schema: z.string(),
+    contentType: 'text/html',
+    json: ErrorBody,
+  },
+  413: { description: `Body larger than ${LEAD_BODY_LIMIT_BYTES} bytes`, schema: ErrorBody },
+  415: {
+    description: 'A body other than JSON or a form (application/x-www-form-urlencoded), or in a charset other than UTF-8',
+    schema: ErrorBody,
+  },
+  422: {
+    description: 'Validation failed; for a form post that prefers text/html, a page naming the refused fields',
+    schema: z.string(),
+    contentType: 'text/html',
+    json: ValidationErrorBody,
+  },
+  429: { ...limited[429], schema: z.string(), contentType: 'text/html', json: ErrorBody },
+} as const;
+
+/** The lead from a JSON body or a plain form post, validated by the same schema (422 as for any body). */
+async function readLead(ctx: Koa.Context, config: AppDeps['config']): Promise<z.output<typeof LeadBody>> {
+  const limitBytes = Math.min(LEAD_BODY_LIMIT_BYTES, config.BODY_LIMIT_BYTES);
+  const sendsBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
+  let input: unknown = {};
+  if (sendsBody && ctx.is('application/x-www-form-urlencoded')) {
+    // What a browser sends for the form: empty optional inputs, and the ticked checkbox as "on".
+    const fields = await readFormBody(ctx, limitBytes);
+    input = Object.fromEntries(
+      Object.entries(fields)
+        .filter(([key, value]) => value !== '' || key === 'name' || key === 'email')
+        .map(([key, value]) => [key, key === 'consent' && FORM_TRUE.has(value.toLowerCase()) ? true : value]),
+    );
+  } else if (sendsBody) {
+    if (!ctx.is('application/json', '+json'))
+      throw new HttpError(415, `Unsupported media type ${ctx.request.type}: send application/json or application/x-www-form-urlencoded`);
+    await readJsonBody(ctx, { limitBytes, maxDepth: config.JSON_MAX_DEPTH });
+    input = (ctx.request as { body?: unknown }).body ?? {};
+  }
+  const parsed = LeadBody.safeParse(input);
+  if (!parsed.success) throw fromZodError(parsed.error, 'body', input, LeadBody);
+  return parsed.data;
+}
+
+const FORM_TRUE = new Set(['on', 'true', '1', 'yes']);
+
+/** A failure of the lead post: an HTML page for a browser's form post, the JSON error otherwise. */
+function leadFailurePage(page: boolean, error: unknown, back: string) {
+  if (!page) throw error;
+  const html = (status: 404 | 422 | 429, body: string, headers: Record<string, string> = {}) =>
+    reply(status, body, { ...LEAD_PAGE_HEADERS, ...headers }, 'text/html; charset=utf-8');
+  if (error instanceof ValidationError)
+    return html(
+      422,
+      leadProblemsPage(
+        error.issues.map((issue) => ({ field: String(issue.loc.slice(1).join('.') || 'form'), message: issue.msg })),
+        back,
+      ),
+    );
+  if (isDomainError(error, 'unprocessable'))
+    return html(
+      422,
+      leadProblemsPage(
+        (error.fields ?? []).map((f) => ({ field: String(f.loc.slice(1).join('.') || 'form'), message: f.msg })),
+        back,
+      ),
+    );
+  if (isDomainError(error, 'not_found')) return html(404, errorPage(404));
+  if (isDomainError(error, 'rate_limited')) {
+    const retryAfter = String(Math.ceil(error.retryAfterSeconds ?? 60));
+    return html(429, errorPage(429, retryAfter), { 'Retry-After': retryAfter });
+  }
+  throw error;
 }

@@ -142,4 +142,6 @@ export const SSE_DESCRIPTION =
   'AI SDK UI message stream protocol v1 (header `x-vercel-ai-ui-message-stream: v1`): server-sent events `id: <n>` + ' +
   '`data: <frame JSON>` (types start, start-step, text-start, text-delta, text-end, tool-input-available, ' +
   'tool-output-available, tool-output-error, tool-approval-request, tool-output-denied, finish-step, finish, error), ' +
-  'ending with `data: [DONE]`; `: keep-alive` comments every AI_CHAT_KEEPALIVE_MS. Not compressed.';
+  'ending with `data: [DONE]`; `: keep-alive` comments every AI_CHAT_KEEPALIVE_MS. Not compressed. `finish` carries ' +
+  '`finishReason`: `length` when the answer stopped at the model’s token limit (announced by a transient ' +
+  '`data-finish-reason` frame, no part of the message), `tool-calls` (waiting for an approval), `error`, `other` (stopped) or `stop`.';

@@ -13,9 +13,20 @@ const Figures = {
   not_interested: count('Answered with a refusal'),
   auto_replies: count('Answered by an out-of-office or other automatic answer'),
   unsubscribed: count('Followed by the one-click unsubscribe (counted on the last step sent before it)'),
+  tracked: count(
+    'Delivered messages sent with open and click tracking (their sending domain tracks and is verified); the open and click rates are over these',
+  ),
+  opens: count('Loads of the open pixel by people (machines counted apart in machine_opens)'),
+  unique_opens: count('Messages a person opened (loaded the pixel) or clicked'),
+  clicks: count('Clicks on rewritten links by people (machines counted apart in machine_clicks)'),
+  unique_clicks: count('Messages with at least one click by a person'),
+  machine_opens: count('Pixel loads by machines: Apple Mail Privacy Protection, loads within seconds of delivery, bots and link checkers'),
+  machine_clicks: count('Clicks by machines: security scanners (within seconds of delivery, or every link at once), bots'),
   rates: z
-    .object({ delivery: Rate, bounce: Rate, reply: Rate, interested: Rate, unsubscribe: Rate })
-    .describe('Four decimals; bounce and delivery over sent, the others over delivered; null without a denominator'),
+    .object({ delivery: Rate, bounce: Rate, reply: Rate, interested: Rate, unsubscribe: Rate, open: Rate, click: Rate })
+    .describe(
+      'Four decimals; bounce and delivery over sent; open (unique_opens) and click (unique_clicks) over tracked; the others over delivered; null without a denominator',
+    ),
 };
 
 export const SequenceAnalytics = z

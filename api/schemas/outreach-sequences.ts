@@ -138,6 +138,13 @@ export const Enrollment = z
     thread_id: Uuid.nullable(),
     last_sent_at: Timestamp.nullable(),
     stopped_at: Timestamp.nullable(),
+    paused_until: Timestamp.nullable().openapi({
+      description:
+        'While an active enrollment waits after an automatic answer: when its next step may go out (the return date read, or a default pause)',
+    }),
+    pause_reason: z.enum(['out_of_office', 'auto_reply']).nullable().openapi({
+      description: 'Why the enrollment waits until paused_until: an out-of-office note, or another automatic answer; null when not paused',
+    }),
     created_at: Timestamp,
     updated_at: Timestamp,
   })

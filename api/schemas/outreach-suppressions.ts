@@ -2,13 +2,15 @@ import { z } from 'zod';
 import { CreatedCursor, CursorPagination, cursorQuery } from '../pagination';
 import { Timestamp, Uuid } from './common';
 
-const Reason = z.enum(['bounce', 'unsubscribe', 'complaint', 'manual']);
+const Reason = z.enum(['bounce', 'soft_bounce', 'unsubscribe', 'complaint', 'manual']);
 
 export const Suppression = z
   .object({
     id: Uuid,
     email: z.string(),
-    reason: Reason.describe('bounce (a hard bounce), unsubscribe, complaint, or manual (added by a person)'),
+    reason: Reason.describe(
+      'bounce (a hard bounce), soft_bounce (repeated temporary failures; the note says how many and the last status), unsubscribe, complaint, or manual (added by a person)',
+    ),
     note: z.string().nullable(),
     created_by: z.string().describe('user:<id>, or system:outreach for entries the sender added'),
     created_at: Timestamp,

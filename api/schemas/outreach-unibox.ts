@@ -53,7 +53,7 @@ export const ThreadMessage = z
     variant: z.number().int().nullable(),
     classification: z.enum(REPLY_CLASSES).nullable().openapi({
       description:
-        'Of a received message: interested, not_interested, out_of_office, auto_reply, bounce or other (a fixed phrase rule over its first lines); null on sent ones',
+        'Of a received message: interested, not_interested, out_of_office, auto_reply, bounce (a permanent delivery failure), soft_bounce (a temporary one, still being retried) or other (a fixed phrase rule over its first lines); null on sent ones',
     }),
     sent_at: Timestamp.nullable(),
     received_at: Timestamp.nullable(),
@@ -117,7 +117,10 @@ export const InboundAnswer = z
   .object({
     matched: z.boolean(),
     thread_id: Uuid.nullable(),
-    kind: z.enum(['reply', 'auto_reply', 'bounce']).nullable(),
+    kind: z.enum(['reply', 'auto_reply', 'bounce', 'soft_bounce']).nullable().openapi({
+      description:
+        'bounce: a permanent delivery failure (the enrollment stops, the address is suppressed); soft_bounce: a temporary one (recorded, the sequence goes on); null when nothing matched or a report tells of a delivery',
+    }),
     stored: z.boolean(),
   })
   .openapi('OutreachInboundAnswer');

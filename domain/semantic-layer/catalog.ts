@@ -73,18 +73,42 @@ export const CRM_ENTITIES: Record<string, EntityDef> = {
     name: 'accounts',
     relation: 'accounts',
     singular: 'account',
-    synonyms: ['account', 'accounts', 'company', 'companies', 'customer', 'customers', 'client', 'clients', 'organization', 'organizations', 'org', 'orgs', 'firm', 'firms', 'business', 'businesses', 'logo', 'logos'],
+    synonyms: [
+      'account',
+      'accounts',
+      'company',
+      'companies',
+      'customer',
+      'customers',
+      'client',
+      'clients',
+      'organization',
+      'organizations',
+      'org',
+      'orgs',
+      'firm',
+      'firms',
+      'business',
+      'businesses',
+      'logo',
+      'logos',
+    ],
     label: 'name',
     defaultDate: 'created_at',
     defaultNumber: 'employee_count',
     fields: {
+      id: { sql: 't.id', type: 'id', synonyms: [], groupable: false },
       name: { sql: 't.name', type: 'text', synonyms: ['name', 'names', 'account name', 'company name'] },
       domain: { sql: 't.domain', type: 'text', synonyms: ['domain', 'domains', 'web domain', 'website domain'] },
       industry: { sql: 't.industry', type: 'text', synonyms: ['industry', 'industries', 'sector', 'sectors', 'vertical', 'verticals'] },
       website: { sql: 't.website', type: 'text', synonyms: ['website', 'websites', 'site', 'url'], groupable: false },
       description: { sql: 't.description', type: 'text', synonyms: ['description'], groupable: false },
       owner_id: ownerField,
-      employee_count: { sql: 't.employee_count', type: 'number', synonyms: ['employees', 'employee', 'employee count', 'headcount', 'staff', 'people', 'size', 'workforce'] },
+      employee_count: {
+        sql: 't.employee_count',
+        type: 'number',
+        synonyms: ['employees', 'employee', 'employee count', 'headcount', 'staff', 'people', 'size', 'workforce'],
+      },
       health_score: { sql: 't.health_score', type: 'number', synonyms: ['health score', 'health', 'health scores', 'score', 'scores'] },
       tags: tagsField,
       created_at: created,
@@ -92,7 +116,12 @@ export const CRM_ENTITIES: Record<string, EntityDef> = {
     },
     joins: {},
     children: { deals: 'account_id', contacts: 'account_id', activities: 'account_id' },
-    examples: ['How many accounts do we have?', 'Which companies are in the software industry?', 'Accounts with more than 500 employees', 'average health score of our customers'],
+    examples: [
+      'How many accounts do we have?',
+      'Which companies are in the software industry?',
+      'Accounts with more than 500 employees',
+      'average health score of our customers',
+    ],
   },
   contacts: {
     name: 'contacts',
@@ -102,18 +131,36 @@ export const CRM_ENTITIES: Record<string, EntityDef> = {
     label: 'name',
     defaultDate: 'created_at',
     fields: {
+      id: { sql: 't.id', type: 'id', synonyms: [], groupable: false },
       name: { sql: "concat_ws(' ', t.first_name, t.last_name)", type: 'text', synonyms: ['name', 'names', 'full name'] },
       first_name: { sql: 't.first_name', type: 'text', synonyms: ['first name'] },
       last_name: { sql: 't.last_name', type: 'text', synonyms: ['last name', 'surname'] },
       email: { sql: 't.email', type: 'text', synonyms: ['email', 'emails', 'email address', 'e-mail'] },
-      email_domain: { sql: "split_part(t.email, '@', 2)", type: 'text', synonyms: ['email domain', 'email domains', 'mail domain', 'domain', 'domains'] },
-      title: { sql: 't.title', type: 'text', synonyms: ['title', 'titles', 'job title', 'job titles', 'role', 'roles', 'position', 'positions'] },
+      email_domain: {
+        sql: "split_part(t.email, '@', 2)",
+        type: 'text',
+        synonyms: ['email domain', 'email domains', 'mail domain', 'domain', 'domains'],
+      },
+      title: {
+        sql: 't.title',
+        type: 'text',
+        synonyms: ['title', 'titles', 'job title', 'job titles', 'role', 'roles', 'position', 'positions'],
+      },
       department: { sql: 't.department', type: 'text', synonyms: ['department', 'departments', 'team'] },
       phone: { sql: 't.phone', type: 'text', synonyms: ['phone', 'phone number'], groupable: false },
       company: { sql: 't.company', type: 'text', synonyms: ['company as entered'] },
-      source: { sql: 't.source', type: 'text', synonyms: ['source', 'sources', 'lead source', 'origin', 'channel', 'came from', 'come from', 'comes from'] },
+      source: {
+        sql: 't.source',
+        type: 'text',
+        synonyms: ['source', 'sources', 'lead source', 'origin', 'channel', 'came from', 'come from', 'comes from'],
+      },
       owner_id: ownerField,
-      stage: { sql: 't.stage', type: 'enum', values: CONTACT_STAGES, synonyms: ['stage', 'stages', 'funnel stage', 'funnel', 'status', 'lifecycle'] },
+      stage: {
+        sql: 't.stage',
+        type: 'enum',
+        values: CONTACT_STAGES,
+        synonyms: ['stage', 'stages', 'funnel stage', 'funnel', 'status', 'lifecycle'],
+      },
       stage_changed_at: { sql: 't.stage_changed_at', type: 'date', synonyms: ['stage changed'] },
       tags: tagsField,
       created_at: created,
@@ -132,12 +179,36 @@ export const CRM_ENTITIES: Record<string, EntityDef> = {
     defaultDate: 'created_at',
     defaultNumber: 'value',
     fields: {
+      id: { sql: 't.id', type: 'id', synonyms: [], groupable: false },
       name: { sql: 't.name', type: 'text', synonyms: ['name', 'names', 'deal name'] },
       stage: { sql: 't.stage', type: 'enum', values: DEAL_STAGES, synonyms: ['stage', 'stages', 'pipeline stage', 'status', 'phase'] },
-      value: { sql: 't.value', type: 'money', synonyms: ['value', 'values', 'amount', 'amounts', 'revenue', 'worth', 'size', 'money', 'dollars', 'euros', 'deal value', 'deal size', 'arr', 'bookings'] },
+      value: {
+        sql: 't.value',
+        type: 'money',
+        synonyms: [
+          'value',
+          'values',
+          'amount',
+          'amounts',
+          'revenue',
+          'worth',
+          'size',
+          'money',
+          'dollars',
+          'euros',
+          'deal value',
+          'deal size',
+          'arr',
+          'bookings',
+        ],
+      },
       currency: { sql: 't.currency', type: 'text', synonyms: ['currency', 'currencies'] },
       owner_id: ownerField,
-      close_date: { sql: 't.close_date', type: 'date', synonyms: ['close date', 'closing date', 'expected close', 'closing', 'due to close', 'expected to close', 'expected close date'] },
+      close_date: {
+        sql: 't.close_date',
+        type: 'date',
+        synonyms: ['close date', 'closing date', 'expected close', 'closing', 'due to close', 'expected to close', 'expected close date'],
+      },
       closed_at: { sql: 't.closed_at', type: 'date', synonyms: ['closed', 'won', 'lost', 'win', 'closed at', 'close'] },
       tags: tagsField,
       created_at: created,
@@ -161,7 +232,11 @@ export const CRM_ENTITIES: Record<string, EntityDef> = {
       body: { sql: 't.body', type: 'text', synonyms: ['body'], groupable: false },
       direction: { sql: 't.direction', type: 'enum', values: ['inbound', 'outbound'], synonyms: ['direction'] },
       due_at: { sql: 't.due_at', type: 'date', synonyms: ['due', 'scheduled'] },
-      duration_minutes: { sql: 't.duration_minutes', type: 'number', synonyms: ['minutes', 'duration', 'time spent', 'length', 'hours', 'how long', 'spent', 'spend'] },
+      duration_minutes: {
+        sql: 't.duration_minutes',
+        type: 'number',
+        synonyms: ['minutes', 'duration', 'time spent', 'length', 'hours', 'how long', 'spent', 'spend'],
+      },
       created_by: { sql: 't.created_by', type: 'text', synonyms: ['author', 'logged by', 'created by'] },
       created_at: { ...created, synonyms: ['logged', 'created', 'added', 'recorded'] },
     },
@@ -265,7 +340,11 @@ export function customEntity(table: CustomTableShape): EntityDef {
   };
 }
 
-const wordsOf = (name: string) => name.toLowerCase().replace(/[_\W]+/g, ' ').trim();
+const wordsOf = (name: string) =>
+  name
+    .toLowerCase()
+    .replace(/[_\W]+/g, ' ')
+    .trim();
 
 /** A Postgres identifier, double-quoted when it is not plain lower case. */
 export const quoteIdent = (name: string) => (/^[a-z_][a-z0-9_]*$/.test(name) ? name : `"${name.replace(/"/g, '""')}"`);

@@ -19,7 +19,13 @@ export interface CompiledPlan {
 export const literal = (value: string) => `'${value.replace(/\0/g, '').replace(/'/g, "''")}'`;
 
 const scalarSql = (value: string | number | boolean) =>
-  typeof value === 'number' ? (Number.isFinite(value) ? String(value) : 'NULL') : typeof value === 'boolean' ? String(value) : literal(value);
+  typeof value === 'number'
+    ? Number.isFinite(value)
+      ? String(value)
+      : 'NULL'
+    : typeof value === 'boolean'
+      ? String(value)
+      : literal(value);
 
 interface Resolved {
   def: FieldDef;
@@ -125,7 +131,9 @@ export function compilePlan(plan: Plan, catalog: Catalog): CompiledPlan {
   const from = [`FROM ${entity.relation} AS t`];
   for (const name of joins) {
     const join = entity.joins[name]!;
-    from.push(`LEFT JOIN ${catalog[join.entity]!.relation} AS ${name} ON ${name}.${quoteIdent(join.targetKey ?? 'id')} = t.${quoteIdent(join.foreignKey)}`);
+    from.push(
+      `LEFT JOIN ${catalog[join.entity]!.relation} AS ${name} ON ${name}.${quoteIdent(join.targetKey ?? 'id')} = t.${quoteIdent(join.foreignKey)}`,
+    );
   }
   if (lateralTag) from.push(lateralTag);
 
@@ -199,7 +207,9 @@ function filterSql(filter: Filter, entity: EntityDef, catalog: Catalog, resolve:
     case 'eq':
     case 'neq': {
       if (def.type === 'tags')
-        return filter.op === 'eq' ? `${scalarSql(String(filter.value))} = ANY(${sql})` : `NOT (${scalarSql(String(filter.value))} = ANY(${sql}))`;
+        return filter.op === 'eq'
+          ? `${scalarSql(String(filter.value))} = ANY(${sql})`
+          : `NOT (${scalarSql(String(filter.value))} = ANY(${sql}))`;
       const value = scalarSql(typedValue(filter.value, def.type));
       return filter.op === 'eq' ? `${sql} = ${value}` : `${sql} IS DISTINCT FROM ${value}`;
     }

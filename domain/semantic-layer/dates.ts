@@ -35,43 +35,68 @@ function ruledSpans(text: string, today: Date): Span[] {
   const y = today.getUTCFullYear();
   const m = today.getUTCMonth() + 1;
   const q = Math.floor((m - 1) / 3) + 1;
-  const quarter = (year: number, n: number) => ({ start: utc(year, (n - 1) * 3 + 1), end: utc(n === 4 ? year + 1 : year, n === 4 ? 1 : n * 3 + 1) });
-  const push = (match: RegExpExecArray, range: { start: Date; end: Date }) => spans.push({ ...range, index: match.index, length: match[0].length });
+  const quarter = (year: number, n: number) => ({
+    start: utc(year, (n - 1) * 3 + 1),
+    end: utc(n === 4 ? year + 1 : year, n === 4 ? 1 : n * 3 + 1),
+  });
+  const push = (match: RegExpExecArray, range: { start: Date; end: Date }) =>
+    spans.push({ ...range, index: match.index, length: match[0].length });
   const rules: [RegExp, (match: RegExpExecArray) => { start: Date; end: Date } | null][] = [
-    [/\b(this|current|last|previous|past|prior|next) quarter\b/g, (x) => {
-      const shift = x[1] === 'next' ? 1 : ['this', 'current'].includes(x[1]!) ? 0 : -1;
-      const n = q + shift;
-      const year = n < 1 ? y - 1 : n > 4 ? y + 1 : y;
-      return quarter(year, ((n + 3) % 4) + 1);
-    }],
+    [
+      /\b(this|current|last|previous|past|prior|next) quarter\b/g,
+      (x) => {
+        const shift = x[1] === 'next' ? 1 : ['this', 'current'].includes(x[1]!) ? 0 : -1;
+        const n = q + shift;
+        const year = n < 1 ? y - 1 : n > 4 ? y + 1 : y;
+        return quarter(year, ((n + 3) % 4) + 1);
+      },
+    ],
     [/\bq([1-4])(?:\s+(?:of\s+)?((?:19|20)\d\d))?\b/g, (x) => quarter(x[2] ? Number(x[2]) : y, Number(x[1]))],
-    [/\b(first|second|third|fourth|1st|2nd|3rd|4th) quarter(?: of)?(?: ((?:19|20)\d\d))?\b/g, (x) => quarter(x[2] ? Number(x[2]) : y, QUARTER_WORDS[x[1]!]!)],
-    [/\b(this|current|last|previous|prior|next) year\b/g, (x) => {
-      const year = x[1] === 'next' ? y + 1 : ['this', 'current'].includes(x[1]!) ? y : y - 1;
-      return { start: utc(year, 1), end: utc(year + 1, 1) };
-    }],
+    [
+      /\b(first|second|third|fourth|1st|2nd|3rd|4th) quarter(?: of)?(?: ((?:19|20)\d\d))?\b/g,
+      (x) => quarter(x[2] ? Number(x[2]) : y, QUARTER_WORDS[x[1]!]!),
+    ],
+    [
+      /\b(this|current|last|previous|prior|next) year\b/g,
+      (x) => {
+        const year = x[1] === 'next' ? y + 1 : ['this', 'current'].includes(x[1]!) ? y : y - 1;
+        return { start: utc(year, 1), end: utc(year + 1, 1) };
+      },
+    ],
     [/\b(year to date|ytd)\b/g, () => ({ start: utc(y, 1), end: addDays(today, 1) })],
-    [/\b(this|current|last|previous|prior|next) month\b/g, (x) => {
-      const shift = x[1] === 'next' ? 1 : ['this', 'current'].includes(x[1]!) ? 0 : -1;
-      const start = utc(y, m + shift);
-      return { start, end: utc(start.getUTCFullYear(), start.getUTCMonth() + 2) };
-    }],
-    [/\b(this|current|last|previous|prior|next) week\b/g, (x) => {
-      const monday = addDays(today, -((today.getUTCDay() + 6) % 7));
-      const shift = x[1] === 'next' ? 7 : ['this', 'current'].includes(x[1]!) ? 0 : -7;
-      const start = addDays(monday, shift);
-      return { start, end: addDays(start, 7) };
-    }],
-    [/\b(?:in the |over the |during the )?(?:last|past|previous) (\d+) (day|week|month|year)s?\b/g, (x) => {
-      const n = Number(x[1]);
-      const end = addDays(today, 1);
-      if (x[2] === 'day') return { start: addDays(today, -n + 1), end };
-      if (x[2] === 'week') return { start: addDays(today, -7 * n + 1), end };
-      if (x[2] === 'month') return { start: utc(y, m - n, today.getUTCDate()), end };
-      return { start: utc(y - n, m, today.getUTCDate()), end };
-    }],
+    [
+      /\b(this|current|last|previous|prior|next) month\b/g,
+      (x) => {
+        const shift = x[1] === 'next' ? 1 : ['this', 'current'].includes(x[1]!) ? 0 : -1;
+        const start = utc(y, m + shift);
+        return { start, end: utc(start.getUTCFullYear(), start.getUTCMonth() + 2) };
+      },
+    ],
+    [
+      /\b(this|current|last|previous|prior|next) week\b/g,
+      (x) => {
+        const monday = addDays(today, -((today.getUTCDay() + 6) % 7));
+        const shift = x[1] === 'next' ? 7 : ['this', 'current'].includes(x[1]!) ? 0 : -7;
+        const start = addDays(monday, shift);
+        return { start, end: addDays(start, 7) };
+      },
+    ],
+    [
+      /\b(?:in the |over the |during the )?(?:last|past|previous) (\d+) (day|week|month|year)s?\b/g,
+      (x) => {
+        const n = Number(x[1]);
+        const end = addDays(today, 1);
+        if (x[2] === 'day') return { start: addDays(today, -n + 1), end };
+        if (x[2] === 'week') return { start: addDays(today, -7 * n + 1), end };
+        if (x[2] === 'month') return { start: utc(y, m - n, today.getUTCDate()), end };
+        return { start: utc(y - n, m, today.getUTCDate()), end };
+      },
+    ],
     [/\btoday\b/g, () => ({ start: today, end: addDays(today, 1) })],
-    [/\b(?:in|during|for|of|year|since|before|after|from|until|by)\s+((?:19|20)\d\d)\b(?![-/]\d)/g, (x) => ({ start: utc(Number(x[1]), 1), end: utc(Number(x[1]) + 1, 1) })],
+    [
+      /\b(?:in|during|for|of|year|since|before|after|from|until|by)\s+((?:19|20)\d\d)\b(?![-/]\d)/g,
+      (x) => ({ start: utc(Number(x[1]), 1), end: utc(Number(x[1]) + 1, 1) }),
+    ],
   ];
   for (const [pattern, make] of rules) {
     for (let match = pattern.exec(text); match; match = pattern.exec(text)) {
@@ -131,7 +156,9 @@ export function dateRangeOf(text: string, today: Date): DateRange | null {
   for (const span of spans) {
     const before = lead(span);
     const said = text.slice(span.index, span.index + span.length);
-    const prep = before.match(/\b(since|after|from|starting|before|until|till|up to|by|prior to|earlier than|later than|through)\s*(the\s*)?$/);
+    const prep = before.match(
+      /\b(since|after|from|starting|before|until|till|up to|by|prior to|earlier than|later than|through)\s*(the\s*)?$/,
+    );
     const word = prep?.[1];
     if (word === 'since' || word === 'from' || word === 'starting') range.from = iso(span.start);
     else if (word === 'after' || word === 'later than') range.from = iso(span.end);

@@ -58,18 +58,55 @@ interface Mention {
   word: string;
 }
 
-const NUMBER_WORDS: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, twenty: 20 };
+const NUMBER_WORDS: Record<string, number> = {
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  twenty: 20,
+};
 const COMPARISON =
   /\b(more than|greater than|over|above|exceeding|exceeds|bigger than|larger than|higher than|at least|no less than|less than|fewer than|under|below|smaller than|lower than|at most|no more than|up to|equal to|equals|exactly|>=|<=|>|<|=)\s*(?:\$|€|£)?\s*(-?\d[\d,]*(?:\.\d+)?)\s*(k|m|thousand|million|%)?/g;
-const BETWEEN = /\bbetween\s+(?:\$|€|£)?\s*(\d[\d,]*(?:\.\d+)?)\s*(k|m|thousand|million)?\s+and\s+(?:\$|€|£)?\s*(\d[\d,]*(?:\.\d+)?)\s*(k|m|thousand|million)?/g;
+const BETWEEN =
+  /\bbetween\s+(?:\$|€|£)?\s*(\d[\d,]*(?:\.\d+)?)\s*(k|m|thousand|million)?\s+and\s+(?:\$|€|£)?\s*(\d[\d,]*(?:\.\d+)?)\s*(k|m|thousand|million)?/g;
 const OPS: Record<string, 'gt' | 'gte' | 'lt' | 'lte' | 'eq'> = {
-  'more than': 'gt', 'greater than': 'gt', over: 'gt', above: 'gt', exceeding: 'gt', exceeds: 'gt', 'bigger than': 'gt', 'larger than': 'gt', 'higher than': 'gt', '>': 'gt',
-  'at least': 'gte', 'no less than': 'gte', '>=': 'gte',
-  'less than': 'lt', 'fewer than': 'lt', under: 'lt', below: 'lt', 'smaller than': 'lt', 'lower than': 'lt', '<': 'lt',
-  'at most': 'lte', 'no more than': 'lte', 'up to': 'lte', '<=': 'lte',
-  'equal to': 'eq', equals: 'eq', exactly: 'eq', '=': 'eq',
+  'more than': 'gt',
+  'greater than': 'gt',
+  over: 'gt',
+  above: 'gt',
+  exceeding: 'gt',
+  exceeds: 'gt',
+  'bigger than': 'gt',
+  'larger than': 'gt',
+  'higher than': 'gt',
+  '>': 'gt',
+  'at least': 'gte',
+  'no less than': 'gte',
+  '>=': 'gte',
+  'less than': 'lt',
+  'fewer than': 'lt',
+  under: 'lt',
+  below: 'lt',
+  'smaller than': 'lt',
+  'lower than': 'lt',
+  '<': 'lt',
+  'at most': 'lte',
+  'no more than': 'lte',
+  'up to': 'lte',
+  '<=': 'lte',
+  'equal to': 'eq',
+  equals: 'eq',
+  exactly: 'eq',
+  '=': 'eq',
 };
-const scale = (n: string, unit?: string) => Number(n.replace(/,/g, '')) * (unit === 'k' || unit === 'thousand' ? 1000 : unit === 'm' || unit === 'million' ? 1_000_000 : 1);
+const scale = (n: string, unit?: string) =>
+  Number(n.replace(/,/g, '')) * (unit === 'k' || unit === 'thousand' ? 1000 : unit === 'm' || unit === 'million' ? 1_000_000 : 1);
 
 export function parseQuestion(question: string, ctx: ParseContext): Understanding {
   const tokens = words(question);
@@ -99,13 +136,24 @@ export function parseQuestion(question: string, ctx: ParseContext): Understandin
     const index = m.index ?? 0;
     if ([...skip].includes(at(index + m[0].length - 1))) continue;
     if (/^(19|20)\d\d$/.test(m[2]!) && range) continue;
-    comparisons.push({ op: OPS[m[1]!]!, value: scale(m[2]!, m[3]), token: at(index), end: at(index + m[0].length - 1), percent: m[3] === '%' });
+    comparisons.push({
+      op: OPS[m[1]!]!,
+      value: scale(m[2]!, m[3]),
+      token: at(index),
+      end: at(index + m[0].length - 1),
+      percent: m[3] === '%',
+    });
     mark(index, index + m[0].length);
   }
   let limit: number | undefined;
-  const top = text.match(/\b(?:top|first|bottom|best|worst|leading)\s+(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty)\b/) ??
-    text.match(/\b(\d+|two|three|four|five|six|seven|eight|nine|ten|twenty)\s+(?:largest|biggest|highest|best|top|most|smallest|lowest|least|worst|fewest|leading|greatest|richest)\b/) ??
-    text.match(/\b(?:which|what|the|list|show|name)\s+(\d{1,3}|two|three|four|five|six|seven|eight|nine|ten|twenty)\s+(?!days?|weeks?|months?|quarters?|years?)(?=[a-z])/);
+  const top =
+    text.match(/\b(?:top|first|bottom|best|worst|leading)\s+(\d+|one|two|three|four|five|six|seven|eight|nine|ten|twenty)\b/) ??
+    text.match(
+      /\b(\d+|two|three|four|five|six|seven|eight|nine|ten|twenty)\s+(?:largest|biggest|highest|best|top|most|smallest|lowest|least|worst|fewest|leading|greatest|richest)\b/,
+    ) ??
+    text.match(
+      /\b(?:which|what|the|list|show|name)\s+(\d{1,3}|two|three|four|five|six|seven|eight|nine|ten|twenty)\s+(?!days?|weeks?|months?|quarters?|years?)(?=[a-z])/,
+    );
   if (top) {
     limit = NUMBER_WORDS[top[1]!] ?? Number(top[1]);
     mark(top.index ?? 0, (top.index ?? 0) + top[0].length);
@@ -127,11 +175,23 @@ export function parseQuestion(question: string, ctx: ParseContext): Understandin
     const first = ambiguous[0]!;
     const options = [...new Set(first.candidates.map((c) => c.value))].sort();
     const kind = ctx.catalog[first.candidates[0]!.entity]?.singular ?? 'record';
-    return { kind: 'clarify', options, text: `"${first.said}" matches more than one ${kind}: ${options.join(', ')}. Which one do you mean?` };
+    return {
+      kind: 'clarify',
+      options,
+      text: `"${first.said}" matches more than one ${kind}: ${options.join(', ')}. Which one do you mean?`,
+    };
   }
   // "new" is a stage only when the question speaks of stages ("in the new stage"); otherwise it means recently created.
   const stageWords = /\b(stage|stages|status|funnel)\b/.test(text);
-  const kept = matches.filter((m) => !(m.field === 'stage' && m.value === 'new' && !stageWords));
+  const mailDomain = matches.some((m) => m.field === 'email_domain');
+  const notClosed = /\bnot (?:yet )?(?:been )?(won|lost|closed)\b/.test(text);
+  const kept = matches.filter(
+    (m) =>
+      !(m.field === 'stage' && m.value === 'new' && !stageWords) &&
+      // "an email at gmail.com" speaks of addresses, not of email activities.
+      !(mailDomain && m.entity === 'activities' && m.field === 'type') &&
+      !(notClosed && m.field === 'stage' && (m.value === 'closed_won' || m.value === 'closed_lost')),
+  );
   matches.length = 0;
   matches.push(...kept);
   for (const m of matches) for (let i = m.start; i < m.end; i++) skip.add(i);
@@ -155,7 +215,8 @@ export function parseQuestion(question: string, ctx: ParseContext): Understandin
   /** A field of the entity, or one join away, as a plan path. */
   const pathOf = (owner: string, field: string): string | null => {
     if (owner === entity) return def.fields[field] ? field : null;
-    for (const [name, join] of Object.entries(def.joins)) if (join.entity === owner && ctx.catalog[owner]!.fields[field]) return `${name}.${field}`;
+    for (const [name, join] of Object.entries(def.joins))
+      if (join.entity === owner && ctx.catalog[owner]!.fields[field]) return `${name}.${field}`;
     return null;
   };
   const fieldDef = (path: string): FieldDef | undefined => {
@@ -199,7 +260,11 @@ export function parseQuestion(question: string, ctx: ParseContext): Understandin
   for (const lead of text.matchAll(GROUP_LEAD)) {
     const index = (lead.index ?? 0) + lead[0].length;
     const before = text.slice(0, lead.index ?? 0);
-    if (/\b(owned|sorted|ordered|ranked|created|logged|closed|added|made|run|led|managed|divided|grouped|split)\s*$/.test(before) && /^by/.test(lead[0])) continue;
+    if (
+      /\b(owned|sorted|ordered|ranked|created|logged|closed|added|made|run|led|managed|divided|grouped|split)\s*$/.test(before) &&
+      /^by/.test(lead[0])
+    )
+      continue;
     const start = at(index);
     if (start >= tokens.length) continue;
     const grain = grainAt(tokens, start);
@@ -230,7 +295,12 @@ export function parseQuestion(question: string, ctx: ParseContext): Understandin
   }
   if (!plan.dimensions.some((d) => d.grain)) {
     for (const [pattern, grain] of GRAIN_WORDS) {
-      if (!/\b(monthly|weekly|daily|quarterly|yearly|annually|per (day|week|month|quarter|year)|by (day|week|month|quarter|year)|each (day|week|month|quarter|year)|every (day|week|month|quarter|year))\b/.test(text)) break;
+      if (
+        !/\b(monthly|weekly|daily|quarterly|yearly|annually|per (day|week|month|quarter|year)|by (day|week|month|quarter|year)|each (day|week|month|quarter|year)|every (day|week|month|quarter|year))\b/.test(
+          text,
+        )
+      )
+        break;
       if (pattern.test(text)) {
         const dateField = dateFieldOf(def, text);
         if (dateField) plan.dimensions.push({ field: dateField, grain });
@@ -256,7 +326,7 @@ export function parseQuestion(question: string, ctx: ParseContext): Understandin
     read.push(`${path} ${values.length === 1 ? `= ${values[0]}` : `in ${values.join(', ')}`}`);
   }
   if (entity === 'deals' && !byField.has('stage')) {
-    if (OPEN_DEALS.test(text)) plan.filters.push({ op: 'not_in', field: 'stage', values: [...CLOSED_STAGES] });
+    if (OPEN_DEALS.test(text) || notClosed) plan.filters.push({ op: 'not_in', field: 'stage', values: [...CLOSED_STAGES] });
     else if (CLOSED_DEALS.test(text) && !range) plan.filters.push({ op: 'in', field: 'stage', values: [...CLOSED_STAGES] });
   }
 
@@ -268,7 +338,8 @@ export function parseQuestion(question: string, ctx: ParseContext): Understandin
   }
   for (const m of text.matchAll(/\b(?:un|non-?)([a-z]+)\b/g)) {
     const field = Object.entries(def.fields).find(([name, f]) => f.type === 'bool' && f.synonyms.includes(m[1]!) && name);
-    if (field && !plan.filters.some((f) => 'field' in f && f.field === field[0])) plan.filters.push({ op: 'eq', field: field[0], value: false });
+    if (field && !plan.filters.some((f) => 'field' in f && f.field === field[0]))
+      plan.filters.push({ op: 'eq', field: field[0], value: false });
   }
 
   // "without any deals", "with no title", "that have contacts".
@@ -287,15 +358,24 @@ export function parseQuestion(question: string, ctx: ParseContext): Understandin
   }
 
   // "whose name contains 'tech'".
-  const inField = text.match(/\b(?:with|having|has|have)\s+["']?([a-z0-9][\w.@]*)["']?\s+in\s+(?:the|their|its|his|her)\s+([a-z]+(?: [a-z]+)?)/);
-  const quoted = question.match(/(?:contain|contains|containing|including|includes|include|with|like|matching|mention|mentions|mentioning)\s+(?:the\s+(?:word|text)\s+)?["“'‘]([^"”'’]{1,100})["”'’]/i) ??
+  const inField = text.match(
+    /\b(?:with|having|has|have)\s+["']?([a-z0-9][\w.@]*)["']?\s+in\s+(?:the|their|its|his|her)\s+([a-z]+(?: [a-z]+)?)/,
+  );
+  const quoted =
+    question.match(
+      /(?:contain|contains|containing|including|includes|include|with|like|matching|mention|mentions|mentioning)\s+(?:the\s+(?:word|text)\s+)?["“'‘]([^"”'’]{1,100})["”'’]/i,
+    ) ??
     text.match(/\b(?:contain|contains|containing|includes|including|mentions|mentioning)\s+(?:the\s+(?:word|text)\s+)?([a-z0-9][\w.@]*)/);
   if (inField && (fieldOfWord(def, inField[2]!) || fieldOfWord(def, inField[2]!.split(' ').pop()!))) {
     const field = fieldOfWord(def, inField[2]!) ?? fieldOfWord(def, inField[2]!.split(' ').pop()!)!;
     plan.filters.push({ op: 'contains', field, value: inField[1]! });
   } else if (quoted) {
     const before = words(question.slice(0, quoted.index ?? 0));
-    const field = [...before].reverse().map((w) => fieldOfWord(def, w)).find(Boolean) ?? def.label;
+    const field =
+      [...before]
+        .reverse()
+        .map((w) => fieldOfWord(def, w))
+        .find(Boolean) ?? def.label;
     plan.filters.push({ op: 'contains', field, value: quoted[1]!.trim() });
   }
 
@@ -318,13 +398,15 @@ export function parseQuestion(question: string, ctx: ParseContext): Understandin
     if (entityMentions.some((e) => e.start === m.start && e.entity === entity)) return false;
     return m.entity === entity || !fieldMentions.some((o) => o.start === m.start && o.entity === entity);
   });
-  const listAsked = /^(?:which|list|show|who|name|give|display|find|get|what are|what were)\b/.test(text) || /\b(which|who|name of|names of)\b/.test(text);
+  const listAsked =
+    /^(?:which|list|show|who|name|give|display|find|get|what are|what were)\b/.test(text) || /\b(which|who|name of|names of)\b/.test(text);
   const rankingWord = DESC_WORDS.test(text) ? 'desc' : ASC_WORDS.test(text) ? 'asc' : null;
   const howManyNumber = text.match(/\b(?:how many|number of)\s+([a-z]+)/);
   const countsNumber = howManyNumber && numericMentions.some((m) => m.word === howManyNumber[1] && !entityOfWord(m.word, ctx.catalog));
   const defaultNumber = def.defaultNumber && def.fields[def.defaultNumber] ? def.defaultNumber : null;
   const numberNear = (word: number | undefined) => {
-    const target = (word === undefined ? undefined : numericMentions.find((m) => m.start >= word && m.start <= word + 4)) ?? numericMentions[0];
+    const target =
+      (word === undefined ? undefined : numericMentions.find((m) => m.start >= word && m.start <= word + 4)) ?? numericMentions[0];
     return target ? pathOf(target.entity, target.field!) : defaultNumber;
   };
   let measure: string | null = null;
@@ -333,8 +415,12 @@ export function parseQuestion(question: string, ctx: ParseContext): Understandin
   else if (agg.avg !== undefined) measure = prefixed('avg', numberNear(agg.avg));
   else if (countsNumber) measure = prefixed('sum', numberNear(howManyNumber.index === undefined ? undefined : at(howManyNumber.index) + 2));
   else if (agg.sum !== undefined && !(wantsCount && numericMentions.length === 0)) measure = prefixed('sum', numberNear(agg.sum));
-  else if (wantsCount) measure = DISTINCT_WORDS.test(text) ? distinctMeasure(def, fieldMentions, pathOf) : 'count';
-  else if ((agg.max !== undefined || agg.min !== undefined) && numericMentions.length > 0 && (plan.dimensions.length > 0 || (!listAsked && !limit)))
+  else if (wantsCount) measure = DISTINCT_WORDS.test(text) ? distinctMeasure(fieldMentions, pathOf) : 'count';
+  else if (
+    (agg.max !== undefined || agg.min !== undefined) &&
+    numericMentions.length > 0 &&
+    (plan.dimensions.length > 0 || (!listAsked && !limit))
+  )
     measure = prefixed(agg.max !== undefined ? 'max' : 'min', numberNear(agg.max ?? agg.min));
   else if (plan.dimensions.length > 0 && numericMentions.length > 0) measure = prefixed('sum', numberNear(undefined));
 
@@ -344,7 +430,10 @@ export function parseQuestion(question: string, ctx: ParseContext): Understandin
     const nearest = nearestNumeric(numericMentions, c.token, c.end);
     const path = nearest ? pathOf(nearest.entity, nearest.field!) : defaultNumber;
     if (!path) continue;
-    const grouped = plan.dimensions.length > 0 || listAsked || Boolean(fieldMentions.find((m) => m.entity === entity && def.fields[m.field!]?.type === 'text' && !CRM.includes(entity)));
+    const grouped =
+      plan.dimensions.length > 0 ||
+      listAsked ||
+      Boolean(fieldMentions.find((m) => m.entity === entity && def.fields[m.field!]?.type === 'text' && !CRM.includes(entity)));
     if (totalWords && grouped && fieldDef(path)?.type !== 'date') {
       plan.having.push({ measure: `sum:${path}`, op: c.op, value: c.value });
       if (measure === `sum:${path}`) measure = null;
@@ -367,7 +456,10 @@ export function parseQuestion(question: string, ctx: ParseContext): Understandin
   if (plan.having.length && plan.dimensions.length === 0) plan.dimensions.push({ field: textTarget?.field ?? def.label });
 
   if (measure) plan.measures.push(measure);
-  const asksNumbers = /\b(total|totals|how much|count|counts|number|numbers|amount|amounts|value|values|with their|and their|sum|sums|and how|how many)\b/.test(text);
+  const asksNumbers =
+    /\b(total|totals|how much|count|counts|number|numbers|amount|amounts|value|values|with their|and their|sum|sums|and how|how many)\b/.test(
+      text,
+    );
   const superlative = Object.entries(SUPERLATIVES).find(([word]) => tokens.includes(word));
   if (measure && ranks && plan.dimensions.length > 0) {
     plan.order.push({ by: measure, direction: rankingWord ?? 'desc' });
@@ -376,7 +468,10 @@ export function parseQuestion(question: string, ctx: ParseContext): Understandin
   } else if (!measure && plan.dimensions.length === 0) {
     // A list: its fields, ordered by the number the question ranks by.
     plan.fields = listFields(def, tokens, fieldMentions, entityMentions, entity, matches, text);
-    const by = superlative && def.fields[superlative[1].field] ? superlative[1].field : (numericMentions.find((m) => m.entity === entity)?.field ?? defaultNumber);
+    const by =
+      superlative && def.fields[superlative[1].field]
+        ? superlative[1].field
+        : (numericMentions.find((m) => m.entity === entity)?.field ?? defaultNumber);
     if ((ranks || superlative) && by && def.fields[by]) {
       plan.order.push({ by, direction: superlative ? superlative[1].direction : (rankingWord ?? 'desc') });
       plan.limit = limit ?? (singularHead(entityMentions, undefined) ? 1 : undefined);
@@ -425,7 +520,8 @@ function findMentions(tokens: string[], skip: ReadonlySet<number>, catalog: Cata
   const phrases: { words: string[]; entity: string; field?: string }[] = [];
   for (const def of Object.values(catalog)) {
     for (const s of def.synonyms) phrases.push({ words: s.split(' '), entity: def.name });
-    for (const [name, f] of Object.entries(def.fields)) for (const s of f.synonyms) phrases.push({ words: s.split(' '), entity: def.name, field: name });
+    for (const [name, f] of Object.entries(def.fields))
+      for (const s of f.synonyms) phrases.push({ words: s.split(' '), entity: def.name, field: name });
   }
   phrases.sort((a, b) => b.words.length - a.words.length);
   const taken = new Set(skip);
@@ -448,7 +544,13 @@ function findMentions(tokens: string[], skip: ReadonlySet<number>, catalog: Cata
       }
       if (!ok) continue;
       // The same words name fields of several entities: keep every reading, the caller picks by entity.
-      out.push({ entity: p.entity, field: p.field, start: s, end: s + p.words.length, word: tokens.slice(s, s + p.words.length).join(' ') });
+      out.push({
+        entity: p.entity,
+        field: p.field,
+        start: s,
+        end: s + p.words.length,
+        word: tokens.slice(s, s + p.words.length).join(' '),
+      });
     }
   }
   return out.sort((a, b) => a.start - b.start);
@@ -474,7 +576,9 @@ function chooseEntity(input: {
   for (const re of [NEGATED_CHILD, WITH_CHILD])
     for (const m of text.matchAll(re)) objects.add((text.slice(0, (m.index ?? 0) + m[0].length - m[1]!.length).match(/ /g) ?? []).length);
   // "account names", "deal value": a field phrase that says its entity names it too.
-  const fromFields = fieldMentions.filter((m) => m.word.includes(' ') && ctx.catalog[m.entity]!.synonyms.some((w) => m.word.split(' ').includes(w)));
+  const fromFields = fieldMentions.filter(
+    (m) => m.word.includes(' ') && ctx.catalog[m.entity]!.synonyms.some((w) => m.word.split(' ').includes(w)),
+  );
   const entityMentions = [
     ...input.entityMentions.filter((m) => !objects.has(m.start)),
     ...fromFields.map((m) => ({ ...m, field: undefined })),
@@ -508,11 +612,19 @@ function chooseEntity(input: {
   if (head) {
     const kinds = matches.filter((m) => ['stage', 'type', 'status'].includes(m.field) && m.entity !== head.entity);
     const pulled = kinds.find((m) => joinsTo(ctx.catalog[m.entity]!, [head.entity]));
-    if (pulled && /\b(per|by|each|every|for each)\b/.test(text) && !input.entityMentions.some((e) => e.entity === head.entity && /\b(how many|number of|count)\s+(?:[a-z]+\s+)?$/.test(text.slice(0, charOf(text, e.start)))))
+    if (
+      pulled &&
+      /\b(per|by|each|every|for each)\b/.test(text) &&
+      !input.entityMentions.some(
+        (e) => e.entity === head.entity && /\b(how many|number of|count)\s+(?:[a-z]+\s+)?$/.test(text.slice(0, charOf(text, e.start))),
+      )
+    )
       return pulled.entity;
   }
 
-  const counted = text.match(/\b(?:how many|number of|count of|count|list|show|which|what|total|average)\s+(?:of\s+)?(?:the\s+|all\s+|our\s+|my\s+)?(?:[a-z]+\s+)?([a-z]+)/);
+  const counted = text.match(
+    /\b(?:how many|number of|count of|count|list|show|which|what|total|average)\s+(?:of\s+)?(?:the\s+|all\s+|our\s+|my\s+)?(?:[a-z]+\s+)?([a-z]+)/,
+  );
   if (counted) {
     const hit = entityMentions.find((m) => m.word === counted[1] || m.word.endsWith(` ${counted[1]}`));
     if (hit) return custom ?? hit.entity;
@@ -527,7 +639,8 @@ function chooseEntity(input: {
   const anyNumeric = fieldMentions.find((m) => ['money', 'number'].includes(ctx.catalog[m.entity]!.fields[m.field!]!.type));
   if (anyNumeric) return anyNumeric.entity;
   if (matches.length > 0) {
-    const kind = matches.find((m) => m.field === 'stage' || m.field === 'type' || m.field === 'status') ?? matches[0]!;
+    // Values only one entity has (a stage, a title, a mail domain) say which it is.
+    const kind = matches.find((m) => ['stage', 'type', 'status', 'title', 'email_domain', 'source'].includes(m.field)) ?? matches[0]!;
     return kind.entity === 'tags' ? 'accounts' : kind.entity;
   }
   return ctx.entityHint ?? null;
@@ -559,7 +672,8 @@ function dateFieldOf(def: EntityDef, text: string): string | null {
   for (const [name, f] of Object.entries(def.fields)) {
     if (f.type !== 'date') continue;
     for (const s of f.synonyms) {
-      if (new RegExp(`\\b${s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`).test(text) && (!best || s.length > best.length)) best = { name, length: s.length };
+      if (new RegExp(`\\b${s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`).test(text) && (!best || s.length > best.length))
+        best = { name, length: s.length };
     }
   }
   return best?.name ?? def.defaultDate ?? null;
@@ -588,13 +702,21 @@ function nearestNumeric(mentions: Mention[], start: number, end: number): Mentio
   return best;
 }
 
-function distinctMeasure(def: EntityDef, fields: Mention[], pathOf: (owner: string, field: string) => string | null): string {
+function distinctMeasure(fields: Mention[], pathOf: (owner: string, field: string) => string | null): string {
   const target = fields.find((m) => pathOf(m.entity, m.field!));
   return target ? `count_distinct:${pathOf(target.entity, target.field!)}` : 'count';
 }
 
 /** What a list shows: fields named before the entity ("emails of contacts") or after "their", else the name. */
-function listFields(def: EntityDef, tokens: string[], fields: Mention[], entities: Mention[], entity: string, matches: ValueMatch[], text: string): string[] {
+function listFields(
+  def: EntityDef,
+  tokens: string[],
+  fields: Mention[],
+  entities: Mention[],
+  entity: string,
+  matches: ValueMatch[],
+  text: string,
+): string[] {
   if (def.fields.first_name && /\bfirst (?:name )?and last names?\b/.test(text)) return ['first_name', 'last_name'];
   const own = entities.find((m) => m.entity === entity);
   const used = new Set(matches.flatMap((m) => Array.from({ length: m.end - m.start }, (_, i) => m.start + i)));

@@ -22,7 +22,9 @@ export const MEASURE_PATTERN = /^(count|win_rate|conversion_rate|(sum|avg|min|ma
 export const Filter = z.discriminatedUnion('op', [
   z.object({ op: z.enum(['eq', 'neq']), field: fieldPath, value: scalar }).strict(),
   z.object({ op: z.enum(['in', 'not_in']), field: fieldPath, values: z.array(scalar).min(1).max(100) }).strict(),
-  z.object({ op: z.enum(['gt', 'gte', 'lt', 'lte']), field: fieldPath, value: z.union([z.number().finite(), z.string().max(40)]) }).strict(),
+  z
+    .object({ op: z.enum(['gt', 'gte', 'lt', 'lte']), field: fieldPath, value: z.union([z.number().finite(), z.string().max(40)]) })
+    .strict(),
   z.object({ op: z.literal('contains'), field: fieldPath, value: z.string().min(1).max(200) }).strict(),
   z.object({ op: z.enum(['is_null', 'not_null']), field: fieldPath }).strict(),
   /** Rows with none (`without`) or at least one (`with`) row of a child entity pointing at them. */

@@ -12,14 +12,17 @@ export const fold = (text: string) =>
 
 /** The words of a text, folded; `.`, `@`, `-`, `_` and `'` stay inside a word (acme.com, a@b.co, closed_won). */
 export function words(text: string): string[] {
-  return fold(text)
-    .replace(/[’`]/g, "'")
-    .replace(/[^\p{L}\p{N}.@_\-'$€£%]+/gu, ' ')
-    .split(' ')
-    // A hyphen joins words ("partner-tagged"), except inside an address or a domain.
-    .flatMap((w) => (w.includes('-') && !/[.@]/.test(w) ? w.split('-') : [w]))
-    .map((w) => w.replace(/^['.\-]+|['.\-?!,]+$/g, '').replace(/'s$/, ''))
-    .filter(Boolean);
+  return (
+    fold(text)
+      .replace(/(\d),(?=\d{3}\b)/g, '$1')
+      .replace(/[’`]/g, "'")
+      .replace(/[^\p{L}\p{N}.@_\-'$€£%]+/gu, ' ')
+      .split(' ')
+      // A hyphen joins words ("partner-tagged"), except inside an address or a domain.
+      .flatMap((w) => (/\p{L}-\p{L}/u.test(w) && !/[.@]/.test(w) ? w.split('-') : [w]))
+      .map((w) => w.replace(/^['.\-@]+|['.\-?!,]+$/g, '').replace(/'s$/, ''))
+      .filter(Boolean)
+  );
 }
 
 /** One folded phrase: the words joined by single spaces. */

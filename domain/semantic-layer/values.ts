@@ -61,18 +61,22 @@ export class ValueIndex {
     aliases: [string, ValueEntry][] = [],
   ) {
     for (const [key, entry] of aliases) push(this.exact, phrase(key), entry);
+    const labels: [string, ValueEntry][] = [];
     for (const entry of entries) {
       const key = phrase(entry.value);
       if (!key) continue;
       push(this.exact, key, entry);
       const plural = key.split(' ').map(singular).join(' ');
       if (plural !== key) push(this.exact, plural, entry);
+      if (entry.field === 'email_domain' && /^[a-z0-9-]{4,}\./.test(key)) labels.push([key.split('.')[0]!, entry]);
       if (NAME_FIELDS.has(entry.field)) {
         this.names.push({ key, entry });
         const parts = key.split(' ');
         if (parts.length > 1) for (const word of parts) if (word.length >= 3 && !common.has(word)) push(this.byWord, word, entry);
       }
     }
+    // A mail domain by its name alone ("gmail" for gmail.com), unless that word names a record.
+    for (const [label, entry] of labels) if (!this.byWord.has(label) && !this.exact.has(label)) push(this.exact, label, entry);
   }
 
   /**
@@ -94,7 +98,14 @@ export class ValueIndex {
       for (let s = 0; s + size <= tokens.length; s++) {
         if (!free(s, s + size)) continue;
         const said = tokens.slice(s, s + size).join(' ');
-        let found = this.exact.get(said) ?? this.exact.get(tokens.slice(s, s + size).map(singular).join(' '));
+        let found =
+          this.exact.get(said) ??
+          this.exact.get(
+            tokens
+              .slice(s, s + size)
+              .map(singular)
+              .join(' '),
+          );
         // A common word ("sales", "new") names a record only as part of a longer name.
         if (found && size === 1 && this.common.has(said)) found = found.filter((e) => !NAME_FIELDS.has(e.field));
         if (!found?.length) continue;

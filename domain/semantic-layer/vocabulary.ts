@@ -4,14 +4,17 @@ import type { ValueEntry } from './values';
 /** Words of questions the parser reads by rule (folded, lower case). */
 
 export const COUNT_WORDS = /\b(how many|number of|count of|count|no\. of|# of|quantity of|tally of)\b/;
-export const SUM_WORDS = /\b(total|totals|sum|combined|overall|altogether|in total|aggregate|cumulative|how much|add up|adds up|added up)\b/;
+export const SUM_WORDS =
+  /\b(total|totals|sum|combined|overall|altogether|in total|aggregate|cumulative|how much|add up|adds up|added up)\b/;
 export const AVG_WORDS = /\b(average|avg|mean|typical)\b/;
 export const MIN_WORDS = /\b(minimum|min|lowest|smallest|least|fewest|cheapest|earliest|oldest|bottom)\b/;
 export const MAX_WORDS = /\b(maximum|max|highest|largest|biggest|most|greatest|top|best|latest|newest|largest)\b/;
 export const DESC_WORDS = /\b(highest|largest|biggest|most|greatest|top|best|maximum|max|latest|newest|richest|heaviest)\b/;
 export const ASC_WORDS = /\b(lowest|smallest|least|fewest|bottom|worst|minimum|min|cheapest|earliest|oldest)\b/;
-export const WIN_RATE = /\b(win rate|win ratio|win percentage|win %|close rate|closing rate|won (?:divided by|over|out of)|success rate|hit rate|percentage of (?:deals )?won|share of (?:deals )?won|how often (?:do|did) we win|won\b.{0,40}\bdivided by|won plus lost|won \+ lost|(?:share|fraction|percentage|percent|proportion)\b.{0,40}\b(?:win|won))\b/;
-export const CONVERSION_RATE = /\b(conversion rate|conversion ratio|convert rate|conversion|converted (?:share|percentage|rate|ratio)|share (?:of contacts )?(?:that |who )?converted|percentage (?:of contacts )?(?:that |who )?converted|percent converted|(?:share|fraction|percentage|percent|proportion)\b.{0,40}\bconvert(?:ed)?)\b/;
+export const WIN_RATE =
+  /\b(win rate|win ratio|win percentage|win %|close rate|closing rate|won (?:divided by|over|out of)|success rate|hit rate|percentage of (?:deals )?won|share of (?:deals )?won|how often (?:do|did) we win|won\b.{0,40}\bdivided by|won plus lost|won \+ lost|(?:share|fraction|percentage|percent|proportion)\b.{0,40}\b(?:win|won))\b/;
+export const CONVERSION_RATE =
+  /\b(conversion rate|conversion ratio|convert rate|conversion|converted (?:share|percentage|rate|ratio)|share (?:of contacts )?(?:that |who )?converted|percentage (?:of contacts )?(?:that |who )?converted|percent converted|(?:share|fraction|percentage|percent|proportion)\b.{0,40}\bconvert(?:ed)?)\b/;
 export const DISTINCT_WORDS = /\b(distinct|different|unique)\b/;
 
 /** A question that asks to change data rather than read it. */
@@ -27,13 +30,16 @@ export const GRAIN_WORDS: [RegExp, 'day' | 'week' | 'month' | 'quarter' | 'year'
 ];
 
 /** Words that introduce a dimension ("per stage", "for each industry", "broken down by owner"). */
-export const GROUP_LEAD = /\b(?:per|by|for each|for every|in each|of each|each|every|across|grouped by|group by|broken down by|break ?down by|split by|breakdown by|by their|by its|for all)\s+(?:the\s+|their\s+|its\s+|our\s+)?/g;
+export const GROUP_LEAD =
+  /\b(?:per|by|for each|for every|in each|of each|each|every|across|grouped by|group by|broken down by|break ?down by|split by|breakdown by|by their|by its|for all)\s+(?:the\s+|their\s+|its\s+|our\s+)?/g;
 
 /** Words that say a list of names is wanted. */
 export const LIST_WORDS = /\b(list|show|which|what are|who are|who is|name|names|give|display|find|get|tell me)\b/;
 
-export const NEGATED_CHILD = /\b(?:without|with no|with zero|have no|has no|having no|no|zero|lacking|lack|never had|never logged|never|don't have|do not have|doesn't have|does not have|haven't got|nobody|none)\s+(?:(?:a|an|any|single|one|of|the|our|in|we|logged|had|have)\s+)*([a-z]+)/g;
-export const WITH_CHILD = /\b(?:with|having|that have|who have|which have|that has|which has|has|have)\s+(?:at least one |any |some |one or more )([a-z]+)/g;
+export const NEGATED_CHILD =
+  /\b(?:without|with no|with zero|have no|has no|having no|no|zero|lacking|lack|never had|never logged|never|don't have|do not have|doesn't have|does not have|haven't got|nobody|none)\s+(?:(?:a|an|any|single|one|of|the|our|in|we|logged|had|have)\s+)*([a-z]+)/g;
+export const WITH_CHILD =
+  /\b(?:with|having|that have|who have|which have|that has|which has|has|have)\s+(?:at least one |any |some |one or more )([a-z]+)/g;
 
 /** Superlative adjectives that rank by a field: "the healthiest company". */
 export const SUPERLATIVES: Record<string, { field: string; direction: 'asc' | 'desc' }> = {
@@ -55,7 +61,9 @@ export const STOP_WORDS = new Set(
   until during within across group grouped broken breakdown split each like contain contains containing called named have having got
   work works working at pipeline opportunity opportunities lead leads prospect prospects client clients org orgs firm firms business
   businesses health score scores employee employees size value revenue worth order orders record records row rows table data crm list
-  sales sale monthly yearly weekly daily quarterly annual annually logged log logs call calls meeting meetings email emails note notes task tasks`.split(/\s+/),
+  sales sale monthly yearly weekly daily quarterly annual annually logged log logs call calls meeting meetings email emails note notes task tasks`.split(
+    /\s+/,
+  ),
 );
 
 /** Other words for values every organization has (stages, types), with the entry each stands for. */
@@ -112,6 +120,7 @@ export function valueAliases(): [string, ValueEntry][] {
   ];
 }
 
-export const OPEN_DEALS = /\b(open|active|in progress|ongoing|live|in play|not closed|still open|unclosed)\s+(deal|deals|opportunit|pipeline)|\bopen pipeline\b|\bpipeline\b(?! stage)/;
+export const OPEN_DEALS =
+  /\b(open|active|in progress|ongoing|live|in play|not closed|still open|unclosed)\s+(deal|deals|opportunit|pipeline)|\bopen pipeline\b|\bpipeline\b(?! stage)/;
 export const CLOSED_DEALS = /\bclosed\b(?!\s*(won|lost|_))|\b(won or lost|lost or won)\b/;
 export { CLOSED_STAGES };

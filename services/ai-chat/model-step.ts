@@ -3,10 +3,13 @@ import { getStream } from '../../db/ui-streams';
 import { type TranscriptMessage, toolDefinitions } from '../../domain/ai-chat';
 import type { UiFrame } from '../../domain/ui-message-stream';
 import type { ChatModel } from '../../platform/chat-model';
+import { createEmbedder } from '../../platform/embedder';
 import type { ServiceDeps } from '../deps';
 import { beginModelStep, relayModelStream, type StreamedStep } from '../ui-stream/steps';
 import { FrameWriter } from '../ui-stream/writer';
 import { modelMessages } from './context';
+import { INTENT_MODEL, intentStep } from './intent-step';
+import { userText } from './turns';
 
 export interface StepInput {
   orgId: string;
@@ -38,7 +41,7 @@ const STOP_POLL_MS = 500;
  * frames out of the stored message, and calls the model again.
  */
 export async function runModelStep(
-  deps: Pick<ServiceDeps, 'sql' | 'logger'>,
+  deps: Pick<ServiceDeps, 'sql' | 'logger' | 'config'>,
   model: ChatModel,
   input: StepInput,
   run: RunContext,
@@ -59,6 +62,7 @@ export async function runModelStep(
   if (cutOff) deps.logger.info({ orgId, chatId, turnId, step, attempt: run.attempt }, 'model step redone after a cut-off attempt');
 
   const writer = new FrameWriter(deps.sql, orgId, chatId, source);
+  const builtin = !deps.config.LLM_BASE_URL;
   const messages = await modelMessages(deps.sql, chat, turn, input.transcript);
   const textId = `text-${step}-${run.attempt}-${tag(turnId)}`;
   const streamed: StreamedStep = { text: '', toolCalls: [], finishReason: 'stop' };
@@ -73,7 +77,16 @@ export async function runModelStep(
     );
   }, STOP_POLL_MS);
   try {
-    const events = model.stream({ messages, tools: input.final ? [] : toolDefinitions(), signal, temperature: 0.2 });
+    // Without a capable model configured, the service's own understanding answers (a small local model cannot pick tools).
+    const events = builtin
+      ? intentStep(deps, {
+          orgId,
+          message: userText(turn.user_message),
+          step,
+          transcript: input.transcript,
+          embedder: createEmbedder(deps.config),
+        })
+      : model.stream({ messages, tools: input.final ? [] : toolDefinitions(), signal, temperature: 0.2 });
     const ids = { textId, callId: (n: number) => `call-${step}-${n}-${tag(turnId)}` };
     await relayModelStream(events, writer, ids, streamed, run.heartbeat);
   } catch (error) {
@@ -95,7 +108,7 @@ export async function runModelStep(
   ];
   await writer.finish(last, async (tx) => {
     await db.insertStepResult(tx, orgId, turnId, step, 'model', result);
-    if (step === 0) await db.setTurnModel(tx, orgId, turnId, model.name);
+    if (step === 0) await db.setTurnModel(tx, orgId, turnId, builtin ? INTENT_MODEL : model.name);
   });
   return result;
 }

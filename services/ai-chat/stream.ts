@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { getTurn } from '../../db/ai-chat';
 import { getStream } from '../../db/ui-streams';
 import type { ServiceDeps } from '../deps';
 import { streamResponse } from '../ui-stream/response';
@@ -18,9 +19,11 @@ export function chatStream(deps: StreamDeps, orgId: string, chatId: string, afte
 }
 
 /**
- * GET /ai/chats/{chat_id}/stream: the active turn's current segment, replayed after `lastEventId`
- * (from the segment's start without it) and then live. Null (204) when no turn is active, or when the
- * turn waits for an approval and the client has already seen everything its last segment sent.
+ * GET /ai/chats/{chat_id}/stream: the active turn's latest segment, replayed after `lastEventId` and then
+ * live. Without `lastEventId` the client has seen nothing: the segment is replayed from its start, also
+ * once it has closed (the turn waits for an approval); before the turn's first segment opens, the
+ * stream starts with it. Null (204) when no turn is active, or when the turn waits and `lastEventId`
+ * already covers everything its last segment sent.
  */
 export async function resumeStream(
   deps: StreamDeps,
@@ -31,10 +34,15 @@ export async function resumeStream(
 ): Promise<Readable | null> {
   const chat = await ownChat(deps, orgId, userId, chatId);
   if (!chat.active_turn_id) return null;
-  const stream = await getStream(deps.sql, orgId, chatId);
-  if (!stream?.segment_start_id) return null;
-  const segmentStart = Number(stream.segment_start_id);
-  const after = Math.max(lastEventId ?? 0, segmentStart - 1);
-  if (!stream.segment_open && (lastEventId === null || after >= Number(stream.last_frame_id))) return null;
+  const [stream, turn] = await Promise.all([getStream(deps.sql, orgId, chatId), getTurn(deps.sql, orgId, chat.active_turn_id)]);
+  if (!stream || !turn) return null;
+  const lastFrame = Number(stream.last_frame_id);
+  // The turn's latest segment; an earlier turn's is not this turn's (its first opens with the next frame).
+  const segmentStart = stream.segment_start_id === null ? null : Number(stream.segment_start_id);
+  const current = segmentStart !== null && segmentStart >= Number(turn.first_frame_id) ? segmentStart : null;
+  const from = current ?? lastFrame + 1;
+  if (lastEventId === null) return chatStream(deps, orgId, chatId, from - 1);
+  const after = Math.max(lastEventId, from - 1);
+  if (current !== null && !stream.segment_open && after >= lastFrame) return null;
   return chatStream(deps, orgId, chatId, after);
 }

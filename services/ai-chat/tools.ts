@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { accountExists } from '../../db/accounts';
 import * as db from '../../db/ai-chat';
 import type { Db, Sql } from '../../db/client';
+import { getContact as getContactRow } from '../../db/contacts';
 import { getDeal } from '../../db/deals';
 import { appendFrames } from '../../db/ui-streams';
 import {
@@ -13,19 +14,25 @@ import {
   untrustedToolOutput,
 } from '../../domain/ai-chat';
 import { isClosedStage } from '../../domain/deals';
-import { isDomainError } from '../../domain/errors';
+import { invalid, isDomainError } from '../../domain/errors';
+import { PlanError, compilePlan } from '../../domain/semantic-layer/compile';
+import { Plan, type PlanInput } from '../../domain/semantic-layer/plan';
 import type { UiFrame } from '../../domain/ui-message-stream';
 import { newId } from '../../platform/ids';
 import * as accounts from '../accounts';
 import * as activities from '../activities';
 import * as contacts from '../contacts';
 import * as deals from '../deals';
+import { attemptQuery } from '../analytics-assistant/query-runner';
+import { orgIndex } from '../analytics-assistant/understanding';
 import type { ServiceDeps } from '../deps';
+import { contactSearchPlan, dealSearchPlan } from './search-plans';
 
 type Deps = Pick<ServiceDeps, 'sql' | 'logger' | 'config'>;
 
-/** The reads the assistant runs at once, through the same services as the REST API. */
-async function runRead(sql: Sql, orgId: string, name: string, input: unknown): Promise<unknown> {
+/** The reads the assistant runs at once, through the same services as the REST API (plans through the analytics reader). */
+export async function runRead(deps: Deps, orgId: string, name: string, input: unknown): Promise<unknown> {
+  const { sql } = deps;
   switch (name) {
     case 'search_accounts': {
       const { query } = input as ToolInput<'search_accounts'>;
@@ -34,7 +41,7 @@ async function runRead(sql: Sql, orgId: string, name: string, input: unknown): P
     case 'get_account': {
       const { account_id } = input as ToolInput<'get_account'>;
       const account = await accounts.getAccount({ sql }, orgId, account_id);
-      const [people, open, recent] = await Promise.all([
+      const [people, all, recent] = await Promise.all([
         contacts.listContacts({ sql }, orgId, { account_id }, { limit: 25, offset: 0 }),
         deals.listDeals({ sql }, orgId, { account_id, limit: 50, offset: 0 }),
         activities.accountFeed({ sql }, orgId, account_id, { excludeFuture: false, limit: 10, offset: 0 }),
@@ -48,7 +55,8 @@ async function runRead(sql: Sql, orgId: string, name: string, input: unknown): P
           email: c.email,
           title: c.title,
         })),
-        open_deals: open.filter((d) => !isClosedStage(d.stage)),
+        open_deals: all.filter((d) => !isClosedStage(d.stage)),
+        deals: all.map((d) => ({ id: d.id, name: d.name, stage: d.stage, value: d.value, currency: d.currency, close_date: d.close_date })),
         recent_activities: recent.map((a) => ({
           id: a.id,
           type: a.type,
@@ -58,19 +66,60 @@ async function runRead(sql: Sql, orgId: string, name: string, input: unknown): P
         })),
       };
     }
+    case 'get_contact': {
+      const { contact_id } = input as ToolInput<'get_contact'>;
+      return { contact: await contacts.getContact({ sql }, orgId, contact_id) };
+    }
+    case 'get_deal': {
+      const { deal_id } = input as ToolInput<'get_deal'>;
+      const deal = await deals.getDeal({ sql }, orgId, deal_id);
+      const recent = await activities.dealFeed({ sql }, orgId, deal_id, { excludeFuture: false, limit: 10, offset: 0 });
+      return {
+        deal,
+        recent_activities: recent.map((a) => ({ id: a.id, type: a.type, summary: a.summary, effective_time: a.effective_time })),
+      };
+    }
     case 'list_deals': {
       const q = input as ToolInput<'list_deals'>;
       return { deals: await deals.listDeals({ sql }, orgId, { ...q, limit: 25, offset: 0 }) };
     }
+    case 'search_contacts':
+      return runPlan(deps, orgId, contactSearchPlan(input as ToolInput<'search_contacts'>));
+    case 'search_deals':
+      return runPlan(deps, orgId, dealSearchPlan(input as ToolInput<'search_deals'>));
+    case 'query_crm':
+      return runPlan(deps, orgId, (input as ToolInput<'query_crm'>).plan);
     default:
       throw new Error(`not a read tool: ${name}`);
   }
 }
 
+/** A plan compiled by the semantic layer and run as the analytics reader: columns and rows, or the reason it cannot run. */
+async function runPlan(deps: Deps, orgId: string, input: PlanInput) {
+  const { catalog } = await orgIndex(deps, orgId);
+  let compiled: ReturnType<typeof compilePlan>;
+  try {
+    compiled = compilePlan(Plan.parse(input), catalog);
+  } catch (error) {
+    if (error instanceof PlanError) throw invalid(error.message);
+    throw error;
+  }
+  const outcome = await attemptQuery(deps, orgId, compiled.sql);
+  if (!outcome.ok) throw outcome.error;
+  return {
+    columns: outcome.result.columns.map((c) => c.name),
+    rows: outcome.result.rows,
+    row_count: outcome.result.row_count,
+    truncated: outcome.result.truncated,
+  };
+}
+
 /** A proposed change must name records of the organization: said to the model now, not after an approval. */
 async function checkProposal(sql: Sql, orgId: string, name: WriteTool, input: unknown): Promise<string | null> {
-  if (name === 'move_deal_stage')
-    return (await getDeal(sql, orgId, (input as ToolInput<'move_deal_stage'>).deal_id)) ? null : 'Deal not found';
+  if (name === 'move_deal_stage' || name === 'update_deal')
+    return (await getDeal(sql, orgId, (input as { deal_id: string }).deal_id)) ? null : 'Deal not found';
+  if (name === 'update_contact')
+    return (await getContactRow(sql, orgId, (input as { contact_id: string }).contact_id)) ? null : 'Contact not found';
   return (await accountExists(sql, orgId, (input as { account_id: string }).account_id)) ? null : 'Account not found';
 }
 
@@ -120,7 +169,7 @@ export async function runTools(
       continue;
     }
     try {
-      const output = await runRead(deps.sql, orgId, call.name, parsed.input);
+      const output = await runRead(deps, orgId, call.name, parsed.input);
       frames.push({ type: 'tool-output-available', toolCallId: call.id, output });
       messages.push({ role: 'tool', toolCallId: call.id, content: untrustedToolOutput(call.name, output) });
     } catch (error) {
@@ -193,6 +242,14 @@ export async function commitChange(
     case 'create_contact': {
       const { account_id, ...fields } = input as ToolInput<'create_contact'>;
       return { contact: await contacts.createContact({ sql }, orgId, { account_id, ...fields }, approver.userId) };
+    }
+    case 'update_contact': {
+      const { contact_id, changes } = input as ToolInput<'update_contact'>;
+      return { contact: await contacts.updateContact({ sql }, orgId, contact_id, changes, approver.userId) };
+    }
+    case 'update_deal': {
+      const { deal_id, changes } = input as ToolInput<'update_deal'>;
+      return { deal: await deals.updateDeal({ sql }, orgId, deal_id, changes, approver.userId) };
     }
   }
 }

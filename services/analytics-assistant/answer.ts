@@ -17,7 +17,12 @@ export interface ResultPayload {
 const SHOWN_ROWS = 15;
 
 /** The run_sql call this turn made and what came back, read from the transcript. */
-export function lastResult(transcript: AssistantTranscript): { plan: Plan | null; read: string[]; result: ResultPayload | null; error: string | null } {
+export function lastResult(transcript: AssistantTranscript): {
+  plan: Plan | null;
+  read: string[];
+  result: ResultPayload | null;
+  error: string | null;
+} {
   const call = [...transcript].reverse().find((m) => m.role === 'assistant' && m.toolCalls?.length);
   const input = (call && call.role === 'assistant' ? call.toolCalls![0]!.input : null) as { plan?: Plan; read?: string[] } | null;
   const output = [...transcript].reverse().find((m) => m.role === 'tool');
@@ -33,7 +38,18 @@ export function lastResult(transcript: AssistantTranscript): { plan: Plan | null
 }
 
 const label = (column: string) => column.replace(/_/g, ' ');
-const show = (value: unknown) => (value === null || value === undefined ? '(none)' : String(value));
+/** A value as stored; a date column arrives as midnight UTC and is shown as its date. */
+const show = (value: unknown) =>
+  value === null || value === undefined
+    ? '(none)'
+    : typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T00:00:00\.000Z$/.test(value)
+      ? value.slice(0, 10)
+      : String(value);
+/** A rate also as a percentage with two decimals (0.5556 → 55.56 %). */
+const showIn = (column: string, value: unknown) =>
+  column.endsWith('_rate') && value !== null && value !== undefined
+    ? `${show(value)} (${(Number(value) * 100).toFixed(2)} %)`
+    : show(value);
 
 /** What the plan counted or listed, in words: "deals (stage = negotiation)". */
 function subject(plan: Plan, read: string[]): string {
@@ -45,11 +61,14 @@ export function composeAnswer(plan: Plan, read: string[], result: ResultPayload)
   const about = subject(plan, read);
   if (result.rows.length === 0) return `No ${about} match.`;
   const { columns, rows } = result;
-  if (rows.length === 1 && columns.length === 1) return `${capital(label(columns[0]!))} of ${about}: ${show(rows[0]![0])}.`;
+  if (rows.length === 1 && columns.length === 1) return `${capital(label(columns[0]!))} of ${about}: ${showIn(columns[0]!, rows[0]![0])}.`;
   const line = (row: unknown[]) =>
-    columns.length === 1 ? show(row[0]) : columns.map((c, i) => `${label(c)} ${show(row[i])}`).join(', ');
+    columns.length === 1 ? showIn(columns[0]!, row[0]) : columns.map((c, i) => `${label(c)} ${showIn(c, row[i])}`).join(', ');
   const listed = rows.slice(0, SHOWN_ROWS).map((row) => `- ${line(row)}`);
-  const more = rows.length > SHOWN_ROWS || result.truncated ? `\n… ${result.truncated ? 'more rows' : `${rows.length - SHOWN_ROWS} more`} in the table.` : '';
+  const more =
+    rows.length > SHOWN_ROWS || result.truncated
+      ? `\n… ${result.truncated ? 'more rows' : `${rows.length - SHOWN_ROWS} more`} in the table.`
+      : '';
   const count = result.truncated ? `at least ${rows.length}` : String(rows.length);
   return `${capital(about)}: ${count} row${rows.length === 1 ? '' : 's'}.\n${listed.join('\n')}${more}`;
 }

@@ -28,7 +28,11 @@ export async function* parserStep(
       writer.push({ type: 'data-plan', id: partId, data: { plan: understood.plan, read: understood.read, sql: understood.compiled.sql } });
       yield {
         type: 'tool-call',
-        call: { id: 'plan', name: RUN_SQL_TOOL.name, input: { sql: understood.compiled.sql, plan: understood.plan, read: understood.read } },
+        call: {
+          id: 'plan',
+          name: RUN_SQL_TOOL.name,
+          input: { sql: understood.compiled.sql, plan: understood.plan, read: understood.read },
+        },
       };
       yield { type: 'finish', reason: 'tool-calls' };
       return;

@@ -1,6 +1,7 @@
 import * as db from '../../db/notifications';
 import { findEventDefinition } from '../../domain/notification-events';
 import { describeEvent, effectivePreference, renderImmediateEmail, type NotificationEvent } from '../../domain/notifications';
+import { publicBaseUrl } from '../../platform/config';
 import type { DeliveryResult } from '../../workflows/notification-messages';
 import type { ServiceDeps } from '../deps';
 
@@ -12,7 +13,11 @@ import type { ServiceDeps } from '../deps';
  * writes in-app items, queued immediate emails and digest entries in one transaction. Everything is
  * keyed by event and user, so delivering the same events again changes nothing.
  */
-export async function deliverEvents(deps: Pick<ServiceDeps, 'sql'>, orgId: string, events: NotificationEvent[]): Promise<DeliveryResult> {
+export async function deliverEvents(
+  deps: Pick<ServiceDeps, 'sql'> & Partial<Pick<ServiceDeps, 'config'>>,
+  orgId: string,
+  events: NotificationEvent[],
+): Promise<DeliveryResult> {
   const known = events.filter((e) => findEventDefinition(e.event_type));
   if (known.length === 0) return { items: 0, emails: 0, digestEntries: 0 };
   const ownerIds = new Set<string>();
@@ -53,7 +58,8 @@ export async function deliverEvents(deps: Pick<ServiceDeps, 'sql'>, orgId: strin
     if (!def.always_send && e.actor_user_id) recipients.delete(e.actor_user_id);
     if (def.always_send && recipients.size === 0) for (const a of admins) recipients.add(a.user_id);
 
-    const { title, body } = describeEvent(e);
+    // Notices one acts on end with their link (the thread, the reconnect), in the feed, the email and the digest.
+    const { title, body, link } = describeEvent(e, { baseUrl: deps.config ? publicBaseUrl(deps.config) : undefined });
     const createdAt = new Date(e.created_at);
     for (const userId of recipients) {
       const pref = effectivePreference(def, prefOf.get(`${userId}|${e.event_type}`));
@@ -67,7 +73,7 @@ export async function deliverEvents(deps: Pick<ServiceDeps, 'sql'>, orgId: strin
           entity_id: e.entity_id,
           title,
           body,
-          payload: e.payload,
+          payload: link ? { ...e.payload, link } : e.payload,
           created_at: createdAt,
         });
       }

@@ -1,6 +1,6 @@
 import type { Sql } from '../../db/client';
 import { abandonSource, appendFrames, framesOfSource } from '../../db/ui-streams';
-import { openTextIds, type UiFrame } from '../../domain/ui-message-stream';
+import { LENGTH_CUT_FRAME, openTextIds, type UiFrame } from '../../domain/ui-message-stream';
 import type { ChatEvent } from '../../platform/chat-model';
 import type { FrameWriter } from './writer';
 
@@ -40,8 +40,9 @@ export interface StreamedStep {
 
 /**
  * Relays one model call into its step's frames as it streams: the text opens once and grows by deltas,
- * tool calls are collected under ids unique in the turn, the finish reason is kept. `beat` runs on each
- * event (an activity heartbeat).
+ * tool calls are collected under ids unique in the turn, the finish reason is kept. A step cut at the
+ * model's token limit says so in the stream (`LENGTH_CUT_FRAME`), so the answer finishes with `length`.
+ * `beat` runs on each event (an activity heartbeat).
  */
 export async function relayModelStream(
   events: AsyncIterable<ChatEvent>,
@@ -58,6 +59,9 @@ export async function relayModelStream(
       writer.push({ type: 'text-delta', id: ids.textId, delta: event.delta });
     } else if (event.type === 'tool-call') {
       step.toolCalls.push({ id: ids.callId(step.toolCalls.length), name: event.call.name, input: event.call.input });
-    } else step.finishReason = event.reason;
+    } else {
+      step.finishReason = event.reason;
+      if (event.reason === 'length') writer.push(LENGTH_CUT_FRAME);
+    }
   }
 }

@@ -63,4 +63,63 @@ describe.skipIf(!executablePath)('the Analytics tab in a browser', () => {
     await expect.poll(() => page.locator('#conversations li').count()).toBe(1);
     expect(errors).toEqual([]);
   });
+
+  it('keeps a wide result inside its card: the table scrolls sideways, long SQL wraps, the page never scrolls sideways', {
+    timeout: 120_000,
+  }, async () => {
+    const page = await browser.newPage({ viewport: { width: 900, height: 800 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${ctx.baseUrl}/ai/chat`);
+    await page.fill('#key', key);
+    await page.click('#save-key');
+    await page.click('.tabs button[data-tab="analytics"]');
+    // 24 named columns and a 300-character value: far wider than the card; one 300-character word in the SQL.
+    const columns = Array.from({ length: 24 }, (_, i) => `name AS account_name_column_${i}`).join(', ');
+    const sql = `SELECT ${columns}, '${'x'.repeat(300)}' AS filler FROM deals ORDER BY name LIMIT 3`;
+    llm.script.push({ toolCalls: [{ name: 'run_sql', arguments: { sql } }] }, { text: 'Here are the deals, wide.' });
+    await page.fill('#question', 'Every deal, every column?');
+    await page.click('#ask');
+    await expect
+      .poll(() => page.locator('#answers .msg.assistant .text').last().textContent(), { timeout: 30_000 })
+      .toBe('Here are the deals, wide.');
+    expect(await page.locator('#answers table.result tr').count()).toBe(4);
+
+    const box = (selector: string) =>
+      page
+        .locator(selector)
+        .last()
+        .evaluate((e) => ({
+          scroll: e.scrollWidth,
+          client: e.clientWidth,
+          overflowX: e.ownerDocument.defaultView!.getComputedStyle(e).overflowX,
+        }));
+    // The table's card scrolls sideways within the answer; the answer and its SQL stay within their width.
+    const card = await box('#answers .result-card');
+    expect(card.overflowX).toBe('auto');
+    expect(card.scroll).toBeGreaterThan(card.client);
+    const answer = await box('#answers .msg.assistant');
+    expect(answer.scroll).toBeLessThanOrEqual(answer.client);
+    expect(card.client).toBeLessThanOrEqual(answer.client);
+    const query = await box('#answers .analytics-sql');
+    expect(query.scroll).toBeLessThanOrEqual(query.client);
+    // The page (its root element) and the answers' column never scroll sideways.
+    const pageWidth = await page.locator('#answers').evaluate((answers) => {
+      const root = answers.ownerDocument.documentElement;
+      return { scroll: root.scrollWidth, client: root.clientWidth, answers: answers.scrollWidth - answers.clientWidth };
+    });
+    expect(pageWidth.scroll).toBeLessThanOrEqual(pageWidth.client);
+    expect(pageWidth.answers).toBeLessThanOrEqual(0);
+    // And it does scroll: the last column can be brought into view.
+    const scrolled = await page
+      .locator('#answers .result-card')
+      .last()
+      .evaluate((e) => {
+        e.scrollLeft = e.scrollWidth;
+        return e.scrollLeft;
+      });
+    expect(scrolled).toBeGreaterThan(0);
+    await page.screenshot({ path: path.join(shots, 'analytics-wide.png') });
+    expect(errors).toEqual([]);
+  });
 });

@@ -280,8 +280,23 @@ describe('approvals', () => {
     expect(hours).toBeGreaterThan(23.9);
     expect(hours).toBeLessThanOrEqual(24);
     expect((await ctx.request('GET', `/accounts/${accountId}`, { token: a.session })).body.industry).toBe('manufacturing');
-    // No stream is running while the turn waits.
-    expect((await ctx.request('GET', `/ai/chats/${chatId}/stream`, { token: a.session })).status).toBe(204);
+    // While the turn waits, a reader without Last-Event-ID has seen nothing: it gets the closed segment from its
+    // start, the same frames the client that asked read; one whose Last-Event-ID covers it gets 204.
+    const replayed = await streamRequest(ctx, 'GET', `/ai/chats/${chatId}/stream`, a.session);
+    expect(replayed.status).toBe(200);
+    expect(replayed.headers.get('x-vercel-ai-ui-message-stream')).toBe('v1');
+    expect(replayed.raw.trimEnd().endsWith('data: [DONE]')).toBe(true);
+    expect(replayed.chunks).toEqual(first.chunks);
+    expect(await messageFrom(replayed.chunks)).toEqual(first.answer);
+    const seenAll = await streamRequest(ctx, 'GET', `/ai/chats/${chatId}/stream`, a.session, undefined, {
+      'Last-Event-ID': String(replayed.ids.at(-1)),
+    });
+    expect(seenAll.status).toBe(204);
+    const seenPart = await streamRequest(ctx, 'GET', `/ai/chats/${chatId}/stream`, a.session, undefined, {
+      'Last-Event-ID': String(replayed.ids[3]),
+    });
+    expect(seenPart.status).toBe(200);
+    expect(seenPart.chunks).toEqual(first.chunks.slice(4));
 
     const path = `/ai/chats/${chatId}/approvals/${request.approvalId}`;
     expect((await ctx.request('POST', path, { token: readOnly, body: { approved: true } })).status).toBe(403);

@@ -37,7 +37,11 @@ describe('the Analytics Assistant without a large model', () => {
   it('streams the plan, its SQL and result, and an answer quoting the numbers', async () => {
     const { data, text, conversationId } = await parts('How many deals are in negotiation?');
     const plan = data.find((p) => p.type === 'data-plan')!;
-    expect(plan.data.plan).toMatchObject({ entity: 'deals', measures: ['count'], filters: [{ op: 'eq', field: 'stage', value: 'negotiation' }] });
+    expect(plan.data.plan).toMatchObject({
+      entity: 'deals',
+      measures: ['count'],
+      filters: [{ op: 'eq', field: 'stage', value: 'negotiation' }],
+    });
     expect(data.find((p) => p.type === 'data-sql')!.data.sql).toBe(plan.data.sql);
     expect(data.find((p) => p.type === 'data-result')!.data.rows).toEqual([['1']]);
     expect(text).toMatch(/: 1\.$/);
@@ -58,7 +62,12 @@ describe('the Analytics Assistant without a large model', () => {
     expect(text).toContain('USD');
     // Organization B's values are its own (its accounts are named B …).
     const other = await parts('List the accounts in the Software industry', b.session);
-    expect(other.data.find((p) => p.type === 'data-result')!.data.rows.flat().sort()).toEqual(['B Alpha', 'B Gamma']);
+    expect(
+      other.data
+        .find((p) => p.type === 'data-result')!
+        .data.rows.flat()
+        .sort(),
+    ).toEqual(['B Alpha', 'B Gamma']);
   });
 
   it('matches names without accents or case, and asks which one when a name matches two', async () => {

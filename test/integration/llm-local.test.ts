@@ -106,6 +106,61 @@ describe.skipIf(!present)('the local model', () => {
     expect(performance.now() - started).toBeLessThan(5000);
   });
 
+  it('ends within its deadline while a long prompt is still being read, and frees the model at once', async () => {
+    // A prompt of about 3,000 tokens: node-llama-cpp reads a prompt in one go, and looks at the signal only between tokens it writes.
+    const bounded = localModelConfig({ LLM_CALL_TIMEOUT_MS: '1000', LLM_LOCAL_CONTEXT_SIZE: '4096' });
+    const llm = localLlm(bounded);
+    await llm.load();
+    const accounts = Array.from(
+      { length: 120 },
+      (_, i) => `Account ${i}: Acme ${i} Robotics, industry manufacturing, revenue ${i * 1000}.`,
+    );
+    const started = performance.now();
+    const long = llm.run({
+      messages: [
+        { type: 'system', text: accounts.join('\n') },
+        { type: 'user', text: 'Summarize.' },
+      ],
+      maxTokens: 400,
+    });
+    await expect(long).rejects.toMatchObject({ code: 'timeout' });
+    expect(performance.now() - started).toBeLessThan(1000 + 1500);
+    // The next call does not wait for the rest of that prompt.
+    const next = performance.now();
+    expect((await llm.run({ messages: [{ type: 'user', text: 'Say hi.' }], maxTokens: 2 })).outputTokens).toBeGreaterThan(0);
+    expect(performance.now() - next).toBeLessThan(1000);
+  });
+
+  it('reports a reply cut at its token limit as length, with tools and without', async () => {
+    const model = createLocalChatModel(config);
+    for (const offered of [[], tools]) {
+      const events = await collect(model.stream(ask('Write a long story about a lighthouse keeper.', { tools: offered, maxTokens: 3 })));
+      expect(events.filter((e) => e.type === 'finish')).toEqual([expect.objectContaining({ type: 'finish', reason: 'length' })]);
+    }
+  });
+
+  it('answers in words, never with a tool call written as text, when a step after tool calls offers no tools', async () => {
+    const model = createLocalChatModel(config);
+    const events = await collect(
+      model.stream({
+        messages: [
+          { role: 'system', content: 'You are a CRM assistant.' },
+          { role: 'user', content: 'Find the contact Ann Lee.' },
+          { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'search_contacts', input: { query: 'Ann Lee' } }] },
+          { role: 'tool', toolCallId: 'c1', content: '[{"name":"Ann Lee","email":"ann@acme.example"}]' },
+        ],
+        tools: [],
+        maxTokens: 120,
+        signal: AbortSignal.timeout(120_000),
+      }),
+    );
+    const text = events.map((e) => (e.type === 'text-delta' ? e.delta : '')).join('');
+    expect(text.trim()).not.toBe('');
+    expect(text).not.toMatch(/"type"\s*:\s*"tool_call"|"name"\s*:\s*"search_contacts"|^\s*\{/);
+    expect(events.filter((e) => e.type === 'tool-call')).toEqual([]);
+    expect(events.at(-1)).toMatchObject({ type: 'finish', reason: expect.stringMatching(/^(stop|length)$/) });
+  });
+
   it('refuses a call when its queue is full, and serves the ones waiting in order', async () => {
     const queued = localModelConfig({ LLM_LOCAL_QUEUE_LIMIT: '1', LLM_CALL_TIMEOUT_MS: '120000' });
     const llm = localLlm(queued);

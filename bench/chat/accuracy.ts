@@ -1,0 +1,140 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { closeReaderPools, setDerivedReaderPassword } from '../../db/analytics-assistant';
+import { accountsNamed, contactsNamed, dealsNamed } from '../../db/chat-lookups';
+import { createSql } from '../../db/client';
+import { isWriteTool, untrustedToolOutput } from '../../domain/ai-chat';
+import { loadConfig } from '../../platform/config';
+import { createEmbedder } from '../../platform/embedder';
+import { newId } from '../../platform/ids';
+import { composeChatAnswer } from '../../services/ai-chat/compose';
+import { decideFirstStep } from '../../services/ai-chat/intent-step';
+import { runRead } from '../../services/ai-chat/tools';
+import { seedGoldenCrm } from '../analytics/golden-set';
+import { startBenchDatabase } from '../environment';
+import { CHAT_TASKS, type ChatTask } from './task-set';
+
+// `npm run bench -- chat-accuracy [--verbose]`: the AI chat on the defaults (no large model) over the task
+// set (bench/chat/task-set.ts), each task in its three phrasings: the first step's decision through the
+// service's own understanding, the read run through the same tool code as a turn, the answer composed from
+// it. Judged as the set says: reads by the names and numbers in the answer (and no proposal), writes by the
+// exact proposal, clarifications by the candidates named, refusals by no tool call at all.
+
+export async function benchChatAccuracy(options: { verbose: boolean }) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vcrm-chat-'));
+  fs.chmodSync(dir, 0o755);
+  const { pg, databaseUrl } = await startBenchDatabase(dir);
+  const config = loadConfig({ ...process.env, DATABASE_URL: databaseUrl, DATA_DIR: dir, LOG_LEVEL: 'silent', ANALYTICS_DATABASE_URL: '' });
+  const sql = createSql(databaseUrl, 5);
+  const deps = { sql, config, logger: undefined as never };
+  const embedder = createEmbedder(config);
+  try {
+    await setDerivedReaderPassword(sql, config);
+    const orgId = newId();
+    await sql`INSERT INTO organizations (id, external_id) VALUES (${orgId}, 'bench-chat')`;
+    await seedGoldenCrm(sql, orgId);
+    const results: { id: string; kind: string; difficulty: string; ok: boolean; ms: number }[] = [];
+    for (const task of CHAT_TASKS) {
+      for (const [n, message] of task.phrasings.entries()) {
+        const started = performance.now();
+        const decided = await decideFirstStep(deps, orgId, message, { embedder });
+        let text = '';
+        let call: { name: string; input: unknown } | null = null;
+        if (typeof decided === 'string') text = decided;
+        else {
+          call = decided;
+          if (!isWriteTool(call.name)) {
+            let output: unknown;
+            try {
+              output = await runRead(deps, orgId, call.name, call.input);
+            } catch (error) {
+              output = { error: (error as Error).message };
+            }
+            text = composeChatAnswer([
+              { role: 'assistant', content: '', toolCalls: [{ id: 'c', name: call.name, input: call.input }] },
+              { role: 'tool', toolCallId: 'c', content: untrustedToolOutput(call.name, output) },
+            ]);
+          }
+        }
+        const ms = performance.now() - started;
+        const ok = await judge(sql, orgId, task, call, text);
+        results.push({ id: task.id, kind: task.kind, difficulty: task.difficulty, ok, ms });
+        if (options.verbose && !ok)
+          process.stderr.write(
+            `${task.id}.${n} WRONG ${JSON.stringify(message)}\n    ${call ? JSON.stringify(call) : ''} ${text.slice(0, 300).replace(/\n/g, ' | ')}\n`,
+          );
+      }
+    }
+    const by = (filter: (r: (typeof results)[number]) => boolean) => {
+      const rows = results.filter(filter);
+      return { asked: rows.length, correct_pct: Math.round((1000 * rows.filter((r) => r.ok).length) / Math.max(1, rows.length)) / 10 };
+    };
+    const times = results.map((r) => r.ms).sort((a, b) => a - b);
+    const pct = (p: number) => Math.round(times[Math.min(times.length - 1, Math.floor(p * times.length))]! * 10) / 10;
+    return {
+      embedder: embedder.model,
+      tasks: CHAT_TASKS.length,
+      phrasings_asked: results.length,
+      all: by(() => true),
+      easy: by((r) => r.difficulty === 'easy'),
+      medium: by((r) => r.difficulty === 'medium'),
+      hard: by((r) => r.difficulty === 'hard'),
+      read: by((r) => r.kind === 'read'),
+      write: by((r) => r.kind === 'write'),
+      clarify: by((r) => r.kind === 'clarify'),
+      refuse: by((r) => r.kind === 'refuse'),
+      writes_without_approval: 0,
+      ms_p50: pct(0.5),
+      ms_p95: pct(0.95),
+    };
+  } finally {
+    await closeReaderPools();
+    await sql.end({ timeout: 5 });
+    await pg.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const numbersIn = (text: string) => (text.replace(/(\d),(\d{3})/g, '$1$2').match(/-?\d+(?:\.\d+)?/g) ?? []).map(Number);
+
+function mentions(text: string, expected: string): boolean {
+  if (/^-?[\d,]+(\.\d+)?$/.test(expected)) {
+    const want = Number(expected.replace(/,/g, ''));
+    return numbersIn(text).some((n) => Math.abs(n - want) < 0.005);
+  }
+  return text.includes(expected);
+}
+
+async function judge(
+  sql: ReturnType<typeof createSql>,
+  orgId: string,
+  task: ChatTask,
+  call: { name: string; input: unknown } | null,
+  text: string,
+) {
+  const proposal = call && isWriteTool(call.name) ? call : null;
+  switch (task.kind) {
+    case 'read':
+      return (
+        !proposal &&
+        text.trim() !== '' &&
+        (task.expectText ?? []).every((e) => mentions(text, e)) &&
+        !(task.rejectText ?? []).some((r) => text.includes(r))
+      );
+    case 'clarify':
+      return !proposal && (task.expectText ?? []).every((e) => text.includes(e));
+    case 'refuse':
+      return call === null && text.trim() !== '';
+    case 'write': {
+      const want = task.expectProposal!;
+      if (!proposal || proposal.name !== want.tool) return false;
+      const lookup = { account: accountsNamed, deal: dealsNamed, contact: contactsNamed }[want.target.entity];
+      const [record] = await lookup(sql, orgId, want.target.name);
+      const idField = `${want.target.entity}_id`;
+      const { [idField]: id, ...rest } = proposal.input as Record<string, unknown>;
+      return Boolean(record) && id === record!.id && isDeepStrictEqual(rest, want.input);
+    }
+  }
+}
