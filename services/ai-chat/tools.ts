@@ -26,6 +26,7 @@ import * as deals from '../deals';
 import { attemptQuery } from '../analytics-assistant/query-runner';
 import { orgIndex } from '../analytics-assistant/understanding';
 import type { ServiceDeps } from '../deps';
+import { proposalPreview } from './proposal-preview';
 import { contactSearchPlan, dealSearchPlan } from './search-plans';
 
 type Deps = Pick<ServiceDeps, 'sql' | 'logger' | 'config'>;
@@ -178,7 +179,12 @@ export async function runTools(
     }
   }
   const approvalId = proposal ? newId() : null;
-  if (proposal) frames.push({ type: 'tool-approval-request', approvalId: approvalId!, toolCallId: proposal.call.id });
+  if (proposal) {
+    // The card's before → after for each field the proposal names, then the request itself.
+    const preview = await proposalPreview(deps.sql, orgId, proposal.call.id, proposal.call.name as WriteTool, proposal.input);
+    if (preview) frames.push({ type: 'data-proposal', id: approvalId!, data: preview });
+    frames.push({ type: 'tool-approval-request', approvalId: approvalId!, toolCallId: proposal.call.id });
+  }
   const result: ToolsResult = {
     messages,
     approval: proposal ? { approvalId: approvalId!, toolCallId: proposal.call.id, toolName: proposal.call.name } : null,
