@@ -2,7 +2,7 @@ import { defaultAgentConfig } from '../domain/agent-config';
 import type { CompareInput, InstructionInputs, PageProfile } from '../platform/llm';
 
 // A small, fixed sample of each LlmWriter feature, judged by reading both writers' outputs side by side
-// (bench/llm-writers.ts prints them; the verdicts are in docs/decisions.md).
+// (bench/llm-writers.ts prints them; the verdicts are in docs/decisions/language-model.md).
 
 const base = defaultAgentConfig();
 

@@ -79,9 +79,9 @@ const BENCHES = {
       limit: process.env.ANALYTICS_BENCH_LIMIT ? Number(process.env.ANALYTICS_BENCH_LIMIT) : undefined,
     }),
   // The Analytics Assistant on the defaults (semantic layer + question parser) over the golden set's three phrasings.
-  'analytics-parser': () => benchAnalyticsParser({ verbose: args.includes('--verbose') }),
+  'analytics-parser': () => benchAnalyticsParser({ verbose: args.includes('--verbose'), heldOut: args.includes('--held-out') }),
   // The AI chat on the defaults over the chat task set (three phrasings each): reads, exact proposals, clarifications, refusals.
-  'chat-accuracy': () => benchChatAccuracy({ verbose: args.includes('--verbose') }),
+  'chat-accuracy': () => benchChatAccuracy({ verbose: args.includes('--verbose'), heldOut: args.includes('--held-out') }),
   // The local language model: load time, time to first token, tokens/s (LLM_BENCH_THREADS, default 1,2).
   'llm-local': () => benchLlmLocal(),
   // The judged sample of each LlmWriter feature, built-in writer and local model side by side (on stderr).

@@ -146,11 +146,13 @@ export async function listTurns(db: Db, orgId: string, chatId: string): Promise<
 }
 
 /** The latest ended turns before this one, newest first: the history the model reads. */
+/** The chat's last `limit` ended turns before this one, oldest first (as the Analytics Assistant's). */
 export async function previousTurns(db: Db, orgId: string, chatId: string, turnId: string, limit: number): Promise<TurnRow[]> {
-  return db<TurnRow[]>`
+  const rows = await db<TurnRow[]>`
     SELECT * FROM ai_chat_turns
     WHERE org_id = ${orgId} AND chat_id = ${chatId} AND id <> ${turnId} AND ended_at IS NOT NULL
     ORDER BY created_at DESC, id DESC LIMIT ${limit}`;
+  return rows.reverse();
 }
 
 export async function setTurnStatus(db: Db, orgId: string, turnId: string, status: TurnStatus): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * The account health formula, a pure function of what the account's rows say (see docs/decisions.md):
+ * The account health formula, a pure function of what the account's rows say (see docs/decisions/crm.md):
  *
  *   recency    0-40  full marks when the latest past activity is at most 7 days old, falling linearly
  *                    to 0 at 90 days; 0 when the account has no past activity

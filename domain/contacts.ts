@@ -3,7 +3,7 @@ export const STAGES = ['new', 'contacted', 'responded', 'converted', 'disqualifi
 export type Stage = (typeof STAGES)[number];
 
 /**
- * The funnel operations and the stages each may start from (docs/decisions.md has the table).
+ * The funnel operations and the stages each may start from (docs/decisions/crm.md has the table).
  * `contacted` is entered by outreach when a first message goes out, not by these operations.
  */
 export const FUNNEL_MOVES = {

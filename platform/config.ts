@@ -106,7 +106,7 @@ const schema = z.object({
   // The bound of one model call, queue wait included (a request's own deadline may end it sooner).
   LLM_CALL_TIMEOUT_MS: intIn(1000, 600_000).default(60_000),
   // LlmWriter features the local model writes without LLM_BASE_URL; the others keep the built-in writer,
-  // which wrote better than SmolLM2-135M on every feature of the judged sample (docs/decisions.md).
+  // which wrote better than SmolLM2-135M on every feature of the judged sample (docs/decisions/language-model.md).
   LLM_LOCAL_FEATURES: z
     .string()
     .transform((text) =>

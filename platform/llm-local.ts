@@ -84,6 +84,10 @@ class CallQueue {
     return this.waiting.length;
   }
 
+  get running(): boolean {
+    return this.busy;
+  }
+
   async acquire(signal: AbortSignal): Promise<() => void> {
     signal.throwIfAborted();
     if (!this.busy) {
@@ -134,6 +138,11 @@ export class LocalLlm {
   /** Calls waiting behind the running one. */
   get waiting(): number {
     return this.queue.waiters;
+  }
+
+  /** Whether a call holds the model (a timed-out call holds it until its native work has stopped). */
+  get running(): boolean {
+    return this.queue.running;
   }
 
   /** Loads the model now (it is otherwise loaded by the first call). */

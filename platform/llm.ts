@@ -66,7 +66,7 @@ export const DEFAULT_LLM_MODEL = 'gpt-4o-mini';
 /**
  * The writer of one feature: the OpenAI-compatible LLM when LLM_BASE_URL is set; otherwise the local
  * model for the features LLM_LOCAL_FEATURES names, and the built-in writer for the rest (the default
- * for all three: it wrote better than the local model on the judged sample, see docs/decisions.md).
+ * for all three: it wrote better than the local model on the judged sample, see docs/decisions/language-model.md).
  */
 export function createLlmWriter(config: LlmConfig, feature: LlmFeature): LlmWriter {
   if (config.LLM_BASE_URL) return new OpenAiWriter(config.LLM_BASE_URL, config.LLM_API_KEY, config.LLM_MODEL ?? DEFAULT_LLM_MODEL);

@@ -27,7 +27,7 @@ import {
 } from '../schemas/campaigns';
 
 // Campaigns need an active organization; reads take a CRM read scope and writes a CRM manage scope
-// (api:manage is the API-wide one), see docs/decisions.md.
+// (api:manage is the API-wide one), see docs/decisions/campaigns.md.
 const READ: AuthRule = { scope: 'crmRead' };
 const MANAGE: AuthRule = { scope: 'crmManage' };
 const TAG = 'Campaigns';

@@ -10,15 +10,18 @@ import { attemptQuery } from '../../services/analytics-assistant/query-runner';
 import { understandQuestion } from '../../services/analytics-assistant/understanding';
 import { declareTable, writeRows } from '../../services/custom-data';
 import { startBenchDatabase } from '../environment';
+import { HELD_OUT } from './held-out';
 import { GOLDEN_SET, ORDERS, ORDERS_DECLARATION, goldenOrders, sameResult, seedGoldenCrm } from './golden-set';
 
-// `npm run bench -- analytics-parser [--verbose]`: the Analytics Assistant on the defaults (the semantic layer
+// `npm run bench -- analytics-parser [--verbose] [--held-out]`: the Analytics Assistant on the defaults (the semantic layer
 // and the question parser, no large model) over the golden set: every question in its three phrasings,
 // judged by execution (rows as a multiset, column order ignored); clarify and refuse items judged by kind.
+// `--held-out` asks bench/analytics/held-out.ts instead: questions the parser's rules were never tuned on.
 // Accuracy per difficulty and p50/p95 of the time to an answer (parse, plan, SQL, result). Today is 2025-12-31.
 const TODAY = new Date('2025-12-31T00:00:00Z');
 
-export async function benchAnalyticsParser(options: { verbose: boolean }) {
+export async function benchAnalyticsParser(options: { verbose: boolean; heldOut: boolean }) {
+  const set = options.heldOut ? HELD_OUT : GOLDEN_SET;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vcrm-analytics-parser-'));
   fs.chmodSync(dir, 0o755);
   const { pg, databaseUrl } = await startBenchDatabase(dir);
@@ -36,7 +39,7 @@ export async function benchAnalyticsParser(options: { verbose: boolean }) {
     const view = String((table as { view: string }).view);
 
     const results: { id: string; difficulty: string; phrasing: number; ok: boolean; ms: number; said: string }[] = [];
-    for (const item of GOLDEN_SET) {
+    for (const item of set) {
       const kind = item.kind ?? 'answer';
       let gold: unknown[][] | null = null;
       if (kind === 'answer') {
@@ -71,7 +74,8 @@ export async function benchAnalyticsParser(options: { verbose: boolean }) {
     const pct = (p: number) => Math.round(times[Math.min(times.length - 1, Math.floor(p * times.length))]! * 10) / 10;
     return {
       embedder: embedder.model,
-      questions: GOLDEN_SET.length,
+      set: options.heldOut ? 'held-out' : 'golden',
+      questions: set.length,
       phrasings_asked: results.length,
       all: by(() => true),
       easy: by((r) => r.difficulty === 'easy'),

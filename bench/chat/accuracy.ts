@@ -14,15 +14,17 @@ import { decideFirstStep } from '../../services/ai-chat/intent-step';
 import { runRead } from '../../services/ai-chat/tools';
 import { seedGoldenCrm } from '../analytics/golden-set';
 import { startBenchDatabase } from '../environment';
+import { HELD_OUT_TASKS } from './held-out';
 import { CHAT_TASKS, type ChatTask } from './task-set';
 
-// `npm run bench -- chat-accuracy [--verbose]`: the AI chat on the defaults (no large model) over the task
+// `npm run bench -- chat-accuracy [--verbose] [--held-out]` (`--held-out`: bench/chat/held-out.ts, tasks the rules never saw): the AI chat on the defaults (no large model) over the task
 // set (bench/chat/task-set.ts), each task in its three phrasings: the first step's decision through the
 // service's own understanding, the read run through the same tool code as a turn, the answer composed from
 // it. Judged as the set says: reads by the names and numbers in the answer (and no proposal), writes by the
 // exact proposal, clarifications by the candidates named, refusals by no tool call at all.
 
-export async function benchChatAccuracy(options: { verbose: boolean }) {
+export async function benchChatAccuracy(options: { verbose: boolean; heldOut: boolean }) {
+  const set = options.heldOut ? HELD_OUT_TASKS : CHAT_TASKS;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vcrm-chat-'));
   fs.chmodSync(dir, 0o755);
   const { pg, databaseUrl } = await startBenchDatabase(dir);
@@ -36,7 +38,7 @@ export async function benchChatAccuracy(options: { verbose: boolean }) {
     await sql`INSERT INTO organizations (id, external_id) VALUES (${orgId}, 'bench-chat')`;
     await seedGoldenCrm(sql, orgId);
     const results: { id: string; kind: string; difficulty: string; ok: boolean; ms: number }[] = [];
-    for (const task of CHAT_TASKS) {
+    for (const task of set) {
       for (const [n, message] of task.phrasings.entries()) {
         const started = performance.now();
         const decided = await decideFirstStep(deps, orgId, message, { embedder });
@@ -75,7 +77,8 @@ export async function benchChatAccuracy(options: { verbose: boolean }) {
     const pct = (p: number) => Math.round(times[Math.min(times.length - 1, Math.floor(p * times.length))]! * 10) / 10;
     return {
       embedder: embedder.model,
-      tasks: CHAT_TASKS.length,
+      set: options.heldOut ? 'held-out' : 'tasks',
+      tasks: set.length,
       phrasings_asked: results.length,
       all: by(() => true),
       easy: by((r) => r.difficulty === 'easy'),

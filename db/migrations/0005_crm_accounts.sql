@@ -1,6 +1,6 @@
 -- Up Migration
 
--- The deal pipeline (see docs/decisions.md, "CRM accounts, deals and activities"); the API validates
+-- The deal pipeline (see docs/decisions/crm.md, "CRM accounts, deals and activities"); the API validates
 -- the same, the database keeps every writer honest.
 ALTER TABLE deals ADD CONSTRAINT deals_stage_check
   CHECK (stage IN ('prospecting', 'qualification', 'proposal', 'negotiation', 'closed_won', 'closed_lost'));

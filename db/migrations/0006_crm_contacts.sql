@@ -4,7 +4,7 @@
 DROP INDEX contacts_org_email_idx;
 CREATE UNIQUE INDEX contacts_org_email_key ON contacts (org_id, lower(email)) WHERE email IS NOT NULL;
 
--- The funnel's stages (see docs/decisions.md, "CRM contacts").
+-- The funnel's stages (see docs/decisions/crm.md, "CRM contacts").
 ALTER TABLE contacts ADD CONSTRAINT contacts_stage_check
   CHECK (stage IN ('new', 'contacted', 'responded', 'converted', 'disqualified'));
 

@@ -5,7 +5,7 @@
 -- binds every read through them. On top of the tables' tenant_isolation policy (app.org_id, which any
 -- session may set) a RESTRICTIVE policy asks for analytics.org_token, the organization id signed with
 -- a key only the service's own role reads: a reader cannot name another organization, even with
--- set_config. Roles are cluster-wide, so they are made only when missing (see docs/decisions.md).
+-- set_config. Roles are cluster-wide, so they are made only when missing (see docs/decisions/analytics-assistant.md).
 DO $$
 BEGIN
   IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'analytics_definer') THEN

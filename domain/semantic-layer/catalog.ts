@@ -109,7 +109,11 @@ export const CRM_ENTITIES: Record<string, EntityDef> = {
         type: 'number',
         synonyms: ['employees', 'employee', 'employee count', 'headcount', 'staff', 'people', 'size', 'workforce'],
       },
-      health_score: { sql: 't.health_score', type: 'number', synonyms: ['health score', 'health', 'health scores', 'score', 'scores'] },
+      health_score: {
+        sql: 't.health_score',
+        type: 'number',
+        synonyms: ['health score', 'health', 'health scores', 'score', 'scores', 'healthy', 'how healthy'],
+      },
       tags: tagsField,
       created_at: created,
       updated_at: updated,
@@ -237,7 +241,11 @@ export const CRM_ENTITIES: Record<string, EntityDef> = {
         type: 'number',
         synonyms: ['minutes', 'duration', 'time spent', 'length', 'hours', 'how long', 'spent', 'spend'],
       },
-      created_by: { sql: 't.created_by', type: 'text', synonyms: ['author', 'logged by', 'created by'] },
+      created_by: {
+        sql: 't.created_by',
+        type: 'text',
+        synonyms: ['author', 'authors', 'logged by', 'created by', 'user', 'users', 'person who logged'],
+      },
       created_at: { ...created, synonyms: ['logged', 'created', 'added', 'recorded'] },
     },
     joins: {

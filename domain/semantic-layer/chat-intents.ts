@@ -36,7 +36,7 @@ export const CHAT_CAPABILITIES =
 const REFUSED =
   /\b(delete|remove|wipe|erase|purge|destroy|drop|truncate)\b|\b(send|email|e-mail|blast|message|text|sms)\b.{0,40}\b(all|every|everyone|everybody|each)\b|\b(send|blast)\b/;
 const WRITE_VERB =
-  /^(?:(?:please|pls|can you|could you|would you|kindly|go ahead and|i want you to|let's|lets)\s+)*(rename|change|update|set|move|mark|advance|push|bump|add|create|log|record|write|note|make|reassign|assign|put|close|edit|modify)\b/;
+  /^(?:(?:please|pls|can you|could you|would you|kindly|go ahead and|i want you to|let's|lets)\s+)*(rename|change|update|set|move|mark|advance|push|bump|add|create|log|record|write|note|make|reassign|assign|put|close|edit|modify|switch|hand)\b/;
 const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/;
 const STAGE_WORDS: [RegExp, string][] = [
   [/\b(closed[ _-]?won|won|win|signed|close it as won|as won)\b/, 'closed_won'],
@@ -83,9 +83,14 @@ export function parseChatIntent(message: string, ctx: IntentContext): ChatIntent
 
   const wantsWrite =
     WRITE_VERB.test(text) ||
-    /\b(now has|is now|are now|is worth|will now|belongs to|should be called|new title|new email|has a new|is in (the )?[a-z ]+ now|is in the [a-z ]+ (stage|industry)|fell through|we (won|lost)|just called|note on|note for)\b/.test(
+    /\b(now has|is now|are now|is worth|will now|belongs to|should be called|new title|new email|has a new|is in (the )?[a-z ]+ now|is in the [a-z ]+ (stage|industry)|fell through|we (won|lost)|just called|note on|note for|record it|log it|update its|change its)\b/.test(
       text,
-    );
+    ) ||
+    // A new fact about a record: "Hooli's domain is hooli.io now".
+    /\bnow[.!]?$/.test(text) ||
+    /\b(phone|phone number|email|email address|title|job title|domain|website) is\b/.test(text) ||
+    /\bgive\b.+\bto [a-z]/.test(text) ||
+    (payload !== null && /\b(note|call|meeting|email|task)\b/.test(text));
 
   // Names that match several records: ask which (a deal spoken of through its account is checked later).
   const nameAmbiguity = ambiguous.find((a) => a.candidates.some((c) => c.field === 'name'));
@@ -110,8 +115,9 @@ export function parseChatIntent(message: string, ctx: IntentContext): ChatIntent
     if (/\b(contact|person|her|him|them)\b/.test(restText) && /\b(add|create|new)\b/.test(restText) && account && !contact) {
       const email = message.match(EMAIL)?.[0];
       const person =
-        (payload ?? message).match(/(?:named|called|person,?|contact,?|^)\s*([\p{Lu}][\p{L}'-]+)\s+([\p{Lu}][\p{L}'-]+)/u) ??
-        message.match(/(?:named|called|person,?)\s+([\p{Lu}][\p{L}'-]+)\s+([\p{Lu}][\p{L}'-]+)/u);
+        (payload ?? '').match(/^\s*([\p{Lu}][\p{L}'-]+)\s+([\p{Lu}][\p{L}'-]+)/u) ??
+        message.match(/(?:named|called|person,?|contact,?)\s+([\p{Lu}][\p{L}'-]+)\s+([\p{Lu}][\p{L}'-]+)/u) ??
+        firstFullName(message, account.value);
       const title = message.match(/\bas (?:an? |the |our )?([\p{Lu}][\p{L} ]{1,60}?)(?=[,.;]| at | to |$)/u)?.[1];
       const contactFields = {
         ...(person ? { first_name: person[1]!, last_name: person[2]! } : {}),
@@ -140,11 +146,17 @@ export function parseChatIntent(message: string, ctx: IntentContext): ChatIntent
       return { kind: 'write', tool: 'move_deal_stage', target: dealTarget, stage };
     // Fields of a deal, a contact or an account.
     if (dealTarget) {
-      const changes = dealChanges(restText, rest, payload, ctx.today);
+      const changes = dealChanges(
+        restText,
+        rest,
+        payload,
+        ctx.today,
+        owners.map((o) => o.value),
+      );
       if (Object.keys(changes).length) return { kind: 'write', tool: 'update_deal', target: dealTarget, changes };
     }
     if (contact) {
-      const changes = contactChanges(restText, message, payload);
+      const changes = contactChanges(text, message, payload);
       if (Object.keys(changes).length)
         return { kind: 'write', tool: 'update_contact', target: { entity: 'contacts', name: contact.value }, changes };
     }
@@ -176,7 +188,7 @@ export function parseChatIntent(message: string, ctx: IntentContext): ChatIntent
   return { kind: 'read' };
 }
 
-function dealChanges(text: string, raw: string, payload: string | null, today: Date): Record<string, unknown> {
+function dealChanges(text: string, raw: string, payload: string | null, today: Date, owners: string[]): Record<string, unknown> {
   const changes: Record<string, unknown> = {};
   if (/\b(value|amount|worth|price|size)\b/.test(text)) {
     const after = text.replace(/\b\w+ deal \d+\b/g, ' ').replace(/^.*?\b(value|amount|worth|price|size)\b/, '');
@@ -193,7 +205,27 @@ function dealChanges(text: string, raw: string, payload: string | null, today: D
     }
   }
   if (/\b(rename|should be called|name)\b/.test(text) && payload) changes.name = payload;
+  if (/\b(owner|owns|reassign|assign|give|hand|belongs to)\b/.test(text)) {
+    const owner =
+      owners[0] ?? text.match(/\b(?:to|by)\s+([a-z][\w.@-]*)\s*$/)?.[1] ?? text.match(/\bmake\s+([a-z][\w.@-]*)\s+the owner\b/)?.[1];
+    if (owner) changes.owner_id = owner;
+  }
+  if (/\b(currency|priced in|switch|in (usd|eur|gbp|euros?|dollars?|pounds?))\b/.test(text)) {
+    const currency = text.match(/\b(usd|eur|gbp|chf|jpy|cad|aud|euros?|dollars?|pounds?)\b/)?.[1];
+    const code =
+      currency &&
+      ({ euro: 'EUR', euros: 'EUR', dollar: 'USD', dollars: 'USD', pound: 'GBP', pounds: 'GBP' }[currency] ?? currency.toUpperCase());
+    if (code) changes.currency = code;
+  }
   return changes;
+}
+
+/** The first two capitalised words in a row that are neither the account's name nor a sentence's first word. */
+function firstFullName(message: string, account: string): RegExpMatchArray | null {
+  for (const m of message.matchAll(/(?<=[\s(,:])([\p{Lu}][\p{L}'-]+)\s+([\p{Lu}][\p{L}'-]+)/gu)) {
+    if (!account.includes(m[1]!) && !account.includes(m[2]!)) return m;
+  }
+  return null;
 }
 
 function contactChanges(text: string, message: string, payload: string | null): Record<string, unknown> {
@@ -205,6 +237,18 @@ function contactChanges(text: string, message: string, payload: string | null): 
   if (/\b(title|job title|role|position)\b/.test(text)) {
     const value = payload ?? message.match(/\bto\s+(.+?)[.!]?$/)?.[1];
     if (value) changes.title = value.trim();
+  }
+  const said = (field: string) =>
+    payload ??
+    message.match(new RegExp(`(?:${field})\\s+(?:is\\s+(?:now\\s+)?|to\\s+|:\\s*)([\\p{L}'-]+)`, 'iu'))?.[1] ??
+    message.match(/\bto\s+([\p{L}'-]+)[.!]?\s*$/u)?.[1];
+  if (/\b(last name|surname|family name|married)\b/.test(text)) {
+    const value = said('last name|surname|family name');
+    if (value) changes.last_name = value;
+  }
+  if (/\bfirst name\b/.test(text)) {
+    const value = said('first name');
+    if (value) changes.first_name = value;
   }
   if (/\b(phone|number|mobile)\b/.test(text)) {
     const phone = message.match(/\+?[\d ()-]{7,}\d/)?.[0];

@@ -17,6 +17,8 @@ import {
   MIN_WORDS,
   NEGATED_CHILD,
   OPEN_DEALS,
+  NOT_CLOSED,
+  OFF_TOPIC,
   SUM_WORDS,
   SUPERLATIVES,
   WIN_RATE,
@@ -112,6 +114,7 @@ export function parseQuestion(question: string, ctx: ParseContext): Understandin
   const tokens = words(question);
   const text = tokens.join(' ');
   if (tokens.length === 0) return { kind: 'refuse', text: CAPABILITIES, reason: 'unknown' };
+  if (OFF_TOPIC.test(text)) return { kind: 'refuse', reason: 'unknown', text: `That is outside the CRM. ${CAPABILITIES}` };
   if (WRITE_REQUEST.test(text))
     return { kind: 'refuse', reason: 'write', text: `I only read the CRM: I cannot change, send or delete anything. ${CAPABILITIES}` };
 
@@ -184,10 +187,13 @@ export function parseQuestion(question: string, ctx: ParseContext): Understandin
   // "new" is a stage only when the question speaks of stages ("in the new stage"); otherwise it means recently created.
   const stageWords = /\b(stage|stages|status|funnel)\b/.test(text);
   const mailDomain = matches.some((m) => m.field === 'email_domain');
-  const notClosed = /\bnot (?:yet )?(?:been )?(won|lost|closed)\b/.test(text);
+  const notClosed = NOT_CLOSED.test(text);
+  // "new or contacted": a list of stages names "new" as a stage too.
+  const stageList =
+    matches.filter((m) => m.field === 'stage' && m.value !== 'new').length > 0 && /\bnew\s*(,|or|and)|(,|or|and)\s*new\b/.test(text);
   const kept = matches.filter(
     (m) =>
-      !(m.field === 'stage' && m.value === 'new' && !stageWords) &&
+      !(m.field === 'stage' && m.value === 'new' && !stageWords && !stageList) &&
       // "an email at gmail.com" speaks of addresses, not of email activities.
       !(mailDomain && m.entity === 'activities' && m.field === 'type') &&
       !(notClosed && m.field === 'stage' && (m.value === 'closed_won' || m.value === 'closed_lost')),
@@ -277,6 +283,8 @@ export function parseQuestion(question: string, ctx: ParseContext): Understandin
       continue;
     }
     const found = dimensionAt(start);
+    // "by headcount", "by deal value": a number ranks or totals, it is not something to group by.
+    if (found && ['number', 'money'].includes(fieldDef(found.path)?.type ?? '')) continue;
     if (found && !plan.dimensions.some((d) => d.field === found.path)) {
       plan.dimensions.push({ field: found.path });
       for (let i = start; i < start + found.length; i++) dimensionTokens.add(i);
@@ -346,7 +354,10 @@ export function parseQuestion(question: string, ctx: ParseContext): Understandin
   for (const m of text.matchAll(NEGATED_CHILD)) {
     const word = m[1]!;
     const child = entityOfWord(word, ctx.catalog);
+    const parent = child ? Object.entries(def.joins).find(([, j]) => j.entity === child)?.[0] : undefined;
     if (child && def.children[child]) plan.filters.push({ op: 'without', entity: child });
+    // "contacts without an account": the join finds nothing.
+    else if (parent && ctx.catalog[child!]!.fields.id) plan.filters.push({ op: 'is_null', field: `${parent}.id` });
     else {
       const field = Object.entries(def.fields).find(([, f]) => f.synonyms.includes(word) || f.synonyms.includes(singular(word)));
       if (field) plan.filters.push({ op: 'is_null', field: field[0] });
@@ -409,10 +420,14 @@ export function parseQuestion(question: string, ctx: ParseContext): Understandin
       (word === undefined ? undefined : numericMentions.find((m) => m.start >= word && m.start <= word + 4)) ?? numericMentions[0];
     return target ? pathOf(target.entity, target.field!) : defaultNumber;
   };
+  const explicitExtreme = /\b(maximum|max|minimum|min|highest|lowest|largest|smallest|biggest)\b/.test(text);
   let measure: string | null = null;
   if (winRate && entity === 'deals') measure = 'win_rate';
   else if (conversion && entity === 'contacts') measure = 'conversion_rate';
   else if (agg.avg !== undefined) measure = prefixed('avg', numberNear(agg.avg));
+  // "maximum order total": the extreme of a number whose name says total.
+  else if (explicitExtreme && agg.sum !== undefined && (agg.max ?? agg.min)! < agg.sum && !numericMentions.some((m) => m.start > agg.sum!))
+    measure = prefixed(agg.max !== undefined ? 'max' : 'min', numberNear(agg.max ?? agg.min));
   else if (countsNumber) measure = prefixed('sum', numberNear(howManyNumber.index === undefined ? undefined : at(howManyNumber.index) + 2));
   else if (agg.sum !== undefined && !(wantsCount && numericMentions.length === 0)) measure = prefixed('sum', numberNear(agg.sum));
   else if (wantsCount) measure = DISTINCT_WORDS.test(text) ? distinctMeasure(fieldMentions, pathOf) : 'count';
@@ -461,13 +476,29 @@ export function parseQuestion(question: string, ctx: ParseContext): Understandin
       text,
     );
   const superlative = Object.entries(SUPERLATIVES).find(([word]) => tokens.includes(word));
+  // "top 3 companies by headcount": the entity's own rows ranked by its number, not a total.
+  const ownNumber = measure?.match(/^(?:sum|max|avg):([a-z_]+)$/)?.[1];
+  if (
+    limit &&
+    ownNumber &&
+    plan.dimensions.length === 0 &&
+    !plan.having.length &&
+    def.fields[ownNumber] &&
+    entityMentions.some((m) => m.entity === entity)
+  ) {
+    plan.measures = [];
+    plan.fields = listFields(def, tokens, fieldMentions, entityMentions, entity, matches, text, plan);
+    plan.order.push({ by: ownNumber, direction: rankingWord ?? 'desc' });
+    plan.limit = limit;
+    return { kind: 'plan', plan, read };
+  }
   if (measure && ranks && plan.dimensions.length > 0) {
     plan.order.push({ by: measure, direction: rankingWord ?? 'desc' });
     if ((rankedOther || textTarget) && !asksNumbers) plan.measures = [];
     plan.limit = limit ?? (singularHead(entityMentions, textTarget) ? 1 : undefined);
   } else if (!measure && plan.dimensions.length === 0) {
     // A list: its fields, ordered by the number the question ranks by.
-    plan.fields = listFields(def, tokens, fieldMentions, entityMentions, entity, matches, text);
+    plan.fields = listFields(def, tokens, fieldMentions, entityMentions, entity, matches, text, plan);
     const by =
       superlative && def.fields[superlative[1].field]
         ? superlative[1].field
@@ -682,6 +713,8 @@ function dateFieldOf(def: EntityDef, text: string): string | null {
 /** A matched value as a filter path of the plan's entity (a tag name filters the tags column). */
 function valuePath(m: ValueMatch, entity: string, def: EntityDef, pathOf: (owner: string, field: string) => string | null): string | null {
   if (m.entity === 'tags' && m.field === 'name') return entity === 'tags' ? 'name' : def.fields.tags ? 'tags' : null;
+  // "carol's deals" are the deals carol owns, not those of carol's accounts.
+  if (m.field === 'owner_id' && def.fields.owner_id) return 'owner_id';
   const direct = pathOf(m.entity, m.field);
   if (direct) return direct;
   // Owners, stages and the like of another entity that this one has too.
@@ -716,12 +749,15 @@ function listFields(
   entity: string,
   matches: ValueMatch[],
   text: string,
+  plan: Plan,
 ): string[] {
+  // A field the question filters on ("with status completed") is a condition, not a column asked for.
+  const filtered = new Set(plan.filters.flatMap((f) => ('field' in f ? [f.field] : [])));
   if (def.fields.first_name && /\bfirst (?:name )?and last names?\b/.test(text)) return ['first_name', 'last_name'];
   const own = entities.find((m) => m.entity === entity);
   const used = new Set(matches.flatMap((m) => Array.from({ length: m.end - m.start }, (_, i) => m.start + i)));
   const shown = fields.filter((m) => {
-    if (m.entity !== entity || used.has(m.start)) return false;
+    if (m.entity !== entity || used.has(m.start) || filtered.has(m.field!)) return false;
     const f = def.fields[m.field!]!;
     if (f.type === 'date' || f.type === 'money' || f.type === 'number') return false;
     const before = own ? m.start < own.start : false;

@@ -69,6 +69,8 @@ export class ValueIndex {
       const plural = key.split(' ').map(singular).join(' ');
       if (plural !== key) push(this.exact, plural, entry);
       if (entry.field === 'email_domain' && /^[a-z0-9-]{4,}\./.test(key)) labels.push([key.split('.')[0]!, entry]);
+      // Industries are matched near too ("retailers" for Retail); other names also by a word of theirs.
+      if (entry.field === 'industry') this.names.push({ key, entry });
       if (NAME_FIELDS.has(entry.field)) {
         this.names.push({ key, entry });
         const parts = key.split(' ');

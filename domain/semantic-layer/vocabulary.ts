@@ -19,7 +19,10 @@ export const DISTINCT_WORDS = /\b(distinct|different|unique)\b/;
 
 /** A question that asks to change data rather than read it. */
 export const WRITE_REQUEST =
-  /^(?:(?:please|pls|kindly|can you|could you|would you|will you|go ahead and|i want you to|i need you to|let's|lets)\s+)*(delete|remove|drop|truncate|update|change|set|rename|create|add|insert|send|email|e-mail|call|dial|move|mark|assign|reassign|merge|archive|edit|modify|import|upload|erase|wipe|purge|close|reopen|enroll|unsubscribe|book|schedule|log|clear|clean|put|make|cancel|pause|resume|start|stop|tag|untag|restore)\b/;
+  /^(?:(?:please|pls|kindly|can you|could you|would you|will you|go ahead and|i want you to|i need you to|let's|lets)\s+)*(delete|remove|drop|truncate|update|change|set|rename|create|add|insert|send|email|e-mail|call|dial|move|mark|assign|reassign|merge|archive|edit|modify|import|upload|erase|wipe|purge|close|reopen|enroll|unsubscribe|book|schedule|log|clear|clean|put|make|cancel|pause|resume|start|stop|tag|untag|restore)\b(?!\s+(?:of|for|date|dates|rate|address|addresses|domain|domains|count|counts|log|logs|status|stage|value)\b)/;
+
+/** Requests outside the CRM: translations, writing, weather. */
+export const OFF_TOPIC = /\b(translate|translation|weather|forecast|rain|joke|poem|recipe|lyrics)\b|^(write|compose|draft)\b/;
 
 export const GRAIN_WORDS: [RegExp, 'day' | 'week' | 'month' | 'quarter' | 'year'][] = [
   [/\b(daily|per day|by day|each day|every day|a day|day by day)\b/, 'day'],
@@ -122,5 +125,6 @@ export function valueAliases(): [string, ValueEntry][] {
 
 export const OPEN_DEALS =
   /\b(open|active|in progress|ongoing|live|in play|not closed|still open|unclosed)\s+(deal|deals|opportunit|pipeline)|\bopen pipeline\b|\bpipeline\b(?! stage)/;
+export const NOT_CLOSED = /\bnot (?:yet )?(?:been )?(?:won|lost|closed)\b|\bneither won nor lost\b|\bnor lost\b|\bstill open\b/;
 export const CLOSED_DEALS = /\bclosed\b(?!\s*(won|lost|_))|\b(won or lost|lost or won)\b/;
 export { CLOSED_STAGES };

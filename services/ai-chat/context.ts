@@ -18,7 +18,7 @@ const size = (messages: ChatMessage[]) =>
  * this turn has done so far.
  */
 export async function modelMessages(tx: Db, chat: ChatRow, turn: TurnRow, soFar: TranscriptMessage[]): Promise<ChatMessage[]> {
-  const earlier = (await db.previousTurns(tx, chat.org_id, chat.id, turn.id, HISTORY_TURNS)).reverse();
+  const earlier = await db.previousTurns(tx, chat.org_id, chat.id, turn.id, HISTORY_TURNS);
   let history = earlier.map((t): ChatMessage[] => [
     { role: 'user', content: userText(t.user_message) },
     ...completeTranscript(t.transcript),

@@ -1,14 +1,14 @@
 import type { Readable } from 'node:stream';
 import * as db from '../../db/ai-chat';
 import type { TurnStatus } from '../../db/ai-chat';
-import type { Db } from '../../db/client';
-import { appendFrames, getStream, keptFramesFrom, readFrames } from '../../db/ui-streams';
+import { getStream } from '../../db/ui-streams';
 import { type TranscriptMessage, completeTranscript, titleFrom } from '../../domain/ai-chat';
 import { conflict } from '../../domain/errors';
-import { type UiFrame, type UiMessage, closingFrames, partsFromFrames } from '../../domain/ui-message-stream';
+import type { UiMessage } from '../../domain/ui-message-stream';
 import { newId } from '../../platform/ids';
 import { aiChatTurnWorkflowRef, aiChatWorkflowId, stopTurnSignal } from '../../workflows/ai-chat-messages';
 import type { ServiceDeps } from '../deps';
+import { closeTurnStream } from '../ui-stream/turn-end';
 import { signalWorkflow, startAfterPreviousRun } from '../workflow-client';
 import { ownChat } from './chats';
 import { chatStream } from './stream';
@@ -88,7 +88,7 @@ const STATUS: Record<string, TurnStatus> = {
  * a repeat does nothing.
  */
 export async function endTurn(
-  deps: Pick<ServiceDeps, 'sql'>,
+  deps: Pick<ServiceDeps, 'sql'> & { logger?: Pick<ServiceDeps['logger'], 'warn'> },
   input: {
     orgId: string;
     chatId: string;
@@ -103,17 +103,14 @@ export async function endTurn(
   await deps.sql.begin(async (tx) => {
     const turn = await db.getTurn(tx, orgId, turnId, true);
     if (!turn || turn.ended_at) return;
-    const stream = await getStream(tx, orgId, chatId);
-    if (stream) {
-      const closing: (UiFrame | null)[] = [];
-      if (!stream.segment_open) closing.push({ type: 'start', messageId: turn.assistant_message_id });
-      const segment = stream.segment_open ? await segmentFrames(tx, orgId, chatId, Number(stream.segment_start_id)) : [];
-      if (input.error) closing.push({ type: 'error', errorText: input.error });
-      closing.push(...closingFrames(segment, input.outcome === 'stopped' ? 'other' : input.error ? 'error' : 'stop'));
-      // A turn that ended while waiting (stopped, expired) and whose segment is already closed needs no new one.
-      if (stream.segment_open || input.error) await appendFrames(tx, orgId, chatId, `${turnId}:end`, closing);
-    }
-    const parts = partsFromFrames(await keptFramesFrom(tx, orgId, chatId, Number(turn.first_frame_id)));
+    const parts = await closeTurnStream(
+      tx,
+      deps,
+      orgId,
+      chatId,
+      { id: turnId, messageId: turn.assistant_message_id, firstFrameId: Number(turn.first_frame_id) },
+      { error: input.error, finishReason: input.outcome === 'stopped' ? 'other' : input.error ? 'error' : 'stop' },
+    );
     await db.endTurn(tx, orgId, turnId, {
       status: STATUS[input.outcome] ?? 'completed',
       parts,
@@ -123,9 +120,4 @@ export async function endTurn(
     });
     await db.clearActiveTurn(tx, orgId, chatId, turnId);
   });
-}
-
-async function segmentFrames(tx: Db, orgId: string, chatId: string, segmentStart: number): Promise<UiFrame[]> {
-  const frames = await readFrames(tx, orgId, chatId, segmentStart - 1, 100_000);
-  return frames.flatMap((f) => (f.frame ? [f.frame] : []));
 }

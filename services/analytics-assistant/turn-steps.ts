@@ -1,12 +1,12 @@
 import * as conversations from '../../db/analytics-conversations';
-import type { Db } from '../../db/client';
-import { appendFrames, framesOfSource, getStream, keptFramesFrom, readFrames } from '../../db/ui-streams';
+import { appendFrames, framesOfSource, getStream } from '../../db/ui-streams';
 import { type AssistantTranscript, RUN_SQL_TOOL, toolOutput } from '../../domain/analytics-assistant';
-import { type UiFrame, closingFrames, partsFromFrames } from '../../domain/ui-message-stream';
+import type { UiFrame } from '../../domain/ui-message-stream';
 import type { ChatModel } from '../../platform/chat-model';
 import { createEmbedder } from '../../platform/embedder';
 import type { ServiceDeps } from '../deps';
 import { beginModelStep, relayModelStream, type StreamedStep } from '../ui-stream/steps';
+import { closeTurnStream } from '../ui-stream/turn-end';
 import { FrameWriter } from '../ui-stream/writer';
 import { PARSER_MODEL, parserStep } from './parser-step';
 import { modelMessages, systemPrompt } from './prompt';
@@ -127,28 +127,23 @@ export async function runSqlCall(
   return { message: { role: 'tool', toolCallId: call.id, content: toolOutput({ ok: true, ...outcome.result }) }, ok: true };
 }
 
-/**
- * The turn's end: closes the segment (an `error` frame first when it failed), stores the answer as the
- * client saw it and the transcript, frees the conversation. One transaction; a repeat does nothing.
- */
+/** The turn's end: closes the segment, stores the answer as the client saw it and the transcript, frees the conversation. One transaction; a repeat does nothing. */
 export async function endTurn(
-  deps: Pick<ServiceDeps, 'sql'>,
+  deps: Pick<ServiceDeps, 'sql'> & { logger?: Pick<ServiceDeps['logger'], 'warn'> },
   input: TurnRef & { error: string | null; transcript: AssistantTranscript },
 ): Promise<void> {
   const { orgId, conversationId, turnId } = input;
   await deps.sql.begin(async (tx) => {
     const turn = await conversations.getTurn(tx, orgId, turnId, true);
     if (!turn || turn.ended_at) return;
-    const stream = await getStream(tx, orgId, conversationId);
-    if (stream) {
-      const closing: (UiFrame | null)[] = [];
-      if (!stream.segment_open) closing.push({ type: 'start', messageId: turn.answer_message_id });
-      const segment = stream.segment_open ? await segmentFrames(tx, orgId, conversationId, Number(stream.segment_start_id)) : [];
-      if (input.error) closing.push({ type: 'error', errorText: input.error });
-      closing.push(...closingFrames(segment, input.error ? 'error' : 'stop'));
-      await appendFrames(tx, orgId, conversationId, `${turnId}:end`, closing);
-    }
-    const parts = partsFromFrames(await keptFramesFrom(tx, orgId, conversationId, Number(turn.first_frame_id)));
+    const parts = await closeTurnStream(
+      tx,
+      deps,
+      orgId,
+      conversationId,
+      { id: turnId, messageId: turn.answer_message_id, firstFrameId: Number(turn.first_frame_id) },
+      { error: input.error, finishReason: input.error ? 'error' : 'stop' },
+    );
     const answers = input.transcript.filter((m) => m.role === 'assistant' && m.content.trim());
     const text = answers.length ? answers[answers.length - 1]!.content : null;
     await conversations.endTurn(tx, orgId, turnId, {
@@ -161,11 +156,6 @@ export async function endTurn(
     });
     await conversations.clearActiveTurn(tx, orgId, conversationId, turnId);
   });
-}
-
-async function segmentFrames(tx: Db, orgId: string, streamId: string, segmentStart: number): Promise<UiFrame[]> {
-  const frames = await readFrames(tx, orgId, streamId, segmentStart - 1, 100_000);
-  return frames.flatMap((f) => (f.frame ? [f.frame] : []));
 }
 
 /** The parser's reading of the question, given to a capable model as a hint it may use or correct. */

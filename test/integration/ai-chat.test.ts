@@ -153,7 +153,22 @@ describe('a turn', () => {
     expect(request.messages[0]!.content).toContain('untrusted data');
     expect(request.messages.at(-1)).toEqual({ role: 'user', content: 'Hi!' });
     expect(request.tools!.map((t) => t.function.name).sort()).toEqual(
-      ['create_activity', 'create_contact', 'get_account', 'list_deals', 'move_deal_stage', 'search_accounts', 'update_account'].sort(),
+      [
+        'create_activity',
+        'create_contact',
+        'get_account',
+        'get_contact',
+        'get_deal',
+        'list_deals',
+        'move_deal_stage',
+        'query_crm',
+        'search_accounts',
+        'search_contacts',
+        'search_deals',
+        'update_account',
+        'update_contact',
+        'update_deal',
+      ].sort(),
     );
     // The workflow carries the organization.
     const description = await ctx.deps.temporal.workflow.getHandle(`ai-chat:${chatId}`).describe();
@@ -256,11 +271,23 @@ describe('approvals', () => {
       'text-delta',
       'text-end',
       'tool-input-available',
+      'data-proposal',
       'tool-approval-request',
       'finish-step',
       'finish',
     ]);
     const request = first.chunks.find((c) => c.type === 'tool-approval-request') as { approvalId: string; toolCallId: string };
+    // The card shows the fields the proposal names, before → after.
+    expect(first.chunks.find((c) => c.type === 'data-proposal')).toMatchObject({
+      data: {
+        tool: 'update_account',
+        target: { entity: 'account', id: accountId, name: 'Acme Robotics' },
+        changes: [
+          { field: 'industry', before: 'manufacturing', after: 'software' },
+          { field: 'description', before: null, after: 'Robots' },
+        ],
+      },
+    });
     const part = first.answer.parts.find((p) => p.type === 'tool-update_account') as { state: string; approval: { id: string } };
     expect(part).toMatchObject({ state: 'approval-requested', approval: { id: request.approvalId } });
 

@@ -363,7 +363,7 @@ describe('DELETE /contacts/{contact_id}', () => {
 });
 
 describe('funnel: respond, disqualify, convert', () => {
-  // The state table of docs/decisions.md: [current stage, operation, next stage or 409].
+  // The state table of docs/decisions/crm.md ("Contact funnel"): [current stage, operation, next stage or 409].
   const TABLE: [string, string, string | 409][] = [
     ['new', 'respond', 'responded'],
     ['new', 'disqualify', 'disqualified'],

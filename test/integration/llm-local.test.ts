@@ -125,10 +125,12 @@ describe.skipIf(!present)('the local model', () => {
     });
     await expect(long).rejects.toMatchObject({ code: 'timeout' });
     expect(performance.now() - started).toBeLessThan(1000 + 1500);
-    // The next call does not wait for the rest of that prompt.
-    const next = performance.now();
-    expect((await llm.run({ messages: [{ type: 'user', text: 'Say hi.' }], maxTokens: 2 })).outputTokens).toBeGreaterThan(0);
-    expect(performance.now() - next).toBeLessThan(1000);
+    // The model is free again within one piece of the prompt, not after the rest of it (timed by the model's
+    // own state, not by a second call, whose speed depends on the machine's load).
+    const freed = performance.now();
+    while (llm.running && performance.now() - freed < 5000) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(llm.running).toBe(false);
+    expect(performance.now() - freed).toBeLessThan(1500);
   });
 
   it('reports a reply cut at its token limit as length, with tools and without', async () => {

@@ -97,7 +97,7 @@ describe('tools', () => {
     });
     expect(parseToolInput('create_contact', { account_id: '01a1fca5-0000-7000-8000-000000000000' })).toMatchObject({ ok: false });
     const tools = toolDefinitions();
-    expect(tools.map((t) => t.name)).toHaveLength(7);
+    expect(tools.map((t) => t.name)).toHaveLength(14);
     expect(tools.find((t) => t.name === 'move_deal_stage')!.parameters).toMatchObject({ type: 'object', required: ['deal_id', 'stage'] });
   });
 
@@ -167,7 +167,7 @@ describe('the OpenAI-compatible chat model', () => {
       { type: 'finish', reason: 'tool-calls' },
     ]);
     expect(llm.requests.at(-1)).toMatchObject({ model: 'fake-chat', stream: true, messages: [{ role: 'user', content: 'hi' }] });
-    expect(llm.requests.at(-1)!.tools).toHaveLength(7);
+    expect(llm.requests.at(-1)!.tools).toHaveLength(14);
     expect(model().name).toBe('openai:fake-chat');
   });
 
