@@ -235,7 +235,10 @@ function contactChanges(text: string, message: string, payload: string | null): 
     if (email) changes.email = email;
   }
   if (/\b(title|job title|role|position)\b/.test(text)) {
-    const value = payload ?? message.match(/\bto\s+(.+?)[.!]?$/)?.[1];
+    const value =
+      payload ??
+      message.match(/\b(?:title|role|position)\s+(?:is\s+(?:now\s+)?|to\s+|:\s*)(.+?)[.!]?\s*$/i)?.[1] ??
+      message.match(/\bto\s+(.+?)[.!]?$/)?.[1];
     if (value) changes.title = value.trim();
   }
   const said = (field: string) =>

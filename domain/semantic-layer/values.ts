@@ -138,7 +138,7 @@ export class ValueIndex {
           else if (Math.abs(score - near.score) < 1e-9 && !near.entries.includes(entry)) near.entries.push(entry);
         }
       }
-      if (near.score >= 0.45) {
+      if (near.score >= 0.4) {
         const best = pickBest(near.entries);
         if (best.length > 1) ambiguous.push({ start: s, end: s + 1, said: word, candidates: best });
         else matches.push({ ...best[0]!, start: s, end: s + 1, how: 'near' });
