@@ -1,19 +1,11 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { closeReaderPools, setDerivedReaderPassword } from '../../db/analytics-assistant';
-import { createSql } from '../../db/client';
 import { RUN_SQL_TOOL, toolOutput } from '../../domain/analytics-assistant';
 import type { ChatMessage, ChatModel } from '../../platform/chat-model';
 import { createChatModel } from '../../platform/chat-model-factory';
-import { loadConfig } from '../../platform/config';
-import { newId } from '../../platform/ids';
 import { systemPrompt } from '../../services/analytics-assistant/prompt';
 import { attemptQuery } from '../../services/analytics-assistant/query-runner';
 import { readableSchema } from '../../services/analytics-assistant/schema';
-import { declareTable, writeRows } from '../../services/custom-data';
-import { startBenchDatabase } from '../environment';
-import { GOLDEN_SET, ORDERS, ORDERS_DECLARATION, goldenOrders, sameResult, seedGoldenCrm } from './golden-set';
+import { GOLDEN_SET, ORDERS, sameResult } from './golden-set';
+import { withSeededOrg } from './seeded-org';
 
 // `npm run bench -- analytics-accuracy [--check]`: execution accuracy of the Analytics Assistant's model on
 // the golden set (bench/analytics/golden-set.ts), per difficulty: right at the first statement, and within
@@ -22,20 +14,7 @@ import { GOLDEN_SET, ORDERS, ORDERS_DECLARATION, goldenOrders, sameResult, seedG
 const CALL_TIMEOUT_MS = Number(process.env.ANALYTICS_BENCH_CALL_TIMEOUT_MS ?? 180_000);
 
 export async function benchAnalyticsAccuracy(options: { check: boolean; limit?: number }) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vcrm-analytics-'));
-  fs.chmodSync(dir, 0o755);
-  const { pg, databaseUrl } = await startBenchDatabase(dir);
-  const config = loadConfig({ ...process.env, DATABASE_URL: databaseUrl, DATA_DIR: dir, LOG_LEVEL: 'silent', ANALYTICS_DATABASE_URL: '' });
-  const sql = createSql(databaseUrl, 5);
-  const deps = { sql, config };
-  try {
-    await setDerivedReaderPassword(sql, config);
-    const orgId = newId();
-    await sql`INSERT INTO organizations (id, external_id) VALUES (${orgId}, 'bench-analytics')`;
-    await seedGoldenCrm(sql, orgId);
-    const table = await declareTable(deps, orgId, 'bench', 'orders', ORDERS_DECLARATION);
-    await writeRows(deps, orgId, 'orders', goldenOrders(), 'replace');
-    const view = String((table as { view: string }).view);
+  return withSeededOrg('analytics', async ({ deps, orgId, ordersView: view }) => {
     // Only answerable items have a gold to run and compare (clarify and refuse items have none).
     const answerable = GOLDEN_SET.filter((q) => (q.kind ?? 'answer') === 'answer');
     const questions = answerable.slice(0, options.limit ?? answerable.length).map((q) => ({ ...q, gold: q.gold.replaceAll(ORDERS, view) }));
@@ -49,7 +28,7 @@ export async function benchAnalyticsAccuracy(options: { check: boolean; limit?: 
     }
     if (options.check) return { questions: questions.length, gold: 'all run, all non-empty' };
 
-    const model = createChatModel(config);
+    const model = createChatModel(deps.config);
     const system = systemPrompt(await readableSchema(deps, orgId), '2025-12-31');
     const started = Date.now();
     const results: { id: string; difficulty: string; first: boolean; within3: boolean; attempts: number; sql: string[] }[] = [];
@@ -101,12 +80,7 @@ export async function benchAnalyticsAccuracy(options: { check: boolean; limit?: 
       no_statement: results.filter((r) => r.attempts === 0).length,
       results,
     };
-  } finally {
-    await closeReaderPools();
-    await sql.end({ timeout: 5 });
-    await pg.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 /** One model call: the run_sql statement it made, or a SELECT found in its text (small models often answer in text). */

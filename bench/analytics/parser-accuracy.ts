@@ -1,17 +1,9 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { closeReaderPools, setDerivedReaderPassword } from '../../db/analytics-assistant';
-import { createSql } from '../../db/client';
-import { loadConfig } from '../../platform/config';
 import { createEmbedder } from '../../platform/embedder';
-import { newId } from '../../platform/ids';
 import { attemptQuery } from '../../services/analytics-assistant/query-runner';
 import { understandQuestion } from '../../services/analytics-assistant/understanding';
-import { declareTable, writeRows } from '../../services/custom-data';
-import { startBenchDatabase } from '../environment';
 import { HELD_OUT } from './held-out';
-import { GOLDEN_SET, ORDERS, ORDERS_DECLARATION, goldenOrders, sameResult, seedGoldenCrm } from './golden-set';
+import { GOLDEN_SET, ORDERS, sameResult } from './golden-set';
+import { withSeededOrg } from './seeded-org';
 
 // `npm run bench -- analytics-parser [--verbose] [--held-out]`: the Analytics Assistant on the defaults (the semantic layer
 // and the question parser, no large model) over the golden set: every question in its three phrasings,
@@ -22,22 +14,8 @@ const TODAY = new Date('2025-12-31T00:00:00Z');
 
 export async function benchAnalyticsParser(options: { verbose: boolean; heldOut: boolean }) {
   const set = options.heldOut ? HELD_OUT : GOLDEN_SET;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vcrm-analytics-parser-'));
-  fs.chmodSync(dir, 0o755);
-  const { pg, databaseUrl } = await startBenchDatabase(dir);
-  const config = loadConfig({ ...process.env, DATABASE_URL: databaseUrl, DATA_DIR: dir, LOG_LEVEL: 'silent', ANALYTICS_DATABASE_URL: '' });
-  const sql = createSql(databaseUrl, 5);
-  const deps = { sql, config };
-  const embedder = createEmbedder(config);
-  try {
-    await setDerivedReaderPassword(sql, config);
-    const orgId = newId();
-    await sql`INSERT INTO organizations (id, external_id) VALUES (${orgId}, 'bench-analytics')`;
-    await seedGoldenCrm(sql, orgId);
-    const table = await declareTable(deps, orgId, 'bench', 'orders', ORDERS_DECLARATION);
-    await writeRows(deps, orgId, 'orders', goldenOrders(), 'replace');
-    const view = String((table as { view: string }).view);
-
+  return withSeededOrg('analytics-parser', async ({ deps, orgId, ordersView: view }) => {
+    const embedder = createEmbedder(deps.config);
     const results: { id: string; difficulty: string; phrasing: number; ok: boolean; ms: number; said: string }[] = [];
     for (const item of set) {
       const kind = item.kind ?? 'answer';
@@ -86,10 +64,5 @@ export async function benchAnalyticsParser(options: { verbose: boolean; heldOut:
       ms_p50: pct(0.5),
       ms_p95: pct(0.95),
     };
-  } finally {
-    await closeReaderPools();
-    await sql.end({ timeout: 5 });
-    await pg.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }

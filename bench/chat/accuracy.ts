@@ -1,19 +1,12 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
-import { closeReaderPools, setDerivedReaderPassword } from '../../db/analytics-assistant';
 import { accountsNamed, contactsNamed, dealsNamed } from '../../db/chat-lookups';
-import { createSql } from '../../db/client';
+import type { Sql } from '../../db/client';
 import { isWriteTool, untrustedToolOutput } from '../../domain/ai-chat';
-import { loadConfig } from '../../platform/config';
 import { createEmbedder } from '../../platform/embedder';
-import { newId } from '../../platform/ids';
 import { composeChatAnswer } from '../../services/ai-chat/compose';
 import { decideFirstStep } from '../../services/ai-chat/intent-step';
 import { runRead } from '../../services/ai-chat/tools';
-import { seedGoldenCrm } from '../analytics/golden-set';
-import { startBenchDatabase } from '../environment';
+import { withSeededOrg } from '../analytics/seeded-org';
 import { HELD_OUT_TASKS } from './held-out';
 import { CHAT_TASKS, type ChatTask } from './task-set';
 
@@ -25,18 +18,10 @@ import { CHAT_TASKS, type ChatTask } from './task-set';
 
 export async function benchChatAccuracy(options: { verbose: boolean; heldOut: boolean }) {
   const set = options.heldOut ? HELD_OUT_TASKS : CHAT_TASKS;
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vcrm-chat-'));
-  fs.chmodSync(dir, 0o755);
-  const { pg, databaseUrl } = await startBenchDatabase(dir);
-  const config = loadConfig({ ...process.env, DATABASE_URL: databaseUrl, DATA_DIR: dir, LOG_LEVEL: 'silent', ANALYTICS_DATABASE_URL: '' });
-  const sql = createSql(databaseUrl, 5);
-  const deps = { sql, config, logger: undefined as never };
-  const embedder = createEmbedder(config);
-  try {
-    await setDerivedReaderPassword(sql, config);
-    const orgId = newId();
-    await sql`INSERT INTO organizations (id, external_id) VALUES (${orgId}, 'bench-chat')`;
-    await seedGoldenCrm(sql, orgId);
+  return withSeededOrg('chat', async ({ deps: seeded, orgId }) => {
+    const { sql } = seeded;
+    const deps = { ...seeded, logger: undefined as never };
+    const embedder = createEmbedder(seeded.config);
     const results: { id: string; kind: string; difficulty: string; ok: boolean; ms: number }[] = [];
     for (const task of set) {
       for (const [n, message] of task.phrasings.entries()) {
@@ -92,12 +77,7 @@ export async function benchChatAccuracy(options: { verbose: boolean; heldOut: bo
       ms_p50: pct(0.5),
       ms_p95: pct(0.95),
     };
-  } finally {
-    await closeReaderPools();
-    await sql.end({ timeout: 5 });
-    await pg.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }
 
 const numbersIn = (text: string) => (text.replace(/(\d),(\d{3})/g, '$1$2').match(/-?\d+(?:\.\d+)?/g) ?? []).map(Number);
@@ -111,7 +91,7 @@ function mentions(text: string, expected: string): boolean {
 }
 
 async function judge(
-  sql: ReturnType<typeof createSql>,
+  sql: Sql,
   orgId: string,
   task: ChatTask,
   call: { name: string; input: unknown } | null,
