@@ -90,13 +90,7 @@ function mentions(text: string, expected: string): boolean {
   return text.includes(expected);
 }
 
-async function judge(
-  sql: Sql,
-  orgId: string,
-  task: ChatTask,
-  call: { name: string; input: unknown } | null,
-  text: string,
-) {
+async function judge(sql: Sql, orgId: string, task: ChatTask, call: { name: string; input: unknown } | null, text: string) {
   const proposal = call && isWriteTool(call.name) ? call : null;
   switch (task.kind) {
     case 'read':
