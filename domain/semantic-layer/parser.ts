@@ -1,11 +1,13 @@
-import { type Catalog, CLOSED_STAGES, type EntityDef, type FieldDef, type Grain } from './catalog';
+import { type Catalog, CLOSED_STAGES, type EntityDef, type FieldDef } from './catalog';
+import { chooseEntity } from './entity-choice';
+import { CRM, type Mention, dateFieldOf, entityOfWord, fieldOfWord, findMentions, grainAt, singularHead } from './mentions';
+import { BETWEEN, COMPARISON, NUMBER_WORDS, OPS, aggregateWord, charToToken, nearestNumeric, scale } from './numbers';
 import { dateRangeOf } from './dates';
 import type { Plan } from './plan';
 import { singular, words } from './text';
 import type { ValueIndex, ValueMatch } from './values';
 import {
   ASC_WORDS,
-  AVG_WORDS,
   CLOSED_DEALS,
   CONVERSION_RATE,
   COUNT_WORDS,
@@ -13,13 +15,10 @@ import {
   DISTINCT_WORDS,
   GRAIN_WORDS,
   GROUP_LEAD,
-  MAX_WORDS,
-  MIN_WORDS,
   NEGATED_CHILD,
   OPEN_DEALS,
   NOT_CLOSED,
   OFF_TOPIC,
-  SUM_WORDS,
   SUPERLATIVES,
   WIN_RATE,
   WITH_CHILD,
@@ -51,64 +50,6 @@ export type Understanding =
 
 export const CAPABILITIES =
   'I answer questions about your CRM data: counts, totals, averages, minimums and maximums of accounts, contacts, deals, activities, campaigns and your custom tables, grouped by stage, industry, owner, tag, account, title, source, status or period, filtered by values, amounts and dates, with rankings (top 5), win rate and conversion rate.';
-
-interface Mention {
-  entity: string;
-  field?: string;
-  start: number;
-  end: number;
-  word: string;
-}
-
-const NUMBER_WORDS: Record<string, number> = {
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  twenty: 20,
-};
-const COMPARISON =
-  /\b(more than|greater than|over|above|exceeding|exceeds|bigger than|larger than|higher than|at least|no less than|less than|fewer than|under|below|smaller than|lower than|at most|no more than|up to|equal to|equals|exactly|>=|<=|>|<|=)\s*(?:\$|€|£)?\s*(-?\d[\d,]*(?:\.\d+)?)\s*(k|m|thousand|million|%)?/g;
-const BETWEEN =
-  /\bbetween\s+(?:\$|€|£)?\s*(\d[\d,]*(?:\.\d+)?)\s*(k|m|thousand|million)?\s+and\s+(?:\$|€|£)?\s*(\d[\d,]*(?:\.\d+)?)\s*(k|m|thousand|million)?/g;
-const OPS: Record<string, 'gt' | 'gte' | 'lt' | 'lte' | 'eq'> = {
-  'more than': 'gt',
-  'greater than': 'gt',
-  over: 'gt',
-  above: 'gt',
-  exceeding: 'gt',
-  exceeds: 'gt',
-  'bigger than': 'gt',
-  'larger than': 'gt',
-  'higher than': 'gt',
-  '>': 'gt',
-  'at least': 'gte',
-  'no less than': 'gte',
-  '>=': 'gte',
-  'less than': 'lt',
-  'fewer than': 'lt',
-  under: 'lt',
-  below: 'lt',
-  'smaller than': 'lt',
-  'lower than': 'lt',
-  '<': 'lt',
-  'at most': 'lte',
-  'no more than': 'lte',
-  'up to': 'lte',
-  '<=': 'lte',
-  'equal to': 'eq',
-  equals: 'eq',
-  exactly: 'eq',
-  '=': 'eq',
-};
-const scale = (n: string, unit?: string) =>
-  Number(n.replace(/,/g, '')) * (unit === 'k' || unit === 'thousand' ? 1000 : unit === 'm' || unit === 'million' ? 1_000_000 : 1);
 
 export function parseQuestion(question: string, ctx: ParseContext): Understanding {
   const tokens = words(question);
@@ -523,191 +464,9 @@ export function parseQuestion(question: string, ctx: ParseContext): Understandin
 
 const prefixed = (fn: string, path: string | null) => (path ? `${fn}:${path}` : null);
 
-/** "Which account …" asks for one; "which accounts …" for several. */
-function singularHead(mentions: Mention[], target: Mention | undefined): boolean {
-  const head = target ?? mentions[0];
-  return Boolean(head && singular(head.word) === head.word && !/s$/.test(head.word));
-}
-
-function charToToken(text: string) {
-  return (index: number) => (text.slice(0, index).match(/ /g) ?? []).length;
-}
-
 function markWord(tokens: string[], piece: string, skip: Set<number>) {
   const i = tokens.findIndex((t, n) => t === piece && !skip.has(n));
   if (i >= 0) skip.add(i);
-}
-
-function aggregateWord(text: string): { sum?: number; avg?: number; min?: number; max?: number } {
-  const pos = (re: RegExp) => {
-    const m = text.match(re);
-    return m ? (text.slice(0, m.index).match(/ /g) ?? []).length : undefined;
-  };
-  return { sum: pos(SUM_WORDS), avg: pos(AVG_WORDS), min: pos(MIN_WORDS), max: pos(MAX_WORDS) };
-}
-
-/** Where an entity or a field is named, longest phrase first. */
-function findMentions(tokens: string[], skip: ReadonlySet<number>, catalog: Catalog): Mention[] {
-  const phrases: { words: string[]; entity: string; field?: string }[] = [];
-  for (const def of Object.values(catalog)) {
-    for (const s of def.synonyms) phrases.push({ words: s.split(' '), entity: def.name });
-    for (const [name, f] of Object.entries(def.fields))
-      for (const s of f.synonyms) phrases.push({ words: s.split(' '), entity: def.name, field: name });
-  }
-  phrases.sort((a, b) => b.words.length - a.words.length);
-  const taken = new Set(skip);
-  const out: Mention[] = [];
-  let length = phrases[0]?.words.length ?? 0;
-  for (const p of phrases) {
-    // Words are taken once a longer phrase read them; phrases of one length all read (several entities share words).
-    if (p.words.length !== length) {
-      for (const m of out) for (let i = m.start; i < m.end; i++) taken.add(i);
-      length = p.words.length;
-    }
-    for (let s = 0; s + p.words.length <= tokens.length; s++) {
-      let ok = true;
-      for (let i = 0; i < p.words.length; i++) {
-        const t = tokens[s + i]!;
-        if (taken.has(s + i) || (t !== p.words[i] && singular(t) !== p.words[i] && t !== `${p.words[i]}s`)) {
-          ok = false;
-          break;
-        }
-      }
-      if (!ok) continue;
-      // The same words name fields of several entities: keep every reading, the caller picks by entity.
-      out.push({
-        entity: p.entity,
-        field: p.field,
-        start: s,
-        end: s + p.words.length,
-        word: tokens.slice(s, s + p.words.length).join(' '),
-      });
-    }
-  }
-  return out.sort((a, b) => a.start - b.start);
-}
-
-function chooseEntity(input: {
-  text: string;
-  tokens: string[];
-  ctx: ParseContext;
-  entityMentions: Mention[];
-  fieldMentions: Mention[];
-  matches: ValueMatch[];
-  winRate: boolean;
-  conversion: boolean;
-  agg: ReturnType<typeof aggregateWord>;
-}): string | null {
-  const { ctx, fieldMentions, matches, text } = input;
-  if (input.winRate) return 'deals';
-  if (input.conversion) return 'contacts';
-  const isCustom = (name: string) => !CRM.includes(name);
-  // Entities named as what rows must have or lack ("without deals") are not what is asked about.
-  const objects = new Set<number>();
-  for (const re of [NEGATED_CHILD, WITH_CHILD])
-    for (const m of text.matchAll(re)) objects.add((text.slice(0, (m.index ?? 0) + m[0].length - m[1]!.length).match(/ /g) ?? []).length);
-  // "account names", "deal value": a field phrase that says its entity names it too.
-  const fromFields = fieldMentions.filter(
-    (m) => m.word.includes(' ') && ctx.catalog[m.entity]!.synonyms.some((w) => m.word.split(' ').includes(w)),
-  );
-  const entityMentions = [
-    ...input.entityMentions.filter((m) => !objects.has(m.start)),
-    ...fromFields.map((m) => ({ ...m, field: undefined })),
-  ].sort((a, b) => a.start - b.start);
-  const named = [...new Set(entityMentions.map((e) => e.entity))];
-  const custom = named.find(isCustom);
-  // A custom table named in the question is what it asks about ("top customers by order value").
-  if (custom) return custom;
-
-  // A number aggregated or ranked ("total deal value", "how many minutes", "top 3 by deal value") belongs to the entity that holds it.
-  const anchors = [input.agg.sum, input.agg.avg, input.agg.max, input.agg.min].filter((p): p is number => p !== undefined);
-  const howMany = text.match(/\b(?:how many|number of)\s+([a-z]+)/);
-  if (howMany) anchors.push((text.slice(0, howMany.index).match(/ /g) ?? []).length + 2);
-  const byNumber = text.match(/\bby\s+(?:[a-z]+\s+)?([a-z]+)/);
-  if (byNumber) anchors.push((text.slice(0, byNumber.index).match(/ /g) ?? []).length);
-  const numeric = fieldMentions.filter((m) => {
-    const f = ctx.catalog[m.entity]!.fields[m.field!]!;
-    return (f.type === 'money' || f.type === 'number') && anchors.some((p) => m.start >= p && m.start <= p + 4);
-  });
-  const owned =
-    numeric.find((m) => custom && m.entity === custom) ??
-    numeric.find((m) => named.includes(m.entity)) ??
-    numeric.find((m) => joinsTo(ctx.catalog[m.entity]!, named)) ??
-    (named.length === 0 ? numeric[0] : undefined);
-  if (owned && (named.length === 0 || named.includes(owned.entity) || joinsTo(ctx.catalog[owned.entity]!, named))) {
-    if (!(howMany && entityMentions.some((e) => e.word === howMany[1]))) return owned.entity;
-  }
-
-  // Values of another entity's stages or types ("calls and meetings per account", "won per industry") make it the subject.
-  const head = entityMentions[0];
-  if (head) {
-    const kinds = matches.filter((m) => ['stage', 'type', 'status'].includes(m.field) && m.entity !== head.entity);
-    const pulled = kinds.find((m) => joinsTo(ctx.catalog[m.entity]!, [head.entity]));
-    if (
-      pulled &&
-      /\b(per|by|each|every|for each)\b/.test(text) &&
-      !input.entityMentions.some(
-        (e) => e.entity === head.entity && /\b(how many|number of|count)\s+(?:[a-z]+\s+)?$/.test(text.slice(0, charOf(text, e.start))),
-      )
-    )
-      return pulled.entity;
-  }
-
-  const counted = text.match(
-    /\b(?:how many|number of|count of|count|list|show|which|what|total|average)\s+(?:of\s+)?(?:the\s+|all\s+|our\s+|my\s+)?(?:[a-z]+\s+)?([a-z]+)/,
-  );
-  if (counted) {
-    const hit = entityMentions.find((m) => m.word === counted[1] || m.word.endsWith(` ${counted[1]}`));
-    if (hit) return custom ?? hit.entity;
-  }
-  if (head) {
-    // "most deals" after "which account": the counted entity is the one with the ranking word.
-    const ranked = text.match(/\b(?:most|fewest|least|more|highest number of|largest number of|greatest number of)\s+([a-z]+)/);
-    const rankedEntity = ranked ? input.entityMentions.find((m) => m.word === ranked[1])?.entity : undefined;
-    if (rankedEntity && rankedEntity !== head.entity && joinsTo(ctx.catalog[rankedEntity]!, [head.entity])) return rankedEntity;
-    return custom ?? head.entity;
-  }
-  const anyNumeric = fieldMentions.find((m) => ['money', 'number'].includes(ctx.catalog[m.entity]!.fields[m.field!]!.type));
-  if (anyNumeric) return anyNumeric.entity;
-  if (matches.length > 0) {
-    // Values only one entity has (a stage, a title, a mail domain) say which it is.
-    const kind = matches.find((m) => ['stage', 'type', 'status', 'title', 'email_domain', 'source'].includes(m.field)) ?? matches[0]!;
-    return kind.entity === 'tags' ? 'accounts' : kind.entity;
-  }
-  return ctx.entityHint ?? null;
-}
-
-const CRM = ['accounts', 'contacts', 'deals', 'activities', 'tags', 'campaigns'];
-const charOf = (text: string, token: number) => text.split(' ').slice(0, token).join(' ').length + (token > 0 ? 1 : 0);
-
-const joinsTo = (def: EntityDef, others: string[]) => Object.values(def.joins).some((j) => others.includes(j.entity));
-
-function entityOfWord(word: string, catalog: Catalog): string | null {
-  for (const def of Object.values(catalog)) if (def.synonyms.includes(word) || def.synonyms.includes(singular(word))) return def.name;
-  return null;
-}
-
-function fieldOfWord(def: EntityDef, word: string): string | null {
-  for (const [name, f] of Object.entries(def.fields)) if (f.synonyms.includes(word) || f.synonyms.includes(singular(word))) return name;
-  return null;
-}
-
-function grainAt(tokens: string[], start: number): Grain | null {
-  const word = singular(tokens[start] ?? '');
-  return (['day', 'week', 'month', 'quarter', 'year'] as Grain[]).find((g) => g === word) ?? null;
-}
-
-/** The date a time question means: one its words name ("closed", "created", "close date"), else the entity's default. */
-function dateFieldOf(def: EntityDef, text: string): string | null {
-  let best: { name: string; length: number } | null = null;
-  for (const [name, f] of Object.entries(def.fields)) {
-    if (f.type !== 'date') continue;
-    for (const s of f.synonyms) {
-      if (new RegExp(`\\b${s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\b`).test(text) && (!best || s.length > best.length))
-        best = { name, length: s.length };
-    }
-  }
-  return best?.name ?? def.defaultDate ?? null;
 }
 
 /** A matched value as a filter path of the plan's entity (a tag name filters the tags column). */
@@ -720,19 +479,6 @@ function valuePath(m: ValueMatch, entity: string, def: EntityDef, pathOf: (owner
   // Owners, stages and the like of another entity that this one has too.
   if (def.fields[m.field] && (m.field === 'owner_id' || m.field === 'tags' || m.field === 'source')) return m.field;
   return null;
-}
-
-function nearestNumeric(mentions: Mention[], start: number, end: number): Mention | null {
-  let best: Mention | null = null;
-  let distance = Number.POSITIVE_INFINITY;
-  for (const m of mentions) {
-    const d = m.start > end ? m.start - end : start - m.end + 0.5;
-    if (d >= 0 && d < distance && d <= 6) {
-      best = m;
-      distance = d;
-    }
-  }
-  return best;
 }
 
 function distinctMeasure(fields: Mention[], pathOf: (owner: string, field: string) => string | null): string {
