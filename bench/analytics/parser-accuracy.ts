@@ -3,6 +3,7 @@ import { attemptQuery } from '../../services/analytics-assistant/query-runner';
 import { understandQuestion } from '../../services/analytics-assistant/understanding';
 import { HELD_OUT } from './held-out';
 import { GOLDEN_SET, ORDERS, sameResult } from './golden-set';
+import { accuracyOf, timeQuantile } from './scoring';
 import { withSeededOrg } from './seeded-org';
 
 // `npm run bench -- analytics-parser [--verbose] [--held-out]`: the Analytics Assistant on the defaults (the semantic layer
@@ -44,12 +45,7 @@ export async function benchAnalyticsParser(options: { verbose: boolean; heldOut:
         if (options.verbose && !ok) process.stderr.write(`${item.id}.${n} WRONG ${JSON.stringify(question)}\n    ${said}\n`);
       }
     }
-    const by = (filter: (r: (typeof results)[number]) => boolean) => {
-      const rows = results.filter(filter);
-      return { asked: rows.length, correct_pct: Math.round((1000 * rows.filter((r) => r.ok).length) / Math.max(1, rows.length)) / 10 };
-    };
-    const times = results.map((r) => r.ms).sort((a, b) => a - b);
-    const pct = (p: number) => Math.round(times[Math.min(times.length - 1, Math.floor(p * times.length))]! * 10) / 10;
+    const by = (filter: (r: (typeof results)[number]) => boolean) => accuracyOf(results, filter);
     return {
       embedder: embedder.model,
       set: options.heldOut ? 'held-out' : 'golden',
@@ -61,8 +57,8 @@ export async function benchAnalyticsParser(options: { verbose: boolean; heldOut:
       hard: by((r) => r.difficulty === 'hard'),
       first_phrasing: by((r) => r.phrasing === 0),
       other_phrasings: by((r) => r.phrasing > 0),
-      ms_p50: pct(0.5),
-      ms_p95: pct(0.95),
+      ms_p50: timeQuantile(results, 0.5),
+      ms_p95: timeQuantile(results, 0.95),
     };
   });
 }

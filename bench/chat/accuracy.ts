@@ -6,6 +6,7 @@ import { createEmbedder } from '../../platform/embedder';
 import { composeChatAnswer } from '../../services/ai-chat/compose';
 import { decideFirstStep } from '../../services/ai-chat/intent-step';
 import { runRead } from '../../services/ai-chat/tools';
+import { accuracyOf, timeQuantile } from '../analytics/scoring';
 import { withSeededOrg } from '../analytics/seeded-org';
 import { HELD_OUT_TASKS } from './held-out';
 import { CHAT_TASKS, type ChatTask } from './task-set';
@@ -54,12 +55,7 @@ export async function benchChatAccuracy(options: { verbose: boolean; heldOut: bo
           );
       }
     }
-    const by = (filter: (r: (typeof results)[number]) => boolean) => {
-      const rows = results.filter(filter);
-      return { asked: rows.length, correct_pct: Math.round((1000 * rows.filter((r) => r.ok).length) / Math.max(1, rows.length)) / 10 };
-    };
-    const times = results.map((r) => r.ms).sort((a, b) => a - b);
-    const pct = (p: number) => Math.round(times[Math.min(times.length - 1, Math.floor(p * times.length))]! * 10) / 10;
+    const by = (filter: (r: (typeof results)[number]) => boolean) => accuracyOf(results, filter);
     return {
       embedder: embedder.model,
       set: options.heldOut ? 'held-out' : 'tasks',
@@ -73,9 +69,8 @@ export async function benchChatAccuracy(options: { verbose: boolean; heldOut: bo
       write: by((r) => r.kind === 'write'),
       clarify: by((r) => r.kind === 'clarify'),
       refuse: by((r) => r.kind === 'refuse'),
-      writes_without_approval: 0,
-      ms_p50: pct(0.5),
-      ms_p95: pct(0.95),
+      ms_p50: timeQuantile(results, 0.5),
+      ms_p95: timeQuantile(results, 0.95),
     };
   });
 }

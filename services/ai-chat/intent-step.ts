@@ -13,6 +13,8 @@ export const INTENT_MODEL = 'builtin:semantic-layer';
 
 type Deps = Pick<ServiceDeps, 'sql'>;
 
+const LIST_FIELDS: Record<string, string[]> = { contacts: CONTACT_FIELDS, deals: DEAL_FIELDS };
+
 /**
  * A step of the chat without a large model, as events like a model's. The first step reads the message:
  * a change to one named record becomes the matching proposal tool call (exactly the fields named), a
@@ -85,10 +87,9 @@ async function callFor(
       if (understood.kind !== 'plan') return understood.text;
       const plan = understood.plan;
       // A list of contacts or deals shows what tells them apart (title, email; stage, value, account).
-      if (plan.measures.length === 0 && plan.dimensions.length === 0) {
-        if (plan.entity === 'contacts') plan.fields = [...new Set([...plan.fields.filter((f) => f !== 'name'), ...CONTACT_FIELDS])];
-        if (plan.entity === 'deals') plan.fields = [...new Set([...plan.fields.filter((f) => f !== 'name'), ...DEAL_FIELDS])];
-      }
+      const shown = LIST_FIELDS[plan.entity];
+      if (shown && plan.measures.length === 0 && plan.dimensions.length === 0)
+        plan.fields = [...new Set([...plan.fields.filter((f) => f !== 'name'), ...shown])];
       return { name: 'query_crm', input: { plan } };
     }
   }
