@@ -7,7 +7,7 @@ import { htmlErrors } from './middleware/html-errors';
 import { requestId } from './middleware/request-id';
 import { readJsonBody } from './middleware/json-body';
 import { closeUnreadBody } from './middleware/unread-body';
-import { requestDeadline, temporalDeadline } from './middleware/deadlines';
+import { requestDeadlines } from './middleware/deadlines';
 import { methodNotAllowed, serveConnectThroughApp } from './middleware/methods';
 import { createRegistry, generateDocument } from './openapi-registry';
 import { Routes, type BodyReader } from './route';
@@ -26,6 +26,7 @@ import { registerContactRoutes } from './routes/contacts';
 import { registerTagRoutes } from './routes/tags';
 import { registerFileRoutes } from './routes/files';
 import { registerCampaignRoutes } from './routes/campaigns';
+import { registerTelephonyCallbackRoutes } from './routes/telephony-callbacks';
 import { MEETING_CAPTURE_PATH, registerMeetingRoutes } from './routes/meetings';
 import { registerCardRoutes } from './routes/cards';
 import { registerCardShareLinkRoutes } from './routes/card-share-links';
@@ -72,6 +73,7 @@ const AREAS: AreaRoutes[] = [
   registerAgentsRoutes,
   registerAgentKnowledgeRoutes,
   registerCampaignRoutes,
+  registerTelephonyCallbackRoutes,
   registerCredentialRoutes,
   registerCustomDataRoutes,
   registerMeetingRoutes,
@@ -130,8 +132,7 @@ export function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []) {
   const ordinaryBody = bodyLimit(deps.config.BODY_LIMIT_BYTES, readsOwnBody);
   const bulkBody = bodyLimit(deps.config.CUSTOM_DATA_REPLACE_BODY_LIMIT_BYTES, readsOwnBody);
   app.use((ctx, next) => (CUSTOM_DATA_BULK_PATH.test(ctx.path) ? bulkBody : ordinaryBody)(ctx, next));
-  app.use(requestDeadline(deps.config.REQUEST_TIMEOUT_MS, isUpload));
-  app.use(temporalDeadline(deps.config.TEMPORAL_REQUEST_TIMEOUT_MS));
+  app.use(requestDeadlines(deps.config.REQUEST_TIMEOUT_MS, deps.config.TEMPORAL_REQUEST_TIMEOUT_MS, isUpload));
   app.use(routes.router.routes());
   serveConnectThroughApp(app, { maxHeaderSize: MAX_REQUEST_HEADER_BYTES });
   return { app, document, routes: routes.declared };

@@ -38,7 +38,10 @@ export interface ContactRow {
   updated_at: Date;
 }
 
-/** A contact whose current attempt is claimed and must be handed to the dialer, with its campaign's call settings. */
+/**
+ * A contact whose current attempt is claimed and must be handed to the dialer, with its campaign's call
+ * settings; `agent_config` is the agent's published configuration with the contact's overrides on top.
+ */
 export interface DialTarget {
   id: string;
   campaign_id: string;
@@ -190,11 +193,19 @@ export async function insertConversations(sql: Db, orgId: string, rows: NewConve
 /** Attempts claimed but not yet accepted by the dialer, including those a crashed cycle left behind. */
 export async function undialedAttempts(sql: Db, orgId: string): Promise<DialTarget[]> {
   return sql<DialTarget[]>`
-    SELECT cc.id, cc.campaign_id, cc.attempts, cc.phone_numbers, cc.agent_config, cc.initial_context, cc.data,
+    SELECT cc.id, cc.campaign_id, cc.attempts, cc.phone_numbers, cc.initial_context, cc.data,
+           CASE WHEN av.config IS NULL AND cc.agent_config IS NULL THEN NULL
+                ELSE coalesce(av.config, '{}'::jsonb) || coalesce(cc.agent_config, '{}'::jsonb) END AS agent_config,
            coalesce(cc.agent_id, c.agent_id) AS agent_id,
            coalesce(cc.agent_version, c.version) AS agent_version,
            coalesce(cc.agent_number, c.agent_number) AS agent_number
     FROM campaign_contacts cc JOIN campaigns c ON c.id = cc.campaign_id AND c.org_id = cc.org_id
+    -- The agent's published configuration (the version named, else the latest published), under the contact's overrides.
+    LEFT JOIN LATERAL (
+      SELECT v.config FROM agent_versions v
+      WHERE v.org_id = cc.org_id AND v.agent_id = coalesce(cc.agent_id, c.agent_id) AND v.published
+        AND (coalesce(cc.agent_version, c.version) IS NULL OR v.version = coalesce(cc.agent_version, c.version))
+      ORDER BY v.version DESC LIMIT 1) av ON true
     WHERE cc.org_id = ${orgId} AND cc.status = 'calling' AND cc.dialed_at IS NULL
     ORDER BY c.priority DESC, cc.updated_at, cc.id`;
 }

@@ -121,6 +121,8 @@ const schema = z.object({
     .transform((entries) => entries as ('compare' | 'instructions' | 'summary')[])
     .default([]),
   EMBEDDINGS_BASE_URL: optionalUrl,
+  /** Same model, separate service for query embeddings, so a question never waits behind a passage batch. */
+  EMBEDDINGS_QUERY_BASE_URL: optionalUrl,
   EMBEDDINGS_MODEL: z.string().optional(),
   EMBEDDINGS_API_KEY: z.string().optional(),
   // Small batches: one local model process answers one request at a time, so a query waits behind at most one batch.
@@ -129,7 +131,7 @@ const schema = z.object({
   EMBEDDINGS_INPUT_TYPE: bool.default(false),
   SIP_HOST: z.string().min(1).default('sip.localhost'),
   // Campaigns: the dialer, its signed call-event callback and the per-organization dispatcher.
-  DIALER: z.enum(['simulated']).default('simulated'),
+  DIALER: z.enum(['simulated', 'twilio', 'vapi']).default('simulated'),
   DIALER_SIMULATED_LATENCY_MS: intIn(0, 3_600_000).default(3000),
   DIALER_SIMULATED_OUTCOMES: z
     .string()
@@ -139,6 +141,28 @@ const schema = z.object({
     )
     .default('completed:0.8,no_answer:0.15,busy:0.05'),
   DIALER_CALLBACK_SECRET: z.string().min(16).optional(),
+  // A provider dialer (DIALER=twilio|vapi, one account for the deployment): every request to it is bounded,
+  // and a signed callback older than the window is refused (docs/decisions/telephony.md).
+  DIALER_PROVIDER_TIMEOUT_MS: intIn(500, 60_000).default(10_000),
+  TELEPHONY_CALLBACK_MAX_AGE_SECONDS: intIn(30, 86_400).default(900),
+  /** reconcile() reads a provider call back only once it is this old (the callbacks normally come first). */
+  DIALER_RECONCILE_AFTER_SECONDS: intIn(0, 86_400).default(60),
+  TWILIO_API_BASE_URL: z.url().default('https://api.twilio.com'),
+  TWILIO_ACCOUNT_SID: z
+    .string()
+    .regex(/^AC[0-9a-fA-F]{32}$/, 'must be an account SID (AC + 32 hex digits)')
+    .optional(),
+  TWILIO_AUTH_TOKEN: z.string().min(16).optional(),
+  /** Caller id when neither the campaign nor the contact names an agent_number. */
+  TWILIO_FROM_NUMBER: z
+    .string()
+    .regex(/^\+[1-9]\d{1,14}$/, 'must be an E.164 number')
+    .optional(),
+  TWILIO_MACHINE_DETECTION: z.enum(['Enable', 'DetectMessageEnd', 'off']).default('Enable'),
+  VAPI_API_BASE_URL: z.url().default('https://api.vapi.ai'),
+  VAPI_API_KEY: z.string().min(1).optional(),
+  VAPI_PHONE_NUMBER_ID: z.string().min(1).optional(),
+  VAPI_WEBHOOK_SECRET: z.string().min(16).optional(),
   CAMPAIGN_DEFAULT_CONCURRENCY: intIn(0, 10000).default(10),
   CAMPAIGN_DISPATCH_PAGE_SIZE: intIn(1, 5000).default(500),
   CAMPAIGN_SWEEP_INTERVAL_SECONDS: intIn(1, 3600).default(30),
@@ -317,6 +341,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (config.OUTREACH_REGISTRAR === 'porkbun' && !(config.OUTREACH_REGISTRAR_API_KEY && config.OUTREACH_REGISTRAR_SECRET_KEY)) {
     throw new ConfigError(
       'Invalid configuration: OUTREACH_REGISTRAR_API_KEY and OUTREACH_REGISTRAR_SECRET_KEY are required with OUTREACH_REGISTRAR=porkbun',
+    );
+  }
+  if (config.DIALER === 'twilio' && !(config.TWILIO_ACCOUNT_SID && config.TWILIO_AUTH_TOKEN)) {
+    throw new ConfigError('Invalid configuration: TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN are required with DIALER=twilio');
+  }
+  if (config.DIALER === 'vapi' && !(config.VAPI_API_KEY && config.VAPI_PHONE_NUMBER_ID && config.VAPI_WEBHOOK_SECRET)) {
+    throw new ConfigError(
+      'Invalid configuration: VAPI_API_KEY, VAPI_PHONE_NUMBER_ID and VAPI_WEBHOOK_SECRET are required with DIALER=vapi',
     );
   }
   if (config.S3_ENDPOINT && !(config.S3_ACCESS_KEY_ID && config.S3_SECRET_ACCESS_KEY)) {

@@ -1,55 +1,53 @@
 import crypto from 'node:crypto';
-import type { CallEvent, CallStatus } from '../domain/campaigns';
-import type { Config } from './config';
+import type { CallStatus } from '../domain/campaigns';
+import { publicBaseUrl, type Config } from './config';
 import type { Logger } from './logger';
 import { createSimulatedDialer, type SimulatedCallStore } from './dialer-simulated';
+import type { CallEventSink, Dialer } from './dialer-types';
+import type { ProviderCallStore } from './dialers/call-store';
+import { createTwilioDialer } from './dialers/twilio';
+import { createVapiDialer } from './dialers/vapi';
 
 // The telephony (or voice runtime) behind campaigns. Placing a call is asynchronous: the provider
 // accepts it at once and reports its progress and outcome later, through the signed callback
-// POST /campaign/call-events (or, for the built-in simulated dialer, straight to the dispatcher).
+// POST /campaign/call-events, a provider's own signed callbacks (/telephony/twilio/status,
+// /telephony/vapi/events), or, for the built-in simulated dialer, straight to the dispatcher.
 
 export type { CallEvent, CallStatus } from '../domain/campaigns';
+export { CallRejected, type CallEventSink, type CallRequest, type Dialer, type PlacedCall } from './dialer-types';
 
-export interface CallRequest {
-  /** `<campaign_id>:<contact_id>:<attempt>`; a provider must never ring twice for one key. */
-  idempotency_key: string;
-  org_id: string;
-  campaign_id: string;
-  contact_id: string;
-  attempt: number;
-  to: string;
-  from: string | null;
-  agent_id: string | null;
-  agent_version: number | null;
-  agent_config: Record<string, unknown> | null;
-  initial_context: string | null;
-  data: Record<string, unknown> | null;
-}
-
-export interface PlacedCall {
-  provider_call_id: string;
-}
-
-/** The provider refused this one call for good (e.g. an unroutable number): the attempt fails, unretried. */
-export class CallRejected extends Error {}
-
-export interface Dialer {
-  readonly name: string;
-  /** Idempotent on `idempotency_key`: a repeated request returns the call already placed. */
-  placeCall(request: CallRequest): Promise<PlacedCall>;
-  /**
-   * Final outcomes the provider holds for calls whose report may have been lost (a provider's call
-   * status API); calls still ringing, or already reported, are left out.
-   */
-  reconcile(orgId: string, keys: string[]): Promise<CallEvent[]>;
-}
-
-/** Where a dialer sends the events it produces itself (the simulated one); the worker signals the dispatcher. */
-export type CallEventSink = (orgId: string, events: CallEvent[]) => Promise<void>;
-
-/** The configured dialer; `simulatedCalls` is where the simulated one remembers its calls. */
-export function createDialer(config: Config, deps: { simulatedCalls: SimulatedCallStore; logger: Logger; sink: CallEventSink }): Dialer {
+/** The configured dialer; `simulatedCalls` and `providerCalls` are where the simulated and provider ones remember their calls. */
+export function createDialer(
+  config: Config,
+  deps: { simulatedCalls: SimulatedCallStore; providerCalls: ProviderCallStore; logger: Logger; sink: CallEventSink },
+): Dialer {
   switch (config.DIALER) {
+    case 'twilio':
+      return createTwilioDialer({
+        baseUrl: config.TWILIO_API_BASE_URL,
+        accountSid: config.TWILIO_ACCOUNT_SID!,
+        authToken: config.TWILIO_AUTH_TOKEN!,
+        fromNumber: config.TWILIO_FROM_NUMBER ?? null,
+        machineDetection: config.TWILIO_MACHINE_DETECTION,
+        callbackBaseUrl: publicBaseUrl(config),
+        sipHost: config.SIP_HOST,
+        timeoutMs: config.DIALER_PROVIDER_TIMEOUT_MS,
+        reconcileAfterMs: config.DIALER_RECONCILE_AFTER_SECONDS * 1000,
+        calls: deps.providerCalls,
+        logger: deps.logger,
+      });
+    case 'vapi':
+      return createVapiDialer({
+        baseUrl: config.VAPI_API_BASE_URL,
+        apiKey: config.VAPI_API_KEY!,
+        phoneNumberId: config.VAPI_PHONE_NUMBER_ID!,
+        webhookSecret: config.VAPI_WEBHOOK_SECRET!,
+        callbackBaseUrl: publicBaseUrl(config),
+        timeoutMs: config.DIALER_PROVIDER_TIMEOUT_MS,
+        reconcileAfterMs: config.DIALER_RECONCILE_AFTER_SECONDS * 1000,
+        calls: deps.providerCalls,
+        logger: deps.logger,
+      });
     case 'simulated':
       return createSimulatedDialer({
         calls: deps.simulatedCalls,

@@ -2,6 +2,8 @@ import type { Client } from '@temporalio/client';
 import * as contacts from '../../db/campaign-contacts';
 import * as campaigns from '../../db/campaigns';
 import type { Sql } from '../../db/client';
+import { recordCallActivities } from '../../db/call-activities';
+import { providerCallStore } from '../../db/dialer-provider-calls';
 import { simulatedCallStore } from '../../db/dialer-simulated-calls';
 import {
   attemptKey,
@@ -102,6 +104,8 @@ async function recordCallEvents(sql: Sql, orgId: string, events: CallEvent[]): P
   if (!latest.length) return [];
   return sql.begin(async (tx) => {
     const finished = await contacts.updateConversations(tx, orgId, latest.map(toUpdate));
+    // Each call turns final once, here: its CRM activity is written with it (docs/decisions/telephony.md).
+    await recordCallActivities(tx, orgId, finished);
     const byKey = new Map(latest.map((e) => [e.idempotency_key, e]));
     // A contact has one attempt in flight, so at most one of its calls turns final here.
     const ended = new Map<string, { attempt: number; status: CallOutcome }>();
@@ -139,6 +143,7 @@ export function createDispatchCycle(deps: Pick<ServiceDeps, 'sql' | 'config' | '
   const { sql, config, logger } = deps;
   const dialer = createDialer(config, {
     simulatedCalls: simulatedCallStore(sql),
+    providerCalls: providerCallStore(sql),
     logger,
     sink: async (orgId, events) => {
       const client = workerClient();

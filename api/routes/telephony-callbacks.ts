@@ -1,0 +1,80 @@
+import { publicBaseUrl } from '../../platform/config';
+import { TWILIO_STATUS_PATH } from '../../platform/dialers/twilio';
+import { VAPI_EVENTS_PATH } from '../../platform/dialers/vapi';
+import { acceptTwilioStatus, acceptVapiMessage, assertTwilioSigned, assertVapiSigned } from '../../services/campaigns/telephony-callbacks';
+import type { AppDeps } from '../deps';
+import { readFormBody } from '../middleware/form-body';
+import { reply, type Routes } from '../route';
+import { ErrorBody, validationError } from '../schemas/common';
+import {
+  TelephonyCallbackAnswer,
+  TwilioStatusForm,
+  TwilioStatusHeaders,
+  TwilioStatusQuery,
+  VapiHeaders,
+  VapiMessageBody,
+} from '../schemas/telephony-callbacks';
+
+// The telephony providers' own signed callbacks for campaign calls (docs/decisions/telephony.md). No
+// bearer token: each is authenticated as its provider signs it, before anything else is done with it.
+
+const TAG = 'Campaigns';
+
+const answers = (signature: string) =>
+  ({
+    200: {
+      description: 'Verified; the call already shows this event (a replay or duplicate), or the service does not read it',
+      schema: TelephonyCallbackAnswer,
+    },
+    202: { description: 'Verified and handed to the organization dispatcher', schema: TelephonyCallbackAnswer },
+    401: { description: `Missing or invalid ${signature}`, schema: ErrorBody },
+    403: {
+      description: 'Genuine, but older than TELEPHONY_CALLBACK_MAX_AGE_SECONDS (a replay), or of another provider account',
+      schema: ErrorBody,
+    },
+    404: { description: 'No campaign call has this attempt key', schema: ErrorBody },
+    413: { description: 'Body larger than BODY_LIMIT_BYTES', schema: ErrorBody },
+    ...validationError,
+    415: { description: 'Body of another media type, or in a charset other than UTF-8', schema: ErrorBody },
+    503: { description: 'This provider is not the configured dialer, or the workflow engine is unavailable', schema: ErrorBody },
+  }) as const;
+
+export function registerTelephonyCallbackRoutes(routes: Routes, deps: AppDeps): void {
+  routes.add({
+    method: 'post',
+    path: TWILIO_STATUS_PATH,
+    tag: TAG,
+    summary: "Twilio's status callback of a campaign call (X-Twilio-Signature); no bearer token",
+    auth: 'public',
+    query: TwilioStatusQuery,
+    headers: TwilioStatusHeaders,
+    documented: { body: TwilioStatusForm, bodyContentTypes: ['application/x-www-form-urlencoded'] },
+    // Without a signature of the right shape the body is never read.
+    beforeBody: (ctx) => assertTwilioSigned(deps, ctx.get('x-twilio-signature')),
+    responses: answers('X-Twilio-Signature'),
+    handler: async ({ query, ctx }) => {
+      const params = await readFormBody(ctx, deps.config.BODY_LIMIT_BYTES);
+      // Twilio signs the URL it requested: the service's public address, path and query as sent.
+      const url = `${publicBaseUrl(deps.config).replace(/\/+$/, '')}${ctx.originalUrl}`;
+      const answer = await acceptTwilioStatus(deps, { url, key: query.key, params, signature: ctx.get('x-twilio-signature') });
+      return reply(answer.status === 'accepted' ? 202 : 200, answer);
+    },
+  });
+
+  routes.add({
+    method: 'post',
+    path: VAPI_EVENTS_PATH,
+    tag: TAG,
+    summary: "Vapi's server messages of a campaign call (x-vapi-secret); no bearer token",
+    auth: 'public',
+    headers: VapiHeaders,
+    // Without the secret the body is never read.
+    beforeBody: (ctx) => assertVapiSigned(deps, ctx.get('x-vapi-secret') || undefined),
+    body: VapiMessageBody,
+    responses: answers('x-vapi-secret'),
+    handler: async ({ body }) => {
+      const answer = await acceptVapiMessage(deps, body.message);
+      return reply(answer.status === 'accepted' ? 202 : 200, answer);
+    },
+  });
+}

@@ -1,0 +1,268 @@
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+// A local stand-in for Vapi's API, faithful where the service depends on it: Bearer auth with the
+// private API key; POST /call validated as Vapi does (an account phoneNumberId, customer.number in E.164,
+// exactly one of assistant or assistantId, a transient assistant with a model and a voice), with its
+// error bodies ({message: [...], error, statusCode}); GET /call/{id} and the filtered list. Each call's
+// server messages (status-update ringing, in-progress, ended, then the end-of-call-report with the
+// recording, transcript and summary) go to the assistant's server URL with the `x-vapi-secret` header,
+// following the script of its number: answered, busy, no-answer, voicemail, failed, or lost (the
+// end-of-call report and the last status update are never sent).
+
+export type VapiScript = 'answered' | 'busy' | 'no-answer' | 'voicemail' | 'failed' | 'lost';
+
+export interface FakeVapiCall {
+  id: string;
+  orgId: string;
+  type: 'outboundPhoneCall';
+  status: string;
+  endedReason?: string;
+  phoneNumberId: string;
+  customer: { number: string };
+  metadata: Record<string, unknown>;
+  assistant: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+  startedAt?: string;
+  endedAt?: string;
+  cost?: number;
+  artifact?: { recordingUrl?: string; transcript?: string };
+  analysis?: { summary?: string };
+}
+
+export interface SentMessage {
+  url: string;
+  secret: string;
+  body: string;
+  answered: number;
+}
+
+const E164 = /^\+[1-9]\d{1,14}$/;
+const ENDED: Record<VapiScript, string> = {
+  answered: 'customer-ended-call',
+  lost: 'assistant-ended-call',
+  busy: 'customer-busy',
+  'no-answer': 'customer-did-not-answer',
+  voicemail: 'voicemail',
+  failed: 'twilio-failed-to-connect-call',
+};
+
+export async function startFakeVapi(options: { stepMs?: number; script?: (to: string) => VapiScript } = {}) {
+  const apiKey = crypto.randomUUID();
+  const orgId = crypto.randomUUID();
+  const phoneNumberId = crypto.randomUUID();
+  const stepMs = options.stepMs ?? 50;
+  const calls = new Map<string, FakeVapiCall>();
+  const createsByNumber = new Map<string, number>();
+  const bodies: Record<string, unknown>[] = [];
+  const messages: SentMessage[] = [];
+  const requests = { creates: 0, fetches: 0, lists: 0, unauthorized: 0, invalid: 0 };
+  const timers = new Set<NodeJS.Timeout>();
+  let active = 0;
+  let peak = 0;
+
+  function error(res: http.ServerResponse, statusCode: number, message: string[] | string): void {
+    res.writeHead(statusCode, { 'Content-Type': 'application/json' });
+    const name = { 400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found' }[statusCode] ?? 'Error';
+    res.end(JSON.stringify({ message, error: name, statusCode }));
+  }
+
+  async function send(c: FakeVapiCall, message: Record<string, unknown>): Promise<void> {
+    const server = c.assistant.server as { url?: string; secret?: string } | undefined;
+    if (!server?.url) return;
+    const body = JSON.stringify({ message: { timestamp: Date.now(), call: c, ...message } });
+    const sent: SentMessage = { url: server.url, secret: server.secret ?? '', body, answered: 0 };
+    messages.push(sent);
+    try {
+      const res = await fetch(server.url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...(server.secret ? { 'x-vapi-secret': server.secret } : {}) },
+        body,
+        signal: AbortSignal.timeout(10_000),
+      });
+      sent.answered = res.status;
+      await res.arrayBuffer();
+    } catch {
+      sent.answered = -1;
+    }
+  }
+
+  function play(c: FakeVapiCall, script: VapiScript): void {
+    const reached = script === 'answered' || script === 'lost';
+    const steps: (() => void)[] = [
+      () => {
+        c.status = 'ringing';
+        void send(c, { type: 'status-update', status: 'ringing' });
+      },
+    ];
+    if (reached)
+      steps.push(() => {
+        c.status = 'in-progress';
+        c.startedAt = new Date().toISOString();
+        void send(c, { type: 'status-update', status: 'in-progress' });
+      });
+    steps.push(() => {
+      c.status = 'ended';
+      c.endedReason = ENDED[script];
+      c.endedAt = new Date().toISOString();
+      c.startedAt ??= c.endedAt;
+      c.cost = 0.02;
+      if (reached || script === 'voicemail') {
+        c.artifact = {
+          recordingUrl: `https://storage.vapi.example/${c.id}-mono.wav`,
+          transcript: 'AI: Hello, this is Caller.\nUser: Hi, yes.',
+        };
+        c.analysis = { summary: 'The contact answered and agreed to a follow-up.' };
+      }
+      active--;
+      if (script === 'lost') return;
+      void send(c, { type: 'status-update', status: 'ended', endedReason: c.endedReason }).then(() =>
+        send(c, {
+          type: 'end-of-call-report',
+          endedReason: c.endedReason,
+          startedAt: c.startedAt,
+          endedAt: c.endedAt,
+          durationSeconds: (Date.parse(c.endedAt!) - Date.parse(c.startedAt!)) / 1000,
+          cost: c.cost,
+          artifact: c.artifact ?? {},
+          analysis: c.analysis ?? {},
+        }),
+      );
+    });
+    // Each step schedules the next: timers of different lengths may fire out of order on a busy loop.
+    const run = (i: number) => {
+      const step = steps[i];
+      if (!step) return;
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        c.updatedAt = new Date().toISOString();
+        step();
+        run(i + 1);
+      }, stepMs);
+      timers.add(timer);
+    };
+    run(0);
+  }
+
+  async function readJson(req: http.IncomingMessage): Promise<unknown> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    try {
+      return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Vapi's checks of a create, as messages. */
+  function problems(body: Record<string, unknown>): string[] {
+    const found: string[] = [];
+    if (body.phoneNumberId !== phoneNumberId) found.push("Couldn't Get Phone Number. phoneNumberId must be a phone number of the org");
+    const number = (body.customer as { number?: unknown } | undefined)?.number;
+    if (typeof number !== 'string' || !E164.test(number)) found.push('customer.number must be a valid phone number in the E.164 format');
+    const assistant = body.assistant as Record<string, unknown> | undefined;
+    if (!!assistant === !!body.assistantId) found.push('Exactly one of assistant or assistantId must be given');
+    if (assistant) {
+      const model = assistant.model as { provider?: unknown; model?: unknown; messages?: unknown } | undefined;
+      if (!model || typeof model.provider !== 'string' || typeof model.model !== 'string')
+        found.push('assistant.model.provider and assistant.model.model must be strings');
+      if (model && model.messages !== undefined && !Array.isArray(model.messages)) found.push('assistant.model.messages must be an array');
+      const voice = assistant.voice as { provider?: unknown; voiceId?: unknown } | undefined;
+      if (voice && (typeof voice.provider !== 'string' || typeof voice.voiceId !== 'string'))
+        found.push('assistant.voice.provider and voiceId must be strings');
+      const server = assistant.server as { url?: unknown } | undefined;
+      if (server && (typeof server.url !== 'string' || !/^https?:\/\//.test(server.url)))
+        found.push('assistant.server.url must be a URL address');
+      if (typeof assistant.name === 'string' && assistant.name.length > 40)
+        found.push('assistant.name must be shorter than or equal to 40 characters');
+    }
+    if (body.metadata !== undefined && (typeof body.metadata !== 'object' || body.metadata === null))
+      found.push('metadata must be an object');
+    return found;
+  }
+
+  const server = http.createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://fake');
+    if (req.headers.authorization !== `Bearer ${apiKey}`) {
+      requests.unauthorized++;
+      return error(res, 401, 'Invalid Key. Hot tip, you may be using the private key instead of the public key, or vice versa.');
+    }
+    if (req.method === 'POST' && url.pathname === '/call') {
+      const body = await readJson(req);
+      if (!body || typeof body !== 'object') return error(res, 400, ['body must be a JSON object']);
+      const found = problems(body as Record<string, unknown>);
+      if (found.length) {
+        requests.invalid++;
+        return error(res, 400, found);
+      }
+      const b = body as { customer: { number: string }; assistant: Record<string, unknown>; metadata?: Record<string, unknown> };
+      bodies.push(b);
+      requests.creates++;
+      createsByNumber.set(b.customer.number, (createsByNumber.get(b.customer.number) ?? 0) + 1);
+      const now = new Date().toISOString();
+      const call: FakeVapiCall = {
+        id: crypto.randomUUID(),
+        orgId,
+        type: 'outboundPhoneCall',
+        status: 'queued',
+        phoneNumberId,
+        customer: b.customer,
+        metadata: b.metadata ?? {},
+        assistant: b.assistant,
+        createdAt: now,
+        updatedAt: now,
+      };
+      calls.set(call.id, call);
+      active++;
+      peak = Math.max(peak, active);
+      play(call, options.script?.(b.customer.number) ?? 'answered');
+      res.writeHead(201, { 'Content-Type': 'application/json' });
+      return res.end(JSON.stringify(call));
+    }
+    if (req.method === 'GET' && url.pathname === '/call') {
+      requests.lists++;
+      const since = url.searchParams.get('createdAtGe');
+      const number = url.searchParams.get('phoneNumberId');
+      const list = [...calls.values()]
+        .filter((c) => (!since || c.createdAt >= since) && (!number || c.phoneNumberId === number))
+        .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+        .slice(0, Number(url.searchParams.get('limit') ?? 100));
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      return res.end(JSON.stringify(list));
+    }
+    const one = /^\/call\/([0-9a-f-]{36})$/.exec(url.pathname);
+    if (req.method === 'GET' && one) {
+      requests.fetches++;
+      const call = calls.get(one[1]!);
+      if (!call) return error(res, 404, 'Call not found');
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      return res.end(JSON.stringify(call));
+    }
+    return error(res, 404, `Cannot ${req.method} ${url.pathname}`);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    apiKey,
+    phoneNumberId,
+    calls,
+    bodies,
+    messages,
+    requests,
+    createsByNumber,
+    get peak() {
+      return peak;
+    },
+    async close() {
+      for (const t of timers) clearTimeout(t);
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+export type FakeVapi = Awaited<ReturnType<typeof startFakeVapi>>;
