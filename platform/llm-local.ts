@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { ChatHistoryItem, GbnfJsonSchema, Llama, LlamaChat, LlamaContextSequence, LlamaModel } from 'node-llama-cpp';
@@ -240,7 +241,9 @@ export class LocalLlm {
   }
 
   private async open(): Promise<Loaded> {
-    const threads = this.config.LLM_LOCAL_THREADS;
+    const threads = usableThreads(this.config.LLM_LOCAL_THREADS);
+    if (threads < this.config.LLM_LOCAL_THREADS)
+      this.logger?.warn({ requested: this.config.LLM_LOCAL_THREADS, threads }, 'LLM_LOCAL_THREADS capped at the cores left to the model');
     const { llama, model } = await loadWeights(localModelPath(this.config), threads, this.logger);
     const { LlamaChat } = await import('node-llama-cpp');
     const context = await model.createContext({
@@ -252,6 +255,17 @@ export class LocalLlm {
     this.logger?.info({ model: this.name, threads, contextSize: context.contextSize }, 'local language model loaded');
     return { llama, model, contextSize: context.contextSize, sequence, chat: new LlamaChat({ contextSequence: sequence }) };
   }
+}
+
+/**
+ * The threads the model gets: LLM_LOCAL_THREADS, at most one less than the cores this process may run on
+ * (at least one). llama.cpp's threads meet at a barrier after each step of a token's computation; with
+ * more threads than free cores, each barrier waits for a thread the scheduler has not run yet, and the
+ * model slows down tenfold or worse (0.2-1.8 tokens/s with two threads on two busy cores against 9-33
+ * with one, node-llama-cpp's own CLI alike: docs/performance.md). One core stays with the event loop.
+ */
+export function usableThreads(requested: number, cores = os.availableParallelism()): number {
+  return Math.max(1, Math.min(requested, cores - 1));
 }
 
 const weights = new Map<string, Promise<{ llama: Llama; model: LlamaModel }>>();

@@ -8,24 +8,46 @@ export interface Held {
   release(reason: Error): void;
 }
 
+/** A budget shared by calls of one kind: `deadline` is set by the first call, `timeoutMs` after it. */
+export interface CallBudget {
+  readonly timeoutMs: number;
+  deadline?: number;
+}
+
+/**
+ * How often armed deadlines are checked: a request passes its deadline at most this much late (REQUEST_TIMEOUT_MS
+ * is a second or more). One clock for every request in flight instead of a timer each, set and cleared per request.
+ */
+const CLOCK_TICK_MS = 50;
+
 /**
  * One request being served, with its deadline. Reading the request body does not count (`pause`):
  * a slow client is bounded by the body limit and the server's own timeouts, and holds no connection then.
  */
 export class RequestScope {
+  /** Scopes whose deadline runs, checked on every tick of one shared clock while there are any. */
+  private static readonly armed = new Set<RequestScope>();
+  private static clock: NodeJS.Timeout | undefined;
+
   readonly held = new Set<Held>();
+  /**
+   * The Temporal calls' shared budget while this request is served (platform/temporal.ts): carried by
+   * the scope so a request runs in one async context rather than one per bound.
+   */
+  readonly temporal: CallBudget | undefined;
   /** The request has been answered (normally or by its deadline). */
   ended = false;
   /** The deadline passed: what the request still does must not hold anything. */
   expired = false;
   private dueAt: number;
   private pausedAt: number | undefined;
-  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly timeoutMs: number,
     private readonly onExpire: () => void,
+    temporalTimeoutMs?: number,
   ) {
+    this.temporal = temporalTimeoutMs === undefined ? undefined : { timeoutMs: temporalTimeoutMs };
     this.dueAt = Date.now() + timeoutMs;
     this.arm();
   }
@@ -40,7 +62,7 @@ export class RequestScope {
 
   pause(): void {
     if (this.ended || this.pausedAt !== undefined) return;
-    clearTimeout(this.timer);
+    RequestScope.armed.delete(this);
     this.pausedAt = Date.now();
   }
 
@@ -54,21 +76,32 @@ export class RequestScope {
   /** The request was answered in time: nothing is released, later claims are ignored. */
   end(): void {
     this.ended = true;
-    clearTimeout(this.timer);
+    RequestScope.armed.delete(this);
     this.held.clear();
   }
 
   private arm(): void {
-    this.timer = setTimeout(
-      () => {
-        if (this.ended) return;
-        this.ended = true;
-        this.expired = true;
-        this.releaseAll();
-        this.onExpire();
-      },
-      Math.max(0, this.dueAt - Date.now()),
-    );
+    RequestScope.armed.add(this);
+    RequestScope.clock ??= setInterval(RequestScope.tick, Math.min(CLOCK_TICK_MS, this.timeoutMs));
+  }
+
+  private expire(): void {
+    RequestScope.armed.delete(this);
+    if (this.ended) return;
+    this.ended = true;
+    this.expired = true;
+    this.releaseAll();
+    this.onExpire();
+  }
+
+  /** Expires every scope past its deadline; stops the clock when none is left armed. */
+  private static tick(): void {
+    const now = Date.now();
+    for (const scope of RequestScope.armed) if (scope.dueAt <= now) scope.expire();
+    if (RequestScope.armed.size === 0) {
+      clearInterval(RequestScope.clock);
+      RequestScope.clock = undefined;
+    }
   }
 }
 

@@ -40,7 +40,11 @@ export function decrypt(key: Buffer, packed: string): string {
   return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
 }
 
-export const sha256 = (value: string): string => crypto.createHash('sha256').update(value).digest('hex');
+/** SHA-256 in hex; the one-shot `crypto.hash` (Node 20.12+) where there is one, a third of the cost of a Hash object. */
+export const sha256: (value: string) => string =
+  typeof crypto.hash === 'function'
+    ? (value) => crypto.hash('sha256', value, 'hex')
+    : (value) => crypto.createHash('sha256').update(value).digest('hex');
 
 /** URL-safe random text of the given byte length. */
 export const randomToken = (bytes: number): string => crypto.randomBytes(bytes).toString('base64url');

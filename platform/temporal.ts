@@ -12,6 +12,7 @@ import {
 } from '@temporalio/client';
 import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
 import type { Config } from './config';
+import { type CallBudget, currentRequestScope } from './request-scope';
 
 /**
  * One task queue carries every workflow and activity; its name is TEMPORAL_TASK_QUEUE (default
@@ -60,10 +61,11 @@ const LONG_POLLS = new Set([
 type GrpcInterceptor = NonNullable<ConnectionOptions['interceptors']>[number];
 
 /** The Temporal budget of the request being served, if any; its clock starts at its first call. */
-const requestBudget = new AsyncLocalStorage<{ timeoutMs: number; deadline?: number }>();
+const requestBudget = new AsyncLocalStorage<CallBudget>();
 
 /**
- * Runs `fn` (the serving of one request) with one Temporal budget: every call made inside it without a
+ * Runs `fn` (the serving of one request) with one Temporal budget (the API's deadline middleware gives
+ * its request scope one instead, api/middleware/deadlines.ts): every call made inside it without a
  * deadline of its own shares one deadline, `timeoutMs` after the first of them, loops and long polls
  * included. Counting from the first call rather than the request's start keeps slow database work
  * before it from eating the budget. Past it a call fails with DEADLINE_EXCEEDED, which the API answers
@@ -82,7 +84,7 @@ export function deadlineInterceptor(timeoutMs: number): GrpcInterceptor {
   type Call = ReturnType<GrpcInterceptor>;
   return (options, nextCall) => {
     if (options.deadline !== undefined) return nextCall(options) as Call;
-    const budget = requestBudget.getStore();
+    const budget = requestBudget.getStore() ?? currentRequestScope()?.temporal;
     if (budget) {
       budget.deadline ??= Date.now() + budget.timeoutMs;
       return nextCall({ ...options, deadline: budget.deadline }) as Call;

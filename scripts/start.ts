@@ -160,6 +160,7 @@ if (!config.LLM_BASE_URL) {
 // Temporal dev server, unless EMBEDDINGS_BASE_URL names another service. Its first start is tried here:
 // when the model cannot run, the built-in lexical embedder answers instead, said in one line.
 let embeddingsUnclaimed: Running | undefined; // started here, not yet handed to the supervisor
+let embeddingsQueriesUnclaimed: Running | undefined;
 if (!config.EMBEDDINGS_BASE_URL) {
   let executable = findEmbeddingsServer();
   if (!executable) {
@@ -168,10 +169,14 @@ if (!config.EMBEDDINGS_BASE_URL) {
     executable = findEmbeddingsServer();
   }
   const port = await preferredPort(8097); // the same port on every restart: API and worker hold its URL
-  const startModel = (output: OutputTail) =>
+  const queryPort = await preferredPort(8098);
+  // Two processes of the same model: passages (ingestion batches) at a lower CPU priority, and queries,
+  // so a question never waits behind a batch nor for the cores (docs/performance.md, knowledge bases).
+  const startModel = (output: OutputTail, lane: 'passages' | 'queries' = 'passages') =>
     startLocalEmbeddingsServer({
       executable: executable!,
-      port,
+      port: lane === 'passages' ? port : queryPort,
+      niceness: lane === 'passages' ? 5 : 0,
       onOutput: (chunk) => {
         output.write(chunk);
         process.stdout.write(chunk);
@@ -198,6 +203,23 @@ if (!config.EMBEDDINGS_BASE_URL) {
         return running;
       },
     });
+    const queries = await startModel(new OutputTail(), 'queries').catch((error: Error) => {
+      say(`embeddings: the queries' process could not start (${error.message}); queries share the passages' one`);
+      return undefined;
+    });
+    if (queries) {
+      say(`embeddings: queries on ${queries.url}, passages on ${first.url} (lower CPU priority)`);
+      env.EMBEDDINGS_QUERY_BASE_URL = queries.url;
+      embeddingsQueriesUnclaimed = queries;
+      specs.push({
+        name: 'embeddings-queries',
+        async start(output) {
+          const running = embeddingsQueriesUnclaimed ?? (await startModel(output, 'queries'));
+          embeddingsQueriesUnclaimed = undefined;
+          return running;
+        },
+      });
+    }
   }
 }
 
@@ -258,6 +280,7 @@ process.on('SIGTERM', () => shutdown(0));
 void supervisor.done.then(async (code) => {
   await simulatedOAuth?.close();
   await embeddingsUnclaimed?.stop();
+  await embeddingsQueriesUnclaimed?.stop();
   say('stopped');
   process.exit(code);
 });

@@ -1,14 +1,24 @@
+import type net from 'node:net';
 import type Koa from 'koa';
 import { proxyTrust, resolveClientAddress } from '../../platform/client-address';
 
 /**
  * Resolves the request's client address once (see platform/client-address.ts) and makes it the one
  * answer: `clientAddress(ctx)`, and `ctx.ip` too, so no code reads a forwarded header on its own.
+ * Without X-Forwarded-For the answer depends on the connection alone, so it is worked out once per
+ * connection (a kept-alive one serves many requests); a request carrying the header is resolved anew.
  */
 export function clientAddressMiddleware(trustedProxies: readonly string[]): Koa.Middleware {
   const trust = proxyTrust(trustedProxies);
+  const byConnection = new WeakMap<net.Socket, string>();
   return (ctx, next) => {
-    const address = resolveClientAddress(ctx.req.socket.remoteAddress, ctx.get('X-Forwarded-For') || undefined, trust);
+    const socket = ctx.req.socket;
+    const forwardedFor = ctx.get('X-Forwarded-For') || undefined;
+    let address = forwardedFor === undefined ? byConnection.get(socket) : undefined;
+    if (address === undefined) {
+      address = resolveClientAddress(socket.remoteAddress, forwardedFor, trust);
+      if (forwardedFor === undefined && socket.remoteAddress !== undefined) byConnection.set(socket, address);
+    }
     ctx.state.clientAddress = address;
     ctx.request.ip = address;
     return next();

@@ -4,27 +4,26 @@ import { RequestScope, runInRequestScope } from '../../platform/request-scope';
 import { withRequestDeadline } from '../../platform/temporal';
 
 /**
- * Every Temporal call made while serving a request shares one deadline, `timeoutMs` after the first of
- * them, wherever the call is made (platform/temporal.ts): a frozen or unreachable Temporal costs the
- * caller a 503 within the bound, and a transaction waiting on the call rolls back.
+ * The bounds of one request, set up in one async context (platform/request-scope.ts):
+ *
+ * - Every request is answered within `requestTimeoutMs` (REQUEST_TIMEOUT_MS), the reading of its body
+ *   aside. Past it, the database connections it keeps busy are closed (the server rolls back what they
+ *   had open; the pool opens new ones, platform/postgres-pool.ts) and it answers 503, whatever its
+ *   handler is still waiting for: a request that never finishes costs its caller the bound, never a
+ *   pool slot. `exempt` paths (streamed uploads, which hold no connection while they stream) have no
+ *   such deadline.
+ * - Every Temporal call made while serving a request shares one deadline, `temporalTimeoutMs` after the
+ *   first of them, wherever the call is made (platform/temporal.ts): a frozen or unreachable Temporal
+ *   costs the caller a 503 within the bound, and a transaction waiting on the call rolls back.
  */
-export function temporalDeadline(timeoutMs: number): Koa.Middleware {
-  return (_ctx, next) => withRequestDeadline(timeoutMs, next);
-}
-
-/**
- * Every request is answered within `timeoutMs` (REQUEST_TIMEOUT_MS), the reading of its body aside.
- * Past it, the database connections it keeps busy are closed (the server rolls back what they had
- * open; the pool opens new ones, platform/postgres-pool.ts) and it answers 503, whatever its handler
- * is still waiting for: a request that never finishes costs its caller the bound, never a pool slot.
- * `exempt` paths (streamed uploads, which hold no connection while they stream) have no deadline.
- */
-export function requestDeadline(timeoutMs: number, exempt: (path: string) => boolean): Koa.Middleware {
+export function requestDeadlines(requestTimeoutMs: number, temporalTimeoutMs: number, exempt: (path: string) => boolean): Koa.Middleware {
   return (ctx, next) => {
-    if (exempt(ctx.path)) return next();
+    if (exempt(ctx.path)) return withRequestDeadline(temporalTimeoutMs, next);
     return new Promise<void>((resolve, reject) => {
-      const scope = new RequestScope(timeoutMs, () =>
-        reject(unavailable(`The request did not finish within ${timeoutMs} ms; what it had not committed was rolled back`)),
+      const scope = new RequestScope(
+        requestTimeoutMs,
+        () => reject(unavailable(`The request did not finish within ${requestTimeoutMs} ms; what it had not committed was rolled back`)),
+        temporalTimeoutMs,
       );
       runInRequestScope(scope, next).then(
         () => {

@@ -133,13 +133,13 @@ export function notFound(): Koa.Middleware {
  * (uploads) skip the limit and the JSON parser: they stream their bodies themselves.
  */
 export function bodyLimit(limitBytes: number, exempt: (path: string) => boolean): Koa.Middleware {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     if (exempt(ctx.path)) {
       ctx.disableBodyParser = true;
       return next();
     }
     const length = Number(ctx.get('Content-Length') || 0);
     if (length > limitBytes) throw new HttpError(413, 'Request body too large');
-    await next();
+    return next();
   };
 }

@@ -11,8 +11,10 @@ import { HttpError } from '../errors';
  * reaches the error handler as a 500. Unknown paths stay 404.
  */
 export function methodNotAllowed(router: Router): Koa.Middleware {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     const match = router.match(ctx.path, ctx.method);
+    // One route at this path, declaring this method: nothing to refuse (most requests).
+    if (match.route && match.path.length === 1) return next();
     // A literal segment (/contacts/import, /versions/compare) names its own resource: a sibling with a
     // parameter there (/contacts/{contact_id}) neither serves its undeclared methods nor adds to its Allow.
     const routesHere = match.path.filter((layer) => layer.methods.length > 0);

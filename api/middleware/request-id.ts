@@ -5,28 +5,51 @@ import { clientAddress } from './client-address';
 
 const VALID_ID = /^[\w.:@/+=-]{1,128}$/;
 
+const BASE = Symbol('request logger base');
+const CHILD = Symbol('request logger');
+type LogState = { requestId: string; [BASE]: Logger; [CHILD]?: Logger };
+
+/**
+ * `ctx.state.log`, the request's logger: made (a pino child carrying `request_id`) when first used; most
+ * requests write nothing through it. One getter shared by every request: no closure made per request.
+ */
+const LOG_PROPERTY: PropertyDescriptor = {
+  get(this: LogState) {
+    this[CHILD] ??= this[BASE].child({ request_id: this.requestId });
+    return this[CHILD];
+  },
+  enumerable: true,
+  configurable: true,
+};
+
 /** Echoes a sane X-Request-ID or generates one; hangs a request-scoped logger on ctx.state.log. */
 export function requestId(logger: Logger): Koa.Middleware {
   return async (ctx, next) => {
     const incoming = ctx.get('X-Request-ID');
     const id = VALID_ID.test(incoming) ? incoming : crypto.randomUUID();
-    ctx.state.requestId = id;
-    ctx.state.log = logger.child({ request_id: id });
+    const state = ctx.state as LogState;
+    state.requestId = id;
+    state[BASE] = logger;
+    Object.defineProperty(state, 'log', LOG_PROPERTY);
     ctx.set('X-Request-ID', id);
-    const started = performance.now();
+    // The request line, unless the level discards it (then nothing of it is worked out).
+    const started = logger.isLevelEnabled('info') ? performance.now() : undefined;
     try {
       await next();
     } finally {
-      ctx.state.log.info(
-        {
+      if (started !== undefined) {
+        const line = {
           method: ctx.method,
           path: ctx.path,
           status: ctx.status,
           ms: Math.round(performance.now() - started),
           client_address: clientAddress(ctx),
-        },
-        'request',
-      );
+        };
+        // Through the parent when no child was made: the same line, without making one for it.
+        const child = state[CHILD];
+        if (child) child.info(line, 'request');
+        else logger.info({ request_id: id, ...line }, 'request');
+      }
     }
   };
 }

@@ -5,7 +5,7 @@ import type { Db } from '../../db/client';
 import { PG, isPgError } from '../../db/pg-errors';
 import type { CallingWindow } from '../../domain/campaign-schedule';
 import type { CampaignStatus } from '../../domain/campaigns';
-import { conflict, notFound } from '../../domain/errors';
+import { DomainError, conflict, notFound } from '../../domain/errors';
 import { newId } from '../../platform/ids';
 import { campaignWorkflowId, campaignWorkflowRef } from '../../workflows/campaign-messages';
 import type { ServiceDeps } from '../deps';
@@ -69,25 +69,67 @@ export interface NewCampaignInput {
   contacts: NewCampaignContact[];
 }
 
+/** How many ids a create tries when its workflow ran ahead of it and fenced the first (a race of milliseconds). */
+const CREATE_ATTEMPTS = 2;
+
 /**
- * Row, contacts and workflow start in one transaction: a failed start rolls everything back. The
- * campaign's advisory lock is taken first; the inserts and the start then overlap, since the
- * workflow's first activity waits for this transaction to end (and ends quietly on a rollback).
+ * Row, contacts and workflow start, committed only once the start succeeded: a failed start rolls
+ * everything back (503, nothing written). Four Postgres round trips, three of them overlapping the
+ * start: the start goes out first; meanwhile BEGIN, the campaign's advisory lock, then one pipelined
+ * round trip with the agent check, the fence check and the inserts; COMMIT once the start answered. The
+ * workflow's first step takes the same lock, so it waits for this transaction; if it ran first, it
+ * fenced the id and the create tries again under a new one, starting that workflow only once it holds
+ * the lock (`openCampaign`, docs/decisions/campaigns.md).
  */
 export async function createCampaign(
   deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config' | 'logger'>,
   orgId: string,
   actor: string,
   input: NewCampaignInput,
+  ids: () => string = newId,
 ) {
-  const { sql } = deps;
-  await assertAgents(sql, orgId, [input.agent_id, ...input.contacts.map((c) => c.agent_id)]);
-  const id = newId();
-  const row = await sql.begin(async (tx) => {
-    await campaigns.lockCampaign(tx, orgId, id);
-    const store = async () => {
-      const inserted = await campaigns
-        .insertCampaign(tx, orgId, {
+  const agents = [...new Set([input.agent_id, ...input.contacts.map((c) => c.agent_id)].filter((a): a is string => !!a))];
+  for (let attempt = 1; ; attempt++) {
+    const id = ids();
+    // A second attempt sends its start only once it holds the lock: its workflow cannot run ahead of it.
+    const row = await createOnce(deps, orgId, actor, input, id, agents, attempt > 1);
+    if (row) {
+      deps.logger.info({ campaignId: id, contacts: input.contacts.length }, 'campaign created');
+      return campaignView(row);
+    }
+    deps.logger.warn({ campaignId: id, attempt }, 'campaign workflow ran ahead of its create; trying a new id');
+    if (attempt >= CREATE_ATTEMPTS) throw new DomainError('unavailable', 'Workflow engine unavailable, try again shortly');
+  }
+}
+
+/** One create under `id`: the stored row, or undefined when the id was fenced (rolled back, nothing written). */
+async function createOnce(
+  deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config'>,
+  orgId: string,
+  actor: string,
+  input: NewCampaignInput,
+  id: string,
+  agents: string[],
+  startAfterLock: boolean,
+): Promise<CampaignRow | undefined> {
+  let started: Promise<unknown> | undefined;
+  const start = () => {
+    started = startWorkflow(deps, campaignWorkflowRef, orgId, { workflowId: campaignWorkflowId(id), args: [{ campaignId: id, orgId }] });
+    // Awaited inside the transaction; this keeps a failure from being unhandled when BEGIN fails first.
+    started.catch(() => {});
+  };
+  if (!startAfterLock) start();
+  const fenced = new Error('campaign id fenced by its workflow');
+  const row = await deps.sql
+    .begin(async (tx) => {
+      // The lock first, before the contacts' rows are built (CPU time in which the workflow could run ahead).
+      await campaigns.lockCampaign(tx, orgId, id);
+      if (startAfterLock) start();
+      // One round trip: postgres.js pipelines statements issued together on the transaction's connection.
+      const [missing, isFenced, inserted, stored] = await Promise.allSettled([
+        campaigns.missingAgents(tx, orgId, agents),
+        campaigns.isFenced(tx, orgId, id),
+        campaigns.insertCampaign(tx, orgId, {
           id,
           external_id: input.external_id ?? null,
           name: input.name,
@@ -101,21 +143,25 @@ export async function createCampaign(
           max_attempts: input.max_attempts,
           retry_backoff_seconds: input.retry_backoff_seconds,
           created_by: actor,
-        })
-        .catch((error: unknown) => {
-          throw isPgError(error, PG.UNIQUE_VIOLATION) ? conflict('A campaign with this external_id already exists') : error;
-        });
-      await contacts.insertContacts(tx, orgId, id, input.contacts);
-      return inserted;
-    };
-    const [inserted] = await Promise.all([
-      store(),
-      startWorkflow(deps, campaignWorkflowRef, orgId, { workflowId: campaignWorkflowId(id), args: [{ campaignId: id, orgId }] }),
-    ]);
-    return inserted;
-  });
-  deps.logger.info({ campaignId: id, contacts: input.contacts.length }, 'campaign created');
-  return campaignView(row);
+        }),
+        contacts.insertContacts(tx, orgId, id, input.contacts),
+      ]);
+      // In pipeline order: the first failure is the cause, the later ones only say the transaction aborted.
+      const lost = [missing, isFenced, inserted, stored].find((r) => r.status === 'rejected');
+      if (missing.status === 'fulfilled' && missing.value.length) throw notFound(`Agent not found: ${missing.value[0]}`);
+      if (isFenced.status === 'fulfilled' && isFenced.value) throw fenced; // rolls back
+      if (lost) {
+        const error: unknown = lost.reason;
+        throw isPgError(error, PG.UNIQUE_VIOLATION) ? conflict('A campaign with this external_id already exists') : error;
+      }
+      await started;
+      return (inserted as PromiseFulfilledResult<CampaignRow>).value;
+    })
+    .catch((error: unknown) => {
+      if (error === fenced) return undefined;
+      throw error;
+    });
+  return row;
 }
 
 export async function listCampaigns(

@@ -108,13 +108,16 @@ export async function completeIfSettled(deps: Pick<ServiceDeps, 'sql'>, orgId: s
 
 /**
  * The campaign workflow's first step. It waits for the create transaction (which holds the
- * campaign's advisory lock while it starts the workflow) and reports the stored status, or null when
- * that transaction rolled back.
+ * campaign's advisory lock while its start is answered) and reports the stored status. With no row
+ * (the create rolled back, or has not taken the lock yet: the start went out first) it fences the id,
+ * so that create can no longer commit it, and reports null.
  */
 export async function openCampaign(deps: Pick<ServiceDeps, 'sql'>, orgId: string, campaignId: string): Promise<CampaignStatus | null> {
   return deps.sql.begin(async (tx) => {
     await campaigns.lockCampaign(tx, orgId, campaignId);
     const row = await campaigns.findCampaign(tx, orgId, campaignId);
-    return row?.status ?? null;
+    if (row) return row.status;
+    await campaigns.fenceCampaign(tx, orgId, campaignId);
+    return null;
   });
 }

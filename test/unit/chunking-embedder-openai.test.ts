@@ -52,6 +52,25 @@ describe('OpenAI-compatible embedder', () => {
     await createEmbedder({ ...config, EMBEDDINGS_INPUT_TYPE: false }).embed(['how do I reset it'], 'query');
     expect(server.requests.at(-1)).not.toHaveProperty('input_type');
   });
+  it('sends queries to EMBEDDINGS_QUERY_BASE_URL when set, and passages to EMBEDDINGS_BASE_URL', async () => {
+    const queries = await startFakeEmbeddingsServer();
+    try {
+      const config = {
+        EMBEDDINGS_BASE_URL: server.baseUrl,
+        EMBEDDINGS_MODEL: 'e5',
+        EMBEDDINGS_API_KEY: server.apiKey,
+        EMBEDDINGS_INPUT_TYPE: true,
+      };
+      const embedder = createEmbedder({ ...config, EMBEDDINGS_QUERY_BASE_URL: queries.baseUrl });
+      const before = server.requests.length;
+      await embedder.embed(['how do I reset it'], 'query');
+      await embedder.embed(['Reset: hold the button.'], 'passage');
+      expect(queries.requests.map((r) => r.input_type)).toEqual(['query']);
+      expect(server.requests.slice(before).map((r) => r.input_type)).toEqual(['passage']);
+    } finally {
+      await queries.close();
+    }
+  });
   it("picks the embedder of a dataset's model: the configured one, the built-in one, or none", () => {
     const config = { EMBEDDINGS_BASE_URL: server.baseUrl, EMBEDDINGS_MODEL: 'e5', EMBEDDINGS_API_KEY: 'k', EMBEDDINGS_INPUT_TYPE: true };
     expect(embedderFor(config, 'e5')).toBeInstanceOf(OpenAiEmbedder);
