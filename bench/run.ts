@@ -16,6 +16,7 @@ import { benchLlmWriters } from './llm-writers';
 import { benchAnalyticsAccuracy } from './analytics/accuracy';
 import { benchAnalyticsParser } from './analytics/parser-accuracy';
 import { benchChatAccuracy } from './chat/accuracy';
+import { benchAssistantsLatency } from './assistants-latency';
 
 // `npm run bench [-- name ...] [-- --seconds N]`: runs the named benchmarks (all by default) and prints
 // their figures as JSON. Every run is bounded in time and sends traffic to loopback only.
@@ -79,9 +80,18 @@ const BENCHES = {
       limit: process.env.ANALYTICS_BENCH_LIMIT ? Number(process.env.ANALYTICS_BENCH_LIMIT) : undefined,
     }),
   // The Analytics Assistant on the defaults (semantic layer + question parser) over the golden set's three phrasings.
-  'analytics-parser': () => benchAnalyticsParser({ verbose: args.includes('--verbose'), heldOut: args.includes('--held-out') }),
+  'analytics-parser': () =>
+    benchAnalyticsParser({
+      verbose: args.includes('--verbose'),
+      heldOut: args.includes('--held-out'),
+      lexical: args.includes('--lexical'),
+      noModel: args.includes('--no-model'),
+    }),
   // The AI chat on the defaults over the chat task set (three phrasings each): reads, exact proposals, clarifications, refusals.
-  'chat-accuracy': () => benchChatAccuracy({ verbose: args.includes('--verbose'), heldOut: args.includes('--held-out') }),
+  'chat-accuracy': () =>
+    benchChatAccuracy({ verbose: args.includes('--verbose'), heldOut: args.includes('--held-out'), lexical: args.includes('--lexical') }),
+  // Both assistants on the defaults end to end (API, Temporal dev server, worker, local embedder): p50/p95 s to first text and to end.
+  'assistants-latency': () => benchAssistantsLatency({ verbose: args.includes('--verbose') }),
   // The local language model: load time, time to first token, tokens/s (LLM_BENCH_THREADS, default 1,2).
   'llm-local': () => benchLlmLocal(),
   // The judged sample of each LlmWriter feature, built-in writer and local model side by side (on stderr).

@@ -1,5 +1,6 @@
 import { Runtime } from '@temporalio/worker';
 import { createSql, databaseTimeouts } from '../db/client';
+import { closeReaderPools } from '../db/analytics-assistant';
 import { loadConfigOrExit, requireDatabaseUrl } from '../platform/config';
 import { createLogger } from '../platform/logger';
 import { loadMasterKey } from '../platform/secrets';
@@ -40,4 +41,6 @@ await notificationRelay.stop();
 await connection.close();
 await temporal.connection.close().catch(() => {});
 await sql.end({ timeout: 5 });
+// The Analytics Assistant's reader pool holds connections of its own: an open one keeps the process alive.
+await closeReaderPools();
 logger.info('worker stopped');

@@ -182,7 +182,14 @@ function filterSql(filter: Filter, entity: EntityDef, catalog: Catalog, resolve:
   if ('entity' in filter) {
     const foreignKey = entity.children[filter.entity];
     if (!foreignKey) throw new PlanError(`${filter.entity} do not belong to ${entity.name}`);
-    const exists = `EXISTS (SELECT 1 FROM ${catalog[filter.entity]!.relation} AS c WHERE c.${foreignKey} = t.id)`;
+    const child = catalog[filter.entity]!;
+    const where = (filter.where ?? []).map((w) => {
+      const field = child.fields[w.field];
+      if (!field) throw new PlanError(`${filter.entity} have no field ${w.field}`);
+      // The child's columns are written for alias t; inside the subquery the child is c.
+      return ` AND ${field.sql.replace(/\bt\./g, 'c.')} IN (${w.values.map(scalarSql).join(', ')})`;
+    });
+    const exists = `EXISTS (SELECT 1 FROM ${child.relation} AS c WHERE c.${foreignKey} = t.id${where.join('')})`;
     return filter.op === 'without' ? `NOT ${exists}` : exists;
   }
   const { sql, def } = resolve(filter.field);

@@ -260,9 +260,14 @@ export function parseQuestion(question: string, ctx: ParseContext): Understandin
 
   // Filters from the organization's values.
   const byField = new Map<string, { path: string; values: string[] }>();
+  /** Values of a child entity ("won" deals of accounts): they narrow a with/without condition. */
+  const childValues: ValueMatch[] = [];
   for (const m of matches) {
-    const path = valuePath(m, entity, def, pathOf);
-    if (!path) continue;
+    const path = ofTheAccount(m, tokens) ? pathOf('accounts', m.field === 'name' ? 'tags' : m.field) : valuePath(m, entity, def, pathOf);
+    if (!path) {
+      if (def.children[m.entity]) childValues.push(m);
+      continue;
+    }
     // A rate counts its own stages: "won divided by won plus lost" names them, it does not filter on them.
     if ((winRate || conversion) && path === 'stage') continue;
     if (plan.dimensions.some((d) => d.field === path) && m.how !== 'exact') continue;
@@ -296,7 +301,7 @@ export function parseQuestion(question: string, ctx: ParseContext): Understandin
     const word = m[1]!;
     const child = entityOfWord(word, ctx.catalog);
     const parent = child ? Object.entries(def.joins).find(([, j]) => j.entity === child)?.[0] : undefined;
-    if (child && def.children[child]) plan.filters.push({ op: 'without', entity: child });
+    if (child && def.children[child]) plan.filters.push({ op: 'without', entity: child, ...childWhere(childValues, child) });
     // "contacts without an account": the join finds nothing.
     else if (parent && ctx.catalog[child!]!.fields.id) plan.filters.push({ op: 'is_null', field: `${parent}.id` });
     else {
@@ -306,7 +311,7 @@ export function parseQuestion(question: string, ctx: ParseContext): Understandin
   }
   for (const m of text.matchAll(WITH_CHILD)) {
     const child = entityOfWord(m[1]!, ctx.catalog);
-    if (child && def.children[child]) plan.filters.push({ op: 'with', entity: child });
+    if (child && def.children[child]) plan.filters.push({ op: 'with', entity: child, ...childWhere(childValues, child) });
   }
 
   // "whose name contains 'tech'".
@@ -479,6 +484,36 @@ function valuePath(m: ValueMatch, entity: string, def: EntityDef, pathOf: (owner
   // Owners, stages and the like of another entity that this one has too.
   if (def.fields[m.field] && (m.field === 'owner_id' || m.field === 'tags' || m.field === 'source')) return m.field;
   return null;
+}
+
+const ACCOUNT_WORDS = new Set(['account', 'accounts', 'company', 'companies', 'customer', 'customers', 'client', 'clients']);
+
+/**
+ * An owner or a tag said of the accounts rather than of the records asked about: "carol's accounts",
+ * "accounts that carol owns", "whose account owner is carol", "accounts owned by carol", "vip companies",
+ * "accounts tagged vip", "whose account carries the vip tag".
+ */
+function ofTheAccount(m: ValueMatch, tokens: string[]): boolean {
+  const tag = m.entity === 'tags' && m.field === 'name';
+  if (!tag && m.field !== 'owner_id') return false;
+  const before = tokens.slice(Math.max(0, m.start - 4), m.start).join(' ');
+  const after = tokens[m.end] ?? '';
+  if (ACCOUNT_WORDS.has(after)) return true;
+  if (tag)
+    return (
+      /\b(accounts?|compan(y|ies)|customers?|clients?) (tagged|labelled|labeled)( as| with)?$/.test(before) ||
+      (/\baccounts?\b/.test(before) && after === 'tag')
+    );
+  return /\b(accounts?|compan(y|ies)|customers?|clients?) ((that|which|whom) |(owned|managed|handled|run) by |owner (is |= )?|owners? )$/.test(
+    `${before} `.replace(/ +$/, ' '),
+  );
+}
+
+/** The child values said with a with/without condition, as its `where`. */
+function childWhere(values: ValueMatch[], child: string): { where?: { field: string; values: string[] }[] } {
+  const byField = new Map<string, string[]>();
+  for (const m of values.filter((v) => v.entity === child)) byField.set(m.field, [...new Set([...(byField.get(m.field) ?? []), m.value])]);
+  return byField.size ? { where: [...byField].map(([field, list]) => ({ field, values: list })) } : {};
 }
 
 function distinctMeasure(fields: Mention[], pathOf: (owner: string, field: string) => string | null): string {

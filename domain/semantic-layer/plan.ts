@@ -27,8 +27,20 @@ export const Filter = z.discriminatedUnion('op', [
     .strict(),
   z.object({ op: z.literal('contains'), field: fieldPath, value: z.string().min(1).max(200) }).strict(),
   z.object({ op: z.enum(['is_null', 'not_null']), field: fieldPath }).strict(),
-  /** Rows with none (`without`) or at least one (`with`) row of a child entity pointing at them. */
-  z.object({ op: z.enum(['without', 'with']), entity: z.string().min(1).max(63) }).strict(),
+  /**
+   * Rows with none (`without`) or at least one (`with`) row of a child entity pointing at them; `where`
+   * narrows the child rows counted ("accounts with no won deals": deals whose stage is closed_won).
+   */
+  z
+    .object({
+      op: z.enum(['without', 'with']),
+      entity: z.string().min(1).max(63),
+      where: z
+        .array(z.object({ field: z.string().regex(/^[a-z_][a-z0-9_]*$/), values: z.array(scalar).min(1).max(100) }).strict())
+        .max(4)
+        .optional(),
+    })
+    .strict(),
 ]);
 export type Filter = z.infer<typeof Filter>;
 

@@ -81,6 +81,13 @@ export class ValueIndex {
     for (const [label, entry] of labels) if (!this.byWord.has(label) && !this.exact.has(label)) push(this.exact, label, entry);
   }
 
+  /** Whether a word is, or is a word of, one of the organization's values (or near one): not a word to look up. */
+  holds(word: string): boolean {
+    const key = phrase(word);
+    if (this.exact.has(key) || this.exact.has(singular(key)) || this.byWord.has(key)) return true;
+    return this.names.some((n) => n.key.split(' ').some((w) => similarity(w, key) >= 0.5));
+  }
+
   /**
    * Matches over the question's words, longest phrases first; `skip` marks words already read as
    * something else (dates, numbers). Exact phrases, then a word of a name, then near misses.

@@ -40,7 +40,7 @@ export const GROUP_LEAD =
 export const LIST_WORDS = /\b(list|show|which|what are|who are|who is|name|names|give|display|find|get|tell me)\b/;
 
 export const NEGATED_CHILD =
-  /\b(?:without|with no|with zero|have no|has no|having no|no|zero|lacking|lack|never had|never logged|never|don't have|do not have|doesn't have|does not have|haven't got|nobody|none)\s+(?:(?:a|an|any|single|one|of|the|our|in|we|logged|had|have)\s+)*([a-z]+)/g;
+  /\b(?:without|with no|with zero|have no|has no|having no|no|zero|lacking|lack|never had|never logged|never|don't have|do not have|doesn't have|does not have|haven't got|nobody|none|not linked to|not attached to|not associated with|not tied to|not connected to|unlinked to)\s+(?:(?:a|an|any|single|one|of|the|our|in|we|logged|had|have|won|closed|lost|signed)\s+)*([a-z]+)/g;
 export const WITH_CHILD =
   /\b(?:with|having|that have|who have|which have|that has|which has|has|have)\s+(?:at least one |any |some |one or more )([a-z]+)/g;
 
@@ -128,3 +128,35 @@ export const OPEN_DEALS =
 export const NOT_CLOSED = /\bnot (?:yet )?(?:been )?(?:won|lost|closed)\b|\bneither won nor lost\b|\bnor lost\b|\bstill open\b/;
 export const CLOSED_DEALS = /\bclosed\b(?!\s*(won|lost|_))|\b(won or lost|lost or won)\b/;
 export { CLOSED_STAGES };
+
+/**
+ * Every word the parser's patterns read (counting, ranking, writing, grouping words...): known words,
+ * never looked up by meaning ("update" must stay a request to write, not become "updated").
+ */
+export function patternWords(...patterns: RegExp[]): Set<string> {
+  const out = new Set<string>();
+  for (const pattern of patterns) for (const m of pattern.source.matchAll(/[a-z]{3,}/g)) out.add(m[0]);
+  return out;
+}
+
+export const PARSER_WORDS = patternWords(
+  COUNT_WORDS,
+  SUM_WORDS,
+  AVG_WORDS,
+  MIN_WORDS,
+  MAX_WORDS,
+  DESC_WORDS,
+  ASC_WORDS,
+  WIN_RATE,
+  CONVERSION_RATE,
+  DISTINCT_WORDS,
+  WRITE_REQUEST,
+  OFF_TOPIC,
+  GROUP_LEAD,
+  LIST_WORDS,
+  NEGATED_CHILD,
+  WITH_CHILD,
+  OPEN_DEALS,
+  NOT_CLOSED,
+  CLOSED_DEALS,
+);

@@ -5,6 +5,7 @@ import type { Embedder } from '../../platform/embedder';
 import type { ServiceDeps } from '../deps';
 import type { FrameWriter } from '../ui-stream/writer';
 import { composeAnswer, lastResult } from './answer';
+import type { TermChooser } from './term-chooser';
 import { understandQuestion } from './understanding';
 
 /** The name recorded on turns the semantic layer answered. */
@@ -18,12 +19,12 @@ export const PARSER_MODEL = 'builtin:semantic-layer';
  */
 export async function* parserStep(
   deps: Pick<ServiceDeps, 'sql'>,
-  input: { orgId: string; question: string; step: number; transcript: AssistantTranscript; embedder?: Embedder },
+  input: { orgId: string; question: string; step: number; transcript: AssistantTranscript; embedder?: Embedder; chooser?: TermChooser },
   writer: Pick<FrameWriter, 'push'>,
   partId: string,
 ): AsyncIterable<ChatEvent> {
   if (input.step === 0) {
-    const understood = await understandQuestion(deps, input.orgId, input.question, { embedder: input.embedder });
+    const understood = await understandQuestion(deps, input.orgId, input.question, { embedder: input.embedder, chooser: input.chooser });
     if (understood.kind === 'plan') {
       writer.push({ type: 'data-plan', id: partId, data: { plan: understood.plan, read: understood.read, sql: understood.compiled.sql } });
       yield {

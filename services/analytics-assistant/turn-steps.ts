@@ -4,6 +4,7 @@ import { type AssistantTranscript, RUN_SQL_TOOL, toolOutput } from '../../domain
 import type { UiFrame } from '../../domain/ui-message-stream';
 import type { ChatModel } from '../../platform/chat-model';
 import { createEmbedder } from '../../platform/embedder';
+import { localTermChooser } from './term-chooser';
 import type { ServiceDeps } from '../deps';
 import { beginModelStep, relayModelStream, type StreamedStep } from '../ui-stream/steps';
 import { closeTurnStream } from '../ui-stream/turn-end';
@@ -75,7 +76,14 @@ export async function modelStep(
     const events = parser
       ? parserStep(
           deps,
-          { orgId, question: turn.question, step, transcript: input.transcript, embedder: createEmbedder(deps.config) },
+          {
+            orgId,
+            question: turn.question,
+            step,
+            transcript: input.transcript,
+            embedder: createEmbedder(deps.config),
+            chooser: localTermChooser(deps.config),
+          },
           writer,
           `plan-${tag(turnId)}`,
         )

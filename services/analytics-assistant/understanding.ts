@@ -3,12 +3,24 @@ import { type Catalog, type CustomTableShape, catalogOf } from '../../domain/sem
 import { type CompiledPlan, PlanError, compilePlan } from '../../domain/semantic-layer/compile';
 import { type Understanding, CAPABILITIES, parseQuestion } from '../../domain/semantic-layer/parser';
 import type { Plan } from '../../domain/semantic-layer/plan';
+import {
+  type CatalogTerm,
+  type Nearest,
+  TERM_AMBIGUOUS_SCORE,
+  catalogTerms,
+  clearlyNearest,
+  cosine,
+  nearestTerms,
+  readAsTerms,
+  unknownWords,
+} from '../../domain/semantic-layer/terms';
 import { words } from '../../domain/semantic-layer/text';
 import { ValueIndex, type ValueEntry } from '../../domain/semantic-layer/values';
-import { STOP_WORDS, valueAliases } from '../../domain/semantic-layer/vocabulary';
+import { PARSER_WORDS, STOP_WORDS, SUPERLATIVES, valueAliases } from '../../domain/semantic-layer/vocabulary';
 import type { Embedder } from '../../platform/embedder';
 import type { ServiceDeps } from '../deps';
 import { readableSchema } from './schema';
+import type { TermChooser } from './term-chooser';
 
 /** How long an organization's value index is reused: new records show up within this. */
 const INDEX_TTL_MS = 15_000;
@@ -22,6 +34,8 @@ interface OrgIndex {
   catalog: Catalog;
   index: ValueIndex;
   currencies: string[];
+  /** Every word the rules know (the catalog's and the parser's): the others may be looked up by meaning. */
+  vocabulary: ReadonlySet<string>;
 }
 
 const cache = new Map<string, OrgIndex>();
@@ -57,7 +71,16 @@ export async function orgIndex(deps: Pick<ServiceDeps, 'sql'>, orgId: string): P
     for (const f of Object.values(def.fields)) for (const s of f.synonyms) for (const w of s.split(' ')) vocabulary.add(w);
   }
   const currencies = [...new Set(rows.filter((r) => r.entity === 'deals' && r.field === 'currency').map((r) => r.value))];
-  const built: OrgIndex = { at: Date.now(), catalog, index: new ValueIndex(rows, vocabulary, valueAliases()), currencies };
+  // The parser's own words are known too, though they never identify a record (the value index leaves them out).
+  // Also words the parser's own patterns read ("ends in", "using"): an inflection is where the embedder is surest and most wrong.
+  const allKnown = new Set([...vocabulary, ...PARSER_WORDS, ...Object.keys(SUPERLATIVES), 'using', 'used', 'use', 'ends', 'ending', 'end']);
+  const built: OrgIndex = {
+    at: Date.now(),
+    catalog,
+    index: new ValueIndex(rows, vocabulary, valueAliases()),
+    currencies,
+    vocabulary: allKnown,
+  };
   if (cache.size > 1000) cache.clear();
   cache.set(orgId, built);
   return built;
@@ -67,29 +90,108 @@ export async function orgIndex(deps: Pick<ServiceDeps, 'sql'>, orgId: string): P
 export const forgetOrgIndex = (orgId: string) => cache.delete(orgId);
 
 /**
- * A question to a compiled plan, a question back (an ambiguous name) or a plain refusal. Rules first;
- * when no word names what the question is about, the embedder's nearest catalog example decides.
+ * A question to a compiled plan, a question back (an ambiguous name) or a plain refusal. Rules first, on
+ * the question with its unknown words read as the catalog term the embedder finds clearly nearest (or, when
+ * two terms are about as near, the one `chooser` picks); when no word names what the question is about,
+ * the embedder's nearest catalog example decides.
  */
 export async function understandQuestion(
   deps: Pick<ServiceDeps, 'sql'>,
   orgId: string,
   question: string,
-  options: { today?: Date; embedder?: Embedder } = {},
+  options: { today?: Date; embedder?: Embedder; chooser?: TermChooser } = {},
 ): Promise<Understood> {
-  const { catalog, index, currencies } = await orgIndex(deps, orgId);
+  const { catalog, index, currencies, vocabulary } = await orgIndex(deps, orgId);
   const today = options.today ?? new Date(new Date().toISOString().slice(0, 10));
-  let understanding = parseQuestion(question, { catalog, index, currencies, today });
-  if (understanding.kind === 'refuse' && understanding.reason === 'unknown' && options.embedder && words(question).length > 1) {
-    const hint = await nearestEntity(options.embedder, catalog, question).catch(() => null);
-    if (hint) understanding = parseQuestion(question, { catalog, index, currencies, today, entityHint: hint });
+  const embedder = options.embedder && !options.embedder.lexical ? options.embedder : undefined;
+  let asked = question;
+  let termsRead: Nearest[] = [];
+  const unknown = embedder ? unknownWords(question, vocabulary, (w) => index.holds(w)) : [];
+  if (embedder && unknown.length > 0) {
+    // The embedder is an aid: when it fails or is slow to answer, the rules answer alone.
+    const nearest = await nearestCatalogTerms(embedder, catalog, unknown).catch(() => []);
+    termsRead = await settle(question, nearest, options.chooser);
+    asked = readAsTerms(question, termsRead);
+  }
+  let understanding = parseQuestion(asked, { catalog, index, currencies, today });
+  if (understanding.kind === 'refuse' && understanding.reason === 'unknown' && embedder && words(question).length > 1) {
+    const hint = await nearestEntity(embedder, catalog, question).catch(() => null);
+    if (hint) understanding = parseQuestion(asked, { catalog, index, currencies, today, entityHint: hint });
   }
   if (understanding.kind !== 'plan') return understanding;
+  const read = [...understanding.read, ...termsRead.map((n) => `"${n.word}" read as "${n.term.term}"`)];
   try {
-    return { ...understanding, compiled: compilePlan(understanding.plan, catalog), catalog };
+    return { ...understanding, read, compiled: compilePlan(understanding.plan, catalog), catalog };
   } catch (error) {
     if (!(error instanceof PlanError)) throw error;
     return { kind: 'refuse', reason: 'unknown', text: `I cannot answer that as asked (${error.message}). ${CAPABILITIES}` };
   }
+}
+
+/** The catalog's term vectors per embedder and catalog: ready, or being computed. */
+const termVectors = new Map<string, { terms: CatalogTerm[]; vectors?: number[][] }>();
+/** Terms embedded per call: each call stays well inside the embedder's query timeout on a loaded machine. */
+const TERM_BATCH = 24;
+
+/**
+ * For each unknown word, the catalog terms nearest in meaning; none while the catalog's own vectors are
+ * still being computed (once per process and catalog, in the background: a question never waits for them).
+ */
+async function nearestCatalogTerms(embedder: Embedder, catalog: Catalog, unknown: string[]): Promise<Nearest[]> {
+  const terms = catalogTerms(catalog);
+  const key = termsKey(embedder, terms);
+  const known = termVectors.get(key);
+  if (!known) {
+    if (termVectors.size > 100) termVectors.clear();
+    const entry: { terms: CatalogTerm[]; vectors?: number[][] } = { terms };
+    termVectors.set(key, entry);
+    embedTerms(embedder, terms).then(
+      (vectors) => (entry.vectors = vectors),
+      () => termVectors.delete(key), // tried again by a later question
+    );
+    return [];
+  }
+  if (!known.vectors) return [];
+  const vectors = await embedder.embed(unknown, 'query');
+  return nearestTerms(unknown, vectors, known.terms, known.vectors);
+}
+
+/** Warms the term vectors of an organization's catalog (benches, and the first question of a process). */
+export async function prepareCatalogTerms(deps: Pick<ServiceDeps, 'sql'>, orgId: string, embedder: Embedder): Promise<void> {
+  const { catalog } = await orgIndex(deps, orgId);
+  if (embedder.lexical) return;
+  const terms = catalogTerms(catalog);
+  const key = termsKey(embedder, terms);
+  if (!termVectors.get(key)?.vectors) termVectors.set(key, { terms, vectors: await embedTerms(embedder, terms) });
+}
+
+const termsKey = (embedder: Embedder, terms: CatalogTerm[]) => `${embedder.model}:${terms.map((t) => `${t.term}=${t.target}`).join('|')}`;
+
+/** One vector per term; a term said by several targets is embedded once. */
+async function embedTerms(embedder: Embedder, terms: CatalogTerm[]): Promise<number[][]> {
+  const unique = [...new Set(terms.map((t) => t.term))];
+  const byTerm = new Map<string, number[]>();
+  for (let i = 0; i < unique.length; i += TERM_BATCH) {
+    const batch = unique.slice(i, i + TERM_BATCH);
+    const vectors = await embedder.embed(batch, 'query');
+    for (const [j, term] of batch.entries()) byTerm.set(term, vectors[j]!);
+  }
+  return terms.map((t) => byTerm.get(t.term)!);
+}
+
+/** The words read as a term: a clear winner by the embedder alone, an ambiguous one as the chooser picks. */
+async function settle(question: string, nearest: Nearest[], chooser: TermChooser | undefined): Promise<Nearest[]> {
+  const read: Nearest[] = [];
+  for (const n of nearest) {
+    if (clearlyNearest(n)) read.push(n);
+    else if (chooser && n.score >= TERM_AMBIGUOUS_SCORE) {
+      const options = [...new Set(n.options.map((o) => o.term.term))];
+      const chosen = await chooser(question, n.word, options).catch(() => null);
+      const option = n.options.find((o) => o.term.term === chosen);
+      if (option) read.push({ ...n, term: option.term, score: option.score });
+    }
+  }
+  return read;
 }
 
 const exampleVectors = new Map<string, { entity: string; vector: number[] }[]>();
@@ -115,16 +217,4 @@ async function nearestEntity(embedder: Embedder, catalog: Catalog, question: str
     if (!best || score > best.score) best = { entity: e.entity, score };
   }
   return best && best.score >= 0.82 ? best.entity : null;
-}
-
-function cosine(a: number[], b: number[]): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return na && nb ? dot / Math.sqrt(na * nb) : 0;
 }

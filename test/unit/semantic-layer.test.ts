@@ -7,7 +7,8 @@ import { parseQuestion, type Understanding } from '../../domain/semantic-layer/p
 import { Plan } from '../../domain/semantic-layer/plan';
 import { phrase, similarity } from '../../domain/semantic-layer/text';
 import { type ValueEntry, ValueIndex } from '../../domain/semantic-layer/values';
-import { STOP_WORDS, valueAliases } from '../../domain/semantic-layer/vocabulary';
+import { type CatalogTerm, catalogTerms, clearlyNearest, nearestTerms, readAsTerms, unknownWords } from '../../domain/semantic-layer/terms';
+import { PARSER_WORDS, STOP_WORDS, valueAliases } from '../../domain/semantic-layer/vocabulary';
 import { checkSql } from '../../services/analytics-assistant/guard';
 
 // The semantic layer and the question parser without a database: a small organization's values in memory.
@@ -157,6 +158,67 @@ describe('the question parser', () => {
       measures: ['sum:amount'],
       filters: [{ op: 'eq', field: 'paid', value: true }],
     });
+  });
+});
+
+describe('owners, tags and child conditions said of the accounts', () => {
+  it('reads an owner or a tag of the accounts as the joined account field', () => {
+    for (const q of ['deals of the accounts that carol owns', "opportunities at carol's accounts", 'deals whose account owner is carol'])
+      expect(planOf(q).filters, q).toContainEqual({ op: 'eq', field: 'account.owner_id', value: 'carol' });
+    expect(planOf("carol's deals").filters).toContainEqual({ op: 'eq', field: 'owner_id', value: 'carol' });
+    expect(planOf('contacts at vip companies').filters).toContainEqual({ op: 'eq', field: 'account.tags', value: 'vip' });
+  });
+
+  it('narrows "without" to the child rows named, and reads "not linked to any account"', async () => {
+    const plan = planOf('accounts with no won deals');
+    expect(plan.filters).toContainEqual({ op: 'without', entity: 'deals', where: [{ field: 'stage', values: ['closed_won'] }] });
+    expect(compilePlan(plan, catalog).sql).toContain(
+      "NOT EXISTS (SELECT 1 FROM deals AS c WHERE c.account_id = t.id AND c.stage IN ('closed_won'))",
+    );
+    expect(planOf('Which accounts have never won a deal?').filters).toContainEqual({
+      op: 'without',
+      entity: 'deals',
+      where: [{ field: 'stage', values: ['closed_won'] }],
+    });
+    expect(planOf('contacts not linked to any account').filters).toContainEqual({ op: 'is_null', field: 'account.id' });
+  });
+});
+
+describe('unknown words read by meaning', () => {
+  const terms: CatalogTerm[] = [
+    { term: 'industry', target: 'accounts.industry' },
+    { term: 'employees', target: 'accounts.employee_count' },
+    { term: 'value', target: 'deals.value' },
+  ];
+  const vectors = [
+    [1, 0, 0],
+    [0, 1, 0],
+    [0, 0, 1],
+  ];
+
+  it('lists only the words nothing else reads: not the vocabulary, not the parser words, not values', () => {
+    const known = new Set([...STOP_WORDS, ...PARSER_WORDS]);
+    expect(unknownWords('update the verticals of Acme, how many?', known, (w) => index.holds(w))).toEqual(['verticals']);
+    expect(catalogTerms(catalog).some((t) => t.term === 'industry' && t.target === 'accounts.industry')).toBe(true);
+  });
+
+  it('reads a word as a term only when one target is clearly nearest, and rewrites the question', () => {
+    const [clear, tie, far] = nearestTerms(
+      ['verticals', 'staff', 'banana'],
+      [
+        [0.99, 0.1, 0],
+        [0, 0.7, 0.7],
+        [0.5, 0.5, 0.5],
+      ],
+      terms,
+      vectors,
+    );
+    expect(clear!.term.term).toBe('industry');
+    expect(clearlyNearest(clear!)).toBe(true);
+    expect(clearlyNearest(tie!)).toBe(false); // two targets equally near: for the chooser, if any
+    expect(tie!.options.map((o) => o.term.term).sort()).toEqual(['employees', 'industry', 'value']);
+    expect(clearlyNearest(far!)).toBe(false);
+    expect(readAsTerms('Deals by Verticals', [clear!])).toBe('Deals by industry');
   });
 });
 
