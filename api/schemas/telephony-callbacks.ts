@@ -37,7 +37,9 @@ export const VapiHeaders = z.object({
   'x-vapi-secret': z.string().optional().openapi({ description: "The secret set on the call's assistant server (VAPI_WEBHOOK_SECRET)" }),
 });
 
-const Text = z.string().max(1_000_000);
+// Four such texts, each character up to six bytes as a JSON escape, stay under BODY_LIMIT_BYTES (5 MiB): a body
+// that breaks a field's limit is then always answered 422 for that field, never 413 for its size.
+const Text = z.string().max(150_000);
 
 export const VapiMessageBody = z
   .object({
