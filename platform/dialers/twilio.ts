@@ -1,9 +1,8 @@
-import type { CallEvent } from '../../domain/campaigns';
 import { CallRejected, type CallRequest, type Dialer, type PlacedCall } from '../dialer-types';
 import type { Logger } from '../logger';
 import type { ProviderCall, ProviderCallStore } from './call-store';
-import { eachLimited, exchange, expectOk, isRequestRefusal, type ProviderResponse } from './http';
-import { isFinalCallStatus } from '../../domain/campaigns';
+import { exchange, expectOk, isRequestRefusal, type ProviderResponse } from './http';
+import { reconcileCalls } from './reconcile';
 import { twilioEvent } from './twilio-status';
 
 // Twilio Programmable Voice (REST API 2010-04-01): a call is `POST /Accounts/{AccountSid}/Calls.json`,
@@ -43,9 +42,6 @@ interface TwilioCall {
   date_created?: string | null;
 }
 
-/** Most calls reconcile() reads back in one sweep, and how many at once. */
-const RECONCILE_BATCH = 200;
-const RECONCILE_PARALLELISM = 8;
 /** Error codes Twilio answers for a number it will not call (invalid, unreachable, not allowed). */
 const NUMBER_ERRORS = new Set([13223, 13224, 13225, 13226, 13227, 21210, 21211, 21212, 21213, 21214, 21215, 21216, 21217, 21401]);
 
@@ -138,30 +134,19 @@ export function createTwilioDialer(options: TwilioDialerOptions): Dialer {
       return { provider_call_id: sid };
     },
 
-    async reconcile(orgId: string, keys: string[]): Promise<CallEvent[]> {
-      if (!keys.length) return [];
-      const rows = await calls.named(orgId, keys, new Date(Date.now() - options.reconcileAfterMs), RECONCILE_BATCH);
-      const events: CallEvent[] = [];
-      await eachLimited(rows, RECONCILE_PARALLELISM, async (row) => {
-        try {
-          const response = await get(`/Calls/${encodeURIComponent(row.provider_call_id!)}.json`, 'Twilio fetch call');
-          expectOk(response, 'Twilio fetch call', () => null);
-          const call = response.body as TwilioCall;
-          const event = twilioEvent(row.idempotency_key, {
-            sid: call.sid,
-            status: call.status,
-            answeredBy: call.answered_by ?? undefined,
-            duration: call.duration,
-            startedAt: call.start_time,
-            endedAt: call.end_time,
-          });
-          if (event && isFinalCallStatus(event.status)) events.push({ ...event, outcome: { ...event.outcome, reconciled: true } });
-        } catch (err) {
-          // One unreadable call does not hold back the others; the next sweep asks again.
-          logger.warn({ err, key: row.idempotency_key }, 'could not read a Twilio call back');
-        }
-      });
-      return events;
-    },
+    reconcile: (orgId: string, keys: string[]) =>
+      reconcileCalls({ calls, logger, provider: 'Twilio', afterMs: options.reconcileAfterMs }, orgId, keys, async (row) => {
+        const response = await get(`/Calls/${encodeURIComponent(row.provider_call_id!)}.json`, 'Twilio fetch call');
+        expectOk(response, 'Twilio fetch call', () => null);
+        const call = response.body as TwilioCall;
+        return twilioEvent(row.idempotency_key, {
+          sid: call.sid,
+          status: call.status,
+          answeredBy: call.answered_by ?? undefined,
+          duration: call.duration,
+          startedAt: call.start_time,
+          endedAt: call.end_time,
+        });
+      }),
   };
 }

@@ -1,9 +1,9 @@
-import { isFinalCallStatus, type CallEvent } from '../../domain/campaigns';
 import type { AgentConfig } from '../../domain/agent-config';
 import type { CallRequest, Dialer, PlacedCall } from '../dialer-types';
 import type { Logger } from '../logger';
 import type { ProviderCall, ProviderCallStore } from './call-store';
-import { eachLimited, exchange, expectOk, isRequestRefusal, type ProviderResponse } from './http';
+import { exchange, expectOk, isRequestRefusal, type ProviderResponse } from './http';
+import { reconcileCalls } from './reconcile';
 import { renderVapiAssistant } from './vapi-assistant';
 import { vapiEvent } from './vapi-status';
 
@@ -43,9 +43,6 @@ export interface VapiCall {
   artifact?: { recordingUrl?: string | null; transcript?: string | null } | null;
   cost?: number | null;
 }
-
-const RECONCILE_BATCH = 200;
-const RECONCILE_PARALLELISM = 8;
 
 /** A call resource as a report. */
 export const vapiCallReport = (call: VapiCall) => ({
@@ -136,21 +133,11 @@ export function createVapiDialer(options: VapiDialerOptions): Dialer {
       return { provider_call_id: id };
     },
 
-    async reconcile(orgId: string, keys: string[]): Promise<CallEvent[]> {
-      if (!keys.length) return [];
-      const rows = await calls.named(orgId, keys, new Date(Date.now() - options.reconcileAfterMs), RECONCILE_BATCH);
-      const events: CallEvent[] = [];
-      await eachLimited(rows, RECONCILE_PARALLELISM, async (row) => {
-        try {
-          const response = await get(`/call/${encodeURIComponent(row.provider_call_id!)}`, 'Vapi get call');
-          expectOk(response, 'Vapi get call', () => null);
-          const event = vapiEvent(row.idempotency_key, vapiCallReport(response.body as VapiCall));
-          if (event && isFinalCallStatus(event.status)) events.push({ ...event, outcome: { ...event.outcome, reconciled: true } });
-        } catch (err) {
-          logger.warn({ err, key: row.idempotency_key }, 'could not read a Vapi call back');
-        }
-      });
-      return events;
-    },
+    reconcile: (orgId: string, keys: string[]) =>
+      reconcileCalls({ calls, logger, provider: 'Vapi', afterMs: options.reconcileAfterMs }, orgId, keys, async (row) => {
+        const response = await get(`/call/${encodeURIComponent(row.provider_call_id!)}`, 'Vapi get call');
+        expectOk(response, 'Vapi get call', () => null);
+        return vapiEvent(row.idempotency_key, vapiCallReport(response.body as VapiCall));
+      }),
   };
 }
