@@ -12,7 +12,7 @@ module.exports = {
       name: 'no-circular',
       severity: 'error',
       comment: 'A circle of runtime imports hides which module depends on which; cut it at a layer boundary.',
-      from: { path: '^(api|services|domain|db|activities|workflows|platform|worker)/' },
+      from: { path: '^(server|api|services|domain|db|activities|workflows|platform|worker|dev-servers)/' },
       to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
     },
     {
@@ -20,14 +20,14 @@ module.exports = {
       severity: 'error',
       comment: 'domain/ holds pure rules and state tables; it imports only other domain/ files.',
       from: { path: layer('domain') },
-      to: { path: '^(api|services|db|activities|workflows|platform|worker|scripts|test)/' },
+      to: { path: '^(server|api|services|db|activities|workflows|platform|worker|dev-servers|scripts|test)/' },
     },
     {
       name: 'workflows-import-domain-and-activity-types-only',
       severity: 'error',
       comment: 'Workflow code is deterministic: it imports domain/, other workflow files, and activity types.',
       from: { path: layer('workflows') },
-      to: { path: '^(api|services|db|platform|worker|scripts)/' },
+      to: { path: '^(server|api|services|db|platform|worker|dev-servers|scripts)/' },
     },
     {
       name: 'workflows-take-activity-types-only',
@@ -39,14 +39,38 @@ module.exports = {
       name: 'nothing-imports-api',
       severity: 'error',
       comment: 'api/ is the outermost layer: routes call services, never the other way round.',
-      from: { path: '^(services|domain|db|activities|workflows|platform|worker)/' },
+      from: { path: '^(services|domain|db|activities|workflows|platform|worker|dev-servers)/' },
       to: { path: layer('api') },
     },
     {
-      name: 'routes-call-services',
+      name: 'server-is-the-root',
       severity: 'error',
-      comment: 'A route declares and makes a one-line call into its service; SQL, workflows and activities sit below.',
-      from: { path: '^api/(routes|schemas)/' },
+      comment: 'server/ composes the API process (deps, startup, listening); only scripts, tests and benches import it.',
+      from: { path: '^(api|services|domain|db|activities|workflows|platform|worker|dev-servers)/' },
+      to: { path: layer('server') },
+    },
+    {
+      name: 'dev-servers-stay-out-of-the-service',
+      severity: 'error',
+      comment:
+        'dev-servers/ (embedded Postgres, the S3 server, the embeddings server, the simulated OAuth provider) run beside the service in development, scripts and tests; no process of the service imports them.',
+      from: { path: '^(server|api|services|domain|db|activities|workflows|platform|worker)/' },
+      to: { path: layer('dev-servers') },
+    },
+    {
+      name: 'platform-core-imports-no-adapter',
+      severity: 'error',
+      comment:
+        'platform/core/ (config, logging, ids, secrets, the Temporal client) is what every adapter family builds on, never the reverse.',
+      from: { path: '^platform/core/' },
+      to: { path: '^platform/adapters/' },
+    },
+    {
+      name: 'api-calls-services',
+      severity: 'error',
+      comment:
+        'A route declares and makes a one-line call into its service; SQL, workflows and activities sit below. The whole of api/ (auth, middleware, schemas) goes through services/ too.',
+      from: { path: layer('api') },
       to: { path: '^(db|activities|workflows)/' },
     },
     {
@@ -55,13 +79,6 @@ module.exports = {
       comment: 'An activity is a one-line call into its service plus its retry classification; SQL and transactions live in services/.',
       from: { path: layer('activities') },
       to: { path: layer('db') },
-    },
-    {
-      name: 'http-auth-goes-through-services',
-      severity: 'error',
-      comment: 'The token verifier reads keys, proofs and memberships through services/token-identity.ts, never db/.',
-      from: { path: '^api/(auth|middleware)/' },
-      to: { path: layer('db'), pathNot: '^db/pg-errors\\.ts$' },
     },
     {
       name: 'services-start-workflows-by-reference',

@@ -45,4 +45,4 @@ RUN mkdir -p /app/.data && chown node:node /app/.data
 USER node
 EXPOSE 8000
 # The API applies pending database migrations at start. The worker: `node --import tsx worker/main.ts`.
-CMD ["node", "--import", "tsx", "api/main.ts"]
+CMD ["node", "--import", "tsx", "server/main.ts"]

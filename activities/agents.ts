@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { isDomainError } from '../domain/errors';
-import { WebFetchError } from '../platform/web-fetch';
+import { WebFetchError } from '../platform/adapters/web/fetch';
 import * as instructions from '../services/agent-instructions';
 import * as scaffold from '../services/agent-scaffold';
 import type { InstructionBuilderInputs } from '../domain/agent-config';

@@ -1,8 +1,8 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { ChatModel } from '../platform/chat-model';
-import { createChatModel } from '../platform/chat-model-factory';
-import { LocalModelError } from '../platform/llm-local';
+import type { ChatModel } from '../platform/adapters/llm/chat-model';
+import { createChatModel } from '../platform/adapters/llm/chat-model-factory';
+import { LocalModelError } from '../platform/adapters/llm/llm-local';
 import { applyDecision } from '../services/ai-chat/approvals';
 import { runModelStep, type StepInput } from '../services/ai-chat/model-step';
 import { runTools } from '../services/ai-chat/tools';
@@ -10,7 +10,7 @@ import { endTurn } from '../services/ai-chat/turns';
 import type { ActivityDeps } from './deps';
 
 export function createAiChatActivities(deps: ActivityDeps) {
-  // The OpenAI-compatible server with LLM_BASE_URL, else the local model (platform/chat-model-factory.ts).
+  // The OpenAI-compatible server with LLM_BASE_URL, else the local model (platform/adapters/llm/chat-model-factory.ts).
   let model: ChatModel | undefined;
   return {
     /** One model call, its tokens streamed to Postgres (not to the workflow's history). */

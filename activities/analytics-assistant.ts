@@ -1,13 +1,13 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import type { ChatModel } from '../platform/chat-model';
-import { createChatModel } from '../platform/chat-model-factory';
-import { LocalModelError } from '../platform/llm-local';
+import type { ChatModel } from '../platform/adapters/llm/chat-model';
+import { createChatModel } from '../platform/adapters/llm/chat-model-factory';
+import { LocalModelError } from '../platform/adapters/llm/llm-local';
 import { endTurn, modelStep, runSqlCall } from '../services/analytics-assistant/turn-steps';
 import type { ActivityDeps } from './deps';
 
 export function createAnalyticsAssistantActivities(deps: ActivityDeps) {
-  // The OpenAI-compatible server with LLM_BASE_URL, else the local model (platform/chat-model-factory.ts).
+  // The OpenAI-compatible server with LLM_BASE_URL, else the local model (platform/adapters/llm/chat-model-factory.ts).
   let model: ChatModel | undefined;
   return {
     async analyticsModelStep(input: Parameters<typeof modelStep>[2]) {

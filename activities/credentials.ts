@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { Context } from '@temporalio/activity';
 import type { RefreshRunInput } from '../domain/credentials';
-import { RefreshError } from '../platform/refreshers';
+import { RefreshError } from '../platform/adapters/refreshers';
 import { beginRefresh, failRefresh, runRefresh } from '../services/credentials/refresh';
 import { REFRESH_REJECTED, type RefreshStep } from '../workflows/credential-messages';
 import type { ActivityDeps } from './deps';

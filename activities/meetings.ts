@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { createMeetingVendor, VendorRejected } from '../platform/meeting-vendor';
+import { createMeetingVendor, VendorRejected } from '../platform/adapters/meetings/vendor';
 import * as bots from '../services/meeting-bots';
 import type { BotEnding, BotEvents, BotRecording, BotRef, BotTranscript } from '../workflows/meeting-messages';
 import type { ActivityDeps } from './deps';

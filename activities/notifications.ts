@@ -1,4 +1,4 @@
-import { createMailTransport, type MailTransport } from '../platform/mail';
+import { createMailTransport, type MailTransport } from '../platform/adapters/mail/mail';
 import { deliverEvents } from '../services/notifications/delivery';
 import { buildDigests } from '../services/notifications/digests';
 import { sendQueuedEmails } from '../services/notifications/emails';

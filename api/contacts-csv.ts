@@ -1,6 +1,6 @@
 import { CsvError, parse } from 'csv-parse/sync';
 import type { z } from 'zod';
-import type { ImportValues } from '../db/contacts';
+import type { ImportValues } from '../domain/contacts';
 import { HttpError, badRequest } from './errors';
 import { CONTACT_FIELDS, ImportRow, TagNames } from './schemas/contacts';
 

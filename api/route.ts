@@ -15,7 +15,7 @@ const BODY_FAILURES: Record<number, string> = {
 import type { Tag } from './openapi-registry';
 import type { AuthRule, Authenticator, RequestAuth } from './auth/context';
 import { enforce } from './auth/guards';
-import { MAX_REQUEST_HEADER_BYTES } from './server';
+import { MAX_REQUEST_HEADER_BYTES } from './request-limits';
 import { indexRoutes } from './route-index';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -148,7 +148,7 @@ export function standardResponses(spec: {
   }
   if (spec.params || spec.query || spec.body || spec.headers)
     standard[422] = { description: 'Validation failed', schema: ValidationErrorBody };
-  // Node refuses a request line and headers past the limit before any route runs (api/server.ts); the
+  // Node refuses a request line and headers past the limit before any route runs (api/request-limits.ts); the
   // document's own queries stay below it (test/unit/request-size.test.ts), longer ones reach it.
   if (spec.query)
     standard[431] = {

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { listAccounts } from '../db/accounts';
 import { createSql, type Sql } from '../db/client';
-import { newId } from '../platform/ids';
+import { newId } from '../platform/core/ids';
 import type { BenchEnvironment } from './environment';
 import { load, type LoadResult } from './load';
 

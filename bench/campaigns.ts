@@ -8,14 +8,14 @@ import net from 'node:net';
 import type { Client } from '@temporalio/client';
 import postgres from 'postgres';
 import { DEFAULT_CALLING_WINDOW } from '../domain/campaign-schedule';
-import { newId } from '../platform/ids';
+import { newId } from '../platform/core/ids';
 import * as contactsDb from '../db/campaign-contacts';
 import * as campaignsDb from '../db/campaigns';
 import { createCampaign } from '../services/campaigns/campaigns';
 import { startWorkflow } from '../services/workflow-client';
 import { campaignWorkflowId, campaignWorkflowRef } from '../workflows/campaign-messages';
-import { ORGANIZATION_ID, organizationAttribute } from '../platform/temporal';
-import { findTemporalCli } from '../platform/tools';
+import { ORGANIZATION_ID, organizationAttribute } from '../platform/core/temporal';
+import { findTemporalCli } from '../platform/core/tools';
 import { type BenchEnvironment, jsonCaller, startBenchEnvironment } from './environment';
 import { startWorker, stopWorker } from './worker-process';
 

@@ -4,14 +4,14 @@ import path from 'node:path';
 import type { Server } from 'node:http';
 import postgres from 'postgres';
 import { createApp } from '../api/app';
-import { buildDeps } from '../api/build-deps';
+import { buildDeps } from '../server/build-deps';
 import type { AppDeps } from '../api/deps';
 import { createSql } from '../db/client';
 import { migrate } from '../db/migrate';
-import { loadConfig } from '../platform/config';
-import { startEmbeddedPostgres } from '../platform/embedded-postgres';
-import { createLogger } from '../platform/logger';
-import { freePort } from '../platform/ports';
+import { loadConfig } from '../platform/core/config';
+import { startEmbeddedPostgres } from '../dev-servers/embedded-postgres';
+import { createLogger } from '../platform/core/logger';
+import { freePort } from '../dev-servers/ports';
 
 export interface BenchEnvironment {
   deps: AppDeps;

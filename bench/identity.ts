@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import type { Server } from 'node:http';
 import autocannon from 'autocannon';
 import Koa from 'koa';
-import { freePort } from '../platform/ports';
+import { freePort } from '../dev-servers/ports';
 import type { BenchEnvironment } from './environment';
 
 /**

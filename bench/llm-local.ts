@@ -1,9 +1,9 @@
 import os from 'node:os';
 import { pathToFileURL } from 'node:url';
-import type { ChatRequest } from '../platform/chat-model';
-import { replySchema, toHistory } from '../platform/chat-model-local';
-import { loadConfig } from '../platform/config';
-import { type LocalLlm, localLlm, usableThreads } from '../platform/llm-local';
+import type { ChatRequest } from '../platform/adapters/llm/chat-model';
+import { replySchema, toHistory } from '../platform/adapters/llm/chat-model-local';
+import { loadConfig } from '../platform/core/config';
+import { type LocalLlm, localLlm, usableThreads } from '../platform/adapters/llm/llm-local';
 
 // `npm run bench -- llm-local` (or `node --import tsx bench/llm-local.ts`): the local model's load time,
 // time to first token and generation speed, for plain text and for a tool call under the JSON grammar,
@@ -90,7 +90,7 @@ export async function benchLlmLocal() {
       const speeds = runs.map((r) => (r.outputTokens - 1) / ((r.totalMs - r.ttftMs) / 1000));
       results.push({
         threads,
-        // What the runner gives the model: LLM_LOCAL_THREADS capped below the cores (platform/llm-local.ts).
+        // What the runner gives the model: LLM_LOCAL_THREADS capped below the cores (platform/adapters/llm/llm-local.ts).
         threads_used: usableThreads(threads),
         kind: name,
         load_ms: Math.round(loadMs),

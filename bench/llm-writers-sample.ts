@@ -1,5 +1,5 @@
 import { defaultAgentConfig } from '../domain/agent-config';
-import type { CompareInput, InstructionInputs, PageProfile } from '../platform/llm';
+import type { CompareInput, InstructionInputs, PageProfile } from '../platform/adapters/llm/llm';
 
 // A small, fixed sample of each LlmWriter feature, judged by reading both writers' outputs side by side
 // (bench/llm-writers.ts prints them; the verdicts are in docs/decisions/language-model.md).

@@ -1,7 +1,7 @@
 import { pathToFileURL } from 'node:url';
-import { loadConfig } from '../platform/config';
-import { BuiltinWriter, type LlmWriter } from '../platform/llm';
-import { LocalWriter } from '../platform/llm-writer-local';
+import { loadConfig } from '../platform/core/config';
+import { BuiltinWriter, type LlmWriter } from '../platform/adapters/llm/llm';
+import { LocalWriter } from '../platform/adapters/llm/llm-writer-local';
 import { COMPARE_SAMPLE, INSTRUCTIONS_SAMPLE, SUMMARY_SAMPLE } from './llm-writers-sample';
 
 // `npm run bench -- llm-writers` (or `node --import tsx bench/llm-writers.ts`): every sample case of each

@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import type { Sql } from '../db/client';
-import { newId } from '../platform/ids';
-import { freePort } from '../platform/ports';
-import { PROJECT_ROOT } from '../platform/tools';
+import { newId } from '../platform/core/ids';
+import { freePort } from '../dev-servers/ports';
+import { PROJECT_ROOT } from '../platform/core/tools';
 import type { BenchEnvironment } from './environment';
 
 export interface LoadResult {
@@ -72,7 +72,7 @@ async function seedMixed(sql: Sql, orgId: string) {
 /** The API as a process of its own (so its RSS is its own), on the bench environment's database. */
 async function startApiProcess(env: BenchEnvironment): Promise<{ child: ChildProcess; baseUrl: string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'api', 'main.ts')], {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'server', 'main.ts')], {
     cwd: PROJECT_ROOT,
     env: {
       ...process.env,

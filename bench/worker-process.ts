@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../platform/tools';
+import { PROJECT_ROOT } from '../platform/core/tools';
 
 /** The worker entry point as a child process; resolves once it polls (it bundles the workflows first). */
 export function startWorker(workerEnv: Record<string, string>): Promise<ChildProcess> {

@@ -1,6 +1,6 @@
 import type { HealthFactors } from '../domain/accounts';
 import { CLOSED_DEAL_STAGES } from '../domain/deals';
-import { newId } from '../platform/ids';
+import { newId } from '../platform/core/ids';
 import { containsPattern, type Db } from './client';
 
 /** The pool or a transaction of it; every query here runs on either. */

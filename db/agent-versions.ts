@@ -1,6 +1,6 @@
 import type postgres from 'postgres';
 import { publishRefusal, type Direction } from '../domain/agents';
-import { newId } from '../platform/ids';
+import { newId } from '../platform/core/ids';
 import { getAgent, setPublishedVersion, type Db } from './agents';
 import { lockNumbers, setHolder } from './phone-numbers';
 

@@ -1,5 +1,5 @@
 import type postgres from 'postgres';
-import { newId } from '../platform/ids';
+import { newId } from '../platform/core/ids';
 import { containsPattern, type Db } from './client';
 
 export type { Db };

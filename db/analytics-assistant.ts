@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type postgres from 'postgres';
 import { DEFAULT_SCHEMA } from '../domain/analytics-assistant';
-import { type Config, requireDatabaseUrl } from '../platform/config';
+import { type Config, requireDatabaseUrl } from '../platform/core/config';
 import { type Db, type Sql, createSql, databaseTimeouts } from './client';
 
 /** The login role of the Analytics Assistant (db/migrations/0033_analytics_assistant.sql). */

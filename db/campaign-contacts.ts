@@ -1,5 +1,5 @@
 import { FINAL_CALL_STATUSES, isFinalCallStatus, type ContactState } from '../domain/campaigns';
-import { newId } from '../platform/ids';
+import { newId } from '../platform/core/ids';
 import type { Db } from './client';
 
 export interface NewContact {

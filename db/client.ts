@@ -1,14 +1,14 @@
 import postgres from 'postgres';
-import { PoolMonitor, registerPoolMonitor } from '../platform/postgres-pool';
+import { PoolMonitor, registerPoolMonitor } from '../platform/core/postgres-pool';
 import { guardQueries } from './query-guard';
-import { postgresSocketFactory } from '../platform/postgres-watchdog';
+import { postgresSocketFactory } from '../platform/core/postgres-watchdog';
 
 export type Sql = postgres.Sql;
 /** A pool or a transaction: what query functions accept, so they compose inside `sql.begin`. */
 export type Db = postgres.Sql | postgres.TransactionSql;
 export type Queryable = Db;
 
-/** How long the pool waits on Postgres, in milliseconds (platform/config.ts has the same defaults). */
+/** How long the pool waits on Postgres, in milliseconds (platform/core/config.ts has the same defaults). */
 export interface DatabaseTimeouts {
   connectMs: number;
   /** Server side: a statement running longer is canceled (SQLSTATE 57014). */

@@ -1,8 +1,8 @@
 import type postgres from 'postgres';
-import { NAMED_RULE, type Stage } from '../domain/contacts';
+import { NAMED_RULE, type ImportValues, type Stage } from '../domain/contacts';
 import { conflict, notFound, unprocessable } from '../domain/errors';
 import { PG, isPgError } from './pg-errors';
-import { newId } from '../platform/ids';
+import { newId } from '../platform/core/ids';
 import { containsPattern, type Db } from './client';
 
 export interface ContactRow {
@@ -176,12 +176,6 @@ export async function moveStage(sql: Db, orgId: string, id: string, to: string, 
   if (row) return { row };
   const [current]: [{ stage: string }?] = await sql`SELECT stage FROM contacts WHERE id = ${id} AND org_id = ${orgId}`;
   return current && { current: current.stage };
-}
-
-/** One import row, ready to upsert: absent values are null and leave an existing contact's alone. */
-export interface ImportValues extends Required<Omit<ContactValues, 'tags' | 'email'>> {
-  email: string;
-  tags: string[] | null;
 }
 
 /** A contact an import wrote, with its owner before the write (null for a new contact). */

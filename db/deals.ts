@@ -1,5 +1,5 @@
 import { isClosedStage, type DealStage } from '../domain/deals';
-import { newId } from '../platform/ids';
+import { newId } from '../platform/core/ids';
 import type { Db } from './client';
 
 export interface DealRow {

@@ -1,7 +1,7 @@
-import type { NewProviderCall, ProviderCall, ProviderCallStore } from '../platform/dialers/call-store';
+import type { NewProviderCall, ProviderCall, ProviderCallStore } from '../platform/adapters/dialers/call-store';
 import type { Db } from './client';
 
-// The provider dialers' calls (platform/dialers/call-store.ts), one row per attempt key.
+// The provider dialers' calls (platform/adapters/dialers/call-store.ts), one row per attempt key.
 
 export async function beginProviderCall(sql: Db, c: NewProviderCall): Promise<ProviderCall> {
   const [row] = await sql<ProviderCall[]>`

@@ -1,7 +1,7 @@
-import type { NewSimulatedCall, SimulatedCall, SimulatedCallStore } from '../platform/dialer-simulated';
+import type { NewSimulatedCall, SimulatedCall, SimulatedCallStore } from '../platform/adapters/dialers/simulated';
 import type { Db } from './client';
 
-// The simulated dialer's calls (platform/dialer-simulated.ts), one row per idempotency key.
+// The simulated dialer's calls (platform/adapters/dialers/simulated.ts), one row per idempotency key.
 
 export async function rememberSimulatedCall(sql: Db, c: NewSimulatedCall): Promise<SimulatedCall> {
   const [row] = await sql<SimulatedCall[]>`

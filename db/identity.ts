@@ -1,4 +1,4 @@
-import { newId } from '../platform/ids';
+import { newId } from '../platform/core/ids';
 import type { Db, Sql } from './client';
 
 export interface ApiKeyRow {

@@ -1,6 +1,6 @@
 import type { ChunkingMethod, SourceStatus, SourceType } from '../domain/knowledge-base';
 import { likePattern } from '../domain/knowledge-base';
-import { newId } from '../platform/ids';
+import { newId } from '../platform/core/ids';
 import type { Db } from './client';
 
 // SQL only: every function takes (db, orgId, ...ids) and filters by org_id.

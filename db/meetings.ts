@@ -1,5 +1,5 @@
 import type { BotHistoryEntry, BotStatus, MeetingPlatform } from '../domain/meetings';
-import { newId } from '../platform/ids';
+import { newId } from '../platform/core/ids';
 import type { Db } from './client';
 
 export interface BotRow {

@@ -1,5 +1,5 @@
-import { loadConfigOrExit } from '../platform/config';
-import { createLogger } from '../platform/logger';
+import { loadConfigOrExit } from '../platform/core/config';
+import { createLogger } from '../platform/core/logger';
 import { migrate } from './migrate';
 
 const config = loadConfigOrExit();

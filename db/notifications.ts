@@ -1,6 +1,6 @@
 import type { EmailCadence } from '../domain/notification-events';
 import type { NotificationEvent } from '../domain/notifications';
-import { newId } from '../platform/ids';
+import { newId } from '../platform/core/ids';
 import type { Db } from './client';
 
 /** Rows per multi-row INSERT: well below Postgres's 65,535 bind parameters per statement. */

@@ -1,4 +1,4 @@
-import { newId } from '../platform/ids';
+import { newId } from '../platform/core/ids';
 import type { Direction } from '../domain/agents';
 import { conflict } from '../domain/errors';
 import { PG, isPgError } from './pg-errors';

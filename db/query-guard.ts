@@ -1,5 +1,5 @@
 import type postgres from 'postgres';
-import { REQUEST_DEADLINE, currentRequestScope } from '../platform/request-scope';
+import { REQUEST_DEADLINE, currentRequestScope } from '../platform/core/request-scope';
 
 // biome-ignore lint/suspicious/noExplicitAny: postgres.js's callable objects are typed per overload; the guard passes calls through untouched.
 type Callable = (...args: any[]) => any;

@@ -1,6 +1,6 @@
 import { conflict } from '../domain/errors';
 import type { TaggedTable } from '../domain/tags';
-import { newId } from '../platform/ids';
+import { newId } from '../platform/core/ids';
 import type { Db } from './client';
 import { PG, isPgError } from './pg-errors';
 

@@ -1,6 +1,6 @@
 import type { Db } from './client';
 import type { StoredFrame, UiFrame } from '../domain/ui-message-stream';
-import { newId } from '../platform/ids';
+import { newId } from '../platform/core/ids';
 
 /** NOTIFY channel of new frames; the payload is the stream id. */
 export const FRAMES_CHANNEL = 'ui_stream_frames';

@@ -19,3 +19,21 @@ export const funnelRefusal = (operation: FunnelMove, stage: string): string =>
 
 /** A new contact needs at least one of these (create and import); a PATCH may clear them all. */
 export const NAMED_RULE = 'A contact needs at least one of first_name, last_name or email';
+
+/** The fields an import row writes besides its key and tags (the CSV's columns, db/contacts.ts's upsert). */
+type ImportedField =
+  | 'account_id'
+  | 'first_name'
+  | 'last_name'
+  | 'title'
+  | 'department'
+  | 'phone'
+  | 'linkedin_url'
+  | 'company'
+  | 'company_domain'
+  | 'source'
+  | 'notes'
+  | 'owner_id';
+
+/** One import row, ready to upsert: absent values are null and leave an existing contact's alone. */
+export type ImportValues = Record<ImportedField, string | null> & { email: string; tags: string[] | null };

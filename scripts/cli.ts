@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { ALL_SCOPES } from '../api/auth/scopes';
-import { loadConfigOrExit } from '../platform/config';
-import { loadDevIdp } from '../platform/dev-idp';
+import { loadConfigOrExit } from '../platform/core/config';
+import { loadDevIdp } from '../platform/core/dev-idp';
 
 // `npm run --silent cli -- session --user U --org O [--org O2] [--scopes "a b"] [--email E] [--ttl SECONDS]`
 // prints a session JWT of the development identity provider, and nothing else, on stdout.

@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ALL_SCOPES } from '../api/auth/scopes';
-import { freePort } from '../platform/ports';
-import { PROJECT_ROOT } from '../platform/tools';
+import { freePort } from '../dev-servers/ports';
+import { PROJECT_ROOT } from '../platform/core/tools';
 
 // `npm run fuzz`: starts the whole service the way `npm start` does, on a fresh DATA_DIR and free ports,
 // mints a development session and an `ak_` key of every scope, and runs Schemathesis (pinned, from

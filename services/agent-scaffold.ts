@@ -4,10 +4,10 @@ import { findScaffoldDraft, getVersion, insertNextVersion, newestVersion } from 
 import { claimFreeNumber } from '../db/phone-numbers';
 import { AgentConfig, InstructionBuilderInputs } from '../domain/agent-config';
 import { notFound } from '../domain/errors';
-import { newId } from '../platform/ids';
-import { createLlmWriter } from '../platform/llm';
-import { ORGANIZATION_ID } from '../platform/temporal';
-import { extractPageProfile, fetchPage } from '../platform/web-fetch';
+import { newId } from '../platform/core/ids';
+import { createLlmWriter } from '../platform/adapters/llm/llm';
+import { ORGANIZATION_ID } from '../platform/core/temporal';
+import { extractPageProfile, fetchPage } from '../platform/adapters/web/fetch';
 import {
   scaffoldAgentWorkflow,
   scaffoldProgressQuery,

@@ -18,7 +18,7 @@ import {
   type Utm,
 } from '../domain/cards';
 import { notFound, unprocessable } from '../domain/errors';
-import { newId } from '../platform/ids';
+import { newId } from '../platform/core/ids';
 import { cardNotFound } from './cards';
 import type { ServiceDeps } from './deps';
 

@@ -7,7 +7,7 @@ import * as cards from '../db/cards';
 import type { Db } from '../db/client';
 import { LEAD_SOURCE, csvSafe, sameCompany, splitName, type LeadStatus } from '../domain/cards';
 import { conflict, notFound } from '../domain/errors';
-import { newId } from '../platform/ids';
+import { newId } from '../platform/core/ids';
 import { cardNotFound } from './cards';
 import type { ServiceDeps } from './deps';
 

@@ -7,8 +7,8 @@ import type { Db } from '../db/client';
 import { renderSignatureHtml, renderSignatureText, signatureDocument, type SignatureOptions } from '../domain/card-signature';
 import { SIGNATURE_LINK_QUERY, SIGNATURE_LINK_SOURCE, type CardContent, type CardLink } from '../domain/cards';
 import { invalid, notFound } from '../domain/errors';
-import { publicBaseUrl } from '../platform/config';
-import { newId } from '../platform/ids';
+import { publicBaseUrl } from '../platform/core/config';
+import { newId } from '../platform/core/ids';
 import type { ServiceDeps } from './deps';
 import { removeMediaObjects } from './public-media';
 

@@ -1,5 +1,6 @@
 import * as contacts from '../db/contacts';
-import type { ContactRow, ContactValues, ImportValues } from '../db/contacts';
+import type { ContactRow, ContactValues } from '../db/contacts';
+import type { ImportValues } from '../domain/contacts';
 import type { Db } from '../db/client';
 import { membersByExternalIds } from '../db/notifications';
 import { FUNNEL_MOVES, funnelRefusal, type FunnelMove, type Stage } from '../domain/contacts';

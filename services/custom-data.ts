@@ -10,7 +10,7 @@ import {
   type PropertyDeclaration,
   type WriteReport,
 } from '../domain/custom-data';
-import { newId } from '../platform/ids';
+import { newId } from '../platform/core/ids';
 import type { ServiceDeps } from './deps';
 
 // Custom data tables: declarations, their typed views, and snapshot writes (replace detects absence and

@@ -1,8 +1,8 @@
 import type { Client } from '@temporalio/client';
 import type { Sql } from '../db/client';
-import type { Config } from '../platform/config';
-import type { Logger } from '../platform/logger';
-import type { ObjectStorage } from '../platform/storage/types';
+import type { Config } from '../platform/core/config';
+import type { Logger } from '../platform/core/logger';
+import type { ObjectStorage } from '../platform/adapters/storage/types';
 
 /**
  * What a service (a use case: transactions, Temporal starts and updates, storage) is built from.

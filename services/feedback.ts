@@ -2,9 +2,9 @@ import * as db from '../db/feedback';
 import type { FeedbackRow } from '../db/feedback';
 import { notFound, rateLimited } from '../domain/errors';
 import type { FeedbackCategory, FeedbackStatus } from '../domain/feedback';
-import type { Config } from '../platform/config';
-import { newId } from '../platform/ids';
-import { RateLimiter } from '../platform/rate-limit';
+import type { Config } from '../platform/core/config';
+import { newId } from '../platform/core/ids';
+import { RateLimiter } from '../platform/core/rate-limit';
 import type { ServiceDeps } from './deps';
 import { CreatedCursor, decodeCursor, encodeCursor } from './pagination';
 

@@ -2,7 +2,7 @@ import * as files from '../db/files';
 import type { FileRow, FolderRow } from '../db/files';
 import { conflict, invalid, notFound, tooLarge } from '../domain/errors';
 import { URL_TTL_SECONDS, downloadRefusal, storageKey, type FileStatus } from '../domain/files';
-import { newId } from '../platform/ids';
+import { newId } from '../platform/core/ids';
 import type { ServiceDeps } from './deps';
 import { iso } from './views';
 

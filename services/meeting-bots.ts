@@ -1,7 +1,7 @@
 import type { Db } from '../db/client';
 import * as meetings from '../db/meetings';
 import { ACTIVITY_PROVIDER, attendeesOf, transcriptText } from '../domain/meetings';
-import type { MeetingVendor } from '../platform/meeting-vendor';
+import type { MeetingVendor } from '../platform/adapters/meetings/vendor';
 import type { BotEnding, BotEvents, BotRecording, BotRef, BotTranscript, OpenedBot } from '../workflows/meeting-messages';
 import type { ServiceDeps } from './deps';
 import { emitEvent } from './notifications/emit';

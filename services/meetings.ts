@@ -3,8 +3,8 @@ import * as meetings from '../db/meetings';
 import type { BotEventRow, BotRow } from '../db/meetings';
 import { conflict, invalid, notFound, unavailable } from '../domain/errors';
 import { meetingPlatform, type BotStatus, type VendorEvent } from '../domain/meetings';
-import { newId } from '../platform/ids';
-import { hasSignatureHeaders, verifyWebhook, webhookSecrets } from '../platform/meeting-vendor';
+import { newId } from '../platform/core/ids';
+import { hasSignatureHeaders, verifyWebhook, webhookSecrets } from '../platform/adapters/meetings/vendor';
 import {
   botWorkflowId,
   leaveMeetingSignal,

@@ -2,8 +2,8 @@ import type { Readable } from 'node:stream';
 import * as cards from '../db/cards';
 import { mediaKey, parseMediaKey, sniffImageType, type MediaType } from '../domain/cards';
 import { notFound, tooLarge, unsupportedMedia } from '../domain/errors';
-import { publicBaseUrl } from '../platform/config';
-import { newId } from '../platform/ids';
+import { publicBaseUrl } from '../platform/core/config';
+import { newId } from '../platform/core/ids';
 import type { ServiceDeps } from './deps';
 
 export const MEDIA_CONTENT_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const satisfies readonly MediaType[];

@@ -7,8 +7,8 @@ import { notFound } from '../domain/errors';
 import { accountFacts, scoreIcpFit } from '../domain/icp-scoring';
 import type { Fact } from '../domain/intelligence';
 import { NIGHTLY_PAGE_SIZE, engagementAxis, fitReason, type FitAxis, readinessLabel, timingAxis } from '../domain/readiness';
-import { newId } from '../platform/ids';
-import { organizationAttribute } from '../platform/temporal';
+import { newId } from '../platform/core/ids';
+import { organizationAttribute } from '../platform/core/temporal';
 import {
   readinessNightlyWorkflowId,
   readinessNightlyWorkflowRef,

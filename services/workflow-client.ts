@@ -8,8 +8,8 @@ import {
   type WorkflowStartOptions,
 } from '@temporalio/client';
 import type { SignalDefinition, WithWorkflowArgs, Workflow } from '@temporalio/common';
-import type { Config } from '../platform/config';
-import { organizationAttribute } from '../platform/temporal';
+import type { Config } from '../platform/core/config';
+import { organizationAttribute } from '../platform/core/temporal';
 import type { WorkflowRef } from '../workflows/workflow-ref';
 
 // The one way services start or signal a workflow: by its reference from workflows/<area>-messages.ts,

@@ -8,14 +8,14 @@ import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
 import { setDerivedReaderPassword } from '../db/analytics-assistant';
 import { migrate } from '../db/migrate';
-import { loadConfig } from '../platform/config';
-import { startEmbeddedPostgres } from '../platform/embedded-postgres';
-import { startLocalEmbeddingsServer, type LocalEmbeddingsServer } from '../platform/embeddings-server';
-import { localModelPath } from '../platform/llm-local';
-import { freePort } from '../platform/ports';
-import { startS3Server } from '../platform/s3-server';
-import { ORGANIZATION_ID } from '../platform/temporal';
-import { PROJECT_ROOT, findEmbeddingsServer, findS3Server, findTemporalCli } from '../platform/tools';
+import { loadConfig } from '../platform/core/config';
+import { startEmbeddedPostgres } from '../dev-servers/embedded-postgres';
+import { startLocalEmbeddingsServer, type LocalEmbeddingsServer } from '../dev-servers/embeddings-server';
+import { localModelPath } from '../platform/adapters/llm/llm-local';
+import { freePort } from '../dev-servers/ports';
+import { startS3Server } from '../dev-servers/s3-server';
+import { ORGANIZATION_ID } from '../platform/core/temporal';
+import { PROJECT_ROOT, findEmbeddingsServer, findS3Server, findTemporalCli } from '../platform/core/tools';
 
 export const TEMPLATE_DATABASE = 'app_template';
 

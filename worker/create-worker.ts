@@ -2,8 +2,8 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import path from 'node:path';
 import { createActivities } from '../activities';
 import type { ActivityDeps } from '../activities/deps';
-import { connectionOptions } from '../platform/temporal';
-import { PROJECT_ROOT } from '../platform/tools';
+import { connectionOptions } from '../platform/core/temporal';
+import { PROJECT_ROOT } from '../platform/core/tools';
 import { activityLogContext } from './activity-log-context';
 
 const WORKFLOW_LOG_CONTEXT = path.join(PROJECT_ROOT, 'worker', 'workflow-log-context.ts');

@@ -1,11 +1,11 @@
 import { Runtime } from '@temporalio/worker';
 import { createSql, databaseTimeouts } from '../db/client';
 import { closeReaderPools } from '../db/analytics-assistant';
-import { loadConfigOrExit, requireDatabaseUrl } from '../platform/config';
-import { createLogger } from '../platform/logger';
-import { loadMasterKey } from '../platform/secrets';
-import { createConfiguredStorage } from '../platform/storage';
-import { createTemporalClient } from '../platform/temporal';
+import { loadConfigOrExit, requireDatabaseUrl } from '../platform/core/config';
+import { createLogger } from '../platform/core/logger';
+import { loadMasterKey } from '../platform/core/secrets';
+import { createConfiguredStorage } from '../platform/adapters/storage';
+import { createTemporalClient } from '../platform/core/temporal';
 import { startOutboxRelay } from '../services/notifications/relay';
 import { activityLogFields } from './activity-log-context';
 import { createWorker } from './create-worker';

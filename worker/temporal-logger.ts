@@ -1,6 +1,6 @@
 import type { LogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
 import { LogTimestamp, type RuntimeOptions } from '@temporalio/worker';
-import { atTime, type Logger } from '../platform/logger';
+import { atTime, type Logger } from '../platform/core/logger';
 import { outsideActivity } from './activity-log-context';
 
 const METHODS = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const satisfies Record<LogLevel, string>;

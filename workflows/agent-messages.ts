@@ -21,7 +21,7 @@ export interface VersionRef {
 }
 
 /**
- * What the company's page shows (platform/llm's PageProfile: workflow code may not import platform/,
+ * What the company's page shows (platform/adapters/llm/llm's PageProfile: workflow code may not import platform/,
  * even as a type) and what the company does.
  */
 export interface CompanyProfile {

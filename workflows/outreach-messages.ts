@@ -1,5 +1,5 @@
 import { defineSignal } from '@temporalio/workflow';
-import type { SequenceStatus } from '../domain/outreach-sequences';
+import type { SequenceStatus } from '../domain/outreach/sequences';
 import type { outreachImapPoller } from './outreach-imap';
 import type { outreachSequenceSender } from './outreach-sequences';
 import { workflowRef } from './workflow-ref';

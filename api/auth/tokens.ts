@@ -1,5 +1,5 @@
 import { hash, verify } from '@node-rs/argon2';
-import { randomToken } from '../../platform/secrets';
+import { randomToken } from '../../platform/core/secrets';
 
 // Token formats. ak_<key_id>.<secret> as the API contract fixes it; pat_<key_id><secret>, where the first 16
 // characters are the lookup id, so an unknown token is refused by one indexed read and no Argon2 run.

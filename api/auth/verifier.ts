@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SignJWT, createLocalJWKSet, createRemoteJWKSet, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
-import { addressSubject } from '../../platform/client-address';
-import { sha256 } from '../../platform/secrets';
+import { addressSubject } from '../../platform/core/client-address';
+import { sha256 } from '../../platform/core/secrets';
 import { isDomainError, rateLimited } from '../../domain/errors';
 import type { ServiceDeps } from '../../services/deps';
 import * as identity from '../../services/token-identity';

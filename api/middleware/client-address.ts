@@ -1,9 +1,9 @@
 import type net from 'node:net';
 import type Koa from 'koa';
-import { proxyTrust, resolveClientAddress } from '../../platform/client-address';
+import { proxyTrust, resolveClientAddress } from '../../platform/core/client-address';
 
 /**
- * Resolves the request's client address once (see platform/client-address.ts) and makes it the one
+ * Resolves the request's client address once (see platform/core/client-address.ts) and makes it the one
  * answer: `clientAddress(ctx)`, and `ctx.ip` too, so no code reads a forwarded header on its own.
  * Without X-Forwarded-For the answer depends on the connection alone, so it is worked out once per
  * connection (a kept-alive one serves many requests); a request carrying the header is resolved anew.

@@ -1,19 +1,19 @@
 import type Koa from 'koa';
 import { unavailable } from '../../domain/errors';
-import { RequestScope, runInRequestScope } from '../../platform/request-scope';
-import { withRequestDeadline } from '../../platform/temporal';
+import { RequestScope, runInRequestScope } from '../../platform/core/request-scope';
+import { withRequestDeadline } from '../../platform/core/temporal';
 
 /**
- * The bounds of one request, set up in one async context (platform/request-scope.ts):
+ * The bounds of one request, set up in one async context (platform/core/request-scope.ts):
  *
  * - Every request is answered within `requestTimeoutMs` (REQUEST_TIMEOUT_MS), the reading of its body
  *   aside. Past it, the database connections it keeps busy are closed (the server rolls back what they
- *   had open; the pool opens new ones, platform/postgres-pool.ts) and it answers 503, whatever its
+ *   had open; the pool opens new ones, platform/core/postgres-pool.ts) and it answers 503, whatever its
  *   handler is still waiting for: a request that never finishes costs its caller the bound, never a
  *   pool slot. `exempt` paths (streamed uploads, which hold no connection while they stream) have no
  *   such deadline.
  * - Every Temporal call made while serving a request shares one deadline, `temporalTimeoutMs` after the
- *   first of them, wherever the call is made (platform/temporal.ts): a frozen or unreachable Temporal
+ *   first of them, wherever the call is made (platform/core/temporal.ts): a frozen or unreachable Temporal
  *   costs the caller a 503 within the bound, and a transaction waiting on the call rolls back.
  */
 export function requestDeadlines(requestTimeoutMs: number, temporalTimeoutMs: number, exempt: (path: string) => boolean): Koa.Middleware {

@@ -2,9 +2,10 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@te
 import type Koa from 'koa';
 import { DomainError, type FailureKind } from '../../domain/errors';
 import { HttpError, ValidationError } from '../errors';
-import { StorageError } from '../../platform/storage/types';
-import { isTemporalUnavailable } from '../../platform/temporal';
-import { invalidValueIssue, isDatabaseUnavailable } from './database-errors';
+import { StorageError } from '../../platform/adapters/storage/types';
+import { isTemporalUnavailable } from '../../platform/core/temporal';
+import { isDatabaseUnavailable } from '../../services/database-errors';
+import { invalidValueIssue } from './database-errors';
 
 interface BodyParserError {
   status?: number;

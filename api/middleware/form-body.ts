@@ -1,6 +1,6 @@
 import type Koa from 'koa';
 import { invalid, tooLarge, unprocessable, unsupportedMedia } from '../../domain/errors';
-import { withDeadlinePaused } from '../../platform/request-scope';
+import { withDeadlinePaused } from '../../platform/core/request-scope';
 
 // A plain HTML form's body (application/x-www-form-urlencoded), read by the route that takes it, with
 // the JSON reader's guarantees: bounded (413 from the declared Content-Length before a byte is read,

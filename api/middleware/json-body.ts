@@ -1,6 +1,6 @@
 import type Koa from 'koa';
 import { invalid, tooLarge, unsupportedMedia } from '../../domain/errors';
-import { withDeadlinePaused } from '../../platform/request-scope';
+import { withDeadlinePaused } from '../../platform/core/request-scope';
 import { checkBodyText } from './request-text';
 
 export interface JsonBodyOptions {

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type Koa from 'koa';
-import type { Logger } from '../../platform/logger';
+import type { Logger } from '../../platform/core/logger';
 import { clientAddress } from './client-address';
 
 const VALID_ID = /^[\w.:@/+=-]{1,128}$/;

@@ -4,7 +4,7 @@ import * as chats from '../../services/ai-chat/chats';
 import { AI_CHAT_PAGE } from '../pages/ai-chat';
 import * as stream from '../../services/ai-chat/stream';
 import * as turns from '../../services/ai-chat/turns';
-import { UI_MESSAGE_STREAM_CONTENT_TYPE, UI_MESSAGE_STREAM_HEADERS } from '../../platform/ui-message-stream';
+import { UI_MESSAGE_STREAM_CONTENT_TYPE, UI_MESSAGE_STREAM_HEADERS } from '../../platform/core/ui-message-stream';
 import { orgOf } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { reply, type Routes } from '../route';

@@ -1,7 +1,7 @@
 import * as questions from '../../services/analytics-assistant/questions';
 import * as runner from '../../services/analytics-assistant/query-runner';
 import * as schema from '../../services/analytics-assistant/schema';
-import { UI_MESSAGE_STREAM_CONTENT_TYPE, UI_MESSAGE_STREAM_HEADERS } from '../../platform/ui-message-stream';
+import { UI_MESSAGE_STREAM_CONTENT_TYPE, UI_MESSAGE_STREAM_HEADERS } from '../../platform/core/ui-message-stream';
 import { orgOf } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { reply, type Routes } from '../route';

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { LEAD_PAGE_CSP, leadProblemsPage, leadThanksPage } from '../../domain/card-lead-pages';
 import { UTM_FIELDS, type Utm } from '../../domain/cards';
 import { isDomainError } from '../../domain/errors';
-import { contentDisposition } from '../../platform/storage';
+import { contentDisposition } from '../../platform/adapters/storage';
 import * as share from '../../services/card-share-links';
 import { actor, orgOf } from '../auth/context';
 import type { AppDeps } from '../deps';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type Router from '@koa/router';
 import { getAbsoluteFSPath } from 'swagger-ui-dist';
-import { publicBaseUrl, type Config } from '../../platform/config';
+import { publicBaseUrl, type Config } from '../../platform/core/config';
 
 const ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png']);
 

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { poolMonitorOf } from '../../platform/postgres-pool';
-import { temporalReachable } from '../../platform/temporal';
-import { PROJECT_ROOT } from '../../platform/tools';
+import { poolMonitorOf } from '../../platform/core/postgres-pool';
+import { temporalReachable } from '../../platform/core/temporal';
+import { PROJECT_ROOT } from '../../platform/core/tools';
 import type { AppDeps } from '../deps';
 import { reply, type Routes } from '../route';
 

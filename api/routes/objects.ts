@@ -7,7 +7,7 @@ import {
   contentDisposition,
   verifyLocalSignature,
   type SignedRequest,
-} from '../../platform/storage';
+} from '../../platform/adapters/storage';
 import type { AppDeps } from '../deps';
 import { HttpError, badGateway, badRequest, conflict, forbidden, notFound } from '../errors';
 import { reply, type Routes } from '../route';

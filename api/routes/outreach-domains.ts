@@ -1,4 +1,4 @@
-import * as domains from '../../services/outreach-domains';
+import * as domains from '../../services/outreach/domains';
 import { actor, orgOf, type AuthRule } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { CreatedCursor, cursorPage, decodeCursor } from '../pagination';

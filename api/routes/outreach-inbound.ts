@@ -1,4 +1,4 @@
-import * as inbound from '../../services/outreach-inbound';
+import * as inbound from '../../services/outreach/inbound';
 import type { AppDeps } from '../deps';
 import { readRawBody } from '../middleware/raw-body';
 import { reply, type Routes } from '../route';

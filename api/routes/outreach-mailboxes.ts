@@ -1,5 +1,5 @@
-import * as mailboxes from '../../services/outreach-mailboxes';
-import * as provisioning from '../../services/outreach-mailbox-provisioning';
+import * as mailboxes from '../../services/outreach/mailboxes';
+import * as provisioning from '../../services/outreach/mailbox-provisioning';
 import { actor, orgOf, type AuthRule } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { CreatedCursor, cursorPage, decodeCursor } from '../pagination';

@@ -1,6 +1,6 @@
-import { SEQUENCE_MOVES, SEQUENCE_MOVE_NAMES } from '../../domain/outreach-sequences';
-import * as analytics from '../../services/outreach-analytics';
-import * as sequences from '../../services/outreach-sequences';
+import { SEQUENCE_MOVES, SEQUENCE_MOVE_NAMES } from '../../domain/outreach/sequences';
+import * as analytics from '../../services/outreach/analytics';
+import * as sequences from '../../services/outreach/sequences';
 import { actor, orgOf, type AuthRule } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { badRequest } from '../errors';

@@ -1,4 +1,4 @@
-import * as suppressions from '../../services/outreach-suppressions';
+import * as suppressions from '../../services/outreach/suppressions';
 import { actor, orgOf, type AuthRule } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { reply, type Routes } from '../route';

@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import { z } from 'zod';
 import { isDomainError } from '../../domain/errors';
-import * as tracking from '../../services/outreach-tracking';
+import * as tracking from '../../services/outreach/tracking';
 import type { AppDeps } from '../deps';
 import { errorPage } from '../middleware/html-errors';
 import { clientAddress } from '../middleware/client-address';
@@ -9,7 +9,7 @@ import { reply, type Routes } from '../route';
 import { ErrorBody } from '../schemas/common';
 import { TrackingTokenParams } from '../schemas/outreach-tracking';
 
-// Open and click tracking of sent steps (services/outreach-tracking.ts), reached on a sending domain's
+// Open and click tracking of sent steps (services/outreach/tracking.ts), reached on a sending domain's
 // tracking host without a token: the path's signed token is the capability. Rate limits only stop
 // recording: the recipient always gets the image and reaches the link.
 

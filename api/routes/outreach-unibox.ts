@@ -1,4 +1,4 @@
-import * as unibox from '../../services/outreach-unibox';
+import * as unibox from '../../services/outreach/unibox';
 import { actor, orgOf, type AuthRule } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { reply, type Routes } from '../route';

@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import { z } from 'zod';
 import { isDomainError } from '../../domain/errors';
-import * as unsub from '../../services/outreach-unsubscribe';
+import * as unsub from '../../services/outreach/unsubscribe';
 import type { AppDeps } from '../deps';
 import { clientAddress } from '../middleware/client-address';
 import { readRawBody } from '../middleware/raw-body';

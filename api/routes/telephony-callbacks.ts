@@ -1,6 +1,6 @@
-import { publicBaseUrl } from '../../platform/config';
-import { TWILIO_STATUS_PATH } from '../../platform/dialers/twilio';
-import { VAPI_EVENTS_PATH } from '../../platform/dialers/vapi';
+import { publicBaseUrl } from '../../platform/core/config';
+import { TWILIO_STATUS_PATH } from '../../platform/adapters/dialers/twilio';
+import { VAPI_EVENTS_PATH } from '../../platform/adapters/dialers/vapi';
 import { acceptTwilioStatus, acceptVapiMessage, assertTwilioSigned, assertVapiSigned } from '../../services/campaigns/telephony-callbacks';
 import type { AppDeps } from '../deps';
 import { readFormBody } from '../middleware/form-body';

@@ -63,7 +63,7 @@ export const CallbackQuery = z.looseObject({
     .optional()
     .openapi({ minLength: 1, param: { required: true } }),
   // RFC 6749 and RFC 9207: a code is printable ASCII, an issuer a URL, so the longest callback URL fits
-  // the server's request header limit (api/server.ts).
+  // the server's request header limit (api/request-limits.ts).
   code: z
     .string()
     .max(4000)

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DOMAIN_NAME, normalizeDomain } from '../../domain/outreach-domains';
+import { DOMAIN_NAME, normalizeDomain } from '../../domain/outreach/domains';
 import { CreatedCursor, CursorPagination, cursorQuery } from '../pagination';
 import { Timestamp, Uuid } from './common';
 

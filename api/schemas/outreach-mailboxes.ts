@@ -8,7 +8,7 @@ import {
   WARMUP_START_PER_DAY_DEFAULT,
   WINDOW_END,
   WINDOW_START,
-} from '../../domain/outreach-mailboxes';
+} from '../../domain/outreach/mailboxes';
 import { CreatedCursor, CursorPagination, cursorQuery } from '../pagination';
 import { secretField } from '../secret-fields';
 import { TIME_ZONE_DESCRIPTION, TIME_ZONE_NAMES, Timestamp, Uuid } from './common';

@@ -9,8 +9,8 @@ import {
   MAX_STEPS,
   MAX_VARIANTS,
   SEQUENCE_STATUSES,
-} from '../../domain/outreach-sequences';
-import { TEMPLATE_VARIABLES } from '../../domain/outreach-templates';
+} from '../../domain/outreach/sequences';
+import { TEMPLATE_VARIABLES } from '../../domain/outreach/templates';
 
 const TEMPLATE_HELP = `Template: {{variable}} or {{variable|fallback}} with variable one of ${TEMPLATE_VARIABLES.join(', ')}; an unknown variable is refused (422); a contact without the value gets the fallback, or nothing`;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { REPLY_CLASSES } from '../../domain/outreach-replies';
+import { REPLY_CLASSES } from '../../domain/outreach/replies';
 import { CreatedCursor, CursorPagination, cursorQuery } from '../pagination';
 import { Timestamp, Uuid } from './common';
 

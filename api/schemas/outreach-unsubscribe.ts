@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { UNSUBSCRIBE_BODY_LIMIT_BYTES } from '../../services/outreach-unsubscribe';
+import { UNSUBSCRIBE_BODY_LIMIT_BYTES } from '../../services/outreach/unsubscribe';
 
 export const UnsubscribeParams = z.object({ token: z.string().max(200).describe('The capability named in the List-Unsubscribe header') });
 

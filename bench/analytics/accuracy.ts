@@ -1,6 +1,6 @@
 import { RUN_SQL_TOOL, toolOutput } from '../../domain/analytics-assistant';
-import type { ChatMessage, ChatModel } from '../../platform/chat-model';
-import { createChatModel } from '../../platform/chat-model-factory';
+import type { ChatMessage, ChatModel } from '../../platform/adapters/llm/chat-model';
+import { createChatModel } from '../../platform/adapters/llm/chat-model-factory';
 import { systemPrompt } from '../../services/analytics-assistant/prompt';
 import { attemptQuery } from '../../services/analytics-assistant/query-runner';
 import { readableSchema } from '../../services/analytics-assistant/schema';

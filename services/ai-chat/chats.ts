@@ -5,7 +5,7 @@ import type { ChatRow, TurnRow } from '../../db/ai-chat';
 import { createStream, deleteStream, getStream, keptFramesFrom } from '../../db/ui-streams';
 import { notFound } from '../../domain/errors';
 import { type UiMessage, partsFromFrames } from '../../domain/ui-message-stream';
-import { newId } from '../../platform/ids';
+import { newId } from '../../platform/core/ids';
 import type { ServiceDeps } from '../deps';
 import { CreatedCursor, cursorPage, decodeCursor } from '../pagination';
 import { aiChatWorkflowId } from '../../workflows/ai-chat-messages';

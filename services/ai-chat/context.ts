@@ -2,7 +2,7 @@ import * as db from '../../db/ai-chat';
 import type { ChatRow, TurnRow } from '../../db/ai-chat';
 import type { Db } from '../../db/client';
 import { type TranscriptMessage, completeTranscript, systemPrompt } from '../../domain/ai-chat';
-import type { ChatMessage } from '../../platform/chat-model';
+import type { ChatMessage } from '../../platform/adapters/llm/chat-model';
 import { userText } from './turns';
 
 /** Earlier turns the model reads at most, and the characters of history kept (oldest turns go first). */

@@ -1,8 +1,8 @@
 import { accountsNamed, contactsNamed, dealsNamed, dealsOfAccountNamed, type NamedRecord } from '../../db/chat-lookups';
 import type { TranscriptMessage } from '../../domain/ai-chat';
 import { type ChatIntent, type Target, parseChatIntent } from '../../domain/semantic-layer/chat-intents';
-import type { ChatEvent } from '../../platform/chat-model';
-import type { Embedder } from '../../platform/embedder';
+import type { ChatEvent } from '../../platform/adapters/llm/chat-model';
+import type { Embedder } from '../../platform/adapters/embedders/embedder';
 import { orgIndex, understandQuestion } from '../analytics-assistant/understanding';
 import type { ServiceDeps } from '../deps';
 import { composeChatAnswer } from './compose';

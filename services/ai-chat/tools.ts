@@ -18,9 +18,9 @@ import { invalid, isDomainError } from '../../domain/errors';
 import { PlanError, compilePlan } from '../../domain/semantic-layer/compile';
 import { Plan, type PlanInput } from '../../domain/semantic-layer/plan';
 import type { UiFrame } from '../../domain/ui-message-stream';
-import { newId } from '../../platform/ids';
+import { newId } from '../../platform/core/ids';
 import * as accounts from '../accounts';
-import * as activities from '../activities';
+import * as crmActivities from '../crm-activities';
 import * as contacts from '../contacts';
 import * as deals from '../deals';
 import { attemptQuery } from '../analytics-assistant/query-runner';
@@ -45,7 +45,7 @@ export async function runRead(deps: Deps, orgId: string, name: string, input: un
       const [people, all, recent] = await Promise.all([
         contacts.listContacts({ sql }, orgId, { account_id }, { limit: 25, offset: 0 }),
         deals.listDeals({ sql }, orgId, { account_id, limit: 50, offset: 0 }),
-        activities.accountFeed({ sql }, orgId, account_id, { excludeFuture: false, limit: 10, offset: 0 }),
+        crmActivities.accountFeed({ sql }, orgId, account_id, { excludeFuture: false, limit: 10, offset: 0 }),
       ]);
       return {
         account,
@@ -74,7 +74,7 @@ export async function runRead(deps: Deps, orgId: string, name: string, input: un
     case 'get_deal': {
       const { deal_id } = input as ToolInput<'get_deal'>;
       const deal = await deals.getDeal({ sql }, orgId, deal_id);
-      const recent = await activities.dealFeed({ sql }, orgId, deal_id, { excludeFuture: false, limit: 10, offset: 0 });
+      const recent = await crmActivities.dealFeed({ sql }, orgId, deal_id, { excludeFuture: false, limit: 10, offset: 0 });
       return {
         deal,
         recent_activities: recent.map((a) => ({ id: a.id, type: a.type, summary: a.summary, effective_time: a.effective_time })),
@@ -233,7 +233,7 @@ export async function commitChange(
     case 'create_activity': {
       const a = input as ToolInput<'create_activity'>;
       return {
-        activity: await activities.createAccountActivity({ sql }, orgId, approver.actor, a.account_id, {
+        activity: await crmActivities.createAccountActivity({ sql }, orgId, approver.actor, a.account_id, {
           type: a.type,
           summary: a.subject,
           body: a.body ?? null,

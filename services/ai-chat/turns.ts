@@ -5,7 +5,7 @@ import { getStream } from '../../db/ui-streams';
 import { type TranscriptMessage, completeTranscript, titleFrom } from '../../domain/ai-chat';
 import { conflict } from '../../domain/errors';
 import type { UiMessage } from '../../domain/ui-message-stream';
-import { newId } from '../../platform/ids';
+import { newId } from '../../platform/core/ids';
 import { aiChatTurnWorkflowRef, aiChatWorkflowId, stopTurnSignal } from '../../workflows/ai-chat-messages';
 import type { ServiceDeps } from '../deps';
 import { closeTurnStream } from '../ui-stream/turn-end';

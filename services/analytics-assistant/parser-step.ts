@@ -1,7 +1,7 @@
 import type { AssistantTranscript } from '../../domain/analytics-assistant';
 import { RUN_SQL_TOOL } from '../../domain/analytics-assistant';
-import type { ChatEvent } from '../../platform/chat-model';
-import type { Embedder } from '../../platform/embedder';
+import type { ChatEvent } from '../../platform/adapters/llm/chat-model';
+import type { Embedder } from '../../platform/adapters/embedders/embedder';
 import type { ServiceDeps } from '../deps';
 import type { FrameWriter } from '../ui-stream/writer';
 import { composeAnswer, lastResult } from './answer';

@@ -1,5 +1,5 @@
 import type { AssistantTranscript } from '../../domain/analytics-assistant';
-import type { ChatMessage } from '../../platform/chat-model';
+import type { ChatMessage } from '../../platform/adapters/llm/chat-model';
 import type { SchemaRelation } from './schema';
 
 /** Attempts at a statement per question: refusals and database errors go back to the model this many times at most. */

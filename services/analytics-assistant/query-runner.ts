@@ -94,7 +94,7 @@ async function withReader<T>(deps: Deps, run: (reader: ReturnType<typeof db.read
   }
 }
 
-/** The pool fails new attempts at once for a second after a failed one (platform/postgres-watchdog.ts): wait that out. */
+/** The pool fails new attempts at once for a second after a failed one (platform/core/postgres-watchdog.ts): wait that out. */
 async function retryAfterRefusedLogin<T>(run: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {

@@ -5,7 +5,7 @@ import { createStream, getStream, keptFramesFrom } from '../../db/ui-streams';
 import { titleOf } from '../../domain/analytics-assistant';
 import { conflict, notFound } from '../../domain/errors';
 import { partsFromFrames } from '../../domain/ui-message-stream';
-import { newId } from '../../platform/ids';
+import { newId } from '../../platform/core/ids';
 import { analyticsAssistantTurnWorkflowRef, analyticsAssistantWorkflowId } from '../../workflows/analytics-assistant-messages';
 import type { ServiceDeps } from '../deps';
 import { startAfterPreviousRun } from '../workflow-client';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
-import type { Config } from '../../platform/config';
-import { type LocalLlmConfig, localLlm, localModelPath } from '../../platform/llm-local';
+import type { Config } from '../../platform/core/config';
+import { type LocalLlmConfig, localLlm, localModelPath } from '../../platform/adapters/llm/llm-local';
 
 /**
  * What stays ambiguous after the rules and the embedder: a word of the question that two catalog terms

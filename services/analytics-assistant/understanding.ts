@@ -17,7 +17,7 @@ import {
 import { words } from '../../domain/semantic-layer/text';
 import { ValueIndex, type ValueEntry } from '../../domain/semantic-layer/values';
 import { PARSER_WORDS, STOP_WORDS, SUPERLATIVES, valueAliases } from '../../domain/semantic-layer/vocabulary';
-import type { Embedder } from '../../platform/embedder';
+import type { Embedder } from '../../platform/adapters/embedders/embedder';
 import type { ServiceDeps } from '../deps';
 import { readableSchema } from './schema';
 import type { TermChooser } from './term-chooser';

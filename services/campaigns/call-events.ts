@@ -1,7 +1,7 @@
 import * as contacts from '../../db/campaign-contacts';
 import type { CallEvent } from '../../domain/campaigns';
 import { notFound, unauthenticated, unavailable } from '../../domain/errors';
-import { verifySignature } from '../../platform/dialer';
+import { verifySignature } from '../../platform/adapters/dialers/dialer';
 import type { ServiceDeps } from '../deps';
 import { signalDispatcher } from './dispatch';
 

@@ -6,7 +6,7 @@ import { PG, isPgError } from '../../db/pg-errors';
 import type { CallingWindow } from '../../domain/campaign-schedule';
 import type { CampaignStatus } from '../../domain/campaigns';
 import { DomainError, conflict, notFound } from '../../domain/errors';
-import { newId } from '../../platform/ids';
+import { newId } from '../../platform/core/ids';
 import { campaignWorkflowId, campaignWorkflowRef } from '../../workflows/campaign-messages';
 import type { ServiceDeps } from '../deps';
 import { CreatedCursor, cursorPage, decodeCursor } from '../pagination';

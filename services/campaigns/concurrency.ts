@@ -1,7 +1,7 @@
 import * as contacts from '../../db/campaign-contacts';
 import * as campaigns from '../../db/campaigns';
 import type { ConcurrencySettingsRow } from '../../db/campaigns';
-import type { Config } from '../../platform/config';
+import type { Config } from '../../platform/core/config';
 import { dispatcherWorkflowId, wakeDispatcherSignal } from '../../workflows/campaign-messages';
 import type { ServiceDeps } from '../deps';
 import { iso } from '../views';

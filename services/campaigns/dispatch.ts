@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import * as contacts from '../../db/campaign-contacts';
 import * as campaigns from '../../db/campaigns';
 import type { Sql } from '../../db/client';
-import { recordCallActivities } from '../../db/call-activities';
+import { recordCallActivities } from '../../db/crm-call-activities';
 import { providerCallStore } from '../../db/dialer-provider-calls';
 import { simulatedCallStore } from '../../db/dialer-simulated-calls';
 import {
@@ -17,8 +17,8 @@ import {
   type ContactState,
 } from '../../domain/campaign-schedule';
 import { isFinalCallStatus, type CallEvent } from '../../domain/campaigns';
-import type { Config } from '../../platform/config';
-import { CallRejected, createDialer } from '../../platform/dialer';
+import type { Config } from '../../platform/core/config';
+import { CallRejected, createDialer } from '../../platform/adapters/dialers/dialer';
 import {
   callEventsSignal,
   campaignDispatcherRef,

@@ -1,10 +1,10 @@
 import { callByKey, markProviderCallPlaced } from '../../db/dialer-provider-calls';
 import { isFinalCallStatus, type CallEvent } from '../../domain/campaigns';
 import { forbiddenAction, notFound, unauthenticated, unavailable } from '../../domain/errors';
-import { twilioCallStatus, twilioEvent } from '../../platform/dialers/twilio-status';
-import { verifyTwilioSignature } from '../../platform/dialers/twilio-signature';
-import { verifyVapiSecret } from '../../platform/dialers/vapi-signature';
-import { vapiEvent, type VapiCallReport } from '../../platform/dialers/vapi-status';
+import { twilioCallStatus, twilioEvent } from '../../platform/adapters/dialers/twilio-status';
+import { verifyTwilioSignature } from '../../platform/adapters/dialers/twilio-signature';
+import { verifyVapiSecret } from '../../platform/adapters/dialers/vapi-signature';
+import { vapiEvent, type VapiCallReport } from '../../platform/adapters/dialers/vapi-status';
 import type { ServiceDeps } from '../deps';
 import { signalDispatcher } from './dispatch';
 

@@ -1,4 +1,4 @@
-import { listRefreshers } from '../../platform/refreshers';
+import { listRefreshers } from '../../platform/adapters/refreshers';
 
 // The catalog of refreshers a credential may name.
 

@@ -1,6 +1,6 @@
 import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleSpec } from '@temporalio/client';
 import { expiryCheckSeconds, hasSchedule, isPaused, type RefreshPolicy, type RefreshRunInput } from '../../domain/credentials';
-import { organizationAttribute } from '../../platform/temporal';
+import { organizationAttribute } from '../../platform/core/temporal';
 import { credentialRefreshWorkflow, refreshScheduleId, refreshWorkflowId } from '../../workflows/credential-messages';
 import type { ServiceDeps } from '../deps';
 

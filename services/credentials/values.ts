@@ -2,8 +2,8 @@ import * as credentials from '../../db/credentials';
 import type { Db } from '../../db/client';
 import type { CredentialRow } from '../../db/credentials';
 import { describeSecrets, type SecretEntry } from '../../domain/credentials';
-import type { Config } from '../../platform/config';
-import { keyringFor, loadMasterKey, open, parsePreviousKeys, seal, type Keyring } from '../../platform/secrets';
+import type { Config } from '../../platform/core/config';
+import { keyringFor, loadMasterKey, open, parsePreviousKeys, seal, type Keyring } from '../../platform/core/secrets';
 import type { ServiceDeps } from '../deps';
 
 // A credential's value: write-only through the API, sealed with AES-256-GCM under a key id, opened

@@ -1,9 +1,9 @@
 import * as credentialsDb from '../../db/credentials';
 import * as db from '../../db/integrations';
-import { publicBaseUrl, type Config } from '../../platform/config';
-import { loadCatalog, requestedScopes, type IntegrationProvider } from '../../platform/oauth-catalog';
-import type { ClientSecrets } from '../../platform/oauth-client';
-import { useIntegrationCatalog } from '../../platform/oauth-refresher';
+import { publicBaseUrl, type Config } from '../../platform/core/config';
+import { loadCatalog, requestedScopes, type IntegrationProvider } from '../../platform/core/oauth-catalog';
+import type { ClientSecrets } from '../../platform/adapters/oauth/client';
+import { useIntegrationCatalog } from '../../platform/adapters/oauth/refresher';
 import { readCredentialValue } from '../credentials/values';
 import type { ServiceDeps } from '../deps';
 import { iso } from '../views';

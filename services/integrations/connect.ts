@@ -16,11 +16,17 @@ import {
   renderErrorPage,
   tokenRefusal,
 } from '../../domain/integrations';
-import { publicBaseUrl, type Config } from '../../platform/config';
-import { newId } from '../../platform/ids';
-import { requestedScopes, type IntegrationProvider } from '../../platform/oauth-catalog';
-import { OAuthFlowError, finishAuthorization, readAccount, startAuthorization, type ClientSecrets } from '../../platform/oauth-client';
-import { INTEGRATION_REFRESHER_ID } from '../../platform/oauth-refresher';
+import { publicBaseUrl, type Config } from '../../platform/core/config';
+import { newId } from '../../platform/core/ids';
+import { requestedScopes, type IntegrationProvider } from '../../platform/core/oauth-catalog';
+import {
+  OAuthFlowError,
+  finishAuthorization,
+  readAccount,
+  startAuthorization,
+  type ClientSecrets,
+} from '../../platform/adapters/oauth/client';
+import { INTEGRATION_REFRESHER_ID } from '../../platform/adapters/oauth/refresher';
 import { createCredential, deleteCredential, setCredentialValue, updateCredential } from '../credentials/crud';
 import type { ServiceDeps } from '../deps';
 import { catalogOf, clientFor, getSettings } from './catalog';

@@ -2,7 +2,7 @@ import * as db from '../../db/intelligence';
 import type { IcpFitResultRow, IcpFitRunRow } from '../../db/intelligence';
 import { accountFacts, scoreIcpFit } from '../../domain/icp-scoring';
 import { ICP_FIT_CHUNK } from '../../domain/intelligence';
-import { newId } from '../../platform/ids';
+import { newId } from '../../platform/core/ids';
 import { icpFitRunWorkflowRef, icpFitWorkflowId } from '../../workflows/intelligence-messages';
 import type { ServiceDeps } from '../deps';
 import { iso } from '../views';

@@ -3,7 +3,7 @@ import type { IcpProfileRow, IcpProfileVersionRow } from '../../db/intelligence'
 import { PG, isPgError } from '../../db/pg-errors';
 import { conflict, invalid, notFound } from '../../domain/errors';
 import type { Criterion } from '../../domain/intelligence';
-import { newId } from '../../platform/ids';
+import { newId } from '../../platform/core/ids';
 import type { ServiceDeps } from '../deps';
 import { ensureNightlySchedule } from '../readiness';
 

@@ -12,9 +12,9 @@ import {
   type Fact,
   type RunStatus,
 } from '../../domain/intelligence';
-import { newId } from '../../platform/ids';
-import { BuiltinWriter, createLlmWriter } from '../../platform/llm';
-import { WebFetchError, extractPageProfile, fetchPage } from '../../platform/web-fetch';
+import { newId } from '../../platform/core/ids';
+import { BuiltinWriter, createLlmWriter } from '../../platform/adapters/llm/llm';
+import { WebFetchError, extractPageProfile, fetchPage } from '../../platform/adapters/web/fetch';
 import { researchRunWorkflowRef, researchWorkflowId, type ResearchFinish } from '../../workflows/intelligence-messages';
 import type { ServiceDeps } from '../deps';
 import { iso } from '../views';

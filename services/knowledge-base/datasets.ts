@@ -1,8 +1,8 @@
 import * as kb from '../../db/knowledge-base';
 import { conflict, notFound, upstream } from '../../domain/errors';
 import { DEFAULT_CHUNKING, chunkText, type SourceType } from '../../domain/knowledge-base';
-import { EmbedderError, createEmbedder, embedderFor } from '../../platform/embedder';
-import { newId } from '../../platform/ids';
+import { EmbedderError, createEmbedder, embedderFor } from '../../platform/adapters/embedders/embedder';
+import { newId } from '../../platform/core/ids';
 import type { ServiceDeps } from '../deps';
 import { datasetNotFound, datasetOf, datasetView, sourceNotFound, sourceView, type Strategy } from './views';
 

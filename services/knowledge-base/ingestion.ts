@@ -2,9 +2,9 @@ import * as files from '../../db/files';
 import * as kb from '../../db/knowledge-base';
 import type { SourceRow } from '../../db/knowledge-base';
 import { DEFAULT_CHUNKING, chunkText, effectiveChunking } from '../../domain/knowledge-base';
-import { EmbedderError, createEmbedder, type Embedder } from '../../platform/embedder';
-import { ExtractionError, extractText, htmlMainText, processorFor, type FileProcessor } from '../../platform/extract';
-import { WebFetchError, fetchPage } from '../../platform/web-fetch';
+import { EmbedderError, createEmbedder, type Embedder } from '../../platform/adapters/embedders/embedder';
+import { ExtractionError, extractText, htmlMainText, processorFor, type FileProcessor } from '../../platform/adapters/web/extract';
+import { WebFetchError, fetchPage } from '../../platform/adapters/web/fetch';
 import type { ServiceDeps } from '../deps';
 import { emitEvent } from '../notifications/emit';
 
@@ -95,7 +95,7 @@ export async function extractAndChunk(
   return chunks.length;
 }
 
-/** Without EMBEDDINGS_BASE_URL the embedder is the built-in one (platform/embedder.ts): local, deterministic, no network. */
+/** Without EMBEDDINGS_BASE_URL the embedder is the built-in one (platform/adapters/embedders/embedder.ts): local, deterministic, no network. */
 const embedsInProcess = (config: Pick<ServiceDeps['config'], 'EMBEDDINGS_BASE_URL'>) => !config.EMBEDDINGS_BASE_URL;
 
 /** Up to this many chunks (about 10 s of HNSW inserts on a loaded core) are embedded within the extraction step. */

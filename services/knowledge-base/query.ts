@@ -7,7 +7,7 @@ import {
   VECTOR_WEIGHT,
   fusedScores,
 } from '../../domain/knowledge-base';
-import { EmbedderError, embedderFor } from '../../platform/embedder';
+import { EmbedderError, embedderFor } from '../../platform/adapters/embedders/embedder';
 import type { ServiceDeps } from '../deps';
 import { datasetOf } from './views';
 

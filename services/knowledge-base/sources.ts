@@ -4,7 +4,7 @@ import * as kb from '../../db/knowledge-base';
 import type { SourceRow } from '../../db/knowledge-base';
 import { conflict, notFound } from '../../domain/errors';
 import type { SourceType } from '../../domain/knowledge-base';
-import { newId } from '../../platform/ids';
+import { newId } from '../../platform/core/ids';
 import { knowledgeSourceIngestionWorkflow, sourceWorkflowId } from '../../workflows/knowledge-base-messages';
 import type { ServiceDeps } from '../deps';
 import { startWorkflow } from '../workflow-client';

@@ -1,7 +1,7 @@
 import * as db from '../../db/notifications';
 import { findEventDefinition } from '../../domain/notification-events';
 import { describeEvent, effectivePreference, renderImmediateEmail, type NotificationEvent } from '../../domain/notifications';
-import { publicBaseUrl } from '../../platform/config';
+import { publicBaseUrl } from '../../platform/core/config';
 import type { DeliveryResult } from '../../workflows/notification-messages';
 import type { ServiceDeps } from '../deps';
 

@@ -1,6 +1,6 @@
 import * as db from '../../db/notifications';
 import { renderDigestEmail } from '../../domain/notifications';
-import { newId } from '../../platform/ids';
+import { newId } from '../../platform/core/ids';
 import type { BuildDigestsResult } from '../../workflows/notification-messages';
 import type { ServiceDeps } from '../deps';
 

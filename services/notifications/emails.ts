@@ -1,5 +1,5 @@
 import * as db from '../../db/notifications';
-import type { MailTransport } from '../../platform/mail';
+import type { MailTransport } from '../../platform/adapters/mail/mail';
 import type { SendEmailsResult } from '../../workflows/notification-messages';
 import type { ServiceDeps } from '../deps';
 

@@ -2,8 +2,8 @@ import type { Client } from '@temporalio/client';
 import type { Sql } from '../../db/client';
 import * as db from '../../db/notifications';
 import type { NotificationEvent } from '../../domain/notifications';
-import type { Config } from '../../platform/config';
-import type { Logger } from '../../platform/logger';
+import type { Config } from '../../platform/core/config';
+import type { Logger } from '../../platform/core/logger';
 import {
   notificationActorId,
   notificationActorWorkflow,

@@ -1,6 +1,6 @@
 import type { Sql } from '../../db/client';
 import { FRAMES_CHANNEL } from '../../db/ui-streams';
-import type { Logger } from '../../platform/logger';
+import type { Logger } from '../../platform/core/logger';
 
 /**
  * Wake-ups for stream readers: one LISTEN per process (per pool), fanned out by stream id. A reader

@@ -1,7 +1,7 @@
 import type { Sql } from '../../db/client';
 import { readFrames } from '../../db/ui-streams';
 import type { StoredFrame } from '../../domain/ui-message-stream';
-import type { Logger } from '../../platform/logger';
+import type { Logger } from '../../platform/core/logger';
 import { frameSignals } from './frame-signals';
 
 export interface TailOptions {

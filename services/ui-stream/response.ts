@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Sql } from '../../db/client';
-import type { Logger } from '../../platform/logger';
-import { sseBody } from '../../platform/ui-message-stream';
+import type { Logger } from '../../platform/core/logger';
+import { sseBody } from '../../platform/core/ui-message-stream';
 import { tailFrames } from './replay';
 
 export interface StreamResponseOptions {

@@ -1,7 +1,7 @@
 import type { Sql } from '../../db/client';
 import { abandonSource, appendFrames, framesOfSource } from '../../db/ui-streams';
 import { LENGTH_CUT_FRAME, openTextIds, type UiFrame } from '../../domain/ui-message-stream';
-import type { ChatEvent } from '../../platform/chat-model';
+import type { ChatEvent } from '../../platform/adapters/llm/chat-model';
 import type { FrameWriter } from './writer';
 
 /**

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/client';
 import { appendFrames, getStream, keptFramesFrom, readFrames } from '../../db/ui-streams';
 import { type UiFrame, closingFrames, partsFromFrames } from '../../domain/ui-message-stream';
-import type { Logger } from '../../platform/logger';
+import type { Logger } from '../../platform/core/logger';
 
 /** A turn as its stream knows it: where its frames start and the id of the answer message. */
 export interface StreamTurn {

@@ -1,9 +1,9 @@
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SIMULATED_CLIENT_ID } from '../../platform/oauth-catalog';
-import { freePort } from '../../platform/ports';
-import { startSimulatedOAuthProvider, type SimulatedProvider } from '../../platform/simulated-oauth-provider';
+import { SIMULATED_CLIENT_ID } from '../../platform/core/oauth-catalog';
+import { freePort } from '../../dev-servers/ports';
+import { startSimulatedOAuthProvider, type SimulatedProvider } from '../../dev-servers/simulated-oauth-provider';
 import { chromiumFor, dumpDom, screenshot } from '../support/browser';
 import { createTestContext, type TestContext } from '../support/context';
 import { newTenant, type Tenant } from '../support/identity';

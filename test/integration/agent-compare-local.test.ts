@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localNotice } from '../../platform/llm-writer-local';
+import { localNotice } from '../../platform/adapters/llm/llm-writer-local';
 import { createTestContext, type TestContext } from '../support/context';
 import { newTenant, type Tenant } from '../support/identity';
 import { hasLocalModel } from '../support/local-model';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ORGANIZATION_ID } from '../../platform/temporal';
+import { ORGANIZATION_ID } from '../../platform/core/temporal';
 import { createTestContext, type TestContext } from '../support/context';
 import { startFakeLlmServer, type FakeLlm } from '../support/fake-llm-server';
 import { COMPANY_PAGE, startFakeWebsite, type FakeWebsite } from '../support/fake-website';

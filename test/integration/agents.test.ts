@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../platform/ids';
-import { ORGANIZATION_ID } from '../../platform/temporal';
-import { BUILTIN_NOTICE } from '../../platform/llm';
+import { newId } from '../../platform/core/ids';
+import { ORGANIZATION_ID } from '../../platform/core/temporal';
+import { BUILTIN_NOTICE } from '../../platform/adapters/llm/llm';
 import { createTestContext, type TestContext } from '../support/context';
 import { createOrgKey, newTenant, type Tenant } from '../support/identity';
 

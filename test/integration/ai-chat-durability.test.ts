@@ -3,9 +3,10 @@ import type { Server } from 'node:http';
 import type { UIMessage } from 'ai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app';
-import { listen } from '../../api/server';
-import { freePort } from '../../platform/ports';
+import { listen } from '../../server/listen';
+import { freePort } from '../../dev-servers/ports';
 import { messageFrom, newChat, parseStream, streamRequest, types } from '../support/ai-chat';
+import { waitFor } from '../support/campaigns';
 import { startChildWorker, startInProcessWorker, stopInProcessWorker, type InProcessWorker } from '../support/durability-workers';
 import { createTestContext, type TestContext } from '../support/context';
 import { startFakeChatLlm, type FakeChatLlm } from '../support/fake-chat-llm-server';
@@ -84,14 +85,15 @@ const post = (base: string, chatId: string, text: string) =>
 const deltas = (raw: string) => (raw.match(/"type":"text-delta"/g) ?? []).length;
 const lastId = (raw: string) => Math.max(...[...raw.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1])));
 
-async function idle(chatId: string) {
-  for (let i = 0; i < 300; i++) {
-    const chat = (await ctx.request('GET', `/ai/chats/${chatId}`, { token: t.session })).body;
-    if (!chat.active_turn_id) return chat;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('the turn did not end');
-}
+const idle = (chatId: string) =>
+  waitFor(
+    async () => {
+      const chat = (await ctx.request('GET', `/ai/chats/${chatId}`, { token: t.session })).body;
+      return !chat.active_turn_id && chat;
+    },
+    90_000,
+    `the turn of chat ${chatId} to end`,
+  );
 
 const textOf = (m: { parts: { type: string; text?: string }[] }) =>
   m.parts

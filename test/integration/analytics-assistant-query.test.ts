@@ -114,7 +114,7 @@ describe('POST /analytics-assistant/query', () => {
     const res = await query(a, 'WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r');
     expect(res.status).toBe(400);
     expect(res.body.detail).toMatch(/ran past its 1000 ms limit/);
-    expect(Date.now() - started).toBeLessThan(5000);
+    expect(Date.now() - started).toBeLessThan(20_000); // a statement left running would hold the request to its deadline
     expect((await query(a, 'SELECT count(*) FROM contacts')).body.rows).toEqual([['4']]);
   });
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { closeReaderPools } from '../../db/analytics-assistant';
-import { ORGANIZATION_ID } from '../../platform/temporal';
+import { ORGANIZATION_ID } from '../../platform/core/temporal';
 import { ATTACKS, withOther } from '../support/analytics-attacks';
 import { PLANTED, type AnalyticsTenant, analyticsTenant, fingerprint, seedCrm, seedOrders } from '../support/analytics';
 import { messageFrom, streamRequest } from '../support/ai-chat';

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import * as campaigns from '../../db/campaigns';
 import { DEFAULT_CALLING_WINDOW } from '../../domain/campaign-schedule';
-import { newId } from '../../platform/ids';
+import { newId } from '../../platform/core/ids';
 import { createCampaign } from '../../services/campaigns/campaigns';
 import { openCampaign } from '../../services/campaigns/lifecycle';
 import { campaignWorkflowId } from '../../workflows/campaign-messages';
-import { contact, tenantWithAgent, type CampaignTenant } from '../support/campaigns';
+import { contact, tenantWithAgent, waitFor, type CampaignTenant } from '../support/campaigns';
 import { createTestContext, type TestContext } from '../support/context';
 
 // A create sends its workflow start before its transaction takes the campaign's lock (they overlap,
@@ -42,7 +42,17 @@ it("the workflow's first step waits for a create transaction holding the lock, a
   await ctx.deps.sql.begin(async (tx) => {
     await campaigns.lockCampaign(tx, t.orgId, id);
     opened = openCampaign(ctx.deps, t.orgId, id);
-    await new Promise((resolve) => setTimeout(resolve, 300)); // the step is now waiting on the lock
+    // The step is now waiting on the lock: Postgres shows its advisory lock request, not granted.
+    await waitFor(
+      async () =>
+        (
+          await ctx.deps.sql<{ n: number }[]>`
+            SELECT count(*)::int AS n FROM pg_locks
+            WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`
+        )[0]!.n > 0,
+      30_000,
+      'the step to wait on the lock',
+    );
     await campaigns.insertCampaign(tx, t.orgId, {
       id,
       external_id: null,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signBody } from '../../platform/dialer';
-import { ORGANIZATION_ID } from '../../platform/temporal';
+import { signBody } from '../../platform/adapters/dialers/dialer';
+import { ORGANIZATION_ID } from '../../platform/core/temporal';
 import {
   ALWAYS,
   FAR_FUTURE,
@@ -651,9 +651,18 @@ describe('POST /campaign/call-events', () => {
     const dispatcher = ctx.deps.temporal.workflow.getHandle(`campaign-dispatcher:${caller.orgId}`);
     await waitFor(async () => (await dispatcher.describe()).status.name === 'COMPLETED');
     keepHistory(ctx.config.TEMPORAL_ADDRESS!, `campaign-dispatcher:${caller.orgId}`, 'campaign-dispatcher');
-    // A late or repeated report changes nothing once the call is final.
+    // A late or repeated report changes nothing once the call is final: it starts a new dispatcher run,
+    // which records it (or not) and ends; once it has, the row is final.
+    const endedRun = (await dispatcher.describe()).runId;
     expect((await signed({ idempotency_key: key, status: 'failed' })).status).toBe(202);
-    await new Promise((r) => setTimeout(r, 500));
+    await waitFor(
+      async () => {
+        const run = await dispatcher.describe();
+        return run.runId !== endedRun && run.status.name === 'COMPLETED';
+      },
+      30_000,
+      'the dispatcher run that took the late report to end',
+    );
     expect((await conversationsOf(ctx, campaignId))[0]!.status).toBe('completed');
   });
 });

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../platform/tools';
+import { PROJECT_ROOT } from '../../platform/core/tools';
 import { createTestContext, type TestContext } from '../support/context';
 import { newTenant } from '../support/identity';
 

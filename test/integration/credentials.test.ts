@@ -1,10 +1,10 @@
 import { ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REFRESHER_IDS } from '../../domain/credentials';
-import { INTEGRATION_REFRESHER_ID } from '../../platform/oauth-refresher';
-import { ORGANIZATION_ID } from '../../platform/temporal';
+import { INTEGRATION_REFRESHER_ID } from '../../platform/adapters/oauth/refresher';
+import { ORGANIZATION_ID } from '../../platform/core/temporal';
 import { credentialKeyring, readCredentialValue, resealCredentialValues } from '../../services/credentials/values';
-import { loadConfig } from '../../platform/config';
+import { loadConfig } from '../../platform/core/config';
 import { createTestContext, type TestContext } from '../support/context';
 import { keepHistory } from '../support/histories';
 import { createOrgKey, newTenant, orgUuid, type Tenant } from '../support/identity';

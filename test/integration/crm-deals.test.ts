@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../platform/ids';
+import { newId } from '../../platform/core/ids';
 import { createTestContext, type TestContext } from '../support/context';
 import { createOrgKey, newTenant, orgUuid, type Tenant } from '../support/identity';
 

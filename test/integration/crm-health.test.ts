@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId } from '../../platform/ids';
-import { ORGANIZATION_ID } from '../../platform/temporal';
+import { newId } from '../../platform/core/ids';
+import { ORGANIZATION_ID } from '../../platform/core/temporal';
 import type { accountHealthRefresh } from '../../workflows/accounts';
 import { createTestContext, type TestContext } from '../support/context';
 import { keepHistory } from '../support/histories';

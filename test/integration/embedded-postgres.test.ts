@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DataDirError, blockedAncestors, canTraverse, startEmbeddedPostgres } from '../../platform/embedded-postgres';
-import { freePort } from '../../platform/ports';
+import { DataDirError, blockedAncestors, canTraverse, startEmbeddedPostgres } from '../../dev-servers/embedded-postgres';
+import { freePort } from '../../dev-servers/ports';
 
 // The embedded Postgres starts in any folder the invoking user can write, even one that the
 // `postgres` system user (the server's user when running as root) cannot traverse, such as a

@@ -5,12 +5,12 @@ import { Writable } from 'node:stream';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createApp, type AreaRoutes } from '../../api/app';
-import { buildDeps } from '../../api/build-deps';
+import { buildDeps } from '../../server/build-deps';
 import { migrate } from '../../db/migrate';
-import { loadConfig } from '../../platform/config';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../platform/embedded-postgres';
-import { createLogger } from '../../platform/logger';
-import { freePort } from '../../platform/ports';
+import { loadConfig } from '../../platform/core/config';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../dev-servers/embedded-postgres';
+import { createLogger } from '../../platform/core/logger';
+import { freePort } from '../../dev-servers/ports';
 import { waitFor } from '../support/campaigns';
 import type { TestContext } from '../support/context';
 import { freeze, timed } from '../support/faults';
@@ -193,7 +193,7 @@ describe('a frozen Postgres', () => {
     expect(readyAnswer.ms).toBeLessThan(READY_MS + SLACK_MS);
 
     // Requests beyond the pool's POOL connections wait for a connection attempt: the first one fails
-    // by the connect timeout, and the attempts after it fail at once (platform/postgres-watchdog.ts).
+    // by the connect timeout, and the attempts after it fail at once (platform/core/postgres-watchdog.ts).
     const bound = RESPONSE_MS + CONNECT_MS + SLACK_MS;
     for (const { value, ms } of await Promise.all([...reads, write, rename])) {
       expect(value.status, JSON.stringify(value.body)).toBe(502);

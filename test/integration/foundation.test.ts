@@ -6,7 +6,7 @@ import { createApp } from '../../api/app';
 import { reply } from '../../api/route';
 import { healthProbe } from '../../workflows/health';
 import type { AddressInfo } from 'node:net';
-import { buildDeps } from '../../api/build-deps';
+import { buildDeps } from '../../server/build-deps';
 import { createSql } from '../../db/client';
 import { createTestContext, type TestContext } from '../support/context';
 import { httpClient } from '../support/http';

@@ -1,11 +1,11 @@
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app';
-import { buildDeps } from '../../api/build-deps';
+import { buildDeps } from '../../server/build-deps';
 import type { AppDeps } from '../../api/deps';
-import { listen } from '../../api/server';
+import { listen } from '../../server/listen';
 import { createSql, databaseTimeouts } from '../../db/client';
-import { freePort } from '../../platform/ports';
+import { freePort } from '../../dev-servers/ports';
 import { createTestContext, type TestContext } from '../support/context';
 import { httpClientFrom } from '../support/http-from';
 import { createOrgKey, newTenant } from '../support/identity';

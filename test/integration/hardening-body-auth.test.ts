@@ -39,7 +39,7 @@ function sendPartialBody(
   headers: Record<string, string>,
   declared = 48 * MB,
   prefix = '{"rows":[',
-  timeoutMs = 3000,
+  timeoutMs = 15_000, // an answer sent at once, on a loaded machine; a server waiting for the body never answers
 ): Promise<EarlyAnswer> {
   const url = new URL(path, ctx.baseUrl);
   const started = Date.now();

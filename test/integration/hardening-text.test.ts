@@ -66,7 +66,7 @@ const pathOf = (p: { path: string | (() => string) }) => (typeof p.path === 'fun
 const serves = async () => {
   const { value, ms } = await timed(() => ctx.request('GET', '/tags', { token: t.session }));
   expect(value.status).toBe(200);
-  expect(ms).toBeLessThan(3000);
+  expect(ms).toBeLessThan(10_000); // a held connection would be freed only by the 15 s idle-in-transaction timeout
 };
 
 describe('a lone UTF-16 surrogate escape', () => {
@@ -74,7 +74,7 @@ describe('a lone UTF-16 surrogate escape', () => {
     const { value: answers, ms } = await timed(() =>
       Promise.all(Array.from({ length: POOL * 2 }, () => send(probe.method, pathOf(probe), probe.body))),
     );
-    expect(ms).toBeLessThan(5000);
+    expect(ms).toBeLessThan(10_000); // at once, on a loaded machine: well below the 15 s a held connection waits
     for (const res of answers) {
       expect(res.status).toBe(400);
       expect(res.body).toEqual({

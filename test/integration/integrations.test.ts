@@ -1,7 +1,7 @@
 import { ScheduleNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../platform/ports';
-import { startSimulatedOAuthProvider, type SimulatedProvider } from '../../platform/simulated-oauth-provider';
+import { freePort } from '../../dev-servers/ports';
+import { startSimulatedOAuthProvider, type SimulatedProvider } from '../../dev-servers/simulated-oauth-provider';
 import { readCredentialValue } from '../../services/credentials/values';
 import { waitFor } from '../support/campaigns';
 import { createTestContext, type TestContext } from '../support/context';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { newId } from '../../platform/ids';
-import { ORGANIZATION_ID } from '../../platform/temporal';
+import { newId } from '../../platform/core/ids';
+import { ORGANIZATION_ID } from '../../platform/core/temporal';
 import { createTestContext, type TestContext } from '../support/context';
 import { ACME_SOFTWARE, startCompanySite } from '../support/fake-company-site';
 import { startFakeLlmServer, type FakeLlm } from '../support/fake-llm-server';
@@ -441,7 +441,7 @@ describe('research with an OpenAI-compatible LLM (local fake server)', () => {
 describe('with the workflow engine unreachable', () => {
   let down: TestContext;
   beforeAll(async () => {
-    const { freePort } = await import('../../platform/ports');
+    const { freePort } = await import('../../dev-servers/ports');
     down = await createTestContext({ env: { TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}`, TEMPORAL_REQUEST_TIMEOUT_MS: '1500' } });
   });
   afterAll(() => down?.close());

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { articleText, loadJudgedSet } from '../../bench/retrieval-set';
-import { LOCAL_EMBEDDINGS_MODEL } from '../../platform/embedder';
+import { LOCAL_EMBEDDINGS_MODEL } from '../../platform/adapters/embedders/embedder';
 import { createDataset, importTexts } from '../../services/knowledge-base/datasets';
 import { waitFor } from '../support/campaigns';
 import { createTestContext, type TestContext } from '../support/context';

@@ -41,7 +41,7 @@ describe('Supervisor', () => {
     const supervisor = new Supervisor([spec('db'), spec('worker', ['db']), spec('api', ['db'])], { ...options, say: (l) => lines.push(l) });
     await supervisor.startAll();
     process.kill(pids.worker![0]!, 'SIGKILL');
-    await waitFor(async () => pids.worker!.length === 2, 5_000, 'worker restarted');
+    await waitFor(async () => pids.worker!.length === 2, 30_000, 'worker restarted');
     expect(lines).toContain('worker exited (SIGKILL); restarting in 0.1 s (restart 1 of at most 2 within 10 s)');
     expect(pids.api).toHaveLength(1);
     expect(pids.db).toHaveLength(1);
@@ -52,13 +52,15 @@ describe('Supervisor', () => {
   it('restarts a dependency, and a dependent that died meanwhile only once it is up again', async () => {
     const events: string[] = [];
     let dbStarts = 0;
+    let dbUp!: () => void;
+    const dbRestart = new Promise<void>((resolve) => (dbUp = resolve));
     const supervisor = new Supervisor(
       [
         {
           name: 'db',
           start: async (output) => {
             dbStarts++;
-            if (dbStarts > 1) await new Promise((r) => setTimeout(r, 300)); // a slow restart
+            if (dbStarts > 1) await dbRestart; // a slow restart, held until the test lets it finish
             events.push(`db up ${dbStarts}`);
             return node(forever, output);
           },
@@ -75,11 +77,16 @@ describe('Supervisor', () => {
       { ...options, say: () => {} },
     );
     await supervisor.startAll();
-    const running = (supervisor as unknown as { states: Map<string, { running: Running }> }).states;
+    const inside = supervisor as unknown as { states: Map<string, { running: Running; up: boolean }>; upWaiters: Set<() => void> };
+    const running = inside.states;
     process.kill(running.get('db')!.running.pid!, 'SIGKILL');
-    await new Promise((r) => setTimeout(r, 100));
+    await waitFor(async () => dbStarts === 2, 30_000, 'the db restart to begin');
     process.kill(running.get('worker')!.running.pid!, 'SIGKILL');
-    await waitFor(async () => events.length === 4, 5_000, 'both restarted');
+    // The worker's restart waits for the db, which is still starting: it is not started meanwhile.
+    await waitFor(async () => !running.get('worker')!.up && inside.upWaiters.size > 0, 30_000, 'the worker to wait for the db');
+    expect(events).toEqual(['db up 1', 'worker up']);
+    dbUp();
+    await waitFor(async () => events.length === 4, 30_000, 'both restarted');
     expect(events).toEqual(['db up 1', 'worker up', 'db up 2', 'worker up']);
     await supervisor.stopAll(0);
   });

@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { defaultAgentConfig } from '../../domain/agent-config';
-import type { ChatEvent, ChatRequest, ChatTool } from '../../platform/chat-model';
-import { createLocalChatModel } from '../../platform/chat-model-local';
-import { ModelDeadlineError } from '../../platform/chat-model-openai';
-import { LocalModelError, localLlm } from '../../platform/llm-local';
-import { LocalWriter, localNotice } from '../../platform/llm-writer-local';
+import type { ChatEvent, ChatRequest, ChatTool } from '../../platform/adapters/llm/chat-model';
+import { createLocalChatModel } from '../../platform/adapters/llm/chat-model-local';
+import { ModelDeadlineError } from '../../platform/adapters/llm/chat-model-openai';
+import { LocalModelError, localLlm } from '../../platform/adapters/llm/llm-local';
+import { LocalWriter, localNotice } from '../../platform/adapters/llm/llm-writer-local';
 import { hasLocalModel, localModelConfig } from '../support/local-model';
 
 // The real local model (SmolLM2-135M-Instruct Q4_1 on node-llama-cpp's prebuilt CPU binaries), loaded

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signWebhook } from '../../platform/meeting-vendor';
+import { signWebhook } from '../../platform/adapters/meetings/vendor';
 import { createTestContext, type TestContext } from '../support/context';
 import { MISSING_ID, createContact, crmTenant, insertAccount, readOnlyKey, type CrmTenant } from '../support/crm-contacts';
 

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../platform/ports';
+import { freePort } from '../../dev-servers/ports';
 import { createTestContext, type TestContext } from '../support/context';
 import { newTenant, type Tenant } from '../support/identity';
 

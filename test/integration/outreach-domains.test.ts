@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../platform/ports';
+import { freePort } from '../../dev-servers/ports';
 import { readCredentialValue } from '../../services/credentials/values';
-import { mailboxSender } from '../../services/outreach-mailbox-sender';
+import { mailboxSender } from '../../services/outreach/mailbox-sender';
 import { createTestContext, type TestContext } from '../support/context';
 import { MISSING_ID } from '../support/crm-contacts';
 import { newTenant, orgUuid, type Tenant } from '../support/identity';

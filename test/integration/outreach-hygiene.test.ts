@@ -5,7 +5,7 @@ import { waitFor } from '../support/campaigns';
 import { createTestContext, type TestContext } from '../support/context';
 import { createContact } from '../support/crm-contacts';
 import { createOrgKey, newTenant, orgUuid, type Tenant } from '../support/identity';
-import { signWebhook } from '../../platform/meeting-webhooks';
+import { signWebhook } from '../../platform/adapters/meetings/webhooks';
 import { insertSmtpMailbox, sequencerCalls, uniqueEmail } from '../support/outreach-sequencer';
 import { startSmtpServer, type ReceivedMail, type TestSmtpServer } from '../support/smtp-server';
 

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SOFT_BOUNCE_LIMIT } from '../../domain/outreach-dsn';
-import { signWebhook } from '../../platform/meeting-webhooks';
+import { SOFT_BOUNCE_LIMIT } from '../../domain/outreach/dsn';
+import { signWebhook } from '../../platform/adapters/meetings/webhooks';
 import { relayPending } from '../../services/notifications/relay';
 import { waitFor } from '../support/campaigns';
 import { createTestContext, type TestContext } from '../support/context';

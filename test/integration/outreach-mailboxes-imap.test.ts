@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../platform/ports';
-import { ImapError, fetchNewMessages } from '../../platform/imap';
+import { freePort } from '../../dev-servers/ports';
+import { ImapError, fetchNewMessages } from '../../platform/adapters/mail/imap';
 import { startImapServer, type TestImapServer } from '../support/imap-server';
 
-// platform/imap.ts against a real IMAP server on loopback (hoodiecrow-imap).
+// platform/adapters/mail/imap.ts against a real IMAP server on loopback (hoodiecrow-imap).
 
 let imap: TestImapServer;
 beforeAll(async () => {
@@ -68,7 +68,7 @@ describe('fetchNewMessages', () => {
       const started = Date.now();
       const error = await fetchNewMessages({ ...settings(), port }, null, { timeoutMs: 1500 }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ImapError);
-      expect(Date.now() - started).toBeLessThan(5000);
+      expect(Date.now() - started).toBeLessThan(20_000); // the timeout ended it: a server never greeting would hang it
     } finally {
       silent.close();
     }

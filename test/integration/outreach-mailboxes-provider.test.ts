@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../platform/ports';
-import { mailboxImapSettings } from '../../services/outreach-mailbox-servers';
+import { freePort } from '../../dev-servers/ports';
+import { mailboxImapSettings } from '../../services/outreach/mailbox-servers';
 import { createTestContext, type TestContext } from '../support/context';
 import { newTenant, orgUuid, type Tenant } from '../support/identity';
 

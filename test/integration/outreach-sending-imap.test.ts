@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../platform/ports';
+import { freePort } from '../../dev-servers/ports';
 import { waitFor } from '../support/campaigns';
 import { createTestContext, type TestContext } from '../support/context';
 import { createContact } from '../support/crm-contacts';

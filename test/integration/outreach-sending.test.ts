@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signWebhook } from '../../platform/meeting-webhooks';
-import { idempotencyKey, runSequenceCycle } from '../../services/outreach-sending';
+import { signWebhook } from '../../platform/adapters/meetings/webhooks';
+import { idempotencyKey, runSequenceCycle } from '../../services/outreach/sending';
 import { waitFor } from '../support/campaigns';
 import { createTestContext, type TestContext } from '../support/context';
 import { createContact } from '../support/crm-contacts';
@@ -331,7 +331,8 @@ describe('sending a sequence', () => {
     const outbound = await ctx.deps
       .sql`SELECT step FROM outreach_messages WHERE thread_id = ${res.body.thread_id} AND direction = 'outbound' ORDER BY step`;
     expect(outbound.map((m) => m.step)).toEqual([0, 1]);
-    expect((await enrollmentOf(seq.id, enrollment!.id)).status).toBe('completed');
+    // The last step's mail arrives before the sender records the enrollment's end: await that write.
+    await expect.poll(async () => (await enrollmentOf(seq.id, enrollment!.id)).status, { timeout: 30_000 }).toBe('completed');
   });
 
   it('stops an enrollment whose address was suppressed after it was enrolled, sending nothing', async () => {

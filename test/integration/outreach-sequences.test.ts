@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signWebhook } from '../../platform/meeting-webhooks';
+import { signWebhook } from '../../platform/adapters/meetings/webhooks';
 import { createTestContext, type TestContext } from '../support/context';
 import { createContact, MISSING_ID } from '../support/crm-contacts';
 import { newTenant, orgUuid, createOrgKey, type Tenant } from '../support/identity';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { newId } from '../../platform/ids';
-import { recordContactEmail } from '../../services/activities';
-import { ORGANIZATION_ID } from '../../platform/temporal';
+import { newId } from '../../platform/core/ids';
+import { recordContactEmail } from '../../services/crm-activities';
+import { ORGANIZATION_ID } from '../../platform/core/temporal';
 import type { readinessNightlyWorkflow, readinessRefreshWorkflow } from '../../workflows/readiness';
 import { createTestContext, type TestContext } from '../support/context';
 import { startCompanySite } from '../support/fake-company-site';

@@ -4,9 +4,9 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { loadConfig } from '../../platform/config';
-import { freePort } from '../../platform/ports';
-import { InvalidKeyError, ObjectExistsError, StorageError, createStorage, type ObjectStorage } from '../../platform/storage';
+import { loadConfig } from '../../platform/core/config';
+import { freePort } from '../../dev-servers/ports';
+import { InvalidKeyError, ObjectExistsError, StorageError, createStorage, type ObjectStorage } from '../../platform/adapters/storage';
 import { createTestContext, type TestContext } from '../support/context';
 
 // One suite, both drivers: the local disk behind the real app (its presigned URLs are served by

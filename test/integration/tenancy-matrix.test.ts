@@ -4,7 +4,7 @@ import { createTestContext, type TestContext } from '../support/context';
 import { pngBytes } from '../support/cards';
 import { newTenant, orgUuid, type Tenant } from '../support/identity';
 import { insertConnection } from '../../db/integrations';
-import { newId } from '../../platform/ids';
+import { newId } from '../../platform/core/ids';
 
 // Every route with an id in its path, walked from the app's own route list: organization A sends
 // organization B's real ids (one of each resource, created first) and gets 404 every time. A new route

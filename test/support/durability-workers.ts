@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { inject } from 'vitest';
-import { PROJECT_ROOT } from '../../platform/tools';
+import { PROJECT_ROOT } from '../../platform/core/tools';
 import { createWorker } from '../../worker/create-worker';
 import type { TestContext } from './context';
 

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { signWebhook } from '../../platform/meeting-vendor';
+import { signWebhook } from '../../platform/adapters/meetings/vendor';
 
 // A local server speaking Recall.ai's REST protocol (the part the HTTP adapter uses), plus a sender of
 // signed webhooks in Recall's shape, so tests drive a bot's lifecycle event by event.

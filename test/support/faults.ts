@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
-import { freePort } from '../../platform/ports';
-import { createTemporalClient, temporalReachable } from '../../platform/temporal';
-import { findTemporalCli } from '../../platform/tools';
+import { freePort } from '../../dev-servers/ports';
+import { createTemporalClient, temporalReachable } from '../../platform/core/temporal';
+import { findTemporalCli } from '../../platform/core/tools';
 import { waitFor } from './campaigns';
 
 // Servers of one fault-test file, which it may freeze, thaw and restart: never the run's shared ones.

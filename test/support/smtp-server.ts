@@ -1,6 +1,6 @@
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
-import { freePort } from '../../platform/ports';
+import { freePort } from '../../dev-servers/ports';
 import { waitFor } from './campaigns';
 
 /** A received message: the SMTP envelope's recipients and the parsed message. */

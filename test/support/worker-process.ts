@@ -1,10 +1,10 @@
 import { NativeConnection } from '@temporalio/worker';
 import { createSql } from '../../db/client';
-import { loadConfig, requireDatabaseUrl } from '../../platform/config';
-import { createLogger } from '../../platform/logger';
-import { loadMasterKey } from '../../platform/secrets';
-import { createConfiguredStorage } from '../../platform/storage';
-import { createTemporalClient } from '../../platform/temporal';
+import { loadConfig, requireDatabaseUrl } from '../../platform/core/config';
+import { createLogger } from '../../platform/core/logger';
+import { loadMasterKey } from '../../platform/core/secrets';
+import { createConfiguredStorage } from '../../platform/adapters/storage';
+import { createTemporalClient } from '../../platform/core/temporal';
 import { createWorker } from '../../worker/create-worker';
 
 // A worker in a process of its own, for the durability tests to kill with SIGKILL: configured by the

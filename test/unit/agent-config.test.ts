@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AgentConfig, InstructionBuilderInputs, agentConfigJsonSchema, defaultAgentConfig } from '../../domain/agent-config';
-import { describeChange, diffJson } from '../../platform/json-diff';
+import { describeChange, diffJson } from '../../platform/core/json-diff';
 
 describe('AgentConfig', () => {
   it('fills every section with defaults', () => {

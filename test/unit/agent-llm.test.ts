@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAgentConfig } from '../../domain/agent-config';
-import { loadConfig } from '../../platform/config';
-import { BUILTIN_NOTICE, BuiltinWriter, OpenAiWriter, createLlmWriter, type CompareInput } from '../../platform/llm';
-import { LocalWriter } from '../../platform/llm-writer-local';
+import { loadConfig } from '../../platform/core/config';
+import { BUILTIN_NOTICE, BuiltinWriter, OpenAiWriter, createLlmWriter, type CompareInput } from '../../platform/adapters/llm/llm';
+import { LocalWriter } from '../../platform/adapters/llm/llm-writer-local';
 import { startFakeLlmServer, type FakeLlm } from '../support/fake-llm-server';
 
 const collect = async (pieces: AsyncIterable<string>) => {

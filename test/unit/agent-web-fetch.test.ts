@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebFetchError, extractPageProfile, fetchPage, isBlockedAddress } from '../../platform/web-fetch';
+import { WebFetchError, extractPageProfile, fetchPage, isBlockedAddress } from '../../platform/adapters/web/fetch';
 import { COMPANY_PAGE, startFakeWebsite, type FakeWebsite } from '../support/fake-website';
 
 describe('isBlockedAddress', () => {

@@ -5,9 +5,9 @@ import '../../api/openapi-registry';
 import { UpdateAccountBody } from '../../api/schemas/accounts';
 import { AccountChanges, completeTranscript, parseToolInput, toolDefinitions, untrustedToolOutput } from '../../domain/ai-chat';
 import { closingFrames, partsFromFrames, type UiFrame } from '../../domain/ui-message-stream';
-import { ModelDeadlineError, createOpenAiChatModel } from '../../platform/chat-model-openai';
-import type { ChatEvent } from '../../platform/chat-model';
-import { encodeFrame, sseBody } from '../../platform/ui-message-stream';
+import { ModelDeadlineError, createOpenAiChatModel } from '../../platform/adapters/llm/chat-model-openai';
+import type { ChatEvent } from '../../platform/adapters/llm/chat-model';
+import { encodeFrame, sseBody } from '../../platform/core/ui-message-stream';
 import { startFakeChatLlm, type FakeChatLlm } from '../support/fake-chat-llm-server';
 
 async function readWithAi(frames: UiFrame[]) {

@@ -12,9 +12,9 @@ import {
   retryDelaySeconds,
   stateAfterOutcome,
 } from '../../domain/campaign-schedule';
-import { ConfigError, loadConfig } from '../../platform/config';
-import { parseOutcomeWeights, signBody, verifySignature } from '../../platform/dialer';
-import { pickOutcome } from '../../platform/dialer-simulated';
+import { ConfigError, loadConfig } from '../../platform/core/config';
+import { parseOutcomeWeights, signBody, verifySignature } from '../../platform/adapters/dialers/dialer';
+import { pickOutcome } from '../../platform/adapters/dialers/simulated';
 
 const at = (iso: string) => new Date(iso);
 const weekdays = DEFAULT_CALLING_WINDOW; // 09:00-20:00, Monday to Friday

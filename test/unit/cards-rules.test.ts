@@ -10,7 +10,7 @@ import {
   type CardContent,
 } from '../../domain/cards';
 import { renderVcard } from '../../domain/vcard';
-import { RateLimiter } from '../../platform/rate-limit';
+import { RateLimiter } from '../../platform/core/rate-limit';
 
 const card: CardContent = {
   id: '0190c0de-0000-7000-8000-00000000beef',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { repliesInJson, replySchema, toHistory } from '../../platform/chat-model-local';
-import { dropOptionalNulls, toGrammarSchema } from '../../platform/grammar-schema';
-import { JsonTextStream } from '../../platform/json-text-stream';
+import { repliesInJson, replySchema, toHistory } from '../../platform/adapters/llm/chat-model-local';
+import { dropOptionalNulls, toGrammarSchema } from '../../platform/adapters/llm/grammar-schema';
+import { JsonTextStream } from '../../platform/adapters/llm/json-text-stream';
 
 // The pure parts of the local chat model: the reply grammar's schema, the conversation it is shown,
 // and the streaming of a grammar-constrained text reply.

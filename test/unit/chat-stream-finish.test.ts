@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { closingFrames, LENGTH_CUT_FRAME, partsFromFrames, type UiFrame } from '../../domain/ui-message-stream';
-import { type ChatEvent, TOOL_CALL_AS_TEXT_ANSWER, withoutToolCallText } from '../../platform/chat-model';
+import { type ChatEvent, TOOL_CALL_AS_TEXT_ANSWER, withoutToolCallText } from '../../platform/adapters/llm/chat-model';
 import { relayModelStream, type StreamedStep } from '../../services/ui-stream/steps';
 
 // What a model step's end puts in the stream: a tool call written as text is never the answer of a

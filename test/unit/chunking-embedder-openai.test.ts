@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EmbedderError, createEmbedder, embedderFor } from '../../platform/embedder';
-import { OpenAiEmbedder } from '../../platform/embedder-openai';
+import { EmbedderError, createEmbedder, embedderFor } from '../../platform/adapters/embedders/embedder';
+import { OpenAiEmbedder } from '../../platform/adapters/embedders/openai';
 import { fakeEmbedding, startFakeEmbeddingsServer, type FakeEmbeddingsServer } from '../support/fake-embeddings-server';
 
 // The OpenAI-compatible embedder against a local server speaking that protocol.

@@ -8,8 +8,8 @@ import {
   likePattern,
   structureChunks,
 } from '../../domain/knowledge-base';
-import { HashingEmbedder } from '../../platform/embedder-hashing';
-import { htmlMainText, processorFor } from '../../platform/extract';
+import { HashingEmbedder } from '../../platform/adapters/embedders/hashing';
+import { htmlMainText, processorFor } from '../../platform/adapters/web/extract';
 
 const words = (n: number) => Array.from({ length: n }, (_, i) => `word${i}`).join(' ');
 

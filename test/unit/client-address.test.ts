@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressSubject, isProxyEntry, proxyTrust, resolveClientAddress } from '../../platform/client-address';
+import { addressSubject, isProxyEntry, proxyTrust, resolveClientAddress } from '../../platform/core/client-address';
 
 describe('the client address', () => {
   const none = proxyTrust([]);

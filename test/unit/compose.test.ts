@@ -5,9 +5,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { CONFIG_VARIABLES, loadConfig } from '../../platform/config';
-import { createEmbedder, LOCAL_EMBEDDINGS_MODEL } from '../../platform/embedder';
-import { localModelPath } from '../../platform/llm-local';
+import { CONFIG_VARIABLES, loadConfig } from '../../platform/core/config';
+import { createEmbedder, LOCAL_EMBEDDINGS_MODEL } from '../../platform/adapters/embedders/embedder';
+import { localModelPath } from '../../platform/adapters/llm/llm-local';
 import { HEARTBEAT_FILE, HEARTBEAT_INTERVAL_MS } from '../../worker/heartbeat';
 
 // No Docker engine runs here: these checks read docker-compose.yml and the Dockerfile as text and
@@ -55,7 +55,7 @@ function dependsOn(service: Service): string[] {
   return Array.isArray(deps) ? deps : Object.keys(deps);
 }
 
-/** The variables platform/config.ts reads, from its schema itself. */
+/** The variables platform/core/config.ts reads, from its schema itself. */
 const configKeys = (): Set<string> => new Set(CONFIG_VARIABLES);
 
 const appServices = ['api', 'worker'] as const;
@@ -136,7 +136,7 @@ describe('docker-compose.yml', () => {
     expect(env(services.worker!)).toEqual(env(services.api!));
   });
 
-  it('passes api and worker only variables platform/config.ts knows', () => {
+  it('passes api and worker only variables platform/core/config.ts knows', () => {
     const known = configKeys();
     expect(known.has('DATABASE_URL')).toBe(true);
     for (const name of appServices) {
@@ -417,7 +417,7 @@ describe('Dockerfile', () => {
     const users = [...dockerfileText.matchAll(/^USER\s+(\S+)/gm)].map((m) => m[1]);
     expect(users.at(-1)).toBeDefined();
     expect(users.at(-1)).not.toMatch(/^(root|0)(:|$)/);
-    expect(dockerfileText).toMatch(/^CMD \["node", "--import", "tsx", "api\/main\.ts"\]/m);
+    expect(dockerfileText).toMatch(/^CMD \["node", "--import", "tsx", "server\/main\.ts"\]/m);
   });
 
   it('keeps local state and installed modules out of the build context', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../platform/config';
+import { ConfigError, loadConfig } from '../../platform/core/config';
 
 describe('configuration', () => {
   it('applies the embedded defaults', () => {

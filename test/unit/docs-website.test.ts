@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app';
 import type { AppDeps } from '../../api/deps';
-import { loadConfig } from '../../platform/config';
-import { createLogger } from '../../platform/logger';
+import { loadConfig } from '../../platform/core/config';
+import { createLogger } from '../../platform/core/logger';
 
 // The /docs page's "Website" link is the document's info.contact.url: it names the server the page came
 // from, never a fixed https://localhost. Serving the document needs no database: the app is built the way

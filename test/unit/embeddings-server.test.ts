@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startLocalEmbeddingsServer } from '../../platform/embeddings-server';
-import { freePort } from '../../platform/ports';
+import { startLocalEmbeddingsServer } from '../../dev-servers/embeddings-server';
+import { freePort } from '../../dev-servers/ports';
 
 // The local model's server fails to start cleanly and within its bound, so `npm start` can say so in
 // one line and fall back to the built-in embedder (the successful start is covered by the launcher test).

@@ -1,9 +1,9 @@
 import net from 'node:net';
 import { ServiceError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../platform/config';
-import { DATABASE_RESPONSE_TIMEOUT, watchedSocket } from '../../platform/postgres-watchdog';
-import { deadlineInterceptor, isTemporalUnavailable, withRequestDeadline } from '../../platform/temporal';
+import { loadConfig } from '../../platform/core/config';
+import { DATABASE_RESPONSE_TIMEOUT, watchedSocket } from '../../platform/core/postgres-watchdog';
+import { deadlineInterceptor, isTemporalUnavailable, withRequestDeadline } from '../../platform/core/temporal';
 
 const grpcError = (code: number) => Object.assign(new Error(`${code} grpc`), { code, details: 'x', metadata: {} });
 

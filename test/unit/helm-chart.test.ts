@@ -4,9 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments, parseDocument } from 'yaml';
-import { CONFIG_VARIABLES, loadConfig } from '../../platform/config';
-import { createEmbedder, LOCAL_EMBEDDINGS_MODEL } from '../../platform/embedder';
-import { PROJECT_ROOT } from '../../platform/tools';
+import { CONFIG_VARIABLES, loadConfig } from '../../platform/core/config';
+import { createEmbedder, LOCAL_EMBEDDINGS_MODEL } from '../../platform/adapters/embedders/embedder';
+import { PROJECT_ROOT } from '../../platform/core/tools';
 import { HEARTBEAT_FILE } from '../../worker/heartbeat';
 
 // What the chart promises beyond the schemas scripts/check-chart.sh (npm run check:chart) validates it

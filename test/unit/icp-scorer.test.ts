@@ -3,7 +3,7 @@ import { criteriaProblems, normalizeCountry, normalizeIndustry } from '../../dom
 import { accountFacts, gradeFor, scoreIcpFit } from '../../domain/icp-scoring';
 import { extractFacts, mergeFacts, parseRange, type Criterion, type Fact } from '../../domain/intelligence';
 import { engagementAxis, readinessLabel, timingAxis } from '../../domain/readiness';
-import { extractPageProfile } from '../../platform/web-fetch';
+import { extractPageProfile } from '../../platform/adapters/web/fetch';
 import { ACME_SOFTWARE, companyPages } from '../support/fake-company-site';
 
 const fact = (field: Fact['field'], value: string, confidence = 0.8, source = 'https://acme.example/'): Fact => ({

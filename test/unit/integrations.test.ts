@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { grantedScopes, isInvalidGrant, originAllowed, renderConnectPage, renderErrorPage, tokenRefusal } from '../../domain/integrations';
-import { ConfigError, loadConfig } from '../../platform/config';
-import { CatalogError, loadCatalog } from '../../platform/oauth-catalog';
+import { ConfigError, loadConfig } from '../../platform/core/config';
+import { CatalogError, loadCatalog } from '../../platform/core/oauth-catalog';
 
 const provider = {
   key: 'acme',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { usableThreads } from '../../platform/llm-local';
+import { usableThreads } from '../../platform/adapters/llm/llm-local';
 
 // The local model never gets more threads than the cores left beside the event loop: llama.cpp's threads
 // meet at a barrier every step, and one without a core holds up the rest (docs/performance.md).

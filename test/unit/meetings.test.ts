@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { advance, attendeesOf, effectOf, meetingPlatform, transcriptText, type VendorEvent } from '../../domain/meetings';
-import { verifyWebhook, signWebhook, webhookSecrets } from '../../platform/meeting-vendor';
+import { verifyWebhook, signWebhook, webhookSecrets } from '../../platform/adapters/meetings/vendor';
 
 const event = (name: string, extra: Partial<VendorEvent> = {}): VendorEvent => ({
   webhook_id: 'msg_1',

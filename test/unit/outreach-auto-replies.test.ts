@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { autoReplyHeader, autoReplyKind, fold, resumeAfterAutoReply } from '../../domain/outreach-auto-replies';
+import { autoReplyHeader, autoReplyKind, fold, resumeAfterAutoReply } from '../../domain/outreach/auto-replies';
 
 const headers = (h: Record<string, string>) => (name: string) => h[name.toLowerCase()];
 const none = headers({});

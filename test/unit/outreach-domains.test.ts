@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DOMAIN_NAME, domainStatusOf, judgeRecord, normalizeDomain, requiredRecords } from '../../domain/outreach-domains';
+import { DOMAIN_NAME, domainStatusOf, judgeRecord, normalizeDomain, requiredRecords } from '../../domain/outreach/domains';
 
 const [spf, dkim, dmarc, tracking] = requiredRecords('acme.com', 'MIIBKEY', 'track.example.net');
 const found = (...answers: string[]) => ({ answers });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bounceSummary, bounceVerdict, deliveryStatusBodies, parseDeliveryStatus } from '../../domain/outreach-dsn';
+import { bounceSummary, bounceVerdict, deliveryStatusBodies, parseDeliveryStatus } from '../../domain/outreach/dsn';
 
 // Delivery reports as Postfix, Exchange and Gmail write them (RFC 3464 multipart/report).
 

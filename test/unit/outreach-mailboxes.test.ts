@@ -10,7 +10,7 @@ import {
   warmupVolume,
   type SendingWindow,
   type WarmupSettings,
-} from '../../domain/outreach-mailboxes';
+} from '../../domain/outreach/mailboxes';
 
 const mb = (overrides: Partial<SendingWindow> = {}): SendingWindow => ({
   window_start: '09:00',

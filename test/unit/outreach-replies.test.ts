@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyReply, replyOpening } from '../../domain/outreach-replies';
+import { classifyReply, replyOpening } from '../../domain/outreach/replies';
 
 const reply = (text: string) => classifyReply({ bounce: false, autoReply: null, text });
 

@@ -7,8 +7,8 @@ import {
   sequenceMoveRefusal,
   type SequenceMove,
   type SequenceStatus,
-} from '../../domain/outreach-sequences';
-import { chooseVariant, oneLine, renderTemplate, unknownVariables } from '../../domain/outreach-templates';
+} from '../../domain/outreach/sequences';
+import { chooseVariant, oneLine, renderTemplate, unknownVariables } from '../../domain/outreach/templates';
 import {
   isBounce,
   makeMessageId,
@@ -18,7 +18,7 @@ import {
   replyHeaders,
   replySubject,
   threadCandidates,
-} from '../../domain/outreach-threading';
+} from '../../domain/outreach/threading';
 
 const ORG = '01900000-0000-7000-8000-000000000001';
 const MSG = '01900000-0000-7000-8000-0000000000aa';

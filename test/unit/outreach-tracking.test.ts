@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLICK_SCANNER_SECONDS, OPEN_PREFETCH_SECONDS, classifyClick, classifyOpen, instrumentHtml } from '../../domain/outreach-tracking';
+import { CLICK_SCANNER_SECONDS, OPEN_PREFETCH_SECONDS, classifyClick, classifyOpen, instrumentHtml } from '../../domain/outreach/tracking';
 
 const urls = { pixel: 'https://t.example/p.gif', click: (i: number) => `https://t.example/c/${i}?x=1&y=2` };
 

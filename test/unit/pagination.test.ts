@@ -3,8 +3,8 @@ import '../../api/openapi-registry'; // zod's .openapi()
 import { createApp } from '../../api/app';
 import type { AppDeps } from '../../api/deps';
 import { cursorQuery } from '../../api/pagination';
-import { loadConfig } from '../../platform/config';
-import { createLogger } from '../../platform/logger';
+import { loadConfig } from '../../platform/core/config';
+import { createLogger } from '../../platform/core/logger';
 import { CreatedCursor, KeyCursor, NameCursor, VersionCursor, decodeCursor, encodeCursor } from '../../services/pagination';
 import { DomainError } from '../../domain/errors';
 

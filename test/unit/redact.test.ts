@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { REDACTED, redactSecrets, stringsIn } from '../../platform/redact';
+import { REDACTED, redactSecrets, stringsIn } from '../../platform/core/redact';
 
 const SECRET = 'Echo/S3cret+z9=w&q"ü';
 const ID = 'client-1';

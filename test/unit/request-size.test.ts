@@ -2,9 +2,9 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app';
 import type { AppDeps } from '../../api/deps';
-import { MAX_REQUEST_HEADER_BYTES } from '../../api/server';
-import { loadConfig } from '../../platform/config';
-import { createLogger } from '../../platform/logger';
+import { MAX_REQUEST_HEADER_BYTES } from '../../api/request-limits';
+import { loadConfig } from '../../platform/core/config';
+import { createLogger } from '../../platform/core/logger';
 
 // A request the document allows must reach its route: the longest request line any operation's path and
 // query parameters permit, percent-encoded, fits the server's header limit with room for the other headers

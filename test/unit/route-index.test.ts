@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { createApp } from '../../api/app';
 import type { AppDeps } from '../../api/deps';
 import { indexRoutes } from '../../api/route-index';
-import { loadConfig } from '../../platform/config';
-import { createLogger } from '../../platform/logger';
+import { loadConfig } from '../../platform/core/config';
+import { createLogger } from '../../platform/core/logger';
 
 // The indexed match (api/route-index.ts) answers exactly what @koa/router's full scan answers: the same
 // layers, in the same order, for every path the app declares and for paths it does not.

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebFetchError, addressRange, fetchPage, isBlockedAddress } from '../../platform/web-fetch';
+import { WebFetchError, addressRange, fetchPage, isBlockedAddress } from '../../platform/adapters/web/fetch';
 import { startFakeWebsite, type FakeWebsite } from '../support/fake-website';
 
 // One address of every block of the IANA IPv4 and IPv6 Special-Purpose Address Registries, plus

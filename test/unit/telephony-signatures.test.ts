@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { agentTwiml, twilioStatusCallbackUrl } from '../../platform/dialers/twilio';
-import { twilioSignature, verifyTwilioSignature } from '../../platform/dialers/twilio-signature';
-import { twilioCallStatus, twilioEvent } from '../../platform/dialers/twilio-status';
-import { verifyVapiSecret } from '../../platform/dialers/vapi-signature';
-import { vapiCallStatus, vapiEvent } from '../../platform/dialers/vapi-status';
+import { agentTwiml, twilioStatusCallbackUrl } from '../../platform/adapters/dialers/twilio';
+import { twilioSignature, verifyTwilioSignature } from '../../platform/adapters/dialers/twilio-signature';
+import { twilioCallStatus, twilioEvent } from '../../platform/adapters/dialers/twilio-status';
+import { verifyVapiSecret } from '../../platform/adapters/dialers/vapi-signature';
+import { vapiCallStatus, vapiEvent } from '../../platform/adapters/dialers/vapi-status';
 
 // The providers' callback signatures and status mappings (platform/dialers/).
 

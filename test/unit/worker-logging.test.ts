@@ -4,7 +4,7 @@ import Koa from 'koa';
 import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { requestId } from '../../api/middleware/request-id';
-import { createLogger } from '../../platform/logger';
+import { createLogger } from '../../platform/core/logger';
 import { activityLogContext, activityLogFields } from '../../worker/activity-log-context';
 import { PinoTemporalLogger, temporalRuntimeOptions } from '../../worker/temporal-logger';
 import { interceptors as workflowLogContext } from '../../worker/workflow-log-context';

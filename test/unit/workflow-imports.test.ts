@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../platform/tools';
+import { PROJECT_ROOT } from '../../platform/core/tools';
 
 // Workflow code must stay deterministic: no Node built-ins, no runtime imports of activities, the
 // database or platform code. Only @temporalio/workflow, other workflow files, domain/ and type-only imports.

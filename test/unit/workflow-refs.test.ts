@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../platform/tools';
+import { PROJECT_ROOT } from '../../platform/core/tools';
 import * as registered from '../../workflows';
 
 // A workflow reference names its workflow by a string (services start it without bundling its code):
@@ -33,7 +33,7 @@ describe('workflow references', () => {
 
   it('are how every workflow is started: only services/workflow-client.ts calls the client directly', () => {
     const offenders: string[] = [];
-    for (const folder of ['services', 'activities', 'api', 'worker', 'scripts']) {
+    for (const folder of ['services', 'activities', 'server', 'api', 'worker', 'scripts']) {
       const root = path.join(PROJECT_ROOT, folder);
       for (const file of fs.readdirSync(root, { recursive: true }) as string[]) {
         const relative = path.join(folder, file);

@@ -1,0 +1,152 @@
+import { CallRejected, type CallRequest, type Dialer, type PlacedCall } from './types';
+import type { Logger } from '../../core/logger';
+import type { ProviderCall, ProviderCallStore } from './call-store';
+import { exchange, expectOk, isRequestRefusal, type ProviderResponse } from './http';
+import { reconcileCalls } from './reconcile';
+import { twilioEvent } from './twilio-status';
+
+// Twilio Programmable Voice (REST API 2010-04-01): a call is `POST /Accounts/{AccountSid}/Calls.json`,
+// form-encoded, Basic auth with the account SID and auth token. The callee, once answered, is bridged to
+// the agent's SIP address (`<Dial><Sip>sip:<agent_id>@<SIP_HOST></Sip></Dial>`, the address
+// deploy-as-sip gives), with answering-machine detection on. Progress and outcome come back as signed
+// status callbacks to /telephony/twilio/status?key=<attempt key>; reconcile() reads
+// `GET /Calls/{Sid}.json` for calls whose final callback never came.
+
+/** Where Twilio posts a call's status callbacks (the key of the attempt goes in the query). */
+export const TWILIO_STATUS_PATH = '/telephony/twilio/status';
+
+export interface TwilioDialerOptions {
+  baseUrl: string;
+  accountSid: string;
+  authToken: string;
+  /** Caller id when the attempt names none. */
+  fromNumber: string | null;
+  machineDetection: 'Enable' | 'DetectMessageEnd' | 'off';
+  /** The service's public base URL, which Twilio calls back. */
+  callbackBaseUrl: string;
+  sipHost: string;
+  timeoutMs: number;
+  /** A call is read back by reconcile() only once it is this old. */
+  reconcileAfterMs: number;
+  calls: ProviderCallStore;
+  logger: Logger;
+}
+
+interface TwilioCall {
+  sid: string;
+  status: string;
+  answered_by?: string | null;
+  duration?: string | null;
+  start_time?: string | null;
+  end_time?: string | null;
+  date_created?: string | null;
+}
+
+/** Error codes Twilio answers for a number it will not call (invalid, unreachable, not allowed). */
+const NUMBER_ERRORS = new Set([13223, 13224, 13225, 13226, 13227, 21210, 21211, 21212, 21213, 21214, 21215, 21216, 21217, 21401]);
+
+const escapeXml = (text: string) =>
+  text.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!);
+
+export function twilioStatusCallbackUrl(callbackBaseUrl: string, key: string): string {
+  return `${callbackBaseUrl.replace(/\/+$/, '')}${TWILIO_STATUS_PATH}?key=${encodeURIComponent(key)}`;
+}
+
+/** The TwiML of an answered call: bridge the callee to the agent's SIP address, with the attempt key as a SIP header. */
+export function agentTwiml(agentId: string, sipHost: string, key: string): string {
+  const uri = `sip:${agentId}@${sipHost}?X-Call-Key=${encodeURIComponent(key)}`;
+  return `<?xml version="1.0" encoding="UTF-8"?><Response><Dial answerOnBridge="true"><Sip>${escapeXml(uri)}</Sip></Dial></Response>`;
+}
+
+function refusal(r: ProviderResponse): string | null {
+  const body = (typeof r.body === 'object' && r.body ? r.body : {}) as { code?: number; message?: string };
+  if (body.code && NUMBER_ERRORS.has(body.code)) return `twilio_${body.code}: ${body.message ?? 'number refused'}`;
+  return isRequestRefusal(r.status) ? `twilio_${body.code ?? r.status}: ${body.message ?? 'request refused'}` : null;
+}
+
+export function createTwilioDialer(options: TwilioDialerOptions): Dialer {
+  const { calls, logger } = options;
+  const accountPath = `${options.baseUrl.replace(/\/+$/, '')}/2010-04-01/Accounts/${options.accountSid}`;
+  const headers = {
+    Authorization: `Basic ${Buffer.from(`${options.accountSid}:${options.authToken}`).toString('base64')}`,
+    Accept: 'application/json',
+  };
+
+  const get = (path: string, what: string) => exchange(`${accountPath}${path}`, { method: 'GET', headers }, options.timeoutMs, what);
+
+  /**
+   * A call an earlier request of this key placed although its answer was lost: Twilio's list of calls
+   * to the number from the caller id, created since that request (the list cannot filter on our key).
+   */
+  async function findPlaced(row: ProviderCall): Promise<string | null> {
+    const query = new URLSearchParams({ To: row.phone_number, PageSize: '20' });
+    if (row.from_number) query.set('From', row.from_number);
+    const response = await get(`/Calls.json?${query}`, 'Twilio list calls');
+    expectOk(response, 'Twilio list calls', () => null);
+    const since = row.requested_at.getTime() - 60_000;
+    const list = ((response.body as { calls?: TwilioCall[] }).calls ?? []).filter(
+      (c) => !c.date_created || Date.parse(c.date_created) >= since,
+    );
+    return list.length ? list[list.length - 1]!.sid : null;
+  }
+
+  return {
+    name: 'twilio',
+
+    async placeCall(request: CallRequest): Promise<PlacedCall> {
+      const from = request.from ?? options.fromNumber;
+      if (!from) throw new CallRejected('no_caller_id: neither the campaign nor the contact names an agent_number');
+      if (!request.agent_id) throw new CallRejected('agent_not_found');
+      const row = await calls.begin({
+        idempotency_key: request.idempotency_key,
+        org_id: request.org_id,
+        provider: 'twilio',
+        phone_number: request.to,
+        from_number: from,
+      });
+      if (row.provider_call_id) return { provider_call_id: row.provider_call_id };
+      if (row.requests > 1) {
+        const sid = await findPlaced(row);
+        if (sid) {
+          await calls.placed('twilio', request.idempotency_key, sid);
+          return { provider_call_id: sid };
+        }
+      }
+      const form = new URLSearchParams({
+        To: request.to,
+        From: from,
+        Twiml: agentTwiml(request.agent_id, options.sipHost, request.idempotency_key),
+        StatusCallback: twilioStatusCallbackUrl(options.callbackBaseUrl, request.idempotency_key),
+        StatusCallbackMethod: 'POST',
+      });
+      for (const event of ['initiated', 'ringing', 'answered', 'completed']) form.append('StatusCallbackEvent', event);
+      if (options.machineDetection !== 'off') form.set('MachineDetection', options.machineDetection);
+      const response = await exchange(
+        `${accountPath}/Calls.json`,
+        { method: 'POST', headers: { ...headers, 'Content-Type': 'application/x-www-form-urlencoded' }, body: form.toString() },
+        options.timeoutMs,
+        'Twilio create call',
+      );
+      expectOk(response, 'Twilio create call', refusal);
+      const sid = (response.body as { sid?: string }).sid;
+      if (!sid) throw new Error('Twilio create call answered without a call sid');
+      await calls.placed('twilio', request.idempotency_key, sid);
+      return { provider_call_id: sid };
+    },
+
+    reconcile: (orgId: string, keys: string[]) =>
+      reconcileCalls({ calls, logger, provider: 'Twilio', afterMs: options.reconcileAfterMs }, orgId, keys, async (row) => {
+        const response = await get(`/Calls/${encodeURIComponent(row.provider_call_id!)}.json`, 'Twilio fetch call');
+        expectOk(response, 'Twilio fetch call', () => null);
+        const call = response.body as TwilioCall;
+        return twilioEvent(row.idempotency_key, {
+          sid: call.sid,
+          status: call.status,
+          answeredBy: call.answered_by ?? undefined,
+          duration: call.duration,
+          startedAt: call.start_time,
+          endedAt: call.end_time,
+        });
+      }),
+  };
+}
