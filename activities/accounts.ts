@@ -8,3 +8,6 @@ export function createAccountActivities(deps: ActivityDeps) {
     refreshAccountHealth: (input: AccountHealthInput) => recordAccountHealth(deps, input),
   };
 }
+
+/** What the accounts workflows may call: their `proxyActivities<AccountActivities>` type. */
+export type AccountActivities = ReturnType<typeof createAccountActivities>;

@@ -1,13 +1,12 @@
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
 import type { ChatModel } from '../platform/adapters/llm/chat-model';
 import { createChatModel } from '../platform/adapters/llm/chat-model-factory';
-import { LocalModelError } from '../platform/adapters/llm/llm-local';
 import { applyDecision } from '../services/ai-chat/approvals';
 import { runModelStep, type StepInput } from '../services/ai-chat/model-step';
 import { runTools } from '../services/ai-chat/tools';
 import { endTurn } from '../services/ai-chat/turns';
 import type { ActivityDeps } from './deps';
+import { classify, MODEL_MISSING } from './failures';
 
 export function createAiChatActivities(deps: ActivityDeps) {
   // The OpenAI-compatible server with LLM_BASE_URL, else the local model (platform/adapters/llm/chat-model-factory.ts).
@@ -26,10 +25,7 @@ export function createAiChatActivities(deps: ActivityDeps) {
       } catch (error) {
         // Canceled by a stop: report the cancellation itself, so the workflow sees a canceled activity.
         if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason;
-        // The model is not installed: retrying cannot help; the turn ends with this message.
-        if (error instanceof LocalModelError && error.code === 'missing')
-          throw ApplicationFailure.nonRetryable(error.message, 'ModelRefused');
-        throw error;
+        throw classify(error, [MODEL_MISSING]);
       }
     },
     aiChatRunTools: (input: Parameters<typeof runTools>[1]) => runTools(deps, input),
@@ -37,3 +33,6 @@ export function createAiChatActivities(deps: ActivityDeps) {
     aiChatEndTurn: (input: Parameters<typeof endTurn>[1]) => endTurn(deps, input),
   };
 }
+
+/** What the ai-chat workflows may call: their `proxyActivities<AiChatActivities>` type. */
+export type AiChatActivities = ReturnType<typeof createAiChatActivities>;

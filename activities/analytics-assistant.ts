@@ -1,10 +1,9 @@
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
 import type { ChatModel } from '../platform/adapters/llm/chat-model';
 import { createChatModel } from '../platform/adapters/llm/chat-model-factory';
-import { LocalModelError } from '../platform/adapters/llm/llm-local';
 import { endTurn, modelStep, runSqlCall } from '../services/analytics-assistant/turn-steps';
 import type { ActivityDeps } from './deps';
+import { classify, MODEL_MISSING } from './failures';
 
 export function createAnalyticsAssistantActivities(deps: ActivityDeps) {
   // The OpenAI-compatible server with LLM_BASE_URL, else the local model (platform/adapters/llm/chat-model-factory.ts).
@@ -20,12 +19,13 @@ export function createAnalyticsAssistantActivities(deps: ActivityDeps) {
           signal: ctx.cancellationSignal,
         });
       } catch (error) {
-        if (error instanceof LocalModelError && error.code === 'missing')
-          throw ApplicationFailure.nonRetryable(error.message, 'ModelRefused');
-        throw error;
+        throw classify(error, [MODEL_MISSING]);
       }
     },
     analyticsRunSql: (input: Parameters<typeof runSqlCall>[1]) => runSqlCall(deps, input),
     analyticsEndTurn: (input: Parameters<typeof endTurn>[1]) => endTurn(deps, input),
   };
 }
+
+/** What the analytics-assistant workflows may call: their `proxyActivities<AnalyticsAssistantActivities>` type. */
+export type AnalyticsAssistantActivities = ReturnType<typeof createAnalyticsAssistantActivities>;

@@ -1,22 +1,14 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { INVALID_MOVE } from '../domain/campaigns';
-import { isDomainError } from '../domain/errors';
 import { createDispatchCycle } from '../services/campaigns/dispatch';
 import { applyMove, completeIfSettled, openCampaign } from '../services/campaigns/lifecycle';
 import type { CampaignStepInput, DispatchCycleInput, MoveCampaignInput } from '../workflows/campaign-messages';
 import type { ActivityDeps } from './deps';
+import { classified, onDomain } from './failures';
 
-/** A refused move or a missing row cannot change on retry: fail the activity for good. */
-async function nonRetryableDomain<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (isDomainError(error, 'conflict')) throw ApplicationFailure.nonRetryable(error.detail, INVALID_MOVE);
-    if (isDomainError(error, 'not_found')) throw ApplicationFailure.nonRetryable(error.detail, 'CampaignMissing');
-    throw error;
-  }
-}
+/** A refused move or a missing row cannot change on retry: the activity fails for good. */
+const MOVE_FAILURES = [onDomain('conflict', INVALID_MOVE), onDomain('not_found', 'CampaignMissing')];
 
 export function createCampaignActivities(deps: ActivityDeps) {
   // The worker's own client, taken from the first activity that runs; the simulated dialer reports
@@ -31,10 +23,10 @@ export function createCampaignActivities(deps: ActivityDeps) {
 
     /** Stores a move the workflow accepted; a row elsewhere than the table allows refuses it for good. */
     moveCampaign: (input: MoveCampaignInput) =>
-      nonRetryableDomain(() => applyMove({ ...deps, temporal: temporal() }, input.orgId, input.campaignId, input.move, input.actor)),
+      classified(MOVE_FAILURES, () => applyMove({ ...deps, temporal: temporal() }, input.orgId, input.campaignId, input.move, input.actor)),
 
     completeCampaignIfSettled: ({ campaignId, orgId }: CampaignStepInput) =>
-      nonRetryableDomain(() => completeIfSettled(deps, orgId, campaignId)),
+      classified(MOVE_FAILURES, () => completeIfSettled(deps, orgId, campaignId)),
 
     /** One turn of the organization's dispatcher (services/campaigns/dispatch.ts); it heartbeats while dialing. */
     runDispatchCycle: (input: DispatchCycleInput) => {
@@ -44,3 +36,6 @@ export function createCampaignActivities(deps: ActivityDeps) {
     },
   };
 }
+
+/** What the campaigns workflows may call: their `proxyActivities<CampaignActivities>` type. */
+export type CampaignActivities = ReturnType<typeof createCampaignActivities>;

@@ -22,3 +22,6 @@ export function createHealthActivities({ sql, storage }: ActivityDeps) {
     },
   };
 }
+
+/** What the health workflows may call: their `proxyActivities<HealthActivities>` type. */
+export type HealthActivities = ReturnType<typeof createHealthActivities>;

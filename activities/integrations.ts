@@ -10,3 +10,6 @@ export function createIntegrationActivities(deps: ActivityDeps) {
   catalogOf(deps.config);
   return {};
 }
+
+/** What the integrations workflows may call: their `proxyActivities<IntegrationActivities>` type. */
+export type IntegrationActivities = ReturnType<typeof createIntegrationActivities>;

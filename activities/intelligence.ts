@@ -1,25 +1,26 @@
 import * as icpFit from '../services/intelligence/icp-fit';
 import * as research from '../services/intelligence/research';
-import type { IntelligenceRunInput } from '../workflows/intelligence-messages';
+import type {
+  IcpFitChunk,
+  IcpFitFinish,
+  IntelligenceRunInput,
+  ResearchClosing,
+  ResearchPageStep,
+} from '../workflows/intelligence-messages';
 import type { ActivityDeps } from './deps';
 
 /** The research and ICP-fit workflows' side effects; each returns only what the workflow needs. */
 export function createIntelligenceActivities(deps: ActivityDeps) {
   return {
     openResearchRun: ({ orgId, runId }: IntelligenceRunInput) => research.openResearchRun(deps, orgId, runId),
-    researchPage: ({ orgId, runId, url }: IntelligenceRunInput & { url: string }) => research.researchPage(deps, orgId, runId, url),
+    researchPage: ({ orgId, runId, url }: ResearchPageStep) => research.researchPage(deps, orgId, runId, url),
     finishResearchRun: ({ orgId, runId }: IntelligenceRunInput) => research.finishResearchRun(deps, orgId, runId),
-    closeResearchRun: ({ orgId, runId, status, error }: IntelligenceRunInput & { status: 'cancelled' | 'failed'; error?: string }) =>
-      research.closeResearchRun(deps, orgId, runId, status, error),
+    closeResearchRun: ({ orgId, runId, status, error }: ResearchClosing) => research.closeResearchRun(deps, orgId, runId, status, error),
     openIcpFitRun: ({ orgId, runId }: IntelligenceRunInput) => icpFit.openIcpFitRun(deps, orgId, runId),
-    scoreIcpFitChunk: ({ orgId, runId, from }: IntelligenceRunInput & { from: number }) =>
-      icpFit.scoreIcpFitChunk(deps, orgId, runId, from),
-    finishIcpFitRun: ({
-      orgId,
-      runId,
-      status,
-      error,
-    }: IntelligenceRunInput & { status: 'completed' | 'failed' | 'cancelled'; error?: string }) =>
-      icpFit.finishIcpFitRun(deps, orgId, runId, status, error),
+    scoreIcpFitChunk: ({ orgId, runId, from }: IcpFitChunk) => icpFit.scoreIcpFitChunk(deps, orgId, runId, from),
+    finishIcpFitRun: ({ orgId, runId, status, error }: IcpFitFinish) => icpFit.finishIcpFitRun(deps, orgId, runId, status, error),
   };
 }
+
+/** What the intelligence workflows may call: their `proxyActivities<IntelligenceActivities>` type. */
+export type IntelligenceActivities = ReturnType<typeof createIntelligenceActivities>;

@@ -1,8 +1,11 @@
 import { Context } from '@temporalio/activity';
-import { ApplicationFailure } from '@temporalio/common';
 import * as ingestion from '../services/knowledge-base/ingestion';
-import type { GenerationStep, KnowledgeSourceIngestionInput } from '../workflows/knowledge-base-messages';
+import type { GenerationStep, IngestionFailure, KnowledgeSourceIngestionInput } from '../workflows/knowledge-base-messages';
 import type { ActivityDeps } from './deps';
+import { classified, onError } from './failures';
+
+/** A failure no retry can fix ends the activity at once; anything else is retried by its policy. */
+const INGESTION_FAILURES = [onError(ingestion.PermanentIngestionError, 'IngestionFailed')];
 
 export function createKnowledgeBaseActivities(deps: ActivityDeps) {
   return {
@@ -12,7 +15,7 @@ export function createKnowledgeBaseActivities(deps: ActivityDeps) {
     },
     /** Extract and chunk; the number of chunks written, or null when the source is gone. */
     async kbExtractAndChunk({ orgId, sourceId, generation }: GenerationStep): Promise<number | null> {
-      return permanentAsNonRetryable(async () => (await ingestion.extractAndChunk(deps, orgId, sourceId, generation)) ?? null);
+      return classified(INGESTION_FAILURES, async () => (await ingestion.extractAndChunk(deps, orgId, sourceId, generation)) ?? null);
     },
     /**
      * Embeds one batch; how many chunks it embedded (0 when none is left). Heartbeats while the model
@@ -24,23 +27,15 @@ export function createKnowledgeBaseActivities(deps: ActivityDeps) {
       context.heartbeat();
       const beat = setInterval(() => context.heartbeat(), 2000);
       try {
-        return await permanentAsNonRetryable(() => ingestion.embedBatch(deps, orgId, sourceId, generation));
+        return await classified(INGESTION_FAILURES, () => ingestion.embedBatch(deps, orgId, sourceId, generation));
       } finally {
         clearInterval(beat);
       }
     },
     kbPublishIngestion: ({ orgId, sourceId, generation }: GenerationStep) => ingestion.publishIngestion(deps, orgId, sourceId, generation),
-    kbFailIngestion: ({ orgId, sourceId, reason }: KnowledgeSourceIngestionInput & { reason: string }) =>
-      ingestion.failIngestion(deps, orgId, sourceId, reason),
+    kbFailIngestion: ({ orgId, sourceId, reason }: IngestionFailure) => ingestion.failIngestion(deps, orgId, sourceId, reason),
   };
 }
 
-/** A failure no retry can fix ends the activity at once; anything else is retried by its policy. */
-async function permanentAsNonRetryable<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (error instanceof ingestion.PermanentIngestionError) throw ApplicationFailure.nonRetryable(error.message, 'IngestionFailed');
-    throw error;
-  }
-}
+/** What the knowledge-base workflows may call: their `proxyActivities<KnowledgeBaseActivities>` type. */
+export type KnowledgeBaseActivities = ReturnType<typeof createKnowledgeBaseActivities>;

@@ -1,18 +1,12 @@
-import { ApplicationFailure } from '@temporalio/activity';
 import { createMeetingVendor, VendorRejected } from '../platform/adapters/meetings/vendor';
 import * as bots from '../services/meeting-bots';
-import type { BotEnding, BotEvents, BotRecording, BotRef, BotTranscript } from '../workflows/meeting-messages';
+import type { BotEnding, BotEvents, BotRecording, BotRef, BotTranscript, VendorBotRef } from '../workflows/meeting-messages';
 import type { ActivityDeps } from './deps';
+import { classified, finalFailure, onError } from './failures';
 
 /** A vendor refusal is final: retrying the same request cannot help. */
-async function vendorCall<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    if (error instanceof VendorRejected) throw ApplicationFailure.nonRetryable(error.message, 'VendorRejected');
-    throw error;
-  }
-}
+const VENDOR_FAILURES = [onError(VendorRejected, 'VendorRejected')];
+const vendorCall = <T>(call: () => Promise<T>): Promise<T> => classified(VENDOR_FAILURES, call);
 
 /** The meetingBotWorkflow's steps (services/meeting-bots.ts), on the worker's one meeting vendor. */
 export function createMeetingActivities(deps: ActivityDeps) {
@@ -24,15 +18,18 @@ export function createMeetingActivities(deps: ActivityDeps) {
     /** A bot deleted meanwhile is final. */
     async createVendorBot(input: BotRef): Promise<{ vendor_bot_id: string }> {
       const created = await vendorCall(() => bots.createVendorBot(botDeps, input));
-      if (!created) throw ApplicationFailure.nonRetryable('meeting bot no longer exists', 'BotGone');
+      if (!created) throw finalFailure('BotGone', 'meeting bot no longer exists');
       return created;
     },
 
     recordMeetingBotEvents: (input: BotEvents) => bots.recordMeetingBotEvents(deps, input),
     finishMeetingBot: (input: BotEnding) => bots.finishMeetingBot(deps, input),
-    removeVendorBot: (input: { vendorBotId: string }) => vendorCall(() => bots.removeVendorBot(botDeps, input)),
-    findVendorRecording: (input: { vendorBotId: string }) => vendorCall(() => bots.findVendorRecording(botDeps, input)),
+    removeVendorBot: (input: VendorBotRef) => vendorCall(() => bots.removeVendorBot(botDeps, input)),
+    findVendorRecording: (input: VendorBotRef) => vendorCall(() => bots.findVendorRecording(botDeps, input)),
     requestMeetingTranscript: (input: BotRecording) => vendorCall(() => bots.requestMeetingTranscript(botDeps, input)),
     ingestMeetingTranscript: (input: BotTranscript) => vendorCall(() => bots.ingestMeetingTranscript(botDeps, input)),
   };
 }
+
+/** What the meetings workflows may call: their `proxyActivities<MeetingActivities>` type. */
+export type MeetingActivities = ReturnType<typeof createMeetingActivities>;

@@ -30,3 +30,6 @@ export function createNotificationActivities(deps: ActivityDeps, mail?: MailTran
     buildNotificationDigests: (input: BuildDigestsInput) => buildDigests(deps, input.orgId, new Date(input.until)),
   };
 }
+
+/** What the notifications workflows may call: their `proxyActivities<NotificationActivities>` type. */
+export type NotificationActivities = ReturnType<typeof createNotificationActivities>;

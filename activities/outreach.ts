@@ -12,3 +12,6 @@ export function createOutreachActivities(deps: ActivityDeps) {
     pollOutreachMailbox: (input: ImapPollInput) => pollMailbox(deps, input),
   };
 }
+
+/** What the outreach workflows may call: their `proxyActivities<OutreachActivities>` type. */
+export type OutreachActivities = ReturnType<typeof createOutreachActivities>;

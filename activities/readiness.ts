@@ -9,3 +9,6 @@ export function createReadinessActivities(deps: ActivityDeps) {
     refreshStaleReadinessPage: (input: StalePageInput) => refreshStalePage(deps, input),
   };
 }
+
+/** What the readiness workflows may call: their `proxyActivities<ReadinessActivities>` type. */
+export type ReadinessActivities = ReturnType<typeof createReadinessActivities>;

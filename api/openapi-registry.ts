@@ -132,6 +132,7 @@ function finishDocument(document: Json): void {
     }
   }
   addLinks(paths, resolve);
+  excludeNul(paths, resolve);
   boundIntegers(document);
   pruneComponents(document, components);
 }
@@ -298,6 +299,51 @@ export function operationIdOf(method: string, path: string): string {
   return camel([resolvedVerb, ...words.flatMap((w) => w.split(/(?=[A-Z])/)).map((w) => w.toLowerCase())]);
 }
 
+/** A string without U+0000: the pattern the document gives request text that has none narrower. */
+export const NO_NUL_PATTERN = '^[^\\u0000]*$';
+
+/**
+ * U+0000 in any request text (a query or path parameter, a JSON or form field, a property name) is 422
+ * (api/middleware/request-text.ts): Postgres text and jsonb cannot hold it. The document says so once,
+ * here: every string of a parameter or a JSON or form body with no pattern, format, enum or const of its
+ * own gets NO_NUL_PATTERN, and every object with free property names gets it as `propertyNames`.
+ * Components reached from a request are changed in place; an answer holds no U+0000 either.
+ */
+function excludeNul(paths: Record<string, Record<string, Json>>, resolve: (schema: Json | undefined) => Json | undefined): void {
+  const seen = new Set<Json>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item);
+      return;
+    }
+    const schema = resolve(node as Json | undefined);
+    if (!schema || typeof schema !== 'object' || seen.has(schema)) return;
+    seen.add(schema);
+    const types = [schema.type].flat();
+    const free = schema.pattern === undefined && schema.format === undefined && schema.enum === undefined && schema.const === undefined;
+    if (types.includes('string') && free) schema.pattern = NO_NUL_PATTERN;
+    const openKeys = schema.additionalProperties !== undefined && schema.additionalProperties !== false;
+    if (types.includes('object') && openKeys && schema.propertyNames === undefined) schema.propertyNames = { pattern: NO_NUL_PATTERN };
+    for (const [key, value] of Object.entries(schema)) {
+      if (['example', 'examples', 'default', 'const', 'enum', 'description', 'not'].includes(key)) continue;
+      if (key === 'properties' || key === 'patternProperties' || key === '$defs')
+        for (const child of Object.values(value as Json)) visit(child);
+      else if (value && typeof value === 'object') visit(value);
+    }
+  };
+  for (const item of Object.values(paths)) {
+    for (const method of METHODS) {
+      const operation = item[method];
+      if (!operation) continue;
+      for (const parameter of (operation.parameters as Json[] | undefined) ?? [])
+        if (parameter.in === 'query' || parameter.in === 'path') visit(parameter.schema);
+      const content = (operation.requestBody as { content?: Record<string, { schema?: Json }> } | undefined)?.content ?? {};
+      for (const [type, media] of Object.entries(content))
+        if (type === 'application/json' || type === 'application/x-www-form-urlencoded') visit(media.schema);
+    }
+  }
+}
+
 /** Integers the server takes are safe integers (zod's int): the document says so wherever it says nothing narrower. */
 function boundIntegers(node: unknown): void {
   if (Array.isArray(node)) {
@@ -312,5 +358,10 @@ function boundIntegers(node: unknown): void {
     if (schema.minimum === undefined && schema.exclusiveMinimum === undefined) schema.minimum = Number.MIN_SAFE_INTEGER;
   }
   if (schema['x-capped']) delete schema['x-capped'];
+  // A text trimmed before its length is checked (domain/trimmed-text.ts): its pattern bounds the trimmed length.
+  if (schema['x-trimmed']) {
+    delete schema.maxLength;
+    delete schema['x-trimmed'];
+  }
   for (const value of Object.values(schema)) boundIntegers(value);
 }

@@ -243,20 +243,20 @@ export interface PublishRequest {
  * pass. Publishing an already published version writes nothing to it and makes it the agent's served
  * version again (a rollback), moving the numbers as asked.
  */
-export async function publishVersion(tx: Db, p: PublishRequest): Promise<PublishOutcome> {
-  const agent = await getAgent(tx, p.orgId, p.agentId, { forUpdate: true });
+export async function publishVersion(db: Db, p: PublishRequest): Promise<PublishOutcome> {
+  const agent = await getAgent(db, p.orgId, p.agentId, { forUpdate: true });
   if (!agent) return { ok: false, reason: 'agent_not_found' };
-  const version = await getVersion(tx, p.orgId, p.agentId, p.version, { forUpdate: true });
+  const version = await getVersion(db, p.orgId, p.agentId, p.version, { forUpdate: true });
   if (!version) return { ok: false, reason: 'version_not_found' };
   const refusal = publishRefusal(version);
   if (refusal) return { ok: false, reason: refusal };
-  const rows = await lockNumbers(tx, p.orgId, [...p.assign, ...p.unassign]);
+  const rows = await lockNumbers(db, p.orgId, [...p.assign, ...p.unassign]);
   const byNumber = new Map(rows.map((r) => [r.number, r]));
   const missing = [...p.assign, ...p.unassign].filter((n) => !byNumber.has(n));
   if (missing.length) return { ok: false, reason: 'unknown_numbers', numbers: [...new Set(missing)] };
 
-  const published = await markPublished(tx, p.orgId, p.agentId, p.version, p.actor);
-  await setPublishedVersion(tx, p.orgId, p.agentId, p.version, p.actor);
+  const published = await markPublished(db, p.orgId, p.agentId, p.version, p.actor);
+  await setPublishedVersion(db, p.orgId, p.agentId, p.version, p.actor);
   const affected: AffectedNumber[] = [];
   for (const [numbers, assign] of [
     [p.assign, true],
@@ -268,10 +268,10 @@ export async function publishVersion(tx: Db, p: PublishRequest): Promise<Publish
         const holder = direction === 'inbound' ? row.inbound_agent_id : row.outbound_agent_id;
         const base = { id: row.id, number, direction, previous_agent_id: holder };
         if (assign && holder !== p.agentId) {
-          await setHolder(tx, row.id, direction, p.agentId);
+          await setHolder(db, row.id, direction, p.agentId);
           affected.push({ ...base, action: 'assigned', agent_id: p.agentId });
         } else if (!assign && holder === p.agentId) {
-          await setHolder(tx, row.id, direction, null);
+          await setHolder(db, row.id, direction, null);
           affected.push({ ...base, action: 'unassigned', agent_id: null });
         } else {
           affected.push({ ...base, action: 'unchanged', agent_id: holder });

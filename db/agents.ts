@@ -1,6 +1,7 @@
 import type postgres from 'postgres';
 import { newId } from '../platform/core/ids';
 import { containsPattern, type Db } from './client';
+import { keysetPage } from './kit/keyset';
 
 export type { Db };
 type Json = postgres.JSONValue;
@@ -105,12 +106,7 @@ export async function listAgents(
   if (filters.updated_before) where.push(db`updated_at < ${filters.updated_before}::timestamptz`);
   if (filters.updated_after) where.push(db`updated_at > ${filters.updated_after}::timestamptz`);
   const matching = where.reduce((acc, cond) => db`${acc} AND ${cond}`);
-  const after = page.after ? db`AND (created_at, id) < (${page.after.t}::timestamptz, ${page.after.id}::uuid)` : db``;
-  const rows = await db<(AgentRow & { cursor_t: string })[]>`
-    SELECT *, created_at::text AS cursor_t FROM agents WHERE ${matching} ${after}
-    ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1}`;
-  const [count] = await db<{ total: number }[]>`SELECT count(*)::int AS total FROM agents WHERE ${matching}`;
-  return { rows, total: count!.total };
+  return keysetPage<AgentRow>(db, { select: db`*`, from: db`agents`, where: matching, ...page });
 }
 
 export interface AgentStatistics {
@@ -145,30 +141,4 @@ export async function listWidgets(db: Db, orgId: string, agentId: string): Promi
   return db<WidgetRow[]>`
     SELECT id, agent_id, name, config, allowed_origins, created_at, updated_at FROM agent_widgets
     WHERE org_id = ${orgId} AND agent_id = ${agentId} ORDER BY created_at, id`;
-}
-
-export interface SipEndpointRow {
-  agent_id: string;
-  sip_uri: string;
-  created_by: string | null;
-  created_at: Date;
-}
-
-export async function getSipEndpoint(db: Db, orgId: string, agentId: string): Promise<SipEndpointRow | undefined> {
-  const [row]: [SipEndpointRow?] = await db`
-    SELECT agent_id, sip_uri, created_by, created_at FROM agent_sip_endpoints WHERE org_id = ${orgId} AND agent_id = ${agentId}`;
-  return row;
-}
-
-/** Creates the endpoint, or returns the one already there (deploying twice changes nothing). */
-export async function upsertSipEndpoint(db: Db, orgId: string, agentId: string, sipUri: string, actor: string): Promise<SipEndpointRow> {
-  const [row] = await db<SipEndpointRow[]>`
-    INSERT INTO agent_sip_endpoints (agent_id, org_id, sip_uri, created_by) VALUES (${agentId}, ${orgId}, ${sipUri}, ${actor})
-    ON CONFLICT (agent_id) DO UPDATE SET sip_uri = EXCLUDED.sip_uri
-    RETURNING agent_id, sip_uri, created_by, created_at`;
-  return row!;
-}
-
-export async function deleteSipEndpoint(db: Db, orgId: string, agentId: string): Promise<void> {
-  await db`DELETE FROM agent_sip_endpoints WHERE org_id = ${orgId} AND agent_id = ${agentId}`;
 }

@@ -1,6 +1,7 @@
 import type { Db, Sql } from './client';
 import type { TranscriptMessage } from '../domain/ai-chat';
 import type { UiMessage, UiPart } from '../domain/ui-message-stream';
+import { keysetPage } from './kit/keyset';
 
 type Json = Parameters<Sql['json']>[0];
 
@@ -89,15 +90,12 @@ export async function listChats(
   ownerId: string,
   page: { limit: number; after?: { t: string; id: string } },
 ): Promise<{ rows: (ChatRow & { cursor_t: string })[]; total: number }> {
-  const after = page.after ? db`AND (created_at, id) < (${page.after.t}::timestamptz, ${page.after.id}::uuid)` : db``;
-  const rows = await db<(ChatRow & { cursor_t: string })[]>`
-    SELECT *, created_at::text AS cursor_t FROM ai_chats
-    WHERE org_id = ${orgId} AND owner_user_id = ${ownerId} ${after}
-    ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1}`;
-  const [count] = await db<
-    { total: number }[]
-  >`SELECT count(*)::int AS total FROM ai_chats WHERE org_id = ${orgId} AND owner_user_id = ${ownerId}`;
-  return { rows, total: count!.total };
+  return keysetPage<ChatRow>(db, {
+    select: db`*`,
+    from: db`ai_chats`,
+    where: db`org_id = ${orgId} AND owner_user_id = ${ownerId}`,
+    ...page,
+  });
 }
 
 export async function deleteChat(db: Db, orgId: string, chatId: string): Promise<void> {

@@ -1,6 +1,7 @@
 import type { AssistantTranscript } from '../domain/analytics-assistant';
 import type { UiPart } from '../domain/ui-message-stream';
 import type { Db, Sql } from './client';
+import { keysetPage } from './kit/keyset';
 
 type Json = Parameters<Sql['json']>[0];
 
@@ -60,14 +61,12 @@ export async function listConversations(
   ownerId: string,
   page: { limit: number; after?: { t: string; id: string } },
 ): Promise<{ rows: (ConversationRow & { cursor_t: string })[]; total: number }> {
-  const after = page.after ? db`AND (created_at, id) < (${page.after.t}::timestamptz, ${page.after.id}::uuid)` : db``;
-  const rows = await db<(ConversationRow & { cursor_t: string })[]>`
-    SELECT *, created_at::text AS cursor_t FROM analytics_conversations
-    WHERE org_id = ${orgId} AND owner_user_id = ${ownerId} ${after}
-    ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1}`;
-  const [count] = await db<{ total: number }[]>`
-    SELECT count(*)::int AS total FROM analytics_conversations WHERE org_id = ${orgId} AND owner_user_id = ${ownerId}`;
-  return { rows, total: count!.total };
+  return keysetPage<ConversationRow>(db, {
+    select: db`*`,
+    from: db`analytics_conversations`,
+    where: db`org_id = ${orgId} AND owner_user_id = ${ownerId}`,
+    ...page,
+  });
 }
 
 export async function setActiveTurn(db: Db, orgId: string, id: string, turnId: string): Promise<void> {

@@ -1,6 +1,7 @@
 import { FINAL_CALL_STATUSES, isFinalCallStatus, type ContactState } from '../domain/campaigns';
 import { newId } from '../platform/core/ids';
 import type { Db } from './client';
+import { keysetRows } from './kit/keyset';
 
 export interface NewContact {
   external_id?: string | null;
@@ -63,10 +64,10 @@ const isoOrNull = (d: Date | null) => d?.toISOString() ?? null;
 /** postgres.js keeps one statement under 65,535 parameters; 14 columns a row. */
 const INSERT_CHUNK = 2000;
 
-const json = (sql: Db, value: Record<string, unknown> | null | undefined) => (value == null ? null : sql.json(value as never));
+const json = (db: Db, value: Record<string, unknown> | null | undefined) => (value == null ? null : db.json(value as never));
 
 /** Stores contacts as pending, first due at their scheduled_at (or now). */
-export async function insertContacts(sql: Db, orgId: string, campaignId: string, contacts: NewContact[]): Promise<number> {
+export async function insertContacts(db: Db, orgId: string, campaignId: string, contacts: NewContact[]): Promise<number> {
   const now = new Date();
   const rows = contacts.map((c) => {
     const scheduled = c.scheduled_at ? new Date(c.scheduled_at) : null;
@@ -79,44 +80,45 @@ export async function insertContacts(sql: Db, orgId: string, campaignId: string,
       timezone: c.timezone ?? null,
       scheduled_at: scheduled,
       agent_id: c.agent_id ?? null,
-      agent_config: json(sql, c.agent_config),
+      agent_config: json(db, c.agent_config),
       agent_number: c.agent_number ?? null,
       agent_version: c.agent_version ?? null,
       initial_context: c.initial_context ?? null,
-      data: json(sql, c.data),
+      data: json(db, c.data),
       next_attempt_at: scheduled ?? now,
     };
   });
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-    await sql`INSERT INTO campaign_contacts ${sql(rows.slice(i, i + INSERT_CHUNK))}`;
+    await db`INSERT INTO campaign_contacts ${db(rows.slice(i, i + INSERT_CHUNK))}`;
   }
   return rows.length;
 }
 
 export async function listContacts(
-  sql: Db,
+  db: Db,
   orgId: string,
   campaignId: string,
   options: { status?: ContactState; limit: number; after?: { t: string; id: string } },
 ): Promise<(ContactRow & { cursor_t: string })[]> {
   const { status, limit, after } = options;
-  return sql<(ContactRow & { cursor_t: string })[]>`
-    SELECT *, created_at::text AS cursor_t FROM campaign_contacts
-    WHERE org_id = ${orgId} AND campaign_id = ${campaignId}
-      ${status ? sql`AND status = ${status}` : sql``}
-      ${after ? sql`AND (created_at, id) > (${after.t}::text::timestamptz, ${after.id}::uuid)` : sql``}
-    ORDER BY created_at, id
-    LIMIT ${limit + 1}`;
+  return keysetRows<ContactRow>(db, {
+    select: db`*`,
+    from: db`campaign_contacts`,
+    where: db`org_id = ${orgId} AND campaign_id = ${campaignId} ${status ? db`AND status = ${status}` : db``}`,
+    order: 'asc',
+    limit,
+    after,
+  });
 }
 
-export async function countContacts(sql: Db, orgId: string, campaignId: string, status?: ContactState): Promise<number> {
-  const [row] = await sql<{ n: number }[]>`
-    SELECT count(*)::int AS n FROM campaign_contacts WHERE org_id = ${orgId} AND campaign_id = ${campaignId} ${status ? sql`AND status = ${status}` : sql``}`;
+export async function countContacts(db: Db, orgId: string, campaignId: string, status?: ContactState): Promise<number> {
+  const [row] = await db<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM campaign_contacts WHERE org_id = ${orgId} AND campaign_id = ${campaignId} ${status ? db`AND status = ${status}` : db``}`;
   return row!.n;
 }
 
-export async function progressOf(sql: Db, orgId: string, campaignId: string): Promise<Progress> {
-  const rows = await sql<{ status: ContactState; n: number }[]>`
+export async function progressOf(db: Db, orgId: string, campaignId: string): Promise<Progress> {
+  const rows = await db<{ status: ContactState; n: number }[]>`
     SELECT status, count(*)::int AS n FROM campaign_contacts WHERE org_id = ${orgId} AND campaign_id = ${campaignId} GROUP BY status`;
   const progress: Progress = { total: 0, pending: 0, calling: 0, completed: 0, failed: 0, canceled: 0 };
   for (const r of rows) {
@@ -127,26 +129,26 @@ export async function progressOf(sql: Db, orgId: string, campaignId: string): Pr
 }
 
 /** Calls in flight for the organization right now: the slots taken. */
-export async function inFlightCount(sql: Db, orgId: string): Promise<number> {
-  const [row] = await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM campaign_contacts WHERE org_id = ${orgId} AND status = 'calling'`;
+export async function inFlightCount(db: Db, orgId: string): Promise<number> {
+  const [row] = await db<{ n: number }[]>`SELECT count(*)::int AS n FROM campaign_contacts WHERE org_id = ${orgId} AND status = 'calling'`;
   return row!.n;
 }
 
-export async function countNonFinal(sql: Db, orgId: string, campaignId: string): Promise<number> {
-  const [row] = await sql<{ n: number }[]>`
+export async function countNonFinal(db: Db, orgId: string, campaignId: string): Promise<number> {
+  const [row] = await db<{ n: number }[]>`
     SELECT count(*)::int AS n FROM campaign_contacts WHERE org_id = ${orgId} AND campaign_id = ${campaignId} AND status IN ('pending', 'calling')`;
   return row!.n;
 }
 
-export async function cancelPendingContacts(sql: Db, orgId: string, campaignId: string): Promise<void> {
-  await sql`
+export async function cancelPendingContacts(db: Db, orgId: string, campaignId: string): Promise<void> {
+  await db`
     UPDATE campaign_contacts SET status = 'canceled', next_attempt_at = NULL, updated_at = now()
     WHERE org_id = ${orgId} AND campaign_id = ${campaignId} AND status = 'pending'`;
 }
 
 /** One page of a campaign's due contacts, earliest first, locked for this claim. */
-export async function lockDueContacts(sql: Db, orgId: string, campaignId: string, limit: number): Promise<ContactRow[]> {
-  return sql<ContactRow[]>`
+export async function lockDueContacts(db: Db, orgId: string, campaignId: string, limit: number): Promise<ContactRow[]> {
+  return db<ContactRow[]>`
     SELECT * FROM campaign_contacts
     WHERE org_id = ${orgId} AND campaign_id = ${campaignId} AND status = 'pending' AND next_attempt_at <= now()
     ORDER BY next_attempt_at, id
@@ -154,18 +156,18 @@ export async function lockDueContacts(sql: Db, orgId: string, campaignId: string
     FOR UPDATE SKIP LOCKED`;
 }
 
-export async function rescheduleContacts(sql: Db, orgId: string, moves: { id: string; at: Date }[]): Promise<void> {
+export async function rescheduleContacts(db: Db, orgId: string, moves: { id: string; at: Date }[]): Promise<void> {
   if (!moves.length) return;
-  await sql`
+  await db`
     UPDATE campaign_contacts c SET next_attempt_at = v.at, updated_at = now()
     FROM unnest(${moves.map((m) => m.id)}::uuid[], ${moves.map((m) => m.at.toISOString())}::timestamptz[]) AS v(id, at)
     WHERE c.org_id = ${orgId} AND c.id = v.id`;
 }
 
 /** Starts the next attempt of each contact: `calling`, not yet handed to the dialer. */
-export async function startAttempts(sql: Db, orgId: string, ids: string[]): Promise<{ id: string; attempts: number }[]> {
+export async function startAttempts(db: Db, orgId: string, ids: string[]): Promise<{ id: string; attempts: number }[]> {
   if (!ids.length) return [];
-  return sql<{ id: string; attempts: number }[]>`
+  return db<{ id: string; attempts: number }[]>`
     UPDATE campaign_contacts
     SET status = 'calling', attempts = attempts + 1, next_attempt_at = NULL, dialed_at = NULL, updated_at = now()
     WHERE org_id = ${orgId} AND id = ANY(${ids}::uuid[]) AND status = 'pending'
@@ -182,17 +184,17 @@ export interface NewConversation {
 }
 
 /** One conversation row per attempt, keyed by the attempt's idempotency key. */
-export async function insertConversations(sql: Db, orgId: string, rows: NewConversation[]): Promise<void> {
+export async function insertConversations(db: Db, orgId: string, rows: NewConversation[]): Promise<void> {
   if (!rows.length) return;
   const values = rows.map((r) => ({ id: newId(), org_id: orgId, ...r, direction: 'outbound', status: 'queued' }));
   for (let i = 0; i < values.length; i += INSERT_CHUNK) {
-    await sql`INSERT INTO conversations ${sql(values.slice(i, i + INSERT_CHUNK))} ON CONFLICT (idempotency_key) DO NOTHING`;
+    await db`INSERT INTO conversations ${db(values.slice(i, i + INSERT_CHUNK))} ON CONFLICT (idempotency_key) DO NOTHING`;
   }
 }
 
 /** Attempts claimed but not yet accepted by the dialer, including those a crashed cycle left behind. */
-export async function undialedAttempts(sql: Db, orgId: string): Promise<DialTarget[]> {
-  return sql<DialTarget[]>`
+export async function undialedAttempts(db: Db, orgId: string): Promise<DialTarget[]> {
+  return db<DialTarget[]>`
     SELECT cc.id, cc.campaign_id, cc.attempts, cc.phone_numbers, cc.initial_context, cc.data,
            CASE WHEN av.config IS NULL AND cc.agent_config IS NULL THEN NULL
                 ELSE coalesce(av.config, '{}'::jsonb) || coalesce(cc.agent_config, '{}'::jsonb) END AS agent_config,
@@ -211,9 +213,9 @@ export async function undialedAttempts(sql: Db, orgId: string): Promise<DialTarg
 }
 
 /** Marks attempts accepted by the dialer: the contacts dialed and their conversations ringing, in one statement. */
-export async function markDialed(sql: Db, orgId: string, dialed: { id: string; key: string }[]): Promise<void> {
+export async function markDialed(db: Db, orgId: string, dialed: { id: string; key: string }[]): Promise<void> {
   if (!dialed.length) return;
-  await sql`
+  await db`
     WITH contacts AS (
       UPDATE campaign_contacts SET dialed_at = now(), updated_at = now()
       WHERE org_id = ${orgId} AND id = ANY(${dialed.map((d) => d.id)}::uuid[]) AND status = 'calling' AND dialed_at IS NULL)
@@ -223,18 +225,18 @@ export async function markDialed(sql: Db, orgId: string, dialed: { id: string; k
 
 /** Keys of the organization's calls handed to the dialer before `before`. */
 export async function callsDialedBefore(
-  sql: Db,
+  db: Db,
   orgId: string,
   before: Date,
 ): Promise<{ id: string; campaign_id: string; attempts: number }[]> {
-  return sql<{ id: string; campaign_id: string; attempts: number }[]>`
+  return db<{ id: string; campaign_id: string; attempts: number }[]>`
     SELECT id, campaign_id, attempts FROM campaign_contacts
     WHERE org_id = ${orgId} AND status = 'calling' AND dialed_at < ${before}`;
 }
 
 /** The earliest next attempt among the organization's active campaigns, or null when none waits. */
-export async function nextDueAt(sql: Db, orgId: string): Promise<Date | null> {
-  const [row] = await sql<{ at: Date | null }[]>`
+export async function nextDueAt(db: Db, orgId: string): Promise<Date | null> {
+  const [row] = await db<{ at: Date | null }[]>`
     SELECT min(x.at) AS at
     FROM campaigns c,
          LATERAL (SELECT next_attempt_at AS at FROM campaign_contacts
@@ -244,9 +246,9 @@ export async function nextDueAt(sql: Db, orgId: string): Promise<Date | null> {
 }
 
 /** Of the given campaigns, the active ones with no contact left to call. */
-export async function settledCampaigns(sql: Db, orgId: string, campaignIds: string[]): Promise<string[]> {
+export async function settledCampaigns(db: Db, orgId: string, campaignIds: string[]): Promise<string[]> {
   if (!campaignIds.length) return [];
-  const rows = await sql<{ id: string }[]>`
+  const rows = await db<{ id: string }[]>`
     SELECT c.id FROM campaigns c
     WHERE c.org_id = ${orgId} AND c.id = ANY(${campaignIds}::uuid[]) AND c.status = 'active'
       AND NOT EXISTS (SELECT 1 FROM campaign_contacts cc WHERE cc.org_id = ${orgId} AND cc.campaign_id = c.id AND cc.status IN ('pending', 'calling'))`;
@@ -257,8 +259,8 @@ export async function settledCampaigns(sql: Db, orgId: string, campaignIds: stri
  * The organization of a campaign call, by its idempotency key. The one lookup across organizations:
  * the signed provider callback names no organization, and the key (unique) is all it carries.
  */
-export async function conversationOrg(sql: Db, idempotencyKey: string): Promise<string | undefined> {
-  const [row]: [{ org_id: string }?] = await sql`
+export async function conversationOrg(db: Db, idempotencyKey: string): Promise<string | undefined> {
+  const [row]: [{ org_id: string }?] = await db`
     SELECT org_id FROM conversations WHERE idempotency_key = ${idempotencyKey} AND campaign_id IS NOT NULL`;
   return row?.org_id;
 }
@@ -274,9 +276,9 @@ export interface ConversationUpdate {
 }
 
 /** Applies call events to conversations still in flight; returns the keys whose final status was applied. */
-export async function updateConversations(sql: Db, orgId: string, updates: ConversationUpdate[]): Promise<string[]> {
+export async function updateConversations(db: Db, orgId: string, updates: ConversationUpdate[]): Promise<string[]> {
   if (!updates.length) return [];
-  const rows = await sql<{ idempotency_key: string; status: string }[]>`
+  const rows = await db<{ idempotency_key: string; status: string }[]>`
     UPDATE conversations c SET
       status = v.status,
       started_at = coalesce(c.started_at, v.started_at),
@@ -303,9 +305,9 @@ export interface CallingContact {
   retry_backoff_seconds: number;
 }
 
-export async function lockCallingContacts(sql: Db, orgId: string, ids: string[]): Promise<CallingContact[]> {
+export async function lockCallingContacts(db: Db, orgId: string, ids: string[]): Promise<CallingContact[]> {
   if (!ids.length) return [];
-  return sql<CallingContact[]>`
+  return db<CallingContact[]>`
     SELECT cc.id, cc.campaign_id, cc.attempts, c.status AS campaign_status, c.max_attempts, c.retry_backoff_seconds
     FROM campaign_contacts cc JOIN campaigns c ON c.id = cc.campaign_id AND c.org_id = cc.org_id
     WHERE cc.org_id = ${orgId} AND cc.id = ANY(${ids}::uuid[]) AND cc.status = 'calling'
@@ -315,12 +317,12 @@ export async function lockCallingContacts(sql: Db, orgId: string, ids: string[])
 
 /** Ends the current attempt of each contact: final, or pending again until its retry time. */
 export async function finishAttempts(
-  sql: Db,
+  db: Db,
   orgId: string,
   ends: { id: string; status: ContactState; next_attempt_at: Date | null; last_outcome: string }[],
 ): Promise<void> {
   if (!ends.length) return;
-  await sql`
+  await db`
     UPDATE campaign_contacts cc SET status = v.status, next_attempt_at = v.at, last_outcome = v.outcome, dialed_at = NULL, updated_at = now()
     FROM unnest(${ends.map((e) => e.id)}::uuid[], ${ends.map((e) => e.status)}::text[], ${ends.map((e) => isoOrNull(e.next_attempt_at))}::timestamptz[],
                 ${ends.map((e) => e.last_outcome)}::text[]) AS v(id, status, at, outcome)

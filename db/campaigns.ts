@@ -1,6 +1,7 @@
 import type { CallingWindow } from '../domain/campaign-schedule';
 import { isFinalCampaignStatus, type CampaignStatus } from '../domain/campaigns';
 import type { Db } from './client';
+import { keysetRows } from './kit/keyset';
 
 export interface CampaignRow {
   id: string;
@@ -38,29 +39,29 @@ export interface ConcurrencySettingsRow {
 // Advisory locks, transaction-scoped. A campaign's: held by the create transaction, so the
 // workflow's first activity waits for it to commit or roll back. An organization's dispatch lock:
 // taken exclusively by the dispatcher's claim, shared by writers that add contacts.
-export async function lockCampaign(sql: Db, orgId: string, campaignId: string): Promise<void> {
-  await sql`SELECT pg_advisory_xact_lock(hashtext('campaign'), hashtext(${`${orgId}:${campaignId}`}))`;
+export async function lockCampaign(db: Db, orgId: string, campaignId: string): Promise<void> {
+  await db`SELECT pg_advisory_xact_lock(hashtext('campaign'), hashtext(${`${orgId}:${campaignId}`}))`;
 }
 
-export async function lockDispatch(sql: Db, orgId: string, mode: 'exclusive' | 'shared'): Promise<void> {
-  if (mode === 'exclusive') await sql`SELECT pg_advisory_xact_lock(hashtext('campaign-dispatch'), hashtext(${orgId}))`;
-  else await sql`SELECT pg_advisory_xact_lock_shared(hashtext('campaign-dispatch'), hashtext(${orgId}))`;
+export async function lockDispatch(db: Db, orgId: string, mode: 'exclusive' | 'shared'): Promise<void> {
+  if (mode === 'exclusive') await db`SELECT pg_advisory_xact_lock(hashtext('campaign-dispatch'), hashtext(${orgId}))`;
+  else await db`SELECT pg_advisory_xact_lock_shared(hashtext('campaign-dispatch'), hashtext(${orgId}))`;
 }
 
-export async function insertCampaign(sql: Db, orgId: string, c: Omit<NewCampaign, 'org_id'>): Promise<CampaignRow> {
-  const [row] = await sql<CampaignRow[]>`
+export async function insertCampaign(db: Db, orgId: string, c: Omit<NewCampaign, 'org_id'>): Promise<CampaignRow> {
+  const [row] = await db<CampaignRow[]>`
     INSERT INTO campaigns (id, org_id, external_id, name, configuration_id, agent_number, priority, agent_id, version,
                            timezone, calling_window, max_attempts, retry_backoff_seconds, created_by, modified_by)
     VALUES (${c.id}, ${orgId}, ${c.external_id}, ${c.name}, ${c.configuration_id}, ${c.agent_number}, ${c.priority},
-            ${c.agent_id}, ${c.version}, ${c.timezone}, ${sql.json(c.calling_window as never)}, ${c.max_attempts},
+            ${c.agent_id}, ${c.version}, ${c.timezone}, ${db.json(c.calling_window as never)}, ${c.max_attempts},
             ${c.retry_backoff_seconds}, ${c.created_by}, ${c.created_by})
     RETURNING *`;
   return row!;
 }
 
 /** Whether the campaign id is fenced: its workflow found no row and ended, so the create must not commit it. */
-export async function isFenced(sql: Db, orgId: string, campaignId: string): Promise<boolean> {
-  const [row]: [{ fenced: boolean }?] = await sql`
+export async function isFenced(db: Db, orgId: string, campaignId: string): Promise<boolean> {
+  const [row]: [{ fenced: boolean }?] = await db`
     SELECT EXISTS (SELECT 1 FROM campaign_create_fences WHERE org_id = ${orgId} AND campaign_id = ${campaignId}) AS fenced`;
   return row!.fenced;
 }
@@ -69,49 +70,49 @@ export async function isFenced(sql: Db, orgId: string, campaignId: string): Prom
  * Fences a campaign id its workflow found no row for, so a create still in flight cannot write it
  * later; fences past any create's lifetime (an hour) are dropped on the way.
  */
-export async function fenceCampaign(sql: Db, orgId: string, campaignId: string): Promise<void> {
-  await sql`
+export async function fenceCampaign(db: Db, orgId: string, campaignId: string): Promise<void> {
+  await db`
     WITH expired AS (
       DELETE FROM campaign_create_fences WHERE org_id = ${orgId} AND fenced_at < now() - interval '1 hour')
     INSERT INTO campaign_create_fences (org_id, campaign_id) VALUES (${orgId}, ${campaignId}) ON CONFLICT DO NOTHING`;
 }
 
-export async function findCampaign(sql: Db, orgId: string, id: string): Promise<CampaignRow | undefined> {
-  const [row]: [CampaignRow?] = await sql`SELECT * FROM campaigns WHERE id = ${id} AND org_id = ${orgId}`;
+export async function findCampaign(db: Db, orgId: string, id: string): Promise<CampaignRow | undefined> {
+  const [row]: [CampaignRow?] = await db`SELECT * FROM campaigns WHERE id = ${id} AND org_id = ${orgId}`;
   return row;
 }
 
 /** The row, locked against concurrent moves and contact additions until the transaction ends. */
-export async function findCampaignForUpdate(sql: Db, orgId: string, id: string): Promise<CampaignRow | undefined> {
-  const [row]: [CampaignRow?] = await sql`SELECT * FROM campaigns WHERE id = ${id} AND org_id = ${orgId} FOR UPDATE`;
+export async function findCampaignForUpdate(db: Db, orgId: string, id: string): Promise<CampaignRow | undefined> {
+  const [row]: [CampaignRow?] = await db`SELECT * FROM campaigns WHERE id = ${id} AND org_id = ${orgId} FOR UPDATE`;
   return row;
 }
 
 export async function listCampaigns(
-  sql: Db,
+  db: Db,
   orgId: string,
   options: { status?: CampaignStatus; limit: number; after?: { t: string; id: string } },
 ): Promise<(CampaignRow & { cursor_t: string })[]> {
   const { status, limit, after } = options;
   // created_at as text keeps microseconds, so the cursor resumes exactly after its row.
-  return sql<(CampaignRow & { cursor_t: string })[]>`
-    SELECT *, created_at::text AS cursor_t FROM campaigns
-    WHERE org_id = ${orgId}
-      ${status ? sql`AND status = ${status}` : sql``}
-      ${after ? sql`AND (created_at, id) < (${after.t}::text::timestamptz, ${after.id}::uuid)` : sql``}
-    ORDER BY created_at DESC, id DESC
-    LIMIT ${limit + 1}`;
+  return keysetRows<CampaignRow>(db, {
+    select: db`*`,
+    from: db`campaigns`,
+    where: db`org_id = ${orgId} ${status ? db`AND status = ${status}` : db``}`,
+    limit,
+    after,
+  });
 }
 
-export async function countCampaigns(sql: Db, orgId: string, status?: CampaignStatus): Promise<number> {
-  const [row] = await sql<{ n: number }[]>`
-    SELECT count(*)::int AS n FROM campaigns WHERE org_id = ${orgId} ${status ? sql`AND status = ${status}` : sql``}`;
+export async function countCampaigns(db: Db, orgId: string, status?: CampaignStatus): Promise<number> {
+  const [row] = await db<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM campaigns WHERE org_id = ${orgId} ${status ? db`AND status = ${status}` : db``}`;
   return row!.n;
 }
 
 /** Active campaigns of an organization in dispatch order: higher priority first, then older first. */
-export async function activeCampaigns(sql: Db, orgId: string): Promise<CampaignRow[]> {
-  return sql<CampaignRow[]>`
+export async function activeCampaigns(db: Db, orgId: string): Promise<CampaignRow[]> {
+  return db<CampaignRow[]>`
     SELECT * FROM campaigns WHERE org_id = ${orgId} AND status = 'active' ORDER BY priority DESC, created_at, id`;
 }
 
@@ -120,37 +121,37 @@ export async function activeCampaigns(sql: Db, orgId: string): Promise<CampaignR
  * row never takes a move the table forbids whoever writes it; undefined when the row is elsewhere.
  */
 export async function setCampaignStatus(
-  sql: Db,
+  db: Db,
   orgId: string,
   id: string,
   move: { from: readonly CampaignStatus[]; to: CampaignStatus },
   actor: string | null,
 ): Promise<CampaignRow | undefined> {
   const closing = isFinalCampaignStatus(move.to);
-  const [row]: [CampaignRow?] = await sql`
+  const [row]: [CampaignRow?] = await db`
     UPDATE campaigns
-    SET status = ${move.to}, updated_at = now(), closed_at = ${closing ? sql`now()` : sql`NULL`}
-        ${actor ? sql`, modified_by = ${actor}` : sql``}
+    SET status = ${move.to}, updated_at = now(), closed_at = ${closing ? db`now()` : db`NULL`}
+        ${actor ? db`, modified_by = ${actor}` : db``}
     WHERE id = ${id} AND org_id = ${orgId} AND status = ANY(${move.from as CampaignStatus[]}::text[])
     RETURNING *`;
   return row;
 }
 
 /** Those of the given campaigns agents that do not exist in the organization. */
-export async function missingAgents(sql: Db, orgId: string, agentIds: string[]): Promise<string[]> {
+export async function missingAgents(db: Db, orgId: string, agentIds: string[]): Promise<string[]> {
   if (!agentIds.length) return [];
-  const found = await sql<{ id: string }[]>`SELECT id FROM agents WHERE org_id = ${orgId} AND id = ANY(${agentIds}::uuid[])`;
+  const found = await db<{ id: string }[]>`SELECT id FROM agents WHERE org_id = ${orgId} AND id = ANY(${agentIds}::uuid[])`;
   const known = new Set(found.map((r) => r.id));
   return agentIds.filter((id) => !known.has(id));
 }
 
-export async function findConcurrencySettings(sql: Db, orgId: string): Promise<ConcurrencySettingsRow | undefined> {
-  const [row]: [ConcurrencySettingsRow?] = await sql`SELECT * FROM campaign_concurrency_settings WHERE org_id = ${orgId}`;
+export async function findConcurrencySettings(db: Db, orgId: string): Promise<ConcurrencySettingsRow | undefined> {
+  const [row]: [ConcurrencySettingsRow?] = await db`SELECT * FROM campaign_concurrency_settings WHERE org_id = ${orgId}`;
   return row;
 }
 
-export async function upsertConcurrencySettings(sql: Db, orgId: string, limit: number, actor: string): Promise<ConcurrencySettingsRow> {
-  const [row] = await sql<ConcurrencySettingsRow[]>`
+export async function upsertConcurrencySettings(db: Db, orgId: string, limit: number, actor: string): Promise<ConcurrencySettingsRow> {
+  const [row] = await db<ConcurrencySettingsRow[]>`
     INSERT INTO campaign_concurrency_settings (org_id, concurrency_limit, created_by, modified_by)
     VALUES (${orgId}, ${limit}, ${actor}, ${actor})
     ON CONFLICT (org_id) DO UPDATE

@@ -21,8 +21,8 @@ export interface CardEventRow {
 
 export type NewCardEvent = Omit<CardEventRow, 'org_id' | 'occurred_at'>;
 
-export async function insertEvent(sql: Db, orgId: string, event: NewCardEvent): Promise<void> {
-  await sql`INSERT INTO card_events ${sql({ ...event, org_id: orgId, detail: sql.json(event.detail as postgres.JSONValue) })}`;
+export async function insertEvent(db: Db, orgId: string, event: NewCardEvent): Promise<void> {
+  await db`INSERT INTO card_events ${db({ ...event, org_id: orgId, detail: db.json(event.detail as postgres.JSONValue) })}`;
 }
 
 export interface EventFilters {
@@ -31,15 +31,15 @@ export interface EventFilters {
 }
 
 export async function listEvents(
-  sql: Db,
+  db: Db,
   orgId: string,
   cardId: string,
   f: EventFilters,
   page: { limit: number; offset: number },
 ): Promise<CardEventRow[]> {
-  const link = f.shareLinkId === undefined ? sql`` : sql`AND share_link_id = ${f.shareLinkId}`;
-  const type = f.eventType === undefined ? sql`` : sql`AND event_type = ${f.eventType}`;
-  return sql<CardEventRow[]>`
+  const link = f.shareLinkId === undefined ? db`` : db`AND share_link_id = ${f.shareLinkId}`;
+  const type = f.eventType === undefined ? db`` : db`AND event_type = ${f.eventType}`;
+  return db<CardEventRow[]>`
     SELECT * FROM card_events WHERE org_id = ${orgId} AND card_id = ${cardId} ${link} ${type}
     ORDER BY occurred_at DESC, id DESC LIMIT ${page.limit} OFFSET ${page.offset}`;
 }
@@ -58,9 +58,9 @@ export interface DayCount {
 }
 
 /** Event counts per UTC day, link and type within the range; only non-zero cells. */
-export async function countEvents(sql: Db, orgId: string, cardId: string, range: DayRange, shareLinkId?: string): Promise<DayCount[]> {
-  const link = shareLinkId === undefined ? sql`` : sql`AND share_link_id = ${shareLinkId}`;
-  return sql<DayCount[]>`
+export async function countEvents(db: Db, orgId: string, cardId: string, range: DayRange, shareLinkId?: string): Promise<DayCount[]> {
+  const link = shareLinkId === undefined ? db`` : db`AND share_link_id = ${shareLinkId}`;
+  return db<DayCount[]>`
     SELECT to_char(occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, share_link_id, event_type, count(*)::int AS count
     FROM card_events
     WHERE org_id = ${orgId} AND card_id = ${cardId} ${link}

@@ -14,19 +14,19 @@ export interface ShareLinkRow {
 }
 
 export async function insertShareLink(
-  sql: Db,
+  db: Db,
   orgId: string,
   cardId: string,
   values: { id: string; token: string; source: string | null; expires_at: Date | null; created_by: string },
 ): Promise<ShareLinkRow> {
-  const [row] = await sql<ShareLinkRow[]>`
-    INSERT INTO card_share_links ${sql({ ...values, org_id: orgId, card_id: cardId })} RETURNING *`;
+  const [row] = await db<ShareLinkRow[]>`
+    INSERT INTO card_share_links ${db({ ...values, org_id: orgId, card_id: cardId })} RETURNING *`;
   return row!;
 }
 
 /** The card's live signature link (newest first), if it has one. */
-export async function findSignatureLink(sql: Db, orgId: string, cardId: string, source: string): Promise<ShareLinkRow | undefined> {
-  const [row]: [ShareLinkRow?] = await sql`
+export async function findSignatureLink(db: Db, orgId: string, cardId: string, source: string): Promise<ShareLinkRow | undefined> {
+  const [row]: [ShareLinkRow?] = await db`
     SELECT * FROM card_share_links
     WHERE org_id = ${orgId} AND card_id = ${cardId} AND source = ${source} AND revoked_at IS NULL
       AND (expires_at IS NULL OR expires_at > now())
@@ -34,20 +34,20 @@ export async function findSignatureLink(sql: Db, orgId: string, cardId: string, 
   return row;
 }
 
-export async function listShareLinks(sql: Db, orgId: string, cardId: string): Promise<ShareLinkRow[]> {
-  return sql<ShareLinkRow[]>`
+export async function listShareLinks(db: Db, orgId: string, cardId: string): Promise<ShareLinkRow[]> {
+  return db<ShareLinkRow[]>`
     SELECT * FROM card_share_links WHERE org_id = ${orgId} AND card_id = ${cardId} ORDER BY created_at DESC, id DESC`;
 }
 
-export async function getShareLink(sql: Db, orgId: string, cardId: string, id: string): Promise<ShareLinkRow | undefined> {
-  const [row]: [ShareLinkRow?] = await sql`
+export async function getShareLink(db: Db, orgId: string, cardId: string, id: string): Promise<ShareLinkRow | undefined> {
+  const [row]: [ShareLinkRow?] = await db`
     SELECT * FROM card_share_links WHERE id = ${id} AND org_id = ${orgId} AND card_id = ${cardId}`;
   return row;
 }
 
 /** Revokes the link (a second revoke keeps the first time); undefined when the card has no such link. */
-export async function revokeShareLink(sql: Db, orgId: string, cardId: string, id: string): Promise<ShareLinkRow | undefined> {
-  const [row]: [ShareLinkRow?] = await sql`
+export async function revokeShareLink(db: Db, orgId: string, cardId: string, id: string): Promise<ShareLinkRow | undefined> {
+  const [row]: [ShareLinkRow?] = await db`
     UPDATE card_share_links SET revoked_at = coalesce(revoked_at, now())
     WHERE id = ${id} AND org_id = ${orgId} AND card_id = ${cardId} RETURNING *`;
   return row;
@@ -57,8 +57,8 @@ export async function revokeShareLink(sql: Db, orgId: string, cardId: string, id
  * The link behind a token, whatever its organization (the visitor has nothing else), with the
  * database's clock for the expiry check. Callers decide what a revoked or expired link shows: nothing.
  */
-export async function findLinkByToken(sql: Db, token: string): Promise<(ShareLinkRow & { now: Date }) | undefined> {
-  const [row]: [(ShareLinkRow & { now: Date })?] = await sql`SELECT *, now() AS now FROM card_share_links WHERE token = ${token}`;
+export async function findLinkByToken(db: Db, token: string): Promise<(ShareLinkRow & { now: Date }) | undefined> {
+  const [row]: [(ShareLinkRow & { now: Date })?] = await db`SELECT *, now() AS now FROM card_share_links WHERE token = ${token}`;
   return row;
 }
 
@@ -81,12 +81,12 @@ export interface LeadContactValues {
  * (source, owner, stage and notes included), since anyone holding the link may submit any email.
  */
 export async function upsertLeadContact(
-  sql: Db,
+  db: Db,
   orgId: string,
   id: string,
   v: LeadContactValues,
 ): Promise<{ contact: ContactRow; created: boolean }> {
-  const [row] = await sql<(ContactRow & { inserted: boolean })[]>`
+  const [row] = await db<(ContactRow & { inserted: boolean })[]>`
     INSERT INTO contacts (id, org_id, first_name, last_name, email, phone, company, notes, account_id, owner_id, source)
     VALUES (${id}, ${orgId}, ${v.first_name}, ${v.last_name}, ${v.email}, ${v.phone}, ${v.company}, ${v.notes}, ${v.account_id}, ${v.owner_id}, ${v.source})
     ON CONFLICT (org_id, lower(email)) WHERE email IS NOT NULL DO UPDATE SET
@@ -118,8 +118,8 @@ export interface LeadRow {
   created_at: Date;
 }
 
-export async function insertLead(sql: Db, orgId: string, row: Omit<LeadRow, 'org_id' | 'created_at' | 'consent_at'>): Promise<LeadRow> {
-  const [created] = await sql<LeadRow[]>`
-    INSERT INTO card_leads ${sql({ ...row, org_id: orgId })} RETURNING *`;
+export async function insertLead(db: Db, orgId: string, row: Omit<LeadRow, 'org_id' | 'created_at' | 'consent_at'>): Promise<LeadRow> {
+  const [created] = await db<LeadRow[]>`
+    INSERT INTO card_leads ${db({ ...row, org_id: orgId })} RETURNING *`;
   return created!;
 }

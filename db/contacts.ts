@@ -1,9 +1,11 @@
 import type postgres from 'postgres';
 import { NAMED_RULE, type ImportValues, type Stage } from '../domain/contacts';
-import { conflict, notFound, unprocessable } from '../domain/errors';
+import { notFound, unprocessable } from '../domain/errors';
 import { PG, isPgError } from './pg-errors';
 import { newId } from '../platform/core/ids';
 import { containsPattern, type Db } from './client';
+import { conflictOnUnique } from './kit/unique';
+import { columnsOf, insertColumns, setColumns } from './kit/partial-update';
 
 export interface ContactRow {
   id: string;
@@ -62,7 +64,7 @@ export interface ContactFilters {
  * removed between the check and the write (404), a contact left without a name or email (422).
  */
 function translate(error: unknown): never {
-  if (isPgError(error, PG.UNIQUE_VIOLATION)) throw conflict('A contact with this email already exists');
+  conflictOnUnique(error, 'A contact with this email already exists');
   if (isPgError(error, PG.FOREIGN_KEY_VIOLATION)) throw notFound('Account not found');
   if (isPgError(error, PG.CHECK_VIOLATION) && (error as { constraint_name?: string }).constraint_name === 'contacts_named') {
     throw unprocessable([{ loc: ['body'], msg: NAMED_RULE }]);
@@ -70,48 +72,60 @@ function translate(error: unknown): never {
   throw error;
 }
 
-/** Drops undefined entries: postgres.js helpers refuse them, and absent means "leave alone". */
-function defined<T extends object>(values: T): Record<string, string | string[] | null> {
-  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
-}
+const CONTACT_COLUMNS = columnsOf<ContactValues>()([
+  'account_id',
+  'first_name',
+  'last_name',
+  'email',
+  'title',
+  'department',
+  'phone',
+  'linkedin_url',
+  'company',
+  'company_domain',
+  'source',
+  'notes',
+  'owner_id',
+  'tags',
+]);
 
 /** True when the account exists in the organization; `lock` keeps it from vanishing until commit. */
-export async function accountInOrg(sql: Db, orgId: string, accountId: string, lock = false): Promise<boolean> {
+export async function accountInOrg(db: Db, orgId: string, accountId: string, lock = false): Promise<boolean> {
   const rows = lock
-    ? await sql`SELECT 1 FROM accounts WHERE id = ${accountId} AND org_id = ${orgId} FOR KEY SHARE`
-    : await sql`SELECT 1 FROM accounts WHERE id = ${accountId} AND org_id = ${orgId}`;
+    ? await db`SELECT 1 FROM accounts WHERE id = ${accountId} AND org_id = ${orgId} FOR KEY SHARE`
+    : await db`SELECT 1 FROM accounts WHERE id = ${accountId} AND org_id = ${orgId}`;
   return rows.length > 0;
 }
 
 /** The ids among `accountIds` that are accounts of the organization, locked until commit. */
-export async function accountsInOrg(sql: Db, orgId: string, accountIds: string[]): Promise<Set<string>> {
+export async function accountsInOrg(db: Db, orgId: string, accountIds: string[]): Promise<Set<string>> {
   if (accountIds.length === 0) return new Set();
-  const rows = await sql<{ id: string }[]>`
+  const rows = await db<{ id: string }[]>`
     SELECT id FROM accounts WHERE org_id = ${orgId} AND id = ANY(${accountIds}::uuid[]) FOR KEY SHARE`;
   return new Set(rows.map((r) => r.id));
 }
 
-export async function insertContact(sql: Db, orgId: string, values: ContactValues): Promise<ContactRow> {
-  const row = { id: newId(), org_id: orgId, ...defined(values) };
+export async function insertContact(db: Db, orgId: string, values: ContactValues): Promise<ContactRow> {
+  const row = { id: newId(), org_id: orgId, ...values };
   try {
-    const [created] = await sql<ContactRow[]>`INSERT INTO contacts ${sql(row)} RETURNING *`;
+    const [created] = await db<ContactRow[]>`
+      INSERT INTO contacts ${insertColumns(db, row, ['id', 'org_id', ...CONTACT_COLUMNS])} RETURNING *`;
     return created!;
   } catch (error) {
     translate(error);
   }
 }
 
-export async function getContact(sql: Db, orgId: string, id: string): Promise<ContactRow | undefined> {
-  const [row]: [ContactRow?] = await sql`SELECT * FROM contacts WHERE id = ${id} AND org_id = ${orgId}`;
+export async function getContact(db: Db, orgId: string, id: string): Promise<ContactRow | undefined> {
+  const [row]: [ContactRow?] = await db`SELECT * FROM contacts WHERE id = ${id} AND org_id = ${orgId}`;
   return row;
 }
 
 /** Sets exactly the given columns; undefined when the organization has no such contact. */
-export async function updateContact(sql: Db, orgId: string, id: string, values: ContactValues): Promise<ContactRow | undefined> {
-  const set = defined(values);
+export async function updateContact(db: Db, orgId: string, id: string, values: ContactValues): Promise<ContactRow | undefined> {
   try {
-    const [row]: [ContactRow?] = await sql`
-      UPDATE contacts SET ${sql(set)}, updated_at = now()
+    const [row]: [ContactRow?] = await db`
+      UPDATE contacts SET ${setColumns(db, values, CONTACT_COLUMNS)}, updated_at = now()
       WHERE id = ${id} AND org_id = ${orgId} RETURNING *`;
     return row;
   } catch (error) {
@@ -119,45 +133,45 @@ export async function updateContact(sql: Db, orgId: string, id: string, values: 
   }
 }
 
-export async function deleteContact(sql: Db, orgId: string, id: string): Promise<boolean> {
-  const rows = await sql`DELETE FROM contacts WHERE id = ${id} AND org_id = ${orgId}`;
+export async function deleteContact(db: Db, orgId: string, id: string): Promise<boolean> {
+  const rows = await db`DELETE FROM contacts WHERE id = ${id} AND org_id = ${orgId}`;
   return rows.count > 0;
 }
 
 /** `%term%` for ILIKE, with the term's own wildcards taken literally. */
 
-function filterClause(sql: Db, orgId: string, f: ContactFilters) {
-  const conditions = [sql`org_id = ${orgId}`];
-  if (f.stage !== undefined) conditions.push(sql`stage = ${f.stage}`);
-  if (f.accountId !== undefined) conditions.push(sql`account_id = ${f.accountId}`);
-  if (f.ownerId !== undefined) conditions.push(sql`owner_id = ${f.ownerId}`);
-  if (f.tag !== undefined) conditions.push(sql`tags @> ARRAY[${f.tag}]::text[]`);
+function filterClause(db: Db, orgId: string, f: ContactFilters) {
+  const conditions = [db`org_id = ${orgId}`];
+  if (f.stage !== undefined) conditions.push(db`stage = ${f.stage}`);
+  if (f.accountId !== undefined) conditions.push(db`account_id = ${f.accountId}`);
+  if (f.ownerId !== undefined) conditions.push(db`owner_id = ${f.ownerId}`);
+  if (f.tag !== undefined) conditions.push(db`tags @> ARRAY[${f.tag}]::text[]`);
   if (f.search !== undefined && f.search !== '') {
     const pattern = containsPattern(f.search);
-    conditions.push(sql`(
+    conditions.push(db`(
       concat_ws(' ', first_name, last_name) ILIKE ${pattern}
       OR email ILIKE ${pattern}
       OR company ILIKE ${pattern}
       OR company_domain ILIKE ${pattern})`);
   }
-  return conditions.reduce((all, next) => sql`${all} AND ${next}`);
+  return conditions.reduce((all, next) => db`${all} AND ${next}`);
 }
 
 /** One page, newest first, and the number of contacts matching the filters. */
 export async function listContacts(
-  sql: Db,
+  db: Db,
   orgId: string,
   filters: ContactFilters,
   page: { limit: number; offset: number },
 ): Promise<{ rows: ContactRow[]; total: number }> {
-  const where = filterClause(sql, orgId, filters);
+  const where = filterClause(db, orgId, filters);
   // One statement, so the page and its total come from the same snapshot.
-  const rows = await sql<(ContactRow & { total_matches: number })[]>`
+  const rows = await db<(ContactRow & { total_matches: number })[]>`
     SELECT *, (count(*) OVER ())::int AS total_matches FROM contacts WHERE ${where}
     ORDER BY created_at DESC, id DESC LIMIT ${page.limit} OFFSET ${page.offset}`;
   if (rows.length === 0 && page.offset > 0) {
     // Past the end: the window had no row to carry the total.
-    const [count] = await sql<{ total: number }[]>`SELECT count(*)::int AS total FROM contacts WHERE ${where}`;
+    const [count] = await db<{ total: number }[]>`SELECT count(*)::int AS total FROM contacts WHERE ${where}`;
     return { rows: [], total: count!.total };
   }
   return { rows: rows.map(({ total_matches: _, ...row }) => row as ContactRow), total: rows[0]?.total_matches ?? 0 };
@@ -169,12 +183,12 @@ export type MoveResult = { row: ContactRow } | { current: string } | undefined;
  * Moves the contact to `to` when its stage is one of `from`, in one statement so concurrent moves
  * cannot both pass the check. Otherwise answers its current stage, or undefined when there is none.
  */
-export async function moveStage(sql: Db, orgId: string, id: string, to: string, from: readonly string[]): Promise<MoveResult> {
-  const [row]: [ContactRow?] = await sql`
+export async function moveStage(db: Db, orgId: string, id: string, to: string, from: readonly string[]): Promise<MoveResult> {
+  const [row]: [ContactRow?] = await db`
     UPDATE contacts SET stage = ${to}, stage_changed_at = now(), updated_at = now()
     WHERE id = ${id} AND org_id = ${orgId} AND stage = ANY(${from as string[]}::text[]) RETURNING *`;
   if (row) return { row };
-  const [current]: [{ stage: string }?] = await sql`SELECT stage FROM contacts WHERE id = ${id} AND org_id = ${orgId}`;
+  const [current]: [{ stage: string }?] = await db`SELECT stage FROM contacts WHERE id = ${id} AND org_id = ${orgId}`;
   return current && { current: current.stage };
 }
 
@@ -216,26 +230,26 @@ const IMPORT_COALESCED = [
  * `new`; a known one gets each non-null value, keeping the rest (and its stage). Emails must be
  * distinct within `rows`.
  */
-export async function upsertContactsByEmail(sql: Db, orgId: string, rows: ImportValues[]): Promise<UpsertResult> {
+export async function upsertContactsByEmail(db: Db, orgId: string, rows: ImportValues[]): Promise<UpsertResult> {
   if (rows.length === 0) return { created: 0, updated: 0, contacts: [] };
   const records = rows.map((r, ord) => ({ ...r, id: newId(), ord }));
   // The owners before the write (locked, so they stay so until commit): owner changes are told apart.
-  const before = await sql<{ email_key: string; owner_id: string | null }[]>`
+  const before = await db<{ email_key: string; owner_id: string | null }[]>`
     SELECT lower(email) AS email_key, owner_id FROM contacts
     WHERE org_id = ${orgId} AND lower(email) IN (SELECT lower(e) FROM unnest(${rows.map((r) => r.email)}::text[]) AS e)
     FOR UPDATE`;
   const previous = new Map(before.map((b) => [b.email_key, b.owner_id]));
-  const result = await sql<(Omit<UpsertedContact, 'previous_owner_id'> & { email_key: string })[]>`
+  const result = await db<(Omit<UpsertedContact, 'previous_owner_id'> & { email_key: string })[]>`
     INSERT INTO contacts (id, org_id, account_id, first_name, last_name, email, title, department, phone,
                           linkedin_url, company, company_domain, source, notes, owner_id, tags)
     SELECT r.id, ${orgId}, r.account_id, r.first_name, r.last_name, r.email, r.title, r.department, r.phone,
            r.linkedin_url, r.company, r.company_domain, r.source, r.notes, r.owner_id, coalesce(r.tags, '{}')
-    FROM jsonb_to_recordset(${sql.json(records as unknown as postgres.JSONValue)}) AS r(
+    FROM jsonb_to_recordset(${db.json(records as unknown as postgres.JSONValue)}) AS r(
       id uuid, ord int, account_id uuid, first_name text, last_name text, email text, title text, department text,
       phone text, linkedin_url text, company text, company_domain text, source text, notes text, owner_id text, tags text[])
     ORDER BY r.ord
     ON CONFLICT (org_id, lower(email)) WHERE email IS NOT NULL DO UPDATE SET
-      ${IMPORT_COALESCED.map((c) => sql`${sql(c)} = coalesce(EXCLUDED.${sql(c)}, contacts.${sql(c)}),`)}
+      ${IMPORT_COALESCED.map((c) => db`${db(c)} = coalesce(EXCLUDED.${db(c)}, contacts.${db(c)}),`)}
       -- An empty tags cell arrives as '{}' and keeps the contact's tags.
       tags = CASE WHEN cardinality(EXCLUDED.tags) > 0 THEN EXCLUDED.tags ELSE contacts.tags END,
       updated_at = now()
@@ -249,7 +263,7 @@ export async function upsertContactsByEmail(sql: Db, orgId: string, rows: Import
 }
 
 /** True when the contact is in the organization; holds it against a concurrent delete inside a transaction. */
-export async function lockContactRef(sql: Db, orgId: string, id: string): Promise<boolean> {
-  const [row] = await sql`SELECT 1 FROM contacts WHERE id = ${id} AND org_id = ${orgId} FOR KEY SHARE`;
+export async function lockContactRef(db: Db, orgId: string, id: string): Promise<boolean> {
+  const [row] = await db`SELECT 1 FROM contacts WHERE id = ${id} AND org_id = ${orgId} FOR KEY SHARE`;
   return row !== undefined;
 }

@@ -1,7 +1,7 @@
 import type { RefreshPolicy, SecretEntry } from '../domain/credentials';
-import { conflict } from '../domain/errors';
 import { containsPattern, type Db } from './client';
-import { isPgError, PG } from './pg-errors';
+import { keysetPage } from './kit/keyset';
+import { onUnique } from './kit/unique';
 
 type Json = Parameters<Db['json']>[0];
 
@@ -55,12 +55,7 @@ export async function listCredentials(
 ): Promise<{ rows: (CredentialRow & { cursor_t: string })[]; total: number }> {
   const matching =
     filters.name !== undefined ? db`org_id = ${orgId} AND name ILIKE ${containsPattern(filters.name)}` : db`org_id = ${orgId}`;
-  const after = page.after ? db`AND (created_at, id) < (${page.after.t}::timestamptz, ${page.after.id}::uuid)` : db``;
-  const rows = await db<(CredentialRow & { cursor_t: string })[]>`
-    SELECT ${columns(db)}, created_at::text AS cursor_t FROM workflow_credentials WHERE ${matching} ${after}
-    ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1}`;
-  const [count] = await db<{ total: number }[]>`SELECT count(*)::int AS total FROM workflow_credentials WHERE ${matching}`;
-  return { rows, total: count!.total };
+  return keysetPage<CredentialRow>(db, { select: columns(db), from: db`workflow_credentials`, where: matching, ...page });
 }
 
 export async function getCredential(
@@ -83,28 +78,31 @@ export interface CredentialFields {
   temporal_schedule_id: string | null;
 }
 
-function translate(error: unknown): never {
-  if (isPgError(error, PG.UNIQUE_VIOLATION)) throw conflict('The organization already has a credential of that name');
-  throw error;
-}
+const DUPLICATE_NAME = 'The organization already has a credential of that name';
 
 export async function insertCredential(db: Db, orgId: string, id: string, fields: CredentialFields, actor: string): Promise<CredentialRow> {
-  const [row] = await db<CredentialRow[]>`
+  const [row] = await onUnique(
+    db<CredentialRow[]>`
     INSERT INTO workflow_credentials (id, org_id, name, description, refresher_workflow_id, refresh_input, refresh_policy,
       temporal_schedule_id, created_by, modified_by)
     VALUES (${id}, ${orgId}, ${fields.name}, ${fields.description}, ${fields.refresher_workflow_id}, ${db.json(fields.refresh_input as Json)},
       ${db.json(fields.refresh_policy as unknown as Json)}, ${fields.temporal_schedule_id}, ${actor}, ${actor})
-    RETURNING ${columns(db)}`.catch(translate);
+    RETURNING ${columns(db)}`,
+    DUPLICATE_NAME,
+  );
   return row!;
 }
 
 export async function updateCredential(db: Db, orgId: string, id: string, fields: CredentialFields, actor: string): Promise<CredentialRow> {
-  const [row] = await db<CredentialRow[]>`
+  const [row] = await onUnique(
+    db<CredentialRow[]>`
     UPDATE workflow_credentials SET name = ${fields.name}, description = ${fields.description},
       refresher_workflow_id = ${fields.refresher_workflow_id}, refresh_input = ${db.json(fields.refresh_input as Json)},
       refresh_policy = ${db.json(fields.refresh_policy as unknown as Json)}, temporal_schedule_id = ${fields.temporal_schedule_id},
       modified_by = ${actor}, updated_at = now()
-    WHERE org_id = ${orgId} AND id = ${id} RETURNING ${columns(db)}`.catch(translate);
+    WHERE org_id = ${orgId} AND id = ${id} RETURNING ${columns(db)}`,
+    DUPLICATE_NAME,
+  );
   return row!;
 }
 

@@ -20,9 +20,9 @@ interface FinishedCall {
 const text = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
 
 /** Writes one `call` activity per call among `keys` that reached a CRM contact; returns how many were written. */
-export async function recordCallActivities(sql: Db, orgId: string, keys: string[]): Promise<number> {
+export async function recordCallActivities(db: Db, orgId: string, keys: string[]): Promise<number> {
   if (!keys.length) return 0;
-  const calls = await sql<FinishedCall[]>`
+  const calls = await db<FinishedCall[]>`
     SELECT conv.idempotency_key, conv.phone_number, conv.status, conv.ended_at, conv.duration_seconds, conv.outcome,
            c.id AS campaign_id, c.name AS campaign_name, c.created_by,
            coalesce(
@@ -54,7 +54,7 @@ export async function recordCallActivities(sql: Db, orgId: string, keys: string[
       phone_number: call.phone_number,
     };
     const id = await insertContactActivity(
-      sql,
+      db,
       orgId,
       call.crm_contact_id,
       {

@@ -1,6 +1,7 @@
 import { isClosedStage, type DealStage } from '../domain/deals';
 import { newId } from '../platform/core/ids';
 import type { Db } from './client';
+import { columnsOf, setColumns } from './kit/partial-update';
 
 export interface DealRow {
   id: string;
@@ -33,21 +34,33 @@ export interface DealFields {
   tags: string[];
 }
 
-const COLUMNS = (sql: Db) => sql`
+const DEAL_COLUMNS = columnsOf<DealFields>()([
+  'name',
+  'stage',
+  'value',
+  'currency',
+  'owner_id',
+  'account_id',
+  'contact_id',
+  'close_date',
+  'tags',
+]);
+
+const COLUMNS = (db: Db) => db`
   id, org_id, account_id, contact_id, name, stage, value, currency, owner_id, close_date::text AS close_date,
   tags, closed_at, created_at, updated_at`;
 
-export async function insertDeal(sql: Db, orgId: string, f: DealFields): Promise<DealRow> {
-  const [row] = await sql<DealRow[]>`
+export async function insertDeal(db: Db, orgId: string, f: DealFields): Promise<DealRow> {
+  const [row] = await db<DealRow[]>`
     INSERT INTO deals (id, org_id, account_id, contact_id, name, stage, value, currency, owner_id, close_date, tags, closed_at)
     VALUES (${newId()}, ${orgId}, ${f.account_id}, ${f.contact_id}, ${f.name}, ${f.stage}, ${f.value}, ${f.currency},
-            ${f.owner_id}, ${f.close_date}, ${f.tags}, ${isClosedStage(f.stage) ? sql`now()` : null})
-    RETURNING ${COLUMNS(sql)}`;
+            ${f.owner_id}, ${f.close_date}, ${f.tags}, ${isClosedStage(f.stage) ? db`now()` : null})
+    RETURNING ${COLUMNS(db)}`;
   return row!;
 }
 
-export async function getDeal(sql: Db, orgId: string, id: string): Promise<DealRow | undefined> {
-  const [row]: [DealRow?] = await sql`SELECT ${COLUMNS(sql)} FROM deals WHERE id = ${id} AND org_id = ${orgId}`;
+export async function getDeal(db: Db, orgId: string, id: string): Promise<DealRow | undefined> {
+  const [row]: [DealRow?] = await db`SELECT ${COLUMNS(db)} FROM deals WHERE id = ${id} AND org_id = ${orgId}`;
   return row;
 }
 
@@ -55,44 +68,44 @@ export async function getDeal(sql: Db, orgId: string, id: string): Promise<DealR
  * Sets exactly the given columns. A stage change into closed_won/closed_lost stamps closed_at, a move
  * back to an open stage clears it, and an unchanged stage leaves it alone.
  */
-export async function updateDeal(sql: Db, orgId: string, id: string, patch: Partial<DealFields>): Promise<DealRow | undefined> {
+export async function updateDeal(db: Db, orgId: string, id: string, patch: Partial<DealFields>): Promise<DealRow | undefined> {
   const closedAt =
     patch.stage === undefined
-      ? sql`closed_at`
+      ? db`closed_at`
       : isClosedStage(patch.stage)
-        ? sql`CASE WHEN stage = ${patch.stage} THEN closed_at ELSE now() END`
-        : sql`NULL`;
-  const [row]: [DealRow?] = await sql`
-    UPDATE deals SET ${sql(patch as Record<string, unknown>)}, closed_at = ${closedAt}, updated_at = now()
+        ? db`CASE WHEN stage = ${patch.stage} THEN closed_at ELSE now() END`
+        : db`NULL`;
+  const [row]: [DealRow?] = await db`
+    UPDATE deals SET ${setColumns(db, patch, DEAL_COLUMNS)}, closed_at = ${closedAt}, updated_at = now()
     WHERE id = ${id} AND org_id = ${orgId}
-    RETURNING ${COLUMNS(sql)}`;
+    RETURNING ${COLUMNS(db)}`;
   return row;
 }
 
-export async function deleteDeal(sql: Db, orgId: string, id: string): Promise<boolean> {
-  const rows = await sql`DELETE FROM deals WHERE id = ${id} AND org_id = ${orgId} RETURNING id`;
+export async function deleteDeal(db: Db, orgId: string, id: string): Promise<boolean> {
+  const rows = await db`DELETE FROM deals WHERE id = ${id} AND org_id = ${orgId} RETURNING id`;
   return rows.length > 0;
 }
 
 /** Newest first (created_at desc, tie-break id desc), optionally filtered. */
 export function listDeals(
-  sql: Db,
+  db: Db,
   orgId: string,
   q: { stage?: DealStage; account_id?: string; owner_id?: string; limit: number; offset: number },
 ) {
-  return sql<DealRow[]>`
-    SELECT ${COLUMNS(sql)} FROM deals
+  return db<DealRow[]>`
+    SELECT ${COLUMNS(db)} FROM deals
     WHERE org_id = ${orgId}
-    ${q.stage === undefined ? sql`` : sql`AND stage = ${q.stage}`}
-    ${q.account_id === undefined ? sql`` : sql`AND account_id = ${q.account_id}`}
-    ${q.owner_id === undefined ? sql`` : sql`AND owner_id = ${q.owner_id}`}
+    ${q.stage === undefined ? db`` : db`AND stage = ${q.stage}`}
+    ${q.account_id === undefined ? db`` : db`AND account_id = ${q.account_id}`}
+    ${q.owner_id === undefined ? db`` : db`AND owner_id = ${q.owner_id}`}
     ORDER BY created_at DESC, id DESC
     LIMIT ${q.limit} OFFSET ${q.offset}`;
 }
 
 /** The deal's id and account, holding the row against a concurrent delete inside a transaction. */
-export async function lockDealRef(sql: Db, orgId: string, id: string): Promise<{ id: string; account_id: string | null } | undefined> {
+export async function lockDealRef(db: Db, orgId: string, id: string): Promise<{ id: string; account_id: string | null } | undefined> {
   const [row]: [{ id: string; account_id: string | null }?] =
-    await sql`SELECT id, account_id FROM deals WHERE id = ${id} AND org_id = ${orgId} FOR KEY SHARE`;
+    await db`SELECT id, account_id FROM deals WHERE id = ${id} AND org_id = ${orgId} FOR KEY SHARE`;
   return row;
 }

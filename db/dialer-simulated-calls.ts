@@ -3,8 +3,8 @@ import type { Db } from './client';
 
 // The simulated dialer's calls (platform/adapters/dialers/simulated.ts), one row per idempotency key.
 
-export async function rememberSimulatedCall(sql: Db, c: NewSimulatedCall): Promise<SimulatedCall> {
-  const [row] = await sql<SimulatedCall[]>`
+export async function rememberSimulatedCall(db: Db, c: NewSimulatedCall): Promise<SimulatedCall> {
+  const [row] = await db<SimulatedCall[]>`
     INSERT INTO dialer_simulated_calls (idempotency_key, org_id, phone_number, outcome, duration_seconds, due_at)
     VALUES (${c.idempotency_key}, ${c.org_id}, ${c.phone_number}, ${c.outcome}, ${c.duration_seconds}, ${c.due_at})
     ON CONFLICT (idempotency_key) DO UPDATE SET requests = dialer_simulated_calls.requests + 1
@@ -12,12 +12,12 @@ export async function rememberSimulatedCall(sql: Db, c: NewSimulatedCall): Promi
   return row!;
 }
 
-export async function markSimulatedCallsReported(sql: Db, keys: string[]): Promise<void> {
-  await sql`UPDATE dialer_simulated_calls SET reported_at = now() WHERE idempotency_key = ANY(${keys})`;
+export async function markSimulatedCallsReported(db: Db, keys: string[]): Promise<void> {
+  await db`UPDATE dialer_simulated_calls SET reported_at = now() WHERE idempotency_key = ANY(${keys})`;
 }
 
-export async function unreportedSimulatedCalls(sql: Db, orgId: string, keys: string[]): Promise<SimulatedCall[]> {
-  const rows = await sql<SimulatedCall[]>`
+export async function unreportedSimulatedCalls(db: Db, orgId: string, keys: string[]): Promise<SimulatedCall[]> {
+  const rows = await db<SimulatedCall[]>`
     SELECT idempotency_key, org_id, outcome, duration_seconds, placed_at, due_at, requests
     FROM dialer_simulated_calls
     WHERE org_id = ${orgId} AND idempotency_key = ANY(${keys}) AND reported_at IS NULL
@@ -26,8 +26,8 @@ export async function unreportedSimulatedCalls(sql: Db, orgId: string, keys: str
 }
 
 /** The simulated dialer's store, on this connection pool. */
-export const simulatedCallStore = (sql: Db): SimulatedCallStore => ({
-  remember: (call) => rememberSimulatedCall(sql, call),
-  markReported: (keys) => markSimulatedCallsReported(sql, keys),
-  unreported: (orgId, keys) => unreportedSimulatedCalls(sql, orgId, keys),
+export const simulatedCallStore = (db: Db): SimulatedCallStore => ({
+  remember: (call) => rememberSimulatedCall(db, call),
+  markReported: (keys) => markSimulatedCallsReported(db, keys),
+  unreported: (orgId, keys) => unreportedSimulatedCalls(db, orgId, keys),
 });

@@ -1,4 +1,5 @@
 import type { Db } from './client';
+import { keysetRows } from './kit/keyset';
 
 // Feedback is global, not a tenant table: the organization is context, possibly null, so these
 // functions take no organization to filter by; only operators read them.
@@ -54,13 +55,15 @@ export async function listFeedback(
   const org = filters.org_id ? db`AND f.org_id = ${filters.org_id}` : db``;
   const status = filters.status ? db`AND f.status = ${filters.status}` : db``;
   const user = filters.user_id ? db`AND f.user_id = ${filters.user_id}` : db``;
-  const after = page.after ? db`AND (f.created_at, f.id) < (${page.after.t}::timestamptz, ${page.after.id}::uuid)` : db``;
-  return db<FeedbackRow[]>`
-    SELECT f.id, u.external_id AS user_external_id, f.org_id, o.external_id AS org_external_id, f.category, f.message,
-      f.rating, f.context, f.submitter_email, f.status, f.status_changed_at, f.status_changed_by, f.created_at, f.created_at::text AS cursor_t
-    FROM feedback f JOIN users u ON u.id = f.user_id LEFT JOIN organizations o ON o.id = f.org_id
-    WHERE true ${category} ${org} ${status} ${user} ${after}
-    ORDER BY f.created_at DESC, f.id DESC LIMIT ${page.limit + 1}`;
+  return keysetRows<FeedbackRow>(db, {
+    select: db`f.id, u.external_id AS user_external_id, f.org_id, o.external_id AS org_external_id, f.category, f.message,
+      f.rating, f.context, f.submitter_email, f.status, f.status_changed_at, f.status_changed_by, f.created_at`,
+    from: db`feedback f JOIN users u ON u.id = f.user_id LEFT JOIN organizations o ON o.id = f.org_id`,
+    where: db`true ${category} ${org} ${status} ${user}`,
+    at: 'f.created_at',
+    id: 'f.id',
+    ...page,
+  });
 }
 
 /** Sets a piece of feedback's triage status; undefined when there is no such feedback. */

@@ -1,7 +1,9 @@
-import { conflict, notFound } from '../domain/errors';
+import { notFound } from '../domain/errors';
 import type { FileStatus } from '../domain/files';
 import type { Db } from './client';
 import { PG, isPgError } from './pg-errors';
+import { conflictOnUnique } from './kit/unique';
+import { setColumns } from './kit/partial-update';
 
 export interface FileRow {
   id: string;
@@ -32,26 +34,26 @@ export interface FolderRow {
 
 /** A sibling with the name is a conflict; a folder deleted between the check and the write is gone. */
 function translate(error: unknown): never {
-  if (isPgError(error, PG.UNIQUE_VIOLATION)) throw conflict('A folder with this name already exists here');
+  conflictOnUnique(error, 'A folder with this name already exists here');
   if (isPgError(error, PG.FOREIGN_KEY_VIOLATION)) throw notFound('Folder not found');
   throw error;
 }
 
 /** True when the folder is the organization's; `lock` keeps it from being deleted until commit. */
-export async function folderInOrg(sql: Db, orgId: string, folderId: string, lock = false): Promise<boolean> {
+export async function folderInOrg(db: Db, orgId: string, folderId: string, lock = false): Promise<boolean> {
   const rows = lock
-    ? await sql`SELECT 1 FROM folders WHERE id = ${folderId} AND org_id = ${orgId} FOR KEY SHARE`
-    : await sql`SELECT 1 FROM folders WHERE id = ${folderId} AND org_id = ${orgId}`;
+    ? await db`SELECT 1 FROM folders WHERE id = ${folderId} AND org_id = ${orgId} FOR KEY SHARE`
+    : await db`SELECT 1 FROM folders WHERE id = ${folderId} AND org_id = ${orgId}`;
   return rows.length > 0;
 }
 
 export async function insertFile(
-  sql: Db,
+  db: Db,
   orgId: string,
   file: Pick<FileRow, 'id' | 'folder_id' | 'name' | 'content_type' | 'storage_key' | 'created_by'> & { size_bytes: number | null },
 ): Promise<FileRow> {
   try {
-    const [row] = await sql<FileRow[]>`
+    const [row] = await db<FileRow[]>`
       INSERT INTO files (id, org_id, folder_id, name, content_type, size_bytes, storage_key, created_by)
       VALUES (${file.id}, ${orgId}, ${file.folder_id}, ${file.name}, ${file.content_type}, ${file.size_bytes},
               ${file.storage_key}, ${file.created_by})
@@ -62,8 +64,8 @@ export async function insertFile(
   }
 }
 
-export async function getFile(sql: Db, orgId: string, id: string): Promise<FileRow | undefined> {
-  const [row]: [FileRow?] = await sql`SELECT * FROM files WHERE id = ${id} AND org_id = ${orgId}`;
+export async function getFile(db: Db, orgId: string, id: string): Promise<FileRow | undefined> {
+  const [row]: [FileRow?] = await db`SELECT * FROM files WHERE id = ${id} AND org_id = ${orgId}`;
   return row;
 }
 
@@ -71,8 +73,8 @@ export async function getFile(sql: Db, orgId: string, id: string): Promise<FileR
  * Marks a file uploaded with the size object storage reports; undefined when it is gone or archived.
  * A repeat that changes nothing leaves updated_at as it was, so the same row comes back.
  */
-export async function markUploaded(sql: Db, orgId: string, id: string, size: number): Promise<FileRow | undefined> {
-  const [row]: [FileRow?] = await sql`
+export async function markUploaded(db: Db, orgId: string, id: string, size: number): Promise<FileRow | undefined> {
+  const [row]: [FileRow?] = await db`
     UPDATE files SET
       updated_at = CASE WHEN status = 'uploaded' AND size_bytes = ${size} THEN updated_at ELSE now() END,
       status = 'uploaded', size_bytes = ${size}, uploaded_at = coalesce(uploaded_at, now())
@@ -82,8 +84,8 @@ export async function markUploaded(sql: Db, orgId: string, id: string, size: num
 }
 
 /** Archives a file (idempotent); undefined when the organization has no such file. */
-export async function archiveFile(sql: Db, orgId: string, id: string): Promise<FileRow | undefined> {
-  const [row]: [FileRow?] = await sql`
+export async function archiveFile(db: Db, orgId: string, id: string): Promise<FileRow | undefined> {
+  const [row]: [FileRow?] = await db`
     UPDATE files SET
       updated_at = CASE WHEN status = 'archived' THEN updated_at ELSE now() END,
       archived_at = coalesce(archived_at, now()), status = 'archived'
@@ -94,25 +96,25 @@ export async function archiveFile(sql: Db, orgId: string, id: string): Promise<F
 
 /** A page of files, newest first; archived ones only when `status` asks for them. */
 export async function listFiles(
-  sql: Db,
+  db: Db,
   orgId: string,
   filters: { folderId?: string; status?: FileStatus },
   page: { limit: number; offset: number },
 ): Promise<FileRow[]> {
-  const folder = filters.folderId === undefined ? sql`` : sql`AND folder_id = ${filters.folderId}`;
-  const status = filters.status === undefined ? sql`AND status <> 'archived'` : sql`AND status = ${filters.status}`;
-  return sql<FileRow[]>`
+  const folder = filters.folderId === undefined ? db`` : db`AND folder_id = ${filters.folderId}`;
+  const status = filters.status === undefined ? db`AND status <> 'archived'` : db`AND status = ${filters.status}`;
+  return db<FileRow[]>`
     SELECT * FROM files WHERE org_id = ${orgId} ${folder} ${status}
     ORDER BY created_at DESC, id DESC LIMIT ${page.limit} OFFSET ${page.offset}`;
 }
 
 export async function insertFolder(
-  sql: Db,
+  db: Db,
   orgId: string,
   folder: Pick<FolderRow, 'id' | 'parent_id' | 'name' | 'created_by'>,
 ): Promise<FolderRow> {
   try {
-    const [row] = await sql<FolderRow[]>`
+    const [row] = await db<FolderRow[]>`
       INSERT INTO folders (id, org_id, parent_id, name, created_by)
       VALUES (${folder.id}, ${orgId}, ${folder.parent_id}, ${folder.name}, ${folder.created_by})
       RETURNING *`;
@@ -123,31 +125,31 @@ export async function insertFolder(
 }
 
 export async function listFolders(
-  sql: Db,
+  db: Db,
   orgId: string,
   filters: { parentId?: string },
   page: { limit: number; offset: number },
 ): Promise<FolderRow[]> {
-  const parent = filters.parentId === undefined ? sql`` : sql`AND parent_id = ${filters.parentId}`;
-  return sql<FolderRow[]>`
+  const parent = filters.parentId === undefined ? db`` : db`AND parent_id = ${filters.parentId}`;
+  return db<FolderRow[]>`
     SELECT * FROM folders WHERE org_id = ${orgId} ${parent}
     ORDER BY name, id LIMIT ${page.limit} OFFSET ${page.offset}`;
 }
 
 /** Folder moves of one organization run one at a time, so two crossing moves cannot make a cycle. */
-export const lockFolderTree = async (tx: Db, orgId: string): Promise<void> => {
-  await tx`SELECT pg_advisory_xact_lock(hashtextextended(${`folders:${orgId}`}, 0))`;
+export const lockFolderTree = async (db: Db, orgId: string): Promise<void> => {
+  await db`SELECT pg_advisory_xact_lock(hashtextextended(${`folders:${orgId}`}, 0))`;
 };
 
 /** The folder, locked for update until commit. */
-export async function lockFolder(tx: Db, orgId: string, id: string): Promise<FolderRow | undefined> {
-  const [row]: [FolderRow?] = await tx`SELECT * FROM folders WHERE id = ${id} AND org_id = ${orgId} FOR UPDATE`;
+export async function lockFolder(db: Db, orgId: string, id: string): Promise<FolderRow | undefined> {
+  const [row]: [FolderRow?] = await db`SELECT * FROM folders WHERE id = ${id} AND org_id = ${orgId} FOR UPDATE`;
   return row;
 }
 
 /** True when `folderId` is `candidateParentId` or one of its ancestors (a move there would make a cycle). */
-export async function isAncestorOrSelf(tx: Db, orgId: string, folderId: string, candidateParentId: string): Promise<boolean> {
-  const [inside] = await tx`
+export async function isAncestorOrSelf(db: Db, orgId: string, folderId: string, candidateParentId: string): Promise<boolean> {
+  const [inside] = await db`
     WITH RECURSIVE up AS (
       SELECT id, parent_id FROM folders WHERE id = ${candidateParentId} AND org_id = ${orgId}
       UNION SELECT f.id, f.parent_id FROM folders f JOIN up ON f.id = up.parent_id WHERE f.org_id = ${orgId})
@@ -157,15 +159,14 @@ export async function isAncestorOrSelf(tx: Db, orgId: string, folderId: string, 
 
 /** Sets the given columns of a folder. */
 export async function updateFolder(
-  tx: Db,
+  db: Db,
   orgId: string,
   id: string,
   values: { name?: string; parent_id?: string | null },
 ): Promise<FolderRow | undefined> {
-  const set = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
   try {
-    const [row]: [FolderRow?] =
-      await tx`UPDATE folders SET ${tx(set)}, updated_at = now() WHERE id = ${id} AND org_id = ${orgId} RETURNING *`;
+    const [row]: [FolderRow?] = await db`
+      UPDATE folders SET ${setColumns(db, values, ['name', 'parent_id'])}, updated_at = now() WHERE id = ${id} AND org_id = ${orgId} RETURNING *`;
     return row;
   } catch (error) {
     translate(error);
@@ -173,8 +174,8 @@ export async function updateFolder(
 }
 
 /** True when the folder holds a subfolder or a file of any status. */
-export async function folderHasContent(tx: Db, orgId: string, id: string): Promise<boolean> {
-  const [content] = await tx`
+export async function folderHasContent(db: Db, orgId: string, id: string): Promise<boolean> {
+  const [content] = await db`
     SELECT 1 WHERE EXISTS (SELECT 1 FROM folders WHERE org_id = ${orgId} AND parent_id = ${id})
                 OR EXISTS (SELECT 1 FROM files WHERE org_id = ${orgId} AND folder_id = ${id})`;
   return content !== undefined;
@@ -184,18 +185,18 @@ export async function folderHasContent(tx: Db, orgId: string, id: string): Promi
  * Locks the folder's whole subtree (keeping new files and subfolders out of it until commit) and
  * returns the storage keys of the files in it.
  */
-export async function lockSubtreeStorageKeys(tx: Db, orgId: string, id: string): Promise<string[]> {
-  const subtree = await tx<{ id: string }[]>`
+export async function lockSubtreeStorageKeys(db: Db, orgId: string, id: string): Promise<string[]> {
+  const subtree = await db<{ id: string }[]>`
     WITH RECURSIVE down AS (
       SELECT id FROM folders WHERE id = ${id} AND org_id = ${orgId}
       UNION SELECT f.id FROM folders f JOIN down ON f.parent_id = down.id WHERE f.org_id = ${orgId})
     SELECT id FROM folders WHERE org_id = ${orgId} AND id IN (SELECT id FROM down) FOR UPDATE`;
-  const files = await tx<{ storage_key: string }[]>`
+  const files = await db<{ storage_key: string }[]>`
     SELECT storage_key FROM files WHERE org_id = ${orgId} AND folder_id = ANY(${subtree.map((f) => f.id)}::uuid[])`;
   return files.map((f) => f.storage_key);
 }
 
 /** Deletes a folder (subfolders and files go with it by cascade). */
-export async function deleteFolder(tx: Db, orgId: string, id: string): Promise<void> {
-  await tx`DELETE FROM folders WHERE id = ${id} AND org_id = ${orgId}`;
+export async function deleteFolder(db: Db, orgId: string, id: string): Promise<void> {
+  await db`DELETE FROM folders WHERE id = ${id} AND org_id = ${orgId}`;
 }

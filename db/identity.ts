@@ -17,16 +17,16 @@ export interface ApiKeyRow {
 }
 
 /** Organization by the identity provider's id, created on first sight. */
-export async function upsertOrganization(sql: Sql, externalId: string): Promise<string> {
-  const [row] = await sql<{ id: string }[]>`
+export async function upsertOrganization(db: Sql, externalId: string): Promise<string> {
+  const [row] = await db<{ id: string }[]>`
     INSERT INTO organizations (id, external_id) VALUES (${newId()}, ${externalId})
     ON CONFLICT (external_id) DO UPDATE SET external_id = EXCLUDED.external_id
     RETURNING id`;
   return row!.id;
 }
 
-export async function upsertUser(sql: Sql, externalId: string): Promise<string> {
-  const [row] = await sql<{ id: string }[]>`
+export async function upsertUser(db: Sql, externalId: string): Promise<string> {
+  const [row] = await db<{ id: string }[]>`
     INSERT INTO users (id, external_id) VALUES (${newId()}, ${externalId})
     ON CONFLICT (external_id) DO UPDATE SET external_id = EXCLUDED.external_id
     RETURNING id`;
@@ -34,8 +34,8 @@ export async function upsertUser(sql: Sql, externalId: string): Promise<string> 
 }
 
 /** Keeps the identity provider's `email` claim on the user (notifications mail it); users are global. */
-export async function setUserEmail(sql: Sql, userId: string, email: string): Promise<void> {
-  await sql`UPDATE users SET email = ${email} WHERE id = ${userId} AND email IS DISTINCT FROM ${email}`;
+export async function setUserEmail(db: Sql, userId: string, email: string): Promise<void> {
+  await db`UPDATE users SET email = ${email} WHERE id = ${userId} AND email IS DISTINCT FROM ${email}`;
 }
 
 /**
@@ -44,11 +44,11 @@ export async function setUserEmail(sql: Sql, userId: string, email: string): Pro
  * the ones it no longer lists are removed.
  */
 export async function syncSessionMemberships(
-  sql: Sql,
+  db: Sql,
   userId: string,
   session: { orgIds: string[]; activeOrgId: string | null; scopes: string[]; complete: boolean },
 ): Promise<void> {
-  await sql.begin(async (tx) => {
+  await db.begin(async (tx) => {
     for (const orgId of session.orgIds) {
       const scopes = orgId === session.activeOrgId ? session.scopes : null;
       await tx`
@@ -63,8 +63,8 @@ export async function syncSessionMemberships(
   });
 }
 
-export async function findOrganizationByExternalId(sql: Sql, externalId: string): Promise<{ id: string } | undefined> {
-  const [row]: [{ id: string }?] = await sql`SELECT id FROM organizations WHERE external_id = ${externalId}`;
+export async function findOrganizationByExternalId(db: Sql, externalId: string): Promise<{ id: string } | undefined> {
+  const [row]: [{ id: string }?] = await db`SELECT id FROM organizations WHERE external_id = ${externalId}`;
   return row;
 }
 
@@ -76,17 +76,17 @@ export interface Membership {
 }
 
 /** The organizations a user belongs to. */
-export async function membershipsOf(sql: Sql, userId: string): Promise<Membership[]> {
-  return sql<Membership[]>`
+export async function membershipsOf(db: Sql, userId: string): Promise<Membership[]> {
+  return db<Membership[]>`
     SELECT o.external_id, o.id, m.scopes FROM memberships m JOIN organizations o ON o.id = m.org_id
     WHERE m.user_id = ${userId} ORDER BY o.external_id`;
 }
 
 export async function insertApiKey(
-  sql: Sql,
+  db: Sql,
   key: Pick<ApiKeyRow, 'kind' | 'key_id' | 'secret_hash' | 'org_id' | 'user_id' | 'name' | 'scopes' | 'expires_at'>,
 ): Promise<ApiKeyRow> {
-  const [row] = await sql<ApiKeyRow[]>`
+  const [row] = await db<ApiKeyRow[]>`
     INSERT INTO api_keys (id, kind, key_id, secret_hash, org_id, user_id, name, scopes, expires_at)
     VALUES (${newId()}, ${key.kind}, ${key.key_id}, ${key.secret_hash}, ${key.org_id}, ${key.user_id},
             ${key.name}, ${key.scopes}, ${key.expires_at})
@@ -102,12 +102,12 @@ export interface ApiKeyWithOwners extends ApiKeyRow {
 /** A key by its public lookup id, with the external ids of its user and organization. */
 /** A key by its public id, and whether `address` proved it (a live row in api_key_proofs). */
 export async function findApiKeyByKeyId(
-  sql: Sql,
+  db: Sql,
   kind: ApiKeyRow['kind'],
   keyId: string,
   address: string,
 ): Promise<(ApiKeyWithOwners & { address_proven: boolean }) | undefined> {
-  const [row]: [(ApiKeyWithOwners & { address_proven: boolean })?] = await sql`
+  const [row]: [(ApiKeyWithOwners & { address_proven: boolean })?] = await db`
     SELECT k.*, u.external_id AS user_external_id, o.external_id AS org_external_id,
       EXISTS (SELECT 1 FROM api_key_proofs p WHERE p.key_id = k.id AND p.address = ${address} AND p.expires_at > now()) AS address_proven
     FROM api_keys k JOIN users u ON u.id = k.user_id LEFT JOIN organizations o ON o.id = k.org_id
@@ -116,8 +116,8 @@ export async function findApiKeyByKeyId(
 }
 
 /** The addresses with a live proof of a key, at most `limit` of them. */
-export async function listApiKeyProofAddresses(sql: Sql, kind: ApiKeyRow['kind'], keyId: string, limit: number): Promise<string[]> {
-  const rows = await sql<{ address: string }[]>`
+export async function listApiKeyProofAddresses(db: Sql, kind: ApiKeyRow['kind'], keyId: string, limit: number): Promise<string[]> {
+  const rows = await db<{ address: string }[]>`
     SELECT p.address FROM api_key_proofs p JOIN api_keys k ON k.id = p.key_id
     WHERE k.key_id = ${keyId} AND k.kind = ${kind} AND p.expires_at > now()
     LIMIT ${limit}`;
@@ -125,22 +125,22 @@ export async function listApiKeyProofAddresses(sql: Sql, kind: ApiKeyRow['kind']
 }
 
 /** Records (or extends) that `address` proved a key; the key's lapsed proofs are dropped on the way. */
-export async function recordApiKeyProof(sql: Sql, keyRowId: string, address: string, ttlSeconds: number): Promise<void> {
-  await sql`
+export async function recordApiKeyProof(db: Sql, keyRowId: string, address: string, ttlSeconds: number): Promise<void> {
+  await db`
     WITH lapsed AS (DELETE FROM api_key_proofs WHERE key_id = ${keyRowId} AND address <> ${address} AND expires_at <= now())
     INSERT INTO api_key_proofs (key_id, address, expires_at)
     VALUES (${keyRowId}, ${address}, now() + make_interval(secs => ${ttlSeconds}))
     ON CONFLICT (key_id, address) DO UPDATE SET expires_at = EXCLUDED.expires_at`;
 }
 
-export async function findApiKeyStatus(sql: Sql, id: string) {
+export async function findApiKeyStatus(db: Sql, id: string) {
   const [row]: [{ revoked_at: Date | null; expires_at: Date | null }?] =
-    await sql`SELECT revoked_at, expires_at FROM api_keys WHERE id = ${id}`;
+    await db`SELECT revoked_at, expires_at FROM api_keys WHERE id = ${id}`;
   return row;
 }
 
-export async function touchApiKey(sql: Sql, id: string): Promise<void> {
-  await sql`UPDATE api_keys SET last_used_at = now() WHERE id = ${id}`;
+export async function touchApiKey(db: Sql, id: string): Promise<void> {
+  await db`UPDATE api_keys SET last_used_at = now() WHERE id = ${id}`;
 }
 
 const KEY_COLUMNS = (db: Db) => db`

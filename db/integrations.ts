@@ -1,7 +1,7 @@
 import type { ConnectionStatus } from '../domain/integrations';
-import { conflict } from '../domain/errors';
 import type { Db } from './client';
-import { isPgError, PG } from './pg-errors';
+import { keysetRows } from './kit/keyset';
+import { onUnique } from './kit/unique';
 
 // Connect tokens, connections and the per-organization redirect allowlist. Every query is filtered by
 // org_id, except the two lookups an unauthenticated connect page makes by the token's hash or `state`
@@ -130,12 +130,14 @@ export async function listConnections(
   const status = filters.status ? db`AND c.status = ${filters.status}` : db``;
   const integration = filters.integration ? db`AND c.integration = ${filters.integration}` : db``;
   const endUser = filters.end_user_id ? db`AND c.end_user_id = ${filters.end_user_id}` : db``;
-  const after = page.after ? db`AND (c.created_at, c.id) < (${page.after.t}::timestamptz, ${page.after.id}::uuid)` : db``;
-  return db<(ConnectionRow & { cursor_t: string })[]>`
-    SELECT ${connectionColumns(db)}, c.created_at::text AS cursor_t
-    FROM integration_connections c LEFT JOIN workflow_credentials w ON w.org_id = c.org_id AND w.id = c.credential_id
-    WHERE c.org_id = ${orgId} ${status} ${integration} ${endUser} ${after}
-    ORDER BY c.created_at DESC, c.id DESC LIMIT ${page.limit + 1}`;
+  return keysetRows<ConnectionRow>(db, {
+    select: connectionColumns(db),
+    from: db`integration_connections c LEFT JOIN workflow_credentials w ON w.org_id = c.org_id AND w.id = c.credential_id`,
+    where: db`c.org_id = ${orgId} ${status} ${integration} ${endUser}`,
+    at: 'c.created_at',
+    id: 'c.id',
+    ...page,
+  });
 }
 
 export async function getConnection(
@@ -179,14 +181,14 @@ export async function insertConnection(
     credentialId: string;
   },
 ): Promise<void> {
-  await db`
+  await onUnique(
+    db`
     INSERT INTO integration_connections (id, org_id, integration, status, external_account_id, external_account_label,
       granted_scopes, end_user_id, connected_by, credential_id)
     VALUES (${id}, ${orgId}, ${fields.integration}, 'active', ${fields.externalAccountId}, ${fields.externalAccountLabel},
-      ${fields.grantedScopes}, ${fields.endUserId}, ${fields.connectedBy}, ${fields.credentialId})`.catch((error: unknown) => {
-    if (isPgError(error, PG.UNIQUE_VIOLATION)) throw conflict('The organization already has a connection of this account');
-    throw error;
-  });
+      ${fields.grantedScopes}, ${fields.endUserId}, ${fields.connectedBy}, ${fields.credentialId})`,
+    'The organization already has a connection of this account',
+  );
 }
 
 /** A reconnect: fresh consent on the same connection (same id), active again. */

@@ -1,6 +1,7 @@
 import type { BreakdownEntry } from '../domain/icp-scoring';
 import type { Criterion, Fact, RunStatus } from '../domain/intelligence';
 import type { Db } from './client';
+import { columnsOf, setColumns } from './kit/partial-update';
 
 // SQL only: every function takes (db, orgId, ...ids) and filters by org_id.
 
@@ -69,13 +70,9 @@ export async function updateProfile(
   profileId: string,
   patch: { name?: string; description?: string | null; criteria?: Criterion[]; is_default?: boolean },
 ): Promise<IcpProfileRow> {
-  const set: Record<string, unknown> = {};
-  if (patch.name !== undefined) set.name = patch.name;
-  if (patch.description !== undefined) set.description = patch.description;
-  if (patch.is_default !== undefined) set.is_default = patch.is_default;
-  if (patch.criteria !== undefined) set.criteria = db.json(patch.criteria as never);
+  const set = { ...patch, criteria: patch.criteria === undefined ? undefined : db.json(patch.criteria as never) };
   const [row] = await db<IcpProfileRow[]>`
-    UPDATE icp_profiles SET ${db(set)}, updated_at = now(),
+    UPDATE icp_profiles SET ${setColumns(db, set, ['name', 'description', 'is_default', 'criteria'])}, updated_at = now(),
       version = version + ${patch.criteria !== undefined ? 1 : 0}
     WHERE id = ${profileId} AND org_id = ${orgId} RETURNING *`;
   if (patch.criteria !== undefined) {
@@ -167,27 +164,46 @@ export function listResearchRuns(db: Db, orgId: string, q: { limit: number; offs
     ORDER BY created_at DESC, id DESC LIMIT ${q.limit} OFFSET ${q.offset}`;
 }
 
+const RESEARCH_RUN_COLUMNS = columnsOf<Pick<ResearchRunRow, ResearchRunPatchColumn>>()([
+  'status',
+  'pages',
+  'facts',
+  'summary',
+  'summary_source',
+  'applied_fields',
+  'kept_fields',
+  'credits_used',
+  'error',
+]);
+type ResearchRunPatchColumn =
+  | 'status'
+  | 'pages'
+  | 'facts'
+  | 'summary'
+  | 'summary_source'
+  | 'applied_fields'
+  | 'kept_fields'
+  | 'credits_used'
+  | 'error';
+
 /** Moves a run that is not final yet; undefined when it already is (or is gone). */
 export async function updateResearchRun(
   db: Db,
   orgId: string,
   runId: string,
-  patch: Partial<
-    Pick<
-      ResearchRunRow,
-      'status' | 'pages' | 'facts' | 'summary' | 'summary_source' | 'applied_fields' | 'kept_fields' | 'credits_used' | 'error'
-    >
-  > & {
+  patch: Partial<Pick<ResearchRunRow, ResearchRunPatchColumn>> & {
     started?: boolean;
     completed?: boolean;
   },
 ): Promise<ResearchRunRow | undefined> {
   const { started, completed, ...fields } = patch;
-  const set: Record<string, unknown> = { ...fields };
-  if (fields.pages) set.pages = db.json(fields.pages as never);
-  if (fields.facts) set.facts = db.json(fields.facts as never);
+  const set = {
+    ...fields,
+    pages: fields.pages ? db.json(fields.pages as never) : fields.pages,
+    facts: fields.facts ? db.json(fields.facts as never) : fields.facts,
+  };
   const [row]: [ResearchRunRow?] = await db`
-    UPDATE research_runs SET ${db(set)}
+    UPDATE research_runs SET ${setColumns(db, set, RESEARCH_RUN_COLUMNS)}
       ${started ? db`, started_at = coalesce(started_at, now())` : db``}
       ${completed ? db`, completed_at = now()` : db``}
     WHERE id = ${runId} AND org_id = ${orgId} AND status IN ('queued', 'in_progress') RETURNING *`;

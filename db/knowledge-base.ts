@@ -2,6 +2,7 @@ import type { ChunkingMethod, SourceStatus, SourceType } from '../domain/knowled
 import { likePattern } from '../domain/knowledge-base';
 import { newId } from '../platform/core/ids';
 import type { Db } from './client';
+import { columnsOf, setColumns } from './kit/partial-update';
 
 // SQL only: every function takes (db, orgId, ...ids) and filters by org_id.
 
@@ -78,15 +79,12 @@ export async function listDatasets(
   return { rows, count };
 }
 
-export async function updateDataset(
-  db: Db,
-  orgId: string,
-  id: string,
-  values: Partial<Pick<DatasetRow, 'name' | 'description' | 'chunking_method' | 'chunk_size'>> & { modified_by: string },
-): Promise<DatasetRow | undefined> {
-  const set = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
-  const [row]: [DatasetRow?] =
-    await db`UPDATE kb_datasets SET ${db(set)}, updated_at = now() WHERE id = ${id} AND org_id = ${orgId} RETURNING *`;
+type DatasetPatch = Partial<Pick<DatasetRow, 'name' | 'description' | 'chunking_method' | 'chunk_size'>> & { modified_by: string };
+const DATASET_COLUMNS = columnsOf<DatasetPatch>()(['name', 'description', 'chunking_method', 'chunk_size', 'modified_by']);
+
+export async function updateDataset(db: Db, orgId: string, id: string, values: DatasetPatch): Promise<DatasetRow | undefined> {
+  const [row]: [DatasetRow?] = await db`
+    UPDATE kb_datasets SET ${setColumns(db, values, DATASET_COLUMNS)}, updated_at = now() WHERE id = ${id} AND org_id = ${orgId} RETURNING *`;
   return row;
 }
 

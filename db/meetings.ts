@@ -1,6 +1,7 @@
 import type { BotHistoryEntry, BotStatus, MeetingPlatform } from '../domain/meetings';
 import { newId } from '../platform/core/ids';
 import type { Db } from './client';
+import { keysetRows } from './kit/keyset';
 
 export interface BotRow {
   id: string;
@@ -102,12 +103,13 @@ export async function listBots(
   orgId: string,
   filter: { status?: BotStatus; account_id?: string; limit: number; after?: { t: string; id: string } },
 ): Promise<BotListRow[]> {
-  return db<BotListRow[]>`
-    SELECT *, created_at::text AS cursor_t FROM meeting_bots
-    WHERE ${botWhere(db, orgId, filter)}
-      ${filter.after ? db`AND (created_at, id) < (${filter.after.t}::timestamptz, ${filter.after.id}::uuid)` : db``}
-    ORDER BY created_at DESC, id DESC
-    LIMIT ${filter.limit + 1}`;
+  return keysetRows<BotRow>(db, {
+    select: db`*`,
+    from: db`meeting_bots`,
+    where: botWhere(db, orgId, filter),
+    limit: filter.limit,
+    after: filter.after,
+  });
 }
 
 export async function countBots(db: Db, orgId: string, filter: { status?: BotStatus; account_id?: string }): Promise<number> {

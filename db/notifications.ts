@@ -2,6 +2,7 @@ import type { EmailCadence } from '../domain/notification-events';
 import type { NotificationEvent } from '../domain/notifications';
 import { newId } from '../platform/core/ids';
 import type { Db } from './client';
+import { keysetAfter } from './kit/keyset';
 
 /** Rows per multi-row INSERT: well below Postgres's 65,535 bind parameters per statement. */
 const INSERT_CHUNK = 2000;
@@ -228,7 +229,7 @@ export async function listItems(
     SELECT ${ITEM_COLUMNS(db)} FROM notification_items
     WHERE org_id = ${orgId} AND user_id = ${userId} AND archived_at IS NULL
       ${q.unread ? db`AND read_at IS NULL` : db``}
-      ${q.after ? db`AND (created_at, id) < (${q.after.t}::timestamptz, ${q.after.id}::uuid)` : db``}
+      ${keysetAfter(db, q.after)}
     ORDER BY created_at DESC, id DESC LIMIT ${q.limit}`;
 }
 

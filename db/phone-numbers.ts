@@ -1,8 +1,7 @@
 import { newId } from '../platform/core/ids';
 import type { Direction } from '../domain/agents';
-import { conflict } from '../domain/errors';
-import { PG, isPgError } from './pg-errors';
 import type { Db } from './client';
+import { onUnique } from './kit/unique';
 
 export type { Direction };
 
@@ -16,6 +15,9 @@ export interface PhoneNumberRow {
   created_by: string | null;
   created_at: Date;
   updated_at: Date;
+  /** Set when the number was imported from the telephony provider. */
+  provider: string | null;
+  provider_number_id: string | null;
 }
 
 export async function insertPhoneNumber(
@@ -25,15 +27,13 @@ export async function insertPhoneNumber(
   label: string | null,
   actor: string,
 ): Promise<PhoneNumberRow> {
-  try {
-    const [row] = await db<PhoneNumberRow[]>`
+  const [row] = await onUnique(
+    db<PhoneNumberRow[]>`
       INSERT INTO phone_numbers (id, org_id, number, label, created_by) VALUES (${newId()}, ${orgId}, ${number}, ${label}, ${actor})
-      RETURNING *`;
-    return row!;
-  } catch (error) {
-    if (isPgError(error, PG.UNIQUE_VIOLATION)) throw conflict(`Phone number already registered: ${number}`);
-    throw error;
-  }
+      RETURNING *`,
+    `Phone number already registered: ${number}`,
+  );
+  return row!;
 }
 
 export interface PhoneNumberFilters {
@@ -92,4 +92,60 @@ export async function claimFreeNumber(db: Db, orgId: string, agentId: string): P
       ORDER BY number LIMIT 1 FOR UPDATE SKIP LOCKED)
     RETURNING *`;
   return row;
+}
+
+export type ImportResult = 'imported' | 'updated' | 'unchanged';
+
+/**
+ * Upserts the provider's numbers into the organization's inventory, by number, in one transaction: a new
+ * number is inserted; one already there is linked to the provider's id (and given the provider's label
+ * when it has none), or left as it is when it already is. Other organizations' rows are never touched.
+ */
+export async function importPhoneNumbers(
+  db: Db,
+  orgId: string,
+  provider: string,
+  numbers: { number: string; provider_number_id: string; label: string | null }[],
+  actor: string,
+): Promise<{ row: PhoneNumberRow; result: ImportResult }[]> {
+  if (numbers.length === 0) return [];
+  const ids = numbers.map(() => newId());
+  // New numbers first (a concurrent import's rows are skipped), then every row of these numbers, locked.
+  const inserted = await db<{ number: string }[]>`
+    INSERT INTO phone_numbers (id, org_id, number, label, created_by, provider, provider_number_id)
+    SELECT id, ${orgId}, number, label, ${actor}, ${provider}, provider_number_id
+    FROM unnest(${ids}::uuid[], ${numbers.map((n) => n.number)}::text[], ${numbers.map((n) => n.label)}::text[],
+                ${numbers.map((n) => n.provider_number_id)}::text[]) AS t(id, number, label, provider_number_id)
+    ON CONFLICT (org_id, number) DO NOTHING
+    RETURNING number`;
+  const fresh = new Set(inserted.map((r) => r.number));
+  const out: { row: PhoneNumberRow; result: ImportResult }[] = [];
+  const rows = new Map(
+    (
+      await lockNumbers(
+        db,
+        orgId,
+        numbers.map((n) => n.number),
+      )
+    ).map((r) => [r.number, r]),
+  );
+  for (const n of numbers) {
+    const row = rows.get(n.number);
+    if (!row) continue;
+    if (fresh.has(n.number)) {
+      out.push({ row, result: 'imported' });
+      continue;
+    }
+    const label = row.label ?? n.label;
+    if (row.provider === provider && row.provider_number_id === n.provider_number_id && row.label === label) {
+      out.push({ row, result: 'unchanged' });
+      continue;
+    }
+    const [updated] = await db<PhoneNumberRow[]>`
+      UPDATE phone_numbers SET provider = ${provider}, provider_number_id = ${n.provider_number_id}, label = ${label}, updated_at = now()
+      WHERE id = ${row.id} AND org_id = ${orgId}
+      RETURNING *`;
+    out.push({ row: updated!, result: 'updated' });
+  }
+  return out.sort((a, b) => (a.row.number < b.row.number ? -1 : a.row.number > b.row.number ? 1 : 0));
 }

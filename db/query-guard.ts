@@ -30,8 +30,8 @@ const failure = (message: string, code: string) => Object.assign(new Error(messa
  *   to a socket not open yet (which throws from a timer and ends the process). So its queries are
  *   refused, and the callback's end is never handed back to postgres.js.
  */
-export function guardQueries(sql: postgres.Sql): postgres.Sql {
-  return wrap(sql as unknown as Callable, () => false) as unknown as postgres.Sql;
+export function guardQueries(db: postgres.Sql): postgres.Sql {
+  return wrap(db as unknown as Callable, () => false) as unknown as postgres.Sql;
 }
 
 function wrap(target: Callable, over: () => boolean): Callable {

@@ -1,8 +1,8 @@
-import { conflict } from '../domain/errors';
 import type { TaggedTable } from '../domain/tags';
 import { newId } from '../platform/core/ids';
 import type { Db } from './client';
-import { PG, isPgError } from './pg-errors';
+import { onUnique } from './kit/unique';
+import { setColumns } from './kit/partial-update';
 
 // SQL only: every function takes (db, orgId, ...ids) and filters by org_id; the service decides the
 // transaction. A unique violation is the one domain outcome translated here, since only SQL sees it.
@@ -16,23 +16,19 @@ export interface TagRow {
   updated_at: Date;
 }
 
-function translate(error: unknown): never {
-  if (isPgError(error, PG.UNIQUE_VIOLATION)) throw conflict('A tag with this name already exists');
-  throw error;
-}
+const DUPLICATE_NAME = 'A tag with this name already exists';
 
 export async function listTags(db: Db, orgId: string): Promise<TagRow[]> {
   return db<TagRow[]>`SELECT * FROM tags WHERE org_id = ${orgId} ORDER BY name COLLATE "und-x-icu", id`;
 }
 
 export async function insertTag(db: Db, orgId: string, values: { name: string; color: string | null }): Promise<TagRow> {
-  try {
-    const [row] = await db<TagRow[]>`
-      INSERT INTO tags (id, org_id, name, color) VALUES (${newId()}, ${orgId}, ${values.name}, ${values.color}) RETURNING *`;
-    return row!;
-  } catch (error) {
-    translate(error);
-  }
+  const [row] = await onUnique(
+    db<TagRow[]>`
+      INSERT INTO tags (id, org_id, name, color) VALUES (${newId()}, ${orgId}, ${values.name}, ${values.color}) RETURNING *`,
+    DUPLICATE_NAME,
+  );
+  return row!;
 }
 
 /** The tag, locked for update until the transaction ends. */
@@ -47,13 +43,11 @@ export async function updateTag(
   tagId: string,
   values: { name?: string; color?: string | null },
 ): Promise<TagRow | undefined> {
-  const set = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
-  try {
-    const [row]: [TagRow?] = await db`UPDATE tags SET ${db(set)}, updated_at = now() WHERE id = ${tagId} AND org_id = ${orgId} RETURNING *`;
-    return row;
-  } catch (error) {
-    translate(error);
-  }
+  const [row]: [TagRow?] = await onUnique(
+    db`UPDATE tags SET ${setColumns(db, values, ['name', 'color'])}, updated_at = now() WHERE id = ${tagId} AND org_id = ${orgId} RETURNING *`,
+    DUPLICATE_NAME,
+  );
+  return row;
 }
 
 /** Deletes the tag; its name, or undefined when the organization has no such tag. */

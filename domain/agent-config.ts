@@ -1,7 +1,11 @@
 import { z } from 'zod';
+import { trimmedText } from './trimmed-text';
 
 // The configuration a voice agent runs with: a domain rule shared by the API and the worker. Schemas here carry no `.openapi()` calls (only zod's own
 // `.meta`), because the worker imports them too, without the OpenAPI extension of zod.
+
+/** A name the instructions may reference as {{name}}. */
+const VARIABLE_NAME = /^[a-zA-Z_][a-zA-Z0-9_]{0,63}$/;
 
 /** E.164: a plus, a country code not starting with 0, and at most 15 digits in all. */
 export const E164 = z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 phone number such as +14155550123');
@@ -37,7 +41,7 @@ const TransferDestination = z
     phone_number: E164.optional(),
     sip_uri: z
       .string()
-      .regex(/^sips?:[^\s@]+@[^\s@]+$/, 'must look like sip:user@host')
+      .regex(/^sips?:[^\s@\u0000]+@[^\s@\u0000]+$/, 'must look like sip:user@host')
       .optional(),
     description: z.string().max(500).optional(),
   })
@@ -174,7 +178,11 @@ export const AgentConfig = z
     limits: Limits.default(Limits.parse({})),
     recording: Recording.default(Recording.parse({})),
     /** Values the instructions may reference as {{name}}. */
-    variables: z.record(z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]{0,63}$/), z.string().max(2000)).default({}),
+    variables: z
+      .record(z.string().regex(VARIABLE_NAME), z.string().max(2000))
+      .default({})
+      // The key rule as the document states it (the generator drops a record's key schema).
+      .meta({ propertyNames: { pattern: VARIABLE_NAME.source } }),
   })
   .strict()
   .meta({ id: 'AgentConfig', description: 'Everything a voice agent runs with' });
@@ -187,7 +195,7 @@ export const defaultAgentConfig = (): AgentConfig => AgentConfig.parse({});
 /** What the instruction writer works from. */
 export const InstructionBuilderInputs = z
   .object({
-    company_name: z.string().trim().min(1).max(200),
+    company_name: trimmedText(200),
     company_website: z.url({ protocol: /^https?$/ }).optional(),
     company_overview: z.string().max(20_000).optional(),
     agent_role: z.string().max(1000).optional(),

@@ -32,9 +32,14 @@ export function publishRefusal(v: InstructionFlags & { published: boolean }): 'g
 export const sipUri = (agentId: string, sipHost: string) => `sip:${agentId}@${sipHost}`;
 
 /**
- * What a SIP deploy does in this deployment: there is no SIP server or provider behind SIP_HOST, so it
- * records the address (shown in the agent's read) and no call reaches the agent through it yet.
+ * What a SIP deploy does: with the simulated dialer (and with Vapi, which has no SIP domains) there is
+ * no SIP server or provider behind the address, so it is recorded (shown in the agent's read) and no
+ * call reaches the agent through it yet; with Twilio the provider's SIP domain is made (`provisioned`).
  */
-export const SIP_PROVISIONING = 'recorded' as const;
+export const SIP_PROVISIONING_KINDS = ['recorded', 'provisioned'] as const;
 export const SIP_PROVISIONING_NOTE =
   'Recorded only: the address is stored and shown on the agent, but this deployment runs no SIP server or provider, so no call reaches the agent through it yet.';
+export const SIP_VAPI_NOTE =
+  'Recorded only: Vapi has no SIP domains, and a Vapi SIP number needs an assistant the service does not serve yet, so the address is stored and shown on the agent but no call reaches the agent through it.';
+export const sipTwilioNote = (domainSid: string, voiceUrl: string, bridgeTo: string) =>
+  `Provisioned at Twilio: SIP domain ${domainSid} sends each call to ${voiceUrl}, which bridges it to the agent at ${bridgeTo}.`;

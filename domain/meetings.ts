@@ -34,6 +34,23 @@ const RANK: Record<BotStatus, number> = {
   canceled: 7,
 };
 
+/** One path segment of a Teams link that is not a dot segment (".", "..", "%2e"...), which a URL would resolve away. */
+const TEAMS_UNIT = "(?:[A-Za-z0-9_~!$&'()*+,;=:@.-]|%[0-9A-Fa-f]{2})";
+const TEAMS_NOT_DOT = "(?:[A-Za-z0-9_~!$&'()*+,;=:@-]|%(?:[013-9A-Fa-f][0-9A-Fa-f]|2[0-9A-Da-dFf]))";
+const TEAMS_SEGMENT = `${TEAMS_UNIT}*${TEAMS_NOT_DOT}${TEAMS_UNIT}*`;
+
+/**
+ * The links meetingPlatform takes, as written (lower-case scheme and host, no port, no user, no dot segments): the
+ * document's pattern for a meeting link. Path rules are meetingPlatform's; a query or fragment may follow.
+ */
+export const MEETING_URL_PATTERN =
+  '^https://(?:' +
+  '(?:[a-z0-9-]+\\.)?zoom(?:gov)?\\.(?:us|com)/(?:(?:j|s|w|wc/join)/[0-9]{9,12}/?' +
+  '|my/(?:[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}|\\.[A-Za-z0-9_-][A-Za-z0-9_.-]{0,62}|\\.\\.[A-Za-z0-9_.-]{1,62})/?)' +
+  '|meet\\.google\\.com/[a-z]{3}-[a-z]{4}-[a-z]{3}/?' +
+  `|teams\\.(?:microsoft\\.com|live\\.com)/(?:l/meetup-join/${TEAMS_SEGMENT}(?:/${TEAMS_SEGMENT})*/?|meet/[0-9]{6,20}/?)` +
+  ')(?:[?#][^\\s\\u0000]*)?$';
+
 /** The meeting's platform from its link, or null when it is not a Zoom, Google Meet or Teams meeting link. */
 export function meetingPlatform(link: string): MeetingPlatform | null {
   let url: URL;

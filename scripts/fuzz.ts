@@ -9,14 +9,97 @@ import { PROJECT_ROOT } from '../platform/core/tools';
 
 // `npm run fuzz`: starts the whole service the way `npm start` does, on a fresh DATA_DIR and free ports,
 // mints a development session and an `ak_` key of every scope, and runs Schemathesis (pinned, from
-// .tools/venv) over the live /openapi.json with every check (the default: a `--checks` here would override
-// the per-operation switches of schemathesis.toml) and phase, a bounded number of examples per
-// operation and a fixed seed. Exits non-zero on any failure. Settings: test/contract/schemathesis.toml;
-// FUZZ_MAX_EXAMPLES and FUZZ_SEED override the defaults, extra arguments go to `st run`.
+// .tools/venv) over the live /openapi.json with `--checks all` and every phase (examples, coverage,
+// fuzzing, stateful), a bounded number of examples per operation and a fixed seed. Exits non-zero on any
+// finding not in KNOWN_FINDINGS below. Settings: test/contract/schemathesis.toml; FUZZ_MAX_EXAMPLES and
+// FUZZ_SEED override the defaults, extra arguments go to `st run`.
 const say = (line: string) => process.stdout.write(`[fuzz] ${line}\n`);
 const MAX_EXAMPLES = process.env.FUZZ_MAX_EXAMPLES ?? '15';
 const SEED = process.env.FUZZ_SEED ?? '1';
 const STARTUP_TIMEOUT_MS = 180_000;
+
+/**
+ * The only findings a run may report, each with its reason: a rule JSON Schema cannot state (cross-field or
+ * semantic, checked by the route after the schema), so a schema-valid request may be refused with one of the
+ * statuses named (positive_data_acceptance). They become the run's `--baseline` (one entry per operation and
+ * status); any other finding fails the run. The same list is in docs/decisions/testing.md ("Fuzzing"); an entry the run did
+ * not meet is counted, not a failure.
+ */
+type Rule = { ids: string[]; statuses: number[]; reason: string };
+const KNOWN_FINDINGS: Rule[] = [
+  { ids: ['createCampaignCampaign'], statuses: [422], reason: "a calling window's start is before its end" },
+  {
+    ids: ['createOutreachMailbox', 'patchOutreachMailbox'],
+    statuses: [400, 422],
+    reason: 'send_gap min <= max, a sending window that starts before it ends, an SMTP host that answers',
+  },
+  {
+    ids: ['createIntelligenceIcpProfile', 'patchIntelligenceIcpProfile'],
+    statuses: [422],
+    reason: 'ICP criteria do not all weigh 0, ranges run min <= max, known countries and industries',
+  },
+  { ids: ['getCardEventsSummary', 'getCardShareLinkEventsSummary'], statuses: [422], reason: 'from <= to, at most 366 days per summary' },
+  {
+    ids: ['createOutreachSequencerSequence', 'patchOutreachSequencerSequence'],
+    statuses: [422],
+    reason: 'the first step (and each of its variants) has a subject',
+  },
+  {
+    ids: ['patchWorkflowCredential'],
+    statuses: [400, 422],
+    reason: "a refresh policy or input needs the credential's refresher workflow (the stored one), cron fields Temporal reads",
+  },
+  {
+    ids: ['createWorkflowCredential', 'updateWorkflowCredentialValue'],
+    statuses: [400, 422],
+    reason: "a value of at most 65,536 bytes as JSON, the refresher's own input schema, cron fields Temporal reads",
+  },
+  { ids: ['createOrganizationPat', 'createUserPat', 'createCardShareLink'], statuses: [422], reason: 'expiry instants in the future' },
+  { ids: ['listAgents'], statuses: [400], reason: 'the metadata filter is JSON-encoded' },
+  {
+    ids: ['createAnalyticsAssistantQuery', 'createAnalyticsAssistantQuestion'],
+    statuses: [400],
+    reason: 'SQL the analytics guard accepts and the database can run',
+  },
+  { ids: ['createContactsImport'], statuses: [400], reason: 'known CSV columns' },
+  {
+    ids: ['createIntegrationsConnectToken'],
+    statuses: [400],
+    reason: "integrations the deployment configures (INTEGRATION_PROVIDERS), the organization's OAuth client, allowed redirect origins",
+  },
+  {
+    ids: ['updateCustomDataTable', 'replaceCustomDataTable'],
+    statuses: [400, 422],
+    reason: 'key columns among the properties and of a key type, properties named once, rows holding the key, calendar dates',
+  },
+  {
+    ids: ['createAgentVersion', 'updateAgentVersion'],
+    statuses: [400, 422],
+    reason: 'unique tool names, URLs a URL parser takes, a published version is not changed (400)',
+  },
+  {
+    ids: ['createAgentVersionGenerateInstruction', 'createIntelligenceResearchRun', 'createKnowledgeBaseSource'],
+    statuses: [400, 422],
+    reason: 'the inputs needed to generate, exactly one of several fields',
+  },
+  {
+    ids: ['createFolder', 'patchFolder', 'createCard', 'createShareLead'],
+    statuses: [400, 422],
+    reason: 'names trimmed before their length is checked, a name or an email',
+  },
+];
+
+/** The PATCHes whose body may name another row of the organization (404 for that row when it lacks it). */
+const PATCHES_NAMING_ROWS = [
+  'patchDeal',
+  'patchContact',
+  'patchCard',
+  'patchFolder',
+  'patchKnowledgeBaseDataset',
+  'patchIntelligenceIcpProfile',
+  'patchAccount',
+  'patchWorkflowCredential',
+];
 
 const st = path.join(PROJECT_ROOT, '.tools', 'venv', 'bin', 'st');
 if (!fs.existsSync(st)) {
@@ -149,7 +232,35 @@ try {
   if (declares503.length) {
     toml += `\n[[operations]]\ninclude-operation-id = ${JSON.stringify(declares503)}\nchecks.not_a_server_error.expected-statuses = ["2XX", "3XX", "4XX", "503"]\n`;
   }
+  // A PATCH naming a row the organization lacks (a contact, an account, a media key, a refresher) is 404 for
+  // that row, the API contract's convention; ensure_resource_availability would read it as the item just created
+  // gone and name the create. Schemathesis gives such a finding no signature, so a baseline entry would mask every
+  // "created item missing" of that create; instead the check is off for these PATCHes only, and stays on for
+  // every other operation reached from a create (GET, DELETE, the item's actions).
+  toml += `\n[[operations]]\ninclude-operation-id = ${JSON.stringify(PATCHES_NAMING_ROWS)}\nchecks.ensure_resource_availability.enabled = false\n`;
   fs.writeFileSync(config, toml);
+
+  const baseline = path.join(dataDir, 'known-findings.json');
+  const labels = new Map(
+    Object.entries(document.paths).flatMap(([p, item]) =>
+      Object.entries(item).map(([method, op]) => [op.operationId, `${method.toUpperCase()} ${p}`] as const),
+    ),
+  );
+  const entries = KNOWN_FINDINGS.flatMap((rule) =>
+    rule.ids.flatMap((id) => {
+      const operation = labels.get(id);
+      if (!operation) throw new Error(`KNOWN_FINDINGS names ${id}, which the document does not have`);
+      return rule.statuses.map((status) => ({
+        operation,
+        check: 'positive_data_acceptance',
+        failure: 'RejectedPositiveData',
+        signature: String(status),
+        reason: rule.reason,
+      }));
+    }),
+  );
+  fs.writeFileSync(baseline, JSON.stringify({ format_version: 1, entries }, null, 2));
+  const report = path.join(dataDir, 'report.json');
 
   const args = [
     '--config-file',
@@ -158,8 +269,16 @@ try {
     `${base}/openapi.json`,
     '--url',
     base,
+    '--checks',
+    'all',
     '--phases',
     'examples,coverage,fuzzing,stateful',
+    '--baseline',
+    baseline,
+    '--report',
+    'json',
+    '--report-json-path',
+    report,
     '--max-examples',
     MAX_EXAMPLES,
     '--seed',
@@ -173,9 +292,25 @@ try {
     stdio: 'inherit',
   });
   const code = await new Promise<number>((resolve) => run.once('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
-  say(code === 0 ? 'schemathesis: no failures' : `schemathesis exited with ${code}`);
+  say(code === 0 ? 'schemathesis: no findings but the known ones' : `schemathesis exited with ${code}`);
+  reportKnown(report, entries);
   await stop(code);
 } catch (error) {
   say(`could not run: ${(error as Error).message}`);
   await stop(1);
+}
+
+/** Which listed findings the run met (each one of the rules above), by the report's baseline ids. */
+function reportKnown(
+  file: string,
+  entries: { operation: string; check: string; failure: string; signature: string; reason: string }[],
+): void {
+  if (!fs.existsSync(file)) return;
+  const { baseline } = JSON.parse(fs.readFileSync(file, 'utf8')) as { baseline?: { known_ids?: string[] } | null };
+  const met = new Set(baseline?.known_ids ?? []);
+  const idOf = (e: (typeof entries)[number]) =>
+    crypto.createHash('sha256').update([e.operation, e.check, e.failure, e.signature].join('\0')).digest('hex').slice(0, 6);
+  const seen = entries.filter((e) => met.has(idOf(e)));
+  say(`known findings met: ${seen.length} (of ${entries.length} listed)`);
+  for (const e of seen) say(`  ${e.operation} ${e.check} ${e.signature}: ${e.reason}`);
 }

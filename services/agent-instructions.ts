@@ -1,4 +1,3 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
 import * as versions from '../db/agent-versions';
 import type { InstructionBuilderInputs } from '../domain/agent-config';
 import { conflict, invalid } from '../domain/errors';
@@ -6,19 +5,14 @@ import { createLlmWriter } from '../platform/adapters/llm/llm';
 import { generateAgentInstructionsWorkflow, instructionsWorkflowId, type VersionRef } from '../workflows/agent-messages';
 import { lockVersion } from './agent-versions';
 import type { ServiceDeps } from './deps';
-import { startWorkflow } from './workflow-client';
+import { describeWorkflow, startWorkflow } from './workflow-client';
 
 // A draft's instructions written from its builder inputs: started on request, written by the
 // generateAgentInstructions workflow (and by the scaffolding run) through the steps below.
 
 /** Whether a workflow with this id is running now. */
 async function isRunning(deps: Pick<ServiceDeps, 'temporal'>, workflowId: string): Promise<boolean> {
-  try {
-    return (await deps.temporal.workflow.getHandle(workflowId).describe()).status.name === 'RUNNING';
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return false;
-    throw error;
-  }
+  return (await describeWorkflow(deps, workflowId))?.status.name === 'RUNNING';
 }
 
 /** Starts writing a draft's instructions from its builder inputs; the generating flag and the start commit together. */

@@ -22,7 +22,7 @@ import { agentNotFound } from './agents';
 import { publishWithEvent } from './agent-versions';
 import type { ServiceDeps } from './deps';
 import { iso } from './views';
-import { startWorkflow } from './workflow-client';
+import { describeWorkflow, queryWorkflow, startWorkflow, workflowResult } from './workflow-client';
 
 // Agents built from a company's website (create-from-website, create-demo): started on request, run by
 // the scaffoldAgent workflow through the steps below, and read back as a run with its steps.
@@ -109,20 +109,19 @@ export async function createDemo(
 
 /** A scaffolding run of the organization, read from Temporal: its state, steps, result or error. */
 export async function scaffoldRun(deps: Pick<ServiceDeps, 'temporal'>, orgId: string, workflowId: string) {
-  const { temporal } = deps;
-  const handle = temporal.workflow.getHandle(workflowId);
-  const info = await handle.describe();
+  const info = await describeWorkflow(deps, workflowId);
+  if (!info) throw notFound('Not Found');
   // Another organization's run, or a workflow of another kind, does not exist here.
   if (info.type !== scaffoldAgentWorkflow.name || info.typedSearchAttributes.get(ORGANIZATION_ID) !== orgId)
     throw notFound('Workflow not found');
   const status = STATUS_NAMES[info.status.name] ?? ('unknown' as const);
   let progress: ScaffoldProgress | null = null;
   let error: string | null = null;
-  if (status === 'completed') progress = await handle.result();
+  if (status === 'completed') progress = await workflowResult<ScaffoldProgress>(deps, workflowId);
   else {
-    progress = await temporal.connection.withDeadline(Date.now() + 5000, () => handle.query(scaffoldProgressQuery)).catch(() => null);
+    progress = await queryWorkflow(deps, workflowId, scaffoldProgressQuery, 5000);
     if (status === 'failed') {
-      error = await handle.result().then(
+      error = await workflowResult(deps, workflowId).then(
         () => null,
         (e: unknown) => (e instanceof WorkflowFailedError ? (e.cause?.message ?? e.message) : String(e)),
       );

@@ -67,8 +67,7 @@ export async function listVersions(deps: Pick<ServiceDeps, 'sql'>, orgId: string
     },
     { limit: query.limit, afterVersion: after?.v },
   );
-  const page = cursorPage(rows, query.limit, total, (last) => ({ v: last.version }));
-  return { data: page.data.map(versionView), pagination: page.pagination };
+  return cursorPage(rows, query.limit, total, (last) => ({ v: last.version }), versionView);
 }
 
 export interface VersionCreateInput {

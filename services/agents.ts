@@ -1,8 +1,9 @@
 import * as agents from '../db/agents';
 import { countVersions, recentVersions } from '../db/agent-versions';
+import { getSipEndpoint } from '../db/agent-sip';
 import { numbersOfAgent } from '../db/phone-numbers';
-import { SIP_PROVISIONING, SIP_PROVISIONING_NOTE, sipUri } from '../domain/agents';
-import { conflict, invalid, notFound } from '../domain/errors';
+import { invalid, notFound } from '../domain/errors';
+import { sipView } from './agent-sip';
 import { agentView, instructionsState, jsonObjectFilter, toBool } from './agent-views';
 import type { ServiceDeps } from './deps';
 import { CreatedCursor, cursorPage, decodeCursor } from './pagination';
@@ -63,7 +64,7 @@ export async function getAgentDetail(deps: Pick<ServiceDeps, 'sql'>, orgId: stri
     countVersions(sql, orgId, agent.id),
     numbersOfAgent(sql, orgId, agent.id),
     agents.listWidgets(sql, orgId, agent.id),
-    agents.getSipEndpoint(sql, orgId, agent.id),
+    getSipEndpoint(sql, orgId, agent.id),
     agents.agentStatistics(sql, orgId, agent.id),
   ]);
   return {
@@ -94,7 +95,7 @@ export async function getAgentDetail(deps: Pick<ServiceDeps, 'sql'>, orgId: stri
       created_at: w.created_at.toISOString(),
       updated_at: w.updated_at.toISOString(),
     })),
-    sip: { deployed: Boolean(sip), sip_uri: sip?.sip_uri ?? null, deployed_at: iso(sip?.created_at ?? null) },
+    sip: sipView(sip),
     statistics: { ...stats, last_conversation_at: iso(stats.last_conversation_at) },
   };
 }
@@ -114,25 +115,4 @@ export async function updateAgent(
 
 export async function deleteAgent(deps: Pick<ServiceDeps, 'sql'>, orgId: string, agentId: string): Promise<void> {
   if (!(await agents.deleteAgent(deps.sql, orgId, agentId))) throw agentNotFound();
-}
-
-/** Deploys the agent's published version over SIP (idempotent); 409 without a published version. */
-export async function deploySip(deps: Pick<ServiceDeps, 'sql' | 'config'>, orgId: string, actor: string, agentId: string) {
-  const agent = await agents.getAgent(deps.sql, orgId, agentId);
-  if (!agent) throw agentNotFound();
-  if (agent.published_version === null) throw conflict('Publish a version before deploying the agent over SIP');
-  const sip = await agents.upsertSipEndpoint(deps.sql, orgId, agent.id, sipUri(agent.id, deps.config.SIP_HOST), actor);
-  return {
-    agent_id: agent.id,
-    sip_uri: sip.sip_uri,
-    version: agent.published_version,
-    deployed_at: sip.created_at.toISOString(),
-    provisioning: SIP_PROVISIONING,
-    note: SIP_PROVISIONING_NOTE,
-  };
-}
-
-export async function removeSip(deps: Pick<ServiceDeps, 'sql'>, orgId: string, agentId: string): Promise<void> {
-  if (!(await agents.getAgent(deps.sql, orgId, agentId))) throw agentNotFound();
-  await agents.deleteSipEndpoint(deps.sql, orgId, agentId);
 }

@@ -12,6 +12,7 @@ import {
 } from '../domain/custom-data';
 import { newId } from '../platform/core/ids';
 import type { ServiceDeps } from './deps';
+import { KeyCursor, NameCursor, cursorPage, decodeCursor } from './pagination';
 
 // Custom data tables: declarations, their typed views, and snapshot writes (replace detects absence and
 // tombstones; upsert writes only what it is given). Writes of one table serialize on its row.
@@ -71,10 +72,11 @@ export async function declareTable(deps: Pick<ServiceDeps, 'sql'>, orgId: string
   });
 }
 
-export async function listTables(deps: Pick<ServiceDeps, 'sql'>, orgId: string, page: { limit: number; after?: string }) {
-  const { rows, total } = await tables.listTables(deps.sql, orgId, page);
+export async function listTables(deps: Pick<ServiceDeps, 'sql'>, orgId: string, query: { limit: number; cursor?: string }) {
+  const after = decodeCursor(query.cursor, NameCursor)?.n;
+  const { rows, total } = await tables.listTables(deps.sql, orgId, { limit: query.limit, after });
   const views = await Promise.all(rows.map(async (row) => tableView(row, await tables.countRows(deps.sql, orgId, row.id))));
-  return { views, total };
+  return cursorPage(views, query.limit, total, (last) => ({ n: last.name }));
 }
 
 export async function getTable(deps: Pick<ServiceDeps, 'sql'>, orgId: string, name: string) {
@@ -95,22 +97,25 @@ export async function listRows(
   deps: Pick<ServiceDeps, 'sql'>,
   orgId: string,
   name: string,
-  query: { state: 'live' | 'tombstoned' | 'all'; limit: number; after?: string },
+  query: { state: 'live' | 'tombstoned' | 'all'; limit: number; cursor?: string },
 ) {
+  const after = decodeCursor(query.cursor, KeyCursor)?.k;
   const table = await tables.getTable(deps.sql, orgId, name);
   if (!table) throw tableNotFound();
-  const { rows, total } = await tables.listRows(deps.sql, orgId, table.id, query);
-  return {
-    rows: rows.map((r) => ({
+  const { rows, total } = await tables.listRows(deps.sql, orgId, table.id, { state: query.state, limit: query.limit, after });
+  return cursorPage(
+    rows,
+    query.limit,
+    total,
+    (last) => ({ k: last.key }),
+    (r) => ({
       key: Object.fromEntries(table.key_properties.map((k, i) => [k, (JSON.parse(r.key) as unknown[])[i]])),
       data: r.data,
       created_at: r.created_at.toISOString(),
       updated_at: r.updated_at.toISOString(),
       tombstoned_at: r.tombstoned_at?.toISOString() ?? null,
-    })),
-    cursorKeys: rows.map((r) => r.key),
-    total,
-  };
+    }),
+  );
 }
 
 /**

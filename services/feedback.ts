@@ -6,7 +6,7 @@ import type { Config } from '../platform/core/config';
 import { newId } from '../platform/core/ids';
 import { RateLimiter } from '../platform/core/rate-limit';
 import type { ServiceDeps } from './deps';
-import { CreatedCursor, decodeCursor, encodeCursor } from './pagination';
+import { CreatedCursor, decodeCursor, nextPage } from './pagination';
 
 // Feedback: any signed-in user, with or without an active organization (kept as context), limited per
 // user; each user reads their own; the service's operators read all of it and triage it.
@@ -75,10 +75,8 @@ interface ListQuery {
 async function pageOf(deps: Pick<ServiceDeps, 'sql'>, filters: Parameters<typeof db.listFeedback>[1], query: ListQuery) {
   const after = decodeCursor(query.cursor, CreatedCursor);
   const rows = await db.listFeedback(deps.sql, filters, { limit: query.limit, after });
-  const more = rows.length > query.limit;
-  const page = more ? rows.slice(0, query.limit) : rows;
-  const last = page.at(-1);
-  return { data: page.map(feedbackView), next_cursor: more && last ? encodeCursor({ t: last.cursor_t, id: last.id }) : null };
+  const { data, next_cursor } = nextPage(rows, query.limit, (last) => ({ t: last.cursor_t, id: last.id }));
+  return { data: data.map(feedbackView), next_cursor };
 }
 
 /** Every organization's feedback, newest first: operators only. */

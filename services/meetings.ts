@@ -15,6 +15,7 @@ import {
 import type { ServiceDeps } from './deps';
 import { iso } from './views';
 import { signalWorkflow, startWorkflow } from './workflow-client';
+import { CreatedCursor, cursorPage, decodeCursor } from './pagination';
 
 /** The name the vendor's bot shows in the meeting when the caller gives none. */
 export const DEFAULT_BOT_NAME = 'Meeting Notetaker';
@@ -141,10 +142,12 @@ export async function createBot(
 export async function listBots(
   deps: Pick<ServiceDeps, 'sql'>,
   orgId: string,
-  filter: { status?: BotStatus; account_id?: string; limit: number; after?: { t: string; id: string } },
+  query: { status?: BotStatus; account_id?: string; limit: number; cursor?: string },
 ) {
+  const after = decodeCursor(query.cursor, CreatedCursor);
+  const filter = { status: query.status, account_id: query.account_id, limit: query.limit, after };
   const [rows, total] = await Promise.all([meetings.listBots(deps.sql, orgId, filter), meetings.countBots(deps.sql, orgId, filter)]);
-  return { rows, total };
+  return cursorPage(rows, query.limit, total, (last) => ({ t: last.cursor_t, id: last.id }), botView);
 }
 
 export async function getBot(deps: Pick<ServiceDeps, 'sql'>, orgId: string, botId: string) {

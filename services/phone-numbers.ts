@@ -1,5 +1,7 @@
 import * as phoneNumbers from '../db/phone-numbers';
-import { notFound } from '../domain/errors';
+import { notFound, unavailable, upstream } from '../domain/errors';
+import { ProviderError } from '../platform/adapters/dialers/http';
+import { telephonyAccount, type ProviderNumber } from '../platform/adapters/dialers/provisioning';
 import { phoneNumberView, toBool } from './agent-views';
 import type { ServiceDeps } from './deps';
 import { NameCursor, cursorPage, decodeCursor } from './pagination';
@@ -33,4 +35,40 @@ export async function listNumbers(
 /** Releases a number: it leaves the inventory and stops serving its agents. */
 export async function releaseNumber(deps: Pick<ServiceDeps, 'sql'>, orgId: string, id: string): Promise<void> {
   if (!(await phoneNumbers.deletePhoneNumber(deps.sql, orgId, id))) throw notFound('Phone number not found');
+}
+
+/**
+ * Imports the telephony account's numbers (DIALER=twilio or vapi) into the organization's inventory,
+ * upserted by number: a second import changes nothing. 503 with the simulated dialer, 502 when the
+ * provider fails or does not answer within DIALER_PROVIDER_TIMEOUT_MS (and then nothing is written).
+ */
+export async function importNumbers(deps: Pick<ServiceDeps, 'sql' | 'config'>, orgId: string, actor: string) {
+  const account = telephonyAccount(deps.config);
+  if (!account)
+    throw unavailable('No telephony provider is configured (DIALER=simulated): set DIALER=twilio or DIALER=vapi to import numbers');
+  let listed: ProviderNumber[];
+  try {
+    listed = await account.listNumbers();
+  } catch (error) {
+    if (error instanceof ProviderError) throw upstream(`The telephony provider failed: ${error.message}`);
+    throw error;
+  }
+  const unique = [...new Map(listed.map((n) => [n.number, n])).values()];
+  const results = await deps.sql.begin((tx) =>
+    phoneNumbers.importPhoneNumbers(
+      tx,
+      orgId,
+      account.provider,
+      unique.map((n) => ({ number: n.number, provider_number_id: n.provider_id, label: n.label })),
+      actor,
+    ),
+  );
+  const count = (result: phoneNumbers.ImportResult) => results.filter((r) => r.result === result).length;
+  return {
+    provider: account.provider,
+    imported: count('imported'),
+    updated: count('updated'),
+    unchanged: count('unchanged'),
+    data: results.map(({ row, result }) => ({ ...phoneNumberView(row), provider_number_id: row.provider_number_id!, result })),
+  };
 }

@@ -1,4 +1,4 @@
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy } from '@temporalio/client';
+import { ScheduleOverlapPolicy } from '@temporalio/client';
 import type { Db } from '../db/client';
 import { getDefaultProfile } from '../db/intelligence';
 import * as db from '../db/readiness';
@@ -8,7 +8,6 @@ import { accountFacts, scoreIcpFit } from '../domain/icp-scoring';
 import type { Fact } from '../domain/intelligence';
 import { NIGHTLY_PAGE_SIZE, engagementAxis, fitReason, type FitAxis, readinessLabel, timingAxis } from '../domain/readiness';
 import { newId } from '../platform/core/ids';
-import { organizationAttribute } from '../platform/core/temporal';
 import {
   readinessNightlyWorkflowId,
   readinessNightlyWorkflowRef,
@@ -22,7 +21,7 @@ import {
   type StalePageResult,
 } from '../workflows/readiness-messages';
 import type { ServiceDeps } from './deps';
-import { startWorkflow } from './workflow-client';
+import { createSchedule, startWorkflow } from './workflow-client';
 
 const accountNotFound = () => notFound('Account not found');
 
@@ -127,25 +126,16 @@ export async function refreshReadiness(deps: StartDeps, orgId: string, accountId
  * second trigger the same night does nothing.
  */
 export async function ensureNightlySchedule(deps: Pick<ServiceDeps, 'temporal' | 'config' | 'logger'>, orgId: string): Promise<void> {
-  try {
-    await deps.temporal.schedule.create({
-      scheduleId: readinessScheduleId(orgId),
-      spec: { cronExpressions: [deps.config.READINESS_NIGHTLY_CRON] },
-      action: {
-        type: 'startWorkflow',
-        workflowType: readinessNightlyWorkflowRef.name,
-        workflowId: readinessNightlyWorkflowId(orgId),
-        taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-        args: [{ orgId, staleHours: deps.config.READINESS_STALE_HOURS, afterId: null }] satisfies [ReadinessNightlyInput],
-        typedSearchAttributes: organizationAttribute(orgId),
-      },
-      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour', pauseOnFailure: false },
-      typedSearchAttributes: organizationAttribute(orgId),
-    });
-    deps.logger.info({ orgId }, 'readiness nightly schedule created');
-  } catch (error) {
-    if (!(error instanceof ScheduleAlreadyRunning)) throw error;
-  }
+  const created = await createSchedule(deps, readinessNightlyWorkflowRef, orgId, {
+    scheduleId: readinessScheduleId(orgId),
+    spec: { cronExpressions: [deps.config.READINESS_NIGHTLY_CRON] },
+    start: {
+      workflowId: readinessNightlyWorkflowId(orgId),
+      args: [{ orgId, staleHours: deps.config.READINESS_STALE_HOURS, afterId: null }] satisfies [ReadinessNightlyInput],
+    },
+    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour', pauseOnFailure: false },
+  });
+  if (created) deps.logger.info({ orgId }, 'readiness nightly schedule created');
 }
 
 export async function getReadiness(deps: Pick<ServiceDeps, 'sql'>, orgId: string, accountId: string) {

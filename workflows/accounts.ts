@@ -1,8 +1,8 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { AccountActivities } from '../activities/accounts';
 import type { AccountHealthInput, AccountHealthResult } from './account-messages';
 
-const { refreshAccountHealth } = proxyActivities<Activities>({
+const { refreshAccountHealth } = proxyActivities<AccountActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 5, initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds' },
 });

@@ -73,3 +73,16 @@ export interface ScaffoldProgress {
 }
 
 export const scaffoldProgressQuery = defineQuery<ScaffoldProgress>('scaffoldProgress');
+
+// Inputs of the agent activities (activities/agents.ts).
+export type InstructionsSave = VersionRef & { instructions: string };
+export type InstructionsAbort = VersionRef & { error: string };
+export interface CompanyPageRef {
+  url: string;
+}
+export type ScaffoldDraftInput = ScaffoldInput & { profile: CompanyProfile | null; runId: string };
+export type ScaffoldPublish = VersionRef & { actor: string };
+export interface PhoneNumberClaim {
+  orgId: string;
+  agentId: string;
+}

@@ -1,5 +1,5 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { AgentActivities } from '../activities/agents';
 import {
   scaffoldProgressQuery,
   type CompanyProfile,
@@ -11,12 +11,12 @@ import {
   type VersionRef,
 } from './agent-messages';
 
-const db = proxyActivities<Activities>({
+const db = proxyActivities<AgentActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 5, initialInterval: '1 second', maximumInterval: '10 seconds' },
 });
 // Outside calls (the website, the LLM) are slower and fewer attempts are worth making.
-const outside = proxyActivities<Activities>({
+const outside = proxyActivities<AgentActivities>({
   startToCloseTimeout: '3 minutes',
   retry: { maximumAttempts: 3, initialInterval: '2 seconds', maximumInterval: '30 seconds' },
 });

@@ -1,19 +1,19 @@
 import { CancellationScope, ActivityCancellationType, condition, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { AiChatActivities } from '../activities/ai-chat';
 import type { TranscriptMessage } from '../domain/ai-chat';
 import { type AiChatTurnInput, type TurnState, approvalAnsweredSignal, stopTurnSignal, turnStateQuery } from './ai-chat-messages';
 
 // The model call streams its tokens to Postgres itself (they stay out of this history); what it
 // returns (the step's text and tool calls) is the history. A kill of the worker mid-call retries the
 // call; the frames its cut-off attempt sent are closed and left out of the stored message.
-const model = proxyActivities<Activities>({
+const model = proxyActivities<AiChatActivities>({
   // Above LLM_CALL_TIMEOUT_MS's largest value: the call's own deadline ends it first.
   startToCloseTimeout: '11 minutes',
   heartbeatTimeout: '10 seconds',
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 2, nonRetryableErrorTypes: ['ModelRefused'] },
 });
-const steps = proxyActivities<Activities>({
+const steps = proxyActivities<AiChatActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10 },
 });
@@ -73,7 +73,7 @@ export async function aiChatTurnWorkflow(input: AiChatTurnInput): Promise<{ outc
         const approvalId = tools.approval.approvalId;
         state.pendingApprovalId = approvalId;
         state.phase = 'awaiting_approval';
-        let decision: Awaited<ReturnType<Activities['aiChatApplyDecision']>>;
+        let decision: Awaited<ReturnType<AiChatActivities['aiChatApplyDecision']>>;
         for (;;) {
           const woke = await condition(() => state.stopRequested || answered.has(approvalId), input.approvalTtlMs);
           const cause = state.stopRequested ? 'stopped' : woke ? 'answered' : 'expired';

@@ -1,15 +1,15 @@
 import { patched, proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { AnalyticsAssistantActivities } from '../activities/analytics-assistant';
 import type { AssistantTranscript } from '../domain/analytics-assistant';
 import type { AnalyticsTurnInput } from './analytics-assistant-messages';
 
 // The model call streams its tokens to Postgres itself; what it returns (text and tool calls) is the history.
-const model = proxyActivities<Activities>({
+const model = proxyActivities<AnalyticsAssistantActivities>({
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 2, nonRetryableErrorTypes: ['ModelRefused'] },
 });
-const steps = proxyActivities<Activities>({
+const steps = proxyActivities<AnalyticsAssistantActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 5 },
 });

@@ -8,7 +8,7 @@ import {
   sleep,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { CampaignActivities } from '../activities/campaigns';
 import type { CallEvent } from '../domain/campaigns';
 import {
   callEventsSignal,
@@ -18,7 +18,7 @@ import {
   type DispatcherInput,
 } from './campaign-messages';
 
-const { runDispatchCycle } = proxyActivities<Activities>({
+const { runDispatchCycle } = proxyActivities<CampaignActivities>({
   startToCloseTimeout: '2 minutes',
   heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '20 seconds', maximumAttempts: 8 },

@@ -9,7 +9,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { Mutex } from 'async-mutex';
-import type { Activities } from '../activities';
+import type { CampaignActivities } from '../activities/campaigns';
 import {
   CAMPAIGN_MOVES,
   INVALID_MOVE,
@@ -20,7 +20,7 @@ import {
 } from '../domain/campaigns';
 import { MOVE_UPDATES, campaignStatusQuery, contactsSettledSignal, type CampaignWorkflowInput, type MoveArgs } from './campaign-messages';
 
-const { openCampaign, moveCampaign, completeCampaignIfSettled } = proxyActivities<Activities>({
+const { openCampaign, moveCampaign, completeCampaignIfSettled } = proxyActivities<CampaignActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20 },
 });

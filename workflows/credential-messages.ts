@@ -1,4 +1,5 @@
 import type { credentialRefresh } from './credentials';
+import type { RefreshRunInput } from '../domain/credentials';
 import { workflowRef } from './workflow-ref';
 
 // Names and shapes shared by the credential refresh workflow, its activities and the services that
@@ -21,3 +22,7 @@ export interface RefreshStep {
   credentialId: string;
   executionId: string;
 }
+
+// Inputs of the refresh activities (activities/credentials.ts).
+export type RefreshBegin = RefreshRunInput & { executionId: string };
+export type RefreshFailure = RefreshStep & { error: string };

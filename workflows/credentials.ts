@@ -1,15 +1,15 @@
 import { ActivityFailure, ApplicationFailure, CancellationScope, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { CredentialActivities } from '../activities/credentials';
 import type { RefreshOutcome, RefreshRunInput } from '../domain/credentials';
 import { REFRESH_REJECTED } from './credential-messages';
 
-const { beginCredentialRefresh, failCredentialRefresh } = proxyActivities<Activities>({
+const { beginCredentialRefresh, failCredentialRefresh } = proxyActivities<CredentialActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 5 },
 });
 
 // Three attempts at the outside call at most, so the run ends well within the lock's two minutes.
-const { refreshCredentialValue } = proxyActivities<Activities>({
+const { refreshCredentialValue } = proxyActivities<CredentialActivities>({
   startToCloseTimeout: '40 seconds',
   retry: {
     initialInterval: '1 second',

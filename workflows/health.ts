@@ -1,7 +1,7 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { HealthActivities } from '../activities/health';
 
-const { probeDependencies } = proxyActivities<Activities>({
+const { probeDependencies } = proxyActivities<HealthActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { maximumAttempts: 3, initialInterval: '1 second' },
 });

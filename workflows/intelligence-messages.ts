@@ -24,3 +24,9 @@ export interface ResearchFinish {
   status: RunStatus;
   facts: number;
 }
+
+// Inputs of the intelligence activities (activities/intelligence.ts).
+export type ResearchPageStep = IntelligenceRunInput & { url: string };
+export type ResearchClosing = IntelligenceRunInput & { status: 'cancelled' | 'failed'; error?: string };
+export type IcpFitChunk = IntelligenceRunInput & { from: number };
+export type IcpFitFinish = IntelligenceRunInput & { status: 'completed' | 'failed' | 'cancelled'; error?: string };

@@ -1,10 +1,10 @@
 import { CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { IntelligenceActivities } from '../activities/intelligence';
 import { ICP_FIT_CHUNK, type RunStatus } from '../domain/intelligence';
 import type { IcpFitRunInput, IntelligenceRunInput } from './intelligence-messages';
 
 const { openResearchRun, researchPage, finishResearchRun, closeResearchRun, openIcpFitRun, scoreIcpFitChunk, finishIcpFitRun } =
-  proxyActivities<Activities>({
+  proxyActivities<IntelligenceActivities>({
     // A page fetch is bounded at 10 s by the fetcher; a finish may call the LLM (60 s).
     startToCloseTimeout: '2 minutes',
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },

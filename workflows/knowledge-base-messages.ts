@@ -16,3 +16,6 @@ export interface KnowledgeSourceIngestionInput {
 export interface GenerationStep extends KnowledgeSourceIngestionInput {
   generation: number;
 }
+
+/** Input of the activity that records a failed ingestion. */
+export type IngestionFailure = KnowledgeSourceIngestionInput & { reason: string };

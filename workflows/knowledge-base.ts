@@ -1,18 +1,18 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { KnowledgeBaseActivities } from '../activities/knowledge-base';
 import type { KnowledgeSourceIngestionInput } from './knowledge-base-messages';
 
-const steps = proxyActivities<Activities>({
+const steps = proxyActivities<KnowledgeBaseActivities>({
   startToCloseTimeout: '5 minutes',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
 });
 /** One embedding batch: a worker that dies mid-batch is seen within the heartbeat timeout, and the batch runs again elsewhere. */
-const embedding = proxyActivities<Activities>({
+const embedding = proxyActivities<KnowledgeBaseActivities>({
   startToCloseTimeout: '5 minutes',
   heartbeatTimeout: '15 seconds',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
 });
-const bookkeeping = proxyActivities<Activities>({
+const bookkeeping = proxyActivities<KnowledgeBaseActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20 },
 });

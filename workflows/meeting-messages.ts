@@ -60,3 +60,8 @@ export interface BotRecording extends BotRef {
 export interface BotTranscript extends BotRecording {
   transcriptId: string;
 }
+
+/** A bot at the vendor, by the vendor's id (activities that call the vendor). */
+export interface VendorBotRef {
+  vendorBotId: string;
+}

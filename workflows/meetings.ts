@@ -1,5 +1,5 @@
 import { ActivityFailure, ApplicationFailure, allHandlersFinished, condition, proxyActivities, setHandler } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { MeetingActivities } from '../activities/meetings';
 import { advance, effectOf, hasJoined, type BotHistoryEntry, type BotStatus, type VendorEvent } from '../domain/meetings';
 import { leaveMeetingSignal, meetingBotStatusQuery, vendorEventSignal, type MeetingBotInput } from './meeting-messages';
 
@@ -13,9 +13,12 @@ const {
   ingestMeetingTranscript,
   removeVendorBot,
   findVendorRecording,
-} = proxyActivities<Activities>({ startToCloseTimeout: '1 minute', retry: { ...retry, maximumAttempts: 10 } });
+} = proxyActivities<MeetingActivities>({ startToCloseTimeout: '1 minute', retry: { ...retry, maximumAttempts: 10 } });
 // Creating a vendor bot is not idempotent on the vendor's side: few attempts, so a lost answer costs at most a few bots.
-const { createVendorBot } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { ...retry, maximumAttempts: 3 } });
+const { createVendorBot } = proxyActivities<MeetingActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { ...retry, maximumAttempts: 3 },
+});
 const failureMessage = (error: unknown): string => {
   const cause = error instanceof ActivityFailure ? error.cause : error;
   return cause instanceof ApplicationFailure || cause instanceof Error ? cause.message : String(cause);

@@ -1,14 +1,14 @@
 import { allHandlersFinished, condition, continueAsNew, log, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { NotificationActivities } from '../activities/notifications';
 import { nextDigestAt, type NotificationEvent } from '../domain/notifications';
 import { notificationActorStatusQuery, notificationEventsSignal, type NotificationActorInput } from './notification-messages';
 
-const { deliverNotificationEvents, buildNotificationDigests } = proxyActivities<Activities>({
+const { deliverNotificationEvents, buildNotificationDigests } = proxyActivities<NotificationActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10 },
 });
 
-const { sendNotificationEmails } = proxyActivities<Activities>({
+const { sendNotificationEmails } = proxyActivities<NotificationActivities>({
   startToCloseTimeout: '5 minutes',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
 });

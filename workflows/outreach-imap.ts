@@ -1,8 +1,8 @@
 import { continueAsNew, proxyActivities, sleep } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { OutreachActivities } from '../activities/outreach';
 import type { ImapPollerInput } from './outreach-messages';
 
-const { pollOutreachMailbox } = proxyActivities<Activities>({
+const { pollOutreachMailbox } = proxyActivities<OutreachActivities>({
   startToCloseTimeout: '2 minutes',
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 3 },
 });

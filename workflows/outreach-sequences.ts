@@ -1,8 +1,8 @@
 import { condition, continueAsNew, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { OutreachActivities } from '../activities/outreach';
 import { wakeSequenceSignal, type SequenceSenderInput } from './outreach-messages';
 
-const { runSequenceCycle } = proxyActivities<Activities>({
+const { runSequenceCycle } = proxyActivities<OutreachActivities>({
   startToCloseTimeout: '5 minutes',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10 },
 });

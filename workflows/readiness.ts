@@ -1,9 +1,9 @@
 import { continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type { Activities } from '../activities';
+import type { ReadinessActivities } from '../activities/readiness';
 import { NIGHTLY_PAGES_PER_RUN } from '../domain/readiness';
 import type { ReadinessNightlyInput, ReadinessRefreshInput } from './readiness-messages';
 
-const { computeReadinessProfile, refreshStaleReadinessPage } = proxyActivities<Activities>({
+const { computeReadinessProfile, refreshStaleReadinessPage } = proxyActivities<ReadinessActivities>({
   startToCloseTimeout: '5 minutes',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
 });

@@ -16,10 +16,10 @@ import {
   CreateFromWebsiteBody,
   ScaffoldStarted,
   ScaffoldStatus,
-  SipDeployment,
   WorkflowParams,
 } from '../schemas/agents';
 import { ErrorBody, IdParams, authErrors, notFoundError, validationError } from '../schemas/common';
+import { registerAgentSipRoutes } from './agent-sip';
 import { registerAgentVersionRoutes } from './agent-versions';
 import { registerPhoneNumberRoutes } from './phone-numbers';
 
@@ -111,41 +111,6 @@ export function registerAgentsRoutes(routes: Routes, deps: AppDeps): void {
 
   routes.add({
     method: 'post',
-    path: '/core/agents/{id}/deploy-as-sip',
-    tag: TAG,
-    summary: "Record the agent's SIP address sip:<agent_id>@<SIP_HOST>",
-    description:
-      "Writes the address sip:<agent_id>@<SIP_HOST> for the agent's published version, and nothing else: this deployment " +
-      'runs no SIP server or provider, so no call reaches the agent through it yet. The answer says so (`provisioning: ' +
-      '"recorded"` and a `note`); the agent\'s read shows the address.',
-    auth: MANAGE,
-    params: IdParams,
-    responses: {
-      200: { description: 'Recorded (deploying again returns the same address)', schema: SipDeployment },
-      409: { description: 'No version is published', schema: ErrorBody },
-      ...authErrors,
-      ...notFoundError,
-      ...validationError,
-    },
-    handler: async ({ params, auth }) => agents.deploySip(deps, orgOf(auth), actor(auth), params.id),
-  });
-
-  routes.add({
-    method: 'delete',
-    path: '/core/agents/{id}/deploy-as-sip',
-    tag: TAG,
-    summary: 'Remove the SIP endpoint (204 also when none was deployed)',
-    auth: MANAGE,
-    params: IdParams,
-    responses: { 204: { description: 'Removed' }, ...authErrors, ...notFoundError, ...validationError },
-    handler: async ({ params, auth }) => {
-      await agents.removeSip(deps, orgOf(auth), params.id);
-      return reply(204);
-    },
-  });
-
-  routes.add({
-    method: 'post',
     path: '/core/agents/create-from-website',
     tag: TAG,
     summary: "Build (or rebuild) an agent from a company's website, as a background workflow",
@@ -190,5 +155,6 @@ export function registerAgentsRoutes(routes: Routes, deps: AppDeps): void {
   });
 
   registerAgentVersionRoutes(routes, deps);
+  registerAgentSipRoutes(routes, deps);
   registerPhoneNumberRoutes(routes, deps);
 }

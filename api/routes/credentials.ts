@@ -4,7 +4,6 @@ import { listRefresherViews } from '../../services/credentials/refreshers';
 import { actor, orgOf, type AuthRule } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { badRequest } from '../errors';
-import { CreatedCursor, cursorPage, decodeCursor } from '../pagination';
 import { reply, type Routes } from '../route';
 import { ErrorBody, authErrors, notFoundError, validationError } from '../schemas/common';
 import {
@@ -51,12 +50,7 @@ export function registerCredentialRoutes(routes: Routes, deps: AppDeps): void {
       ...authErrors,
       ...validationError,
     },
-    handler: async ({ query, auth }) => {
-      const after = decodeCursor(query.cursor, CreatedCursor);
-      const { rows, total } = await credentials.listCredentials(deps, orgOf(auth), { name: query.name, limit: query.limit, after });
-      const page = cursorPage(rows, query.limit, total, (last) => ({ t: last.cursor_t, id: last.id }));
-      return { data: page.data.map(credentials.credentialView), pagination: page.pagination };
-    },
+    handler: async ({ query, auth }) => credentials.listCredentials(deps, orgOf(auth), query),
   });
 
   routes.add({

@@ -1,7 +1,6 @@
 import * as customData from '../../services/custom-data';
 import { actor, orgOf, type AuthRule } from '../auth/context';
 import type { AppDeps } from '../deps';
-import { KeyCursor, NameCursor, cursorPage, decodeCursor } from '../pagination';
 import { reply, type Routes } from '../route';
 import { ErrorBody, ValidationErrorBody, authErrors, notFoundError, validationError } from '../schemas/common';
 import {
@@ -50,12 +49,7 @@ export function registerCustomDataRoutes(routes: Routes, deps: AppDeps): void {
       ...authErrors,
       ...validationError,
     },
-    handler: async ({ query, auth }) => {
-      const after = decodeCursor(query.cursor, NameCursor)?.n;
-      const { views, total } = await customData.listTables(deps, orgOf(auth), { limit: query.limit, after });
-      const page = cursorPage(views, query.limit, total, (last) => ({ n: last.name }));
-      return page;
-    },
+    handler: async ({ query, auth }) => customData.listTables(deps, orgOf(auth), query),
   });
 
   routes.add({
@@ -116,17 +110,7 @@ export function registerCustomDataRoutes(routes: Routes, deps: AppDeps): void {
       ...notFoundError,
       ...validationError,
     },
-    handler: async ({ params, query, auth }) => {
-      const after = decodeCursor(query.cursor, KeyCursor)?.k;
-      const { rows, cursorKeys, total } = await customData.listRows(deps, orgOf(auth), params.name, {
-        state: query.state,
-        limit: query.limit,
-        after,
-      });
-      const indexed = rows.map((row, i) => ({ row, key: cursorKeys[i]! }));
-      const page = cursorPage(indexed, query.limit, total, (last) => ({ k: last.key }));
-      return { data: page.data.map((x) => x.row), pagination: page.pagination };
-    },
+    handler: async ({ params, query, auth }) => customData.listRows(deps, orgOf(auth), params.name, query),
   });
 
   routes.add({

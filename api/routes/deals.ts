@@ -59,7 +59,12 @@ export function registerDealRoutes(routes: Routes, deps: AppDeps): void {
       200: { description: 'The updated deal', schema: Deal },
       400: { description: 'Empty body', schema: ErrorBody },
       ...authErrors,
-      ...notFoundError,
+      404: {
+        description:
+          'The deal is not in the organization ("Deal not found"), or a row the body refers to is not: an account_id ' +
+          '("Account not found") or a contact_id ("Contact not found"), as the API contract answers for a referenced row',
+        schema: ErrorBody,
+      },
       ...validationError,
     },
     handler: async ({ params, body, auth }) => deals.updateDeal(deps, orgOf(auth), params.deal_id, body, actingUser(auth)),

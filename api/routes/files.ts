@@ -33,7 +33,7 @@ export function registerFileRoutes(routes: Routes, deps: AppDeps): void {
     tag: 'CRM',
     summary: 'Create a file record and a presigned URL to PUT its bytes to',
     auth: { scope: 'crmManage' },
-    body: InitiateUploadBody,
+    body: InitiateUploadBody(deps.config.UPLOAD_MAX_BYTES),
     responses: {
       200: { description: 'The file, pending upload, with its upload URL', schema: InitiatedUpload },
       ...authErrors,

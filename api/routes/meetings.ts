@@ -3,7 +3,6 @@ import { actor, orgOf, type AuthRule } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { readRawBody } from '../middleware/raw-body';
 import { fromZodError } from '../errors';
-import { CreatedCursor, cursorPage, decodeCursor } from '../pagination';
 import { reply, type Routes } from '../route';
 import { ErrorBody, authErrors, notFoundError, validationError, workflowUnavailable } from '../schemas/common';
 import {
@@ -67,17 +66,7 @@ export function registerMeetingRoutes(routes: Routes, deps: AppDeps): void {
       ...authErrors,
       ...validationError,
     },
-    handler: async ({ query, auth }) => {
-      const after = decodeCursor(query.cursor, CreatedCursor);
-      const { rows, total } = await meetings.listBots(deps, orgOf(auth), {
-        status: query.status,
-        account_id: query.account_id,
-        limit: query.limit,
-        after,
-      });
-      const page = cursorPage(rows, query.limit, total, (last) => ({ t: last.cursor_t, id: last.id }));
-      return { data: page.data.map(meetings.botView), pagination: page.pagination };
-    },
+    handler: async ({ query, auth }) => meetings.listBots(deps, orgOf(auth), query),
   });
 
   routes.add({

@@ -1,7 +1,6 @@
 import * as domains from '../../services/outreach/domains';
 import { actor, orgOf, type AuthRule } from '../auth/context';
 import type { AppDeps } from '../deps';
-import { CreatedCursor, cursorPage, decodeCursor } from '../pagination';
 import { reply, type Routes } from '../route';
 import { ErrorBody, authErrors, validationError } from '../schemas/common';
 import {
@@ -36,22 +35,7 @@ export function registerOutreachDomainRoutes(routes: Routes, deps: AppDeps): voi
       ...authErrors,
       ...validationError,
     },
-    handler: async ({ query, auth }) => {
-      const { rows, total, records } = await domains.listDomains(deps, orgOf(auth), {
-        ...query,
-        after: decodeCursor(query.cursor, CreatedCursor),
-      });
-      const page = cursorPage(rows, query.limit, total, (last) => ({ t: last.cursor_t, id: last.id }));
-      return {
-        data: page.data.map((row) =>
-          domains.domainView(
-            row,
-            records.filter((r) => r.domain_id === row.id),
-          ),
-        ),
-        pagination: page.pagination,
-      };
-    },
+    handler: async ({ query, auth }) => domains.listDomains(deps, orgOf(auth), query),
   });
 
   routes.add({

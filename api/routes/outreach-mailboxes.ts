@@ -2,7 +2,6 @@ import * as mailboxes from '../../services/outreach/mailboxes';
 import * as provisioning from '../../services/outreach/mailbox-provisioning';
 import { actor, orgOf, type AuthRule } from '../auth/context';
 import type { AppDeps } from '../deps';
-import { CreatedCursor, cursorPage, decodeCursor } from '../pagination';
 import { reply, type Routes } from '../route';
 import { ErrorBody, authErrors, notFoundError, validationError } from '../schemas/common';
 import {
@@ -37,14 +36,7 @@ export function registerOutreachMailboxRoutes(routes: Routes, deps: AppDeps): vo
       ...authErrors,
       ...validationError,
     },
-    handler: async ({ query, auth }) => {
-      const { rows, total } = await mailboxes.listMailboxes(deps, orgOf(auth), {
-        ...query,
-        after: decodeCursor(query.cursor, CreatedCursor),
-      });
-      const page = cursorPage(rows, query.limit, total, (last) => ({ t: last.cursor_t, id: last.id }));
-      return { data: page.data.map(mailboxes.mailboxView), pagination: page.pagination };
-    },
+    handler: async ({ query, auth }) => mailboxes.listMailboxes(deps, orgOf(auth), query),
   });
 
   routes.add({

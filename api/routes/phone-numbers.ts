@@ -2,7 +2,7 @@ import * as phoneNumbers from '../../services/phone-numbers';
 import { actor, orgOf } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { reply, type Routes } from '../route';
-import { PhoneNumber, PhoneNumberCreateBody, PhoneNumberList, PhoneNumberListQuery } from '../schemas/agents';
+import { PhoneNumber, PhoneNumberCreateBody, PhoneNumberImport, PhoneNumberList, PhoneNumberListQuery } from '../schemas/agents';
 import { ErrorBody, IdParams, authErrors, notFoundError, validationError } from '../schemas/common';
 
 /** The organization's phone-number inventory, which agents are published to. */
@@ -21,6 +21,29 @@ export function registerPhoneNumberRoutes(routes: Routes, deps: AppDeps): void {
       ...validationError,
     },
     handler: async ({ body, auth }) => reply(200, await phoneNumbers.registerNumber(deps, orgOf(auth), actor(auth), body)),
+  });
+
+  routes.add({
+    method: 'post',
+    path: '/core/phone-numbers/import',
+    tag: 'Agents',
+    summary: "Import the telephony account's numbers (DIALER=twilio or vapi) into the inventory, upserted by number",
+    description:
+      "Lists the provider account's numbers (Twilio's IncomingPhoneNumbers, Vapi's phone numbers) and upserts them into the " +
+      "organization's inventory by E.164 number: a new number is added, one already there is linked to the provider's id " +
+      "(keeping its label, or taking the provider's where it had none). Importing again changes nothing. Numbers without an " +
+      'E.164 address (SIP-only ones) are left out.',
+    auth: { scope: 'agentsManage' },
+    responses: {
+      200: { description: 'Imported: the counts and every number of the account', schema: PhoneNumberImport },
+      502: {
+        description: 'The provider failed or did not answer within DIALER_PROVIDER_TIMEOUT_MS; nothing was written',
+        schema: ErrorBody,
+      },
+      503: { description: 'No telephony provider is configured (DIALER=simulated)', schema: ErrorBody },
+      ...authErrors,
+    },
+    handler: async ({ auth }) => phoneNumbers.importNumbers(deps, orgOf(auth), actor(auth)),
   });
 
   routes.add({

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CreatedCursor, CursorPagination, NameCursor, VersionCursor, cursorQuery } from '../pagination';
 import { AgentConfig, E164, InstructionBuilderInputs } from '../../domain/agent-config';
-import { SIP_PROVISIONING, SIP_PROVISIONING_NOTE } from '../../domain/agents';
+import { SIP_PROVISIONING_KINDS, SIP_PROVISIONING_NOTE } from '../../domain/agents';
 import { Uuid, TimestampInput } from './common';
 
 const Bool = z.enum(['true', 'false']);
@@ -36,7 +36,8 @@ export const AgentUpdateBody = z
     metadata: Metadata.optional(),
   })
   .strict()
-  .openapi('AgentUpdate');
+  // An empty body is 400 (nothing to update): the document states that a field is needed.
+  .openapi('AgentUpdate', { minProperties: 1 });
 
 export const AgentListQuery = z.object({
   limit: Limit,
@@ -91,8 +92,20 @@ const VersionSummary = z.object({
   updated_at: z.string(),
 });
 
+const SipProvider = z.enum(['simulated', 'twilio', 'vapi']);
+
 export const SipState = z
-  .object({ deployed: z.boolean(), sip_uri: z.string().nullable(), deployed_at: z.string().nullable() })
+  .object({
+    deployed: z.boolean(),
+    sip_uri: z.string().nullable().openapi({ description: "the agent's address; with Twilio, at the agent's SIP domain" }),
+    deployed_at: z.string().nullable(),
+    state: z.enum(['recorded', 'provisioning', 'active']).nullable().openapi({
+      description:
+        '`recorded`: the address only (no SIP server or provider behind it); `provisioning`: the provider is being asked; `active`: the provider holds the endpoint',
+    }),
+    provider: SipProvider.nullable().openapi({ description: 'the dialer the endpoint was deployed with' }),
+    provider_id: z.string().nullable().openapi({ description: "the provider's id of the endpoint (Twilio's SIP domain sid)" }),
+  })
   .openapi('AgentSipState');
 
 export const AgentPhoneNumber = z.object({
@@ -162,7 +175,8 @@ export const VersionUpdateBody = z
     instruction_builder_inputs: InstructionBuilderInputs.optional(),
   })
   .strict()
-  .openapi('AgentVersionUpdate');
+  // Neither field is 400 (nothing to update): the document states that one of them is needed.
+  .openapi('AgentVersionUpdate', { anyOf: [{ required: ['config'] }, { required: ['instruction_builder_inputs'] }] });
 
 export const VersionListQuery = z.object({
   limit: Limit,
@@ -241,10 +255,14 @@ export const SipDeployment = z
     sip_uri: z.string(),
     version: z.number().int(),
     deployed_at: z.string(),
-    provisioning: z.enum([SIP_PROVISIONING]).openapi({
+    provisioning: z.enum(SIP_PROVISIONING_KINDS).openapi({
       description:
-        '`recorded`: the address is written to the agent and nothing else; no SIP server or provider is configured in this deployment',
+        '`recorded`: the address is written to the agent and nothing else (the simulated dialer, or Vapi, which has no SIP domains); ' +
+        "`provisioned`: the provider's SIP endpoint was made (Twilio: a SIP domain)",
     }),
+    provider: SipProvider,
+    state: z.enum(['recorded', 'active']),
+    provider_id: z.string().nullable().openapi({ description: "the provider's id of the endpoint (Twilio's SIP domain sid)" }),
     note: z.string().openapi({ description: 'What the deploy did, in words', example: SIP_PROVISIONING_NOTE }),
   })
   .openapi('AgentSipDeployment');
@@ -278,6 +296,24 @@ export const PhoneNumber = z
   .openapi('PhoneNumber');
 
 export const PhoneNumberList = z.object({ data: z.array(PhoneNumber), pagination: CursorPagination }).openapi('PhoneNumberList');
+
+export const PhoneNumberImport = z
+  .object({
+    provider: z.enum(['twilio', 'vapi']),
+    imported: z.number().int().openapi({ description: 'numbers new to the inventory' }),
+    updated: z
+      .number()
+      .int()
+      .openapi({ description: "numbers already there, now linked to the provider's (or given its label where they had none)" }),
+    unchanged: z.number().int(),
+    data: z.array(
+      PhoneNumber.extend({
+        provider_number_id: z.string().openapi({ description: "the provider's id of the number" }),
+        result: z.enum(['imported', 'updated', 'unchanged']),
+      }),
+    ),
+  })
+  .openapi('PhoneNumberImport');
 
 // Scaffolding workflows
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FUNNEL_MOVES, STAGES, type FunnelMove, type Stage } from '../../domain/contacts';
+import { trimmedText } from '../../domain/trimmed-text';
 import { Uuid, cappedLimit } from './common';
 
 export { FUNNEL_MOVES, STAGES, type FunnelMove, type Stage };
@@ -25,7 +26,7 @@ const ContactFields = z.strictObject({
 export type ContactField = keyof typeof ContactFields.shape;
 export const CONTACT_FIELDS = Object.keys(ContactFields.shape) as ContactField[];
 
-export const TagNames = z.array(z.string().trim().min(1).max(100)).max(50);
+export const TagNames = z.array(trimmedText(100)).max(50);
 
 /** One row of a CSV import, after its empty cells are dropped. */
 export const ImportRow = ContactFields.partial();
@@ -37,7 +38,13 @@ export const CreateContactBody = ContactFields.omit({ department: true })
   .refine((b) => Boolean(b.first_name || b.last_name || b.email), {
     message: 'A contact needs at least one of first_name, last_name or email',
   })
-  .openapi('ContactCreate');
+  // The same rule as the document states it: one of the three present and not empty (null or "" names nobody).
+  .openapi('ContactCreate', {
+    anyOf: (['first_name', 'last_name', 'email'] as const).map((field) => ({
+      required: [field],
+      properties: { [field]: { type: 'string', minLength: 1 } },
+    })),
+  });
 
 /** Any subset of the fields; stage is not among them, so sending it is a 422 (extra field). */
 export const PatchContactBody = ContactFields.extend({ tags: TagNames.nullable() }).partial().openapi('ContactPatch');

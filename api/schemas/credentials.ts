@@ -2,13 +2,16 @@ import { IANAZone } from 'luxon';
 import { z } from 'zod';
 import { MIN_INTERVAL_SECONDS } from '../../domain/credentials';
 import { CreatedCursor, CursorPagination, cursorQuery } from '../pagination';
+import { NO_NUL_PATTERN } from '../openapi-registry';
 import { secretField } from '../secret-fields';
+import { trimmedText } from '../../domain/trimmed-text';
 import { TIME_ZONE_DESCRIPTION, TIME_ZONE_NAMES, Timestamp, Uuid, TimestampInput } from './common';
 
 const Paused = z.boolean().optional().openapi({ description: 'Pause the schedule (it stays, visible in the Temporal UI)' });
 
 // Five fields (minute hour day-of-month month day-of-week) as Temporal reads them, or a named shorthand.
-const CRON = /^(@(yearly|annually|monthly|weekly|daily|hourly)|(\S+\s+){4}\S+)$/;
+// The pattern is the whole rule: five fields of CRON_FIELD's characters apart, or a named shorthand.
+const CRON = /^(@(yearly|annually|monthly|weekly|daily|hourly)|([0-9A-Za-z*/,?#LW-]+\s+){4}[0-9A-Za-z*/,?#LW-]+)$/;
 const CRON_FIELD = /^[0-9A-Za-z*/,?#LW-]+$/;
 
 export const RefreshPolicy = z
@@ -53,11 +56,13 @@ export const CredentialValue = secretField(
   z
     .record(z.string().min(1).max(200), z.unknown())
     .refine((v) => Object.keys(v).length <= 100, 'at most 100 keys')
-    .refine((v) => JSON.stringify(v).length <= VALUE_MAX_BYTES, `at most ${VALUE_MAX_BYTES} bytes of JSON`),
+    .refine((v) => JSON.stringify(v).length <= VALUE_MAX_BYTES, `at most ${VALUE_MAX_BYTES} bytes of JSON`)
+    // The key rule and the count as the document states them (the generator drops a record's key schema).
+    .meta({ propertyNames: { minLength: 1, maxLength: 200, pattern: NO_NUL_PATTERN }, maxProperties: 100 }),
   `An object (never a bare string), at most 100 keys and ${VALUE_MAX_BYTES} bytes of JSON; write-only (a 422 never echoes it)`,
 );
 
-const Name = z.string().trim().min(1).max(200);
+const Name = trimmedText(200);
 const Description = z.string().max(2000);
 const RefreshInput = z
   .record(z.string(), z.unknown())
@@ -120,7 +125,13 @@ export const CreateCredentialBody = z
     }),
     expires_at: TimestampInput.nullable().optional(),
   })
-  .openapi('WorkflowCredentialCreate');
+  // Without a refresher the policy is manual and the input empty (else 400): the document states it too.
+  .openapi('WorkflowCredentialCreate', {
+    anyOf: [
+      { required: ['refresher_workflow_id'], properties: { refresher_workflow_id: { type: 'string', format: 'uuid' } } },
+      { properties: { refresh_policy: { properties: { type: { const: 'manual' } } }, refresh_input: { maxProperties: 0 } } },
+    ],
+  });
 
 export const PatchCredentialBody = z
   .strictObject({

@@ -24,14 +24,22 @@ export const File = z
   })
   .openapi('File');
 
-export const InitiateUploadBody = z
-  .strictObject({
-    name: z.string().min(1).max(255),
-    content_type: ContentType,
-    size_bytes: z.number().int().min(0).max(MAX_UPLOAD_BYTES).optional(),
-    folder_id: Uuid.nullable().optional(),
-  })
-  .openapi('InitiateUploadRequest');
+/** The body, with the deployment's UPLOAD_MAX_BYTES as the document's maximum (above it is 413, not 422). */
+export const InitiateUploadBody = (maxBytes: number) =>
+  z
+    .strictObject({
+      name: z.string().min(1).max(255),
+      content_type: ContentType,
+      size_bytes: z
+        .number()
+        .int()
+        .min(0)
+        .max(MAX_UPLOAD_BYTES)
+        .optional()
+        .openapi({ maximum: maxBytes, description: `At most ${maxBytes} bytes (UPLOAD_MAX_BYTES); more is 413` }),
+      folder_id: Uuid.nullable().optional(),
+    })
+    .openapi('InitiateUploadRequest');
 
 export const InitiatedUpload = File.extend({
   upload_url: z.string().openapi({

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { BOT_STATUSES, MEETING_PLATFORMS, meetingPlatform } from '../../domain/meetings';
+import { BOT_STATUSES, MEETING_PLATFORMS, MEETING_URL_PATTERN, meetingPlatform } from '../../domain/meetings';
 import { CreatedCursor, CursorPagination, cursorQuery } from '../pagination';
+import { trimmedText } from '../../domain/trimmed-text';
 import { Timestamp, Uuid, TimestampInput } from './common';
 
 export const BOT_LIST_DEFAULT = 50;
@@ -16,17 +17,20 @@ const MeetingUrl = z
     (url) => meetingPlatform(url) !== null,
     'must be a Zoom (https://zoom.us/j/<id>), Google Meet (https://meet.google.com/abc-defg-hij) or Microsoft Teams (https://teams.microsoft.com/l/meetup-join/…) meeting link',
   )
-  .openapi({ description: 'An https Zoom, Google Meet or Microsoft Teams meeting link', format: 'uri' });
+  .openapi({
+    description:
+      'An https Zoom, Google Meet or Microsoft Teams meeting link. The pattern gives the links as written; the server reads ' +
+      'the link as a URL, so it also takes one that differs only in how it is written (letter case of the scheme or host, ' +
+      'the default port :443, percent-escapes, white space around it)',
+    format: 'uri',
+    pattern: MEETING_URL_PATTERN,
+  });
 
 export const CreateBotBody = z
   .object({
     meeting_url: MeetingUrl,
     join_at: TimestampInput.nullable().optional().openapi({ description: 'When the bot joins; now when absent or past' }),
-    bot_name: z
-      .string()
-      .trim()
-      .min(1)
-      .max(100)
+    bot_name: trimmedText(100)
       .nullable()
       .optional()
       .openapi({ description: 'Name the bot shows in the meeting; default "Meeting Notetaker"' }),

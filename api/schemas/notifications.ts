@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CreatedCursor, cursorQuery } from '../pagination';
-import { EMAIL_CADENCES } from '../../domain/notification-events';
+import { EMAIL_CADENCES, NOTIFICATION_EVENTS, SUBSCRIBABLE_EVENTS } from '../../domain/notification-events';
 import { Timestamp, Uuid } from './common';
 
 export const FEED_DEFAULT = 50;
@@ -29,8 +29,17 @@ export const EmitEventBody = z
       .string()
       .min(1)
       .max(100)
-      .openapi({ description: 'A registered event type, e.g. deal.stage_changed', example: 'deal.stage_changed' }),
-    entity_type: z.string().min(1).max(100).openapi({ description: 'Only `deal` is accepted; anything else is 400', example: 'deal' }),
+      .openapi({
+        description: 'A registered event type, e.g. deal.stage_changed; any other is 400',
+        example: 'deal.stage_changed',
+        // The document states the registered types; the route still answers any other string 400, as the contract says.
+        enum: NOTIFICATION_EVENTS.map((e) => e.event_type),
+      }),
+    entity_type: z
+      .string()
+      .min(1)
+      .max(100)
+      .openapi({ description: 'Only `deal` is accepted; anything else is 400', example: 'deal', enum: ['deal'] }),
     entity_id: Uuid.openapi({ description: "The deal, in the caller's organization" }),
     payload: z
       .record(z.string(), z.unknown())
@@ -112,6 +121,7 @@ export const PreferenceList = z.object({ preferences: z.array(Preference) }).ope
 export const PreferenceParams = z.object({
   event_type: z.string().min(1).max(100).openapi({
     description: 'A subscribable event type of GET /notifications/event-catalog; any other is 400 (unregistered, or an always-send alert)',
+    enum: SUBSCRIBABLE_EVENTS.map((e) => e.event_type),
   }),
 });
 

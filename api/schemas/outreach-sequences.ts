@@ -11,6 +11,7 @@ import {
   SEQUENCE_STATUSES,
 } from '../../domain/outreach/sequences';
 import { TEMPLATE_VARIABLES } from '../../domain/outreach/templates';
+import { NOT_BLANK_PATTERN, trimmedText } from '../../domain/trimmed-text';
 
 const TEMPLATE_HELP = `Template: {{variable}} or {{variable|fallback}} with variable one of ${TEMPLATE_VARIABLES.join(', ')}; an unknown variable is refused (422); a contact without the value gets the fallback, or nothing`;
 
@@ -55,7 +56,10 @@ export const StepInput = z
   })
   .openapi('OutreachStepInput');
 
-const Name = z.string().trim().min(1).max(200);
+const Name = trimmedText(200);
+
+/** A subject the first step (and each of its variants) must have: not null, not only white space. */
+const FIRST_SUBJECT = { type: 'string', maxLength: 998, pattern: NOT_BLANK_PATTERN } as const;
 const MailboxIds = z
   .array(Uuid)
   .max(MAX_POOL)
@@ -64,7 +68,20 @@ const MailboxIds = z
 export const CreateSequenceBody = z
   .strictObject({
     name: Name,
-    steps: z.array(StepInput).max(MAX_STEPS).optional(),
+    steps: z
+      .array(StepInput)
+      .max(MAX_STEPS)
+      .optional()
+      // The rule as the document states it: the first step and its variants carry a subject (else 422).
+      .meta({
+        prefixItems: [
+          {
+            allOf: [{ $ref: '#/components/schemas/OutreachStepInput' }],
+            required: ['subject'],
+            properties: { subject: FIRST_SUBJECT, variants: { items: { required: ['subject'], properties: { subject: FIRST_SUBJECT } } } },
+          },
+        ],
+      }),
     mailbox_ids: MailboxIds.optional(),
     stop_on_reply: z.boolean().optional().openapi({ description: 'A reply stops the enrollment (default true); a bounce always does' }),
     start_at: TimestampInput.nullable().optional().openapi({ description: 'Nothing is sent before this instant' }),

@@ -1,7 +1,7 @@
-import { conflict } from '../../domain/errors';
 import type { DomainStatus, RecordPurpose, RecordStatus } from '../../domain/outreach/domains';
 import type { Db } from '../client';
-import { PG, isPgError } from '../pg-errors';
+import { keysetPage } from '../kit/keyset';
+import { onUnique } from '../kit/unique';
 
 // SQL only: every function takes (db, orgId, ...ids) and filters by org_id.
 
@@ -46,18 +46,11 @@ export type DomainInsert = Omit<
   'org_id' | 'status' | 'last_verified_at' | 'verified_at' | 'created_at' | 'updated_at' | 'tracking_enabled'
 > & { tracking_enabled?: boolean };
 
-function translate(error: unknown): never {
-  if (isPgError(error, PG.UNIQUE_VIOLATION)) throw conflict('The organization already has this domain');
-  throw error;
-}
+const DUPLICATE = 'The organization already has this domain';
 
 export async function insertDomain(db: Db, orgId: string, values: DomainInsert): Promise<DomainRow> {
-  try {
-    const [row] = await db<DomainRow[]>`INSERT INTO outreach_domains ${db({ ...values, org_id: orgId })} RETURNING *`;
-    return row!;
-  } catch (error) {
-    translate(error);
-  }
+  const [row] = await onUnique(db<DomainRow[]>`INSERT INTO outreach_domains ${db({ ...values, org_id: orgId })} RETURNING *`, DUPLICATE);
+  return row!;
 }
 
 export async function insertRecords(
@@ -96,12 +89,7 @@ export async function listDomains(
   page: { limit: number; after?: { t: string; id: string } },
 ): Promise<{ rows: (DomainRow & { cursor_t: string })[]; total: number }> {
   const status = filters.status ? db`AND status = ${filters.status}` : db``;
-  const after = page.after ? db`AND (created_at, id) < (${page.after.t}::timestamptz, ${page.after.id}::uuid)` : db``;
-  const rows = await db<(DomainRow & { cursor_t: string })[]>`
-    SELECT *, created_at::text AS cursor_t FROM outreach_domains WHERE org_id = ${orgId} ${status} ${after}
-    ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1}`;
-  const [count] = await db<{ total: number }[]>`SELECT count(*)::int AS total FROM outreach_domains WHERE org_id = ${orgId} ${status}`;
-  return { rows, total: count!.total };
+  return keysetPage<DomainRow>(db, { select: db`*`, from: db`outreach_domains`, where: db`org_id = ${orgId} ${status}`, ...page });
 }
 
 export async function updateRecordStatus(

@@ -1,7 +1,8 @@
-import { conflict } from '../../domain/errors';
 import type { MailboxKind, MailboxOutcome, MailboxStatus } from '../../domain/outreach/mailboxes';
 import type { Db } from '../client';
-import { PG, isPgError } from '../pg-errors';
+import { keysetPage } from '../kit/keyset';
+import { onUnique } from '../kit/unique';
+import { columnsOf, setColumns } from '../kit/partial-update';
 
 // SQL only: every function takes (db, orgId, ...ids) and filters by org_id.
 
@@ -77,18 +78,26 @@ export type MailboxSettings = Partial<
   >
 >;
 
-function translate(error: unknown): never {
-  if (isPgError(error, PG.UNIQUE_VIOLATION)) throw conflict('The organization already has a mailbox with this email address');
-  throw error;
-}
+const MAILBOX_COLUMNS = columnsOf<MailboxSettings & Partial<Pick<MailboxRow, 'warmup_started_at'>>>()([
+  'display_name',
+  'daily_limit',
+  'window_start',
+  'window_end',
+  'window_days',
+  'timezone',
+  'warmup_enabled',
+  'warmup_start_per_day',
+  'warmup_days',
+  'send_gap_min_seconds',
+  'send_gap_max_seconds',
+  'warmup_started_at',
+]);
+
+const DUPLICATE = 'The organization already has a mailbox with this email address';
 
 export async function insertMailbox(db: Db, orgId: string, values: MailboxInsert): Promise<MailboxRow> {
-  try {
-    const [row] = await db<MailboxRow[]>`INSERT INTO outreach_mailboxes ${db({ ...values, org_id: orgId })} RETURNING *`;
-    return row!;
-  } catch (error) {
-    translate(error);
-  }
+  const [row] = await onUnique(db<MailboxRow[]>`INSERT INTO outreach_mailboxes ${db({ ...values, org_id: orgId })} RETURNING *`, DUPLICATE);
+  return row!;
 }
 
 export async function getMailbox(
@@ -116,13 +125,12 @@ export async function listMailboxes(
 ): Promise<{ rows: (MailboxRow & { cursor_t: string })[]; total: number }> {
   const status = filters.status ? db`AND status = ${filters.status}` : db``;
   const domain = filters.domainId ? db`AND domain_id = ${filters.domainId}` : db``;
-  const after = page.after ? db`AND (created_at, id) < (${page.after.t}::timestamptz, ${page.after.id}::uuid)` : db``;
-  const rows = await db<(MailboxRow & { cursor_t: string })[]>`
-    SELECT *, created_at::text AS cursor_t FROM outreach_mailboxes WHERE org_id = ${orgId} ${status} ${domain} ${after}
-    ORDER BY created_at DESC, id DESC LIMIT ${page.limit + 1}`;
-  const [count] = await db<{ total: number }[]>`
-    SELECT count(*)::int AS total FROM outreach_mailboxes WHERE org_id = ${orgId} ${status} ${domain}`;
-  return { rows, total: count!.total };
+  return keysetPage<MailboxRow>(db, {
+    select: db`*`,
+    from: db`outreach_mailboxes`,
+    where: db`org_id = ${orgId} ${status} ${domain}`,
+    ...page,
+  });
 }
 
 export async function updateMailbox(
@@ -131,9 +139,9 @@ export async function updateMailbox(
   mailboxId: string,
   values: MailboxSettings & Partial<Pick<MailboxRow, 'warmup_started_at'>>,
 ): Promise<MailboxRow | undefined> {
-  const set = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined));
   const [row]: [MailboxRow?] = await db`
-    UPDATE outreach_mailboxes SET ${db(set)}, updated_at = now() WHERE org_id = ${orgId} AND id = ${mailboxId} RETURNING *`;
+    UPDATE outreach_mailboxes SET ${setColumns(db, values, MAILBOX_COLUMNS)}, updated_at = now()
+    WHERE org_id = ${orgId} AND id = ${mailboxId} RETURNING *`;
   return row;
 }
 

@@ -2,7 +2,8 @@ import type { ReplyClass } from '../../domain/outreach/replies';
 import { newId } from '../../platform/core/ids';
 import type { Db } from '../client';
 import type { MailboxRow } from './mailboxes';
-import { PG, isPgError } from '../pg-errors';
+import { keysetRows } from '../kit/keyset';
+import { isUniqueViolation } from '../kit/unique';
 
 // SQL of outreach mail: unibox threads, every message sent or received, the daily count per mailbox,
 // and where IMAP polling left off. Every function takes (db, orgId, ...ids) and filters by org_id.
@@ -128,12 +129,14 @@ export async function listThreads(
   orgId: string,
   filters: ThreadFilters & { limit: number; after?: { t: string; id: string } },
 ): Promise<(ThreadRow & { cursor_t: string })[]> {
-  return db<(ThreadRow & { cursor_t: string })[]>`
-    SELECT *, last_message_at::text AS cursor_t FROM outreach_threads
-    WHERE ${threadWhere(db, orgId, filters)}
-      ${filters.after ? db`AND (last_message_at, id) < (${filters.after.t}::text::timestamptz, ${filters.after.id}::uuid)` : db``}
-    ORDER BY last_message_at DESC, id DESC
-    LIMIT ${filters.limit + 1}`;
+  return keysetRows<ThreadRow>(db, {
+    select: db`*`,
+    from: db`outreach_threads`,
+    where: threadWhere(db, orgId, filters),
+    at: 'last_message_at',
+    limit: filters.limit,
+    after: filters.after,
+  });
 }
 
 export async function countThreads(db: Db, orgId: string, filters: ThreadFilters): Promise<number> {
@@ -221,7 +224,7 @@ export async function insertMessage(db: Db, orgId: string, m: NewMessage): Promi
       RETURNING *, local_day::text AS local_day`;
     return row;
   } catch (error) {
-    if (isPgError(error, PG.UNIQUE_VIOLATION)) return undefined;
+    if (isUniqueViolation(error)) return undefined;
     throw error;
   }
 }

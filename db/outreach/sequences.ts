@@ -1,6 +1,8 @@
 import type { EnrollmentStatus, SequenceStatus } from '../../domain/outreach/sequences';
 import { newId } from '../../platform/core/ids';
 import type { Db } from '../client';
+import { keysetRows } from '../kit/keyset';
+import { setColumns } from '../kit/partial-update';
 
 // SQL of outreach sequences and their enrollments: every function takes (db, orgId, ...ids) and filters
 // by org_id; the service decides the transaction.
@@ -87,12 +89,8 @@ export async function updateSequence(
   values: SequenceValues,
   actor: string,
 ): Promise<SequenceRow | undefined> {
-  const set: Record<string, unknown> = {};
-  if (values.name !== undefined) set.name = values.name;
-  if (values.stop_on_reply !== undefined) set.stop_on_reply = values.stop_on_reply;
-  if (values.start_at !== undefined) set.start_at = values.start_at;
   const [row]: [SequenceRow?] = await db`
-    UPDATE outreach_sequences SET ${db({ ...set, modified_by: actor } as never)}, updated_at = now()
+    UPDATE outreach_sequences SET ${setColumns(db, { ...values, modified_by: actor }, ['name', 'stop_on_reply', 'start_at', 'modified_by'])}, updated_at = now()
       ${values.steps !== undefined ? db`, steps = ${db.json(values.steps as never)}` : db``}
       ${values.mailbox_ids !== undefined ? db`, mailbox_ids = ${values.mailbox_ids}::uuid[]` : db``}
     WHERE id = ${id} AND org_id = ${orgId}
@@ -105,13 +103,13 @@ export async function listSequences(
   orgId: string,
   filters: { status?: SequenceStatus; limit: number; after?: { t: string; id: string } },
 ): Promise<SequenceRow[]> {
-  return db<SequenceRow[]>`
-    SELECT *, created_at::text AS cursor_t FROM outreach_sequences
-    WHERE org_id = ${orgId}
-      ${filters.status ? db`AND status = ${filters.status}` : db``}
-      ${filters.after ? db`AND (created_at, id) < (${filters.after.t}::text::timestamptz, ${filters.after.id}::uuid)` : db``}
-    ORDER BY created_at DESC, id DESC
-    LIMIT ${filters.limit + 1}`;
+  return keysetRows<SequenceRow>(db, {
+    select: db`*`,
+    from: db`outreach_sequences`,
+    where: db`org_id = ${orgId} ${filters.status ? db`AND status = ${filters.status}` : db``}`,
+    limit: filters.limit,
+    after: filters.after,
+  });
 }
 
 export async function countSequences(db: Db, orgId: string, status?: SequenceStatus): Promise<number> {
@@ -228,13 +226,14 @@ export async function listEnrollments(
   sequenceId: string,
   filters: { status?: EnrollmentStatus; limit: number; after?: { t: string; id: string } },
 ): Promise<EnrollmentRow[]> {
-  return db<EnrollmentRow[]>`
-    SELECT *, created_at::text AS cursor_t FROM outreach_enrollments
-    WHERE org_id = ${orgId} AND sequence_id = ${sequenceId}
-      ${filters.status ? db`AND status = ${filters.status}` : db``}
-      ${filters.after ? db`AND (created_at, id) > (${filters.after.t}::text::timestamptz, ${filters.after.id}::uuid)` : db``}
-    ORDER BY created_at, id
-    LIMIT ${filters.limit + 1}`;
+  return keysetRows<EnrollmentRow>(db, {
+    select: db`*`,
+    from: db`outreach_enrollments`,
+    where: db`org_id = ${orgId} AND sequence_id = ${sequenceId} ${filters.status ? db`AND status = ${filters.status}` : db``}`,
+    order: 'asc',
+    limit: filters.limit,
+    after: filters.after,
+  });
 }
 
 export async function countEnrollments(db: Db, orgId: string, sequenceId: string, status?: EnrollmentStatus): Promise<number> {

@@ -1,4 +1,5 @@
 import type { Db } from '../client';
+import { keysetRows } from '../kit/keyset';
 
 // The organization's suppression list (see migration 0038): addresses compared case-insensitively.
 
@@ -41,11 +42,13 @@ export async function listSuppressions(
   orgId: string,
   q: { search?: string; reason?: string; limit: number; after?: { t: string; id: string } },
 ): Promise<SuppressionRow[]> {
-  return db<SuppressionRow[]>`
-    SELECT *, created_at::text AS cursor_t FROM outreach_suppressions
-    WHERE ${suppressionWhere(db, orgId, q)}
-      ${q.after ? db`AND (created_at, id) < (${q.after.t}::timestamptz, ${q.after.id}::uuid)` : db``}
-    ORDER BY created_at DESC, id DESC LIMIT ${q.limit + 1}`;
+  return keysetRows<SuppressionRow>(db, {
+    select: db`*`,
+    from: db`outreach_suppressions`,
+    where: suppressionWhere(db, orgId, q),
+    limit: q.limit,
+    after: q.after,
+  });
 }
 
 export async function countSuppressions(db: Db, orgId: string, q: { search?: string; reason?: string }): Promise<number> {

@@ -1,4 +1,3 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { accountExists } from '../../db/accounts';
 import * as db from '../../db/ai-chat';
 import type { ChatRow, TurnRow } from '../../db/ai-chat';
@@ -9,6 +8,7 @@ import { newId } from '../../platform/core/ids';
 import type { ServiceDeps } from '../deps';
 import { CreatedCursor, cursorPage, decodeCursor } from '../pagination';
 import { aiChatWorkflowId } from '../../workflows/ai-chat-messages';
+import { terminateWorkflow } from '../workflow-client';
 
 export const chatNotFound = () => notFound('Chat not found');
 
@@ -116,12 +116,7 @@ export async function deleteChat(
     const chat = await ownChat({ sql: tx as never }, orgId, userId, chatId, true);
     if (chat.active_turn_id) {
       // Inside the transaction: Temporal unreachable is a 503 and nothing is deleted.
-      await deps.temporal.workflow
-        .getHandle(aiChatWorkflowId(chatId))
-        .terminate('chat deleted')
-        .catch((error: unknown) => {
-          if (!(error instanceof WorkflowNotFoundError)) throw error;
-        });
+      await terminateWorkflow(deps, aiChatWorkflowId(chatId), 'chat deleted');
     }
     await db.deleteChat(tx, orgId, chatId);
     await deleteStream(tx, orgId, chatId);

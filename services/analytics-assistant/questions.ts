@@ -79,8 +79,7 @@ export async function listConversations(
 ) {
   const after = decodeCursor(query.cursor, CreatedCursor);
   const { rows, total } = await db.listConversations(deps.sql, orgId, userId, { limit: query.limit, after });
-  const page = cursorPage(rows, query.limit, total, (last) => ({ t: last.cursor_t, id: last.id }));
-  return { data: page.data.map(conversationView), pagination: page.pagination };
+  return cursorPage(rows, query.limit, total, (last) => ({ t: last.cursor_t, id: last.id }), conversationView);
 }
 
 /** The conversation with its questions and answers (as AI SDK UIMessages: the SQL, results, errors and text). */

@@ -2,16 +2,16 @@ import * as contacts from '../../db/campaign-contacts';
 import * as campaigns from '../../db/campaigns';
 import type { CampaignRow } from '../../db/campaigns';
 import type { Db } from '../../db/client';
-import { PG, isPgError } from '../../db/pg-errors';
 import type { CallingWindow } from '../../domain/campaign-schedule';
 import type { CampaignStatus } from '../../domain/campaigns';
-import { DomainError, conflict, notFound } from '../../domain/errors';
+import { DomainError, notFound } from '../../domain/errors';
 import { newId } from '../../platform/core/ids';
 import { campaignWorkflowId, campaignWorkflowRef } from '../../workflows/campaign-messages';
 import type { ServiceDeps } from '../deps';
 import { CreatedCursor, cursorPage, decodeCursor } from '../pagination';
 import { iso } from '../views';
 import { startWorkflow } from '../workflow-client';
+import { conflictOnUnique } from '../../db/kit/unique';
 
 // A campaign's creation (row, contacts and workflow start) and its reads.
 
@@ -152,7 +152,8 @@ async function createOnce(
       if (isFenced.status === 'fulfilled' && isFenced.value) throw fenced; // rolls back
       if (lost) {
         const error: unknown = lost.reason;
-        throw isPgError(error, PG.UNIQUE_VIOLATION) ? conflict('A campaign with this external_id already exists') : error;
+        conflictOnUnique(error, 'A campaign with this external_id already exists');
+        throw error;
       }
       await started;
       return (inserted as PromiseFulfilledResult<CampaignRow>).value;
@@ -174,8 +175,7 @@ export async function listCampaigns(
     campaigns.listCampaigns(deps.sql, orgId, { status: query.status, limit: query.limit, after }),
     campaigns.countCampaigns(deps.sql, orgId, query.status),
   ]);
-  const page = cursorPage(rows, query.limit, total, (last) => ({ t: last.cursor_t, id: last.id }));
-  return { data: page.data.map(campaignView), pagination: page.pagination };
+  return cursorPage(rows, query.limit, total, (last) => ({ t: last.cursor_t, id: last.id }), campaignView);
 }
 
 export async function getCampaign(deps: Pick<ServiceDeps, 'sql'>, orgId: string, campaignId: string) {

@@ -43,8 +43,7 @@ export async function listCampaignContacts(
     contacts.listContacts(deps.sql, orgId, row.id, { status: query.status, limit: query.limit, after }),
     contacts.countContacts(deps.sql, orgId, row.id, query.status),
   ]);
-  const page = cursorPage(rows, query.limit, total, (last) => ({ t: last.cursor_t, id: last.id }));
-  return { data: page.data.map(contactView), pagination: page.pagination };
+  return cursorPage(rows, query.limit, total, (last) => ({ t: last.cursor_t, id: last.id }), contactView);
 }
 
 /** Adds contacts to a paused or active campaign; an active one wakes the dispatcher. */

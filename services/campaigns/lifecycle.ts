@@ -11,6 +11,7 @@ import type { ServiceDeps } from '../deps';
 import { emitEvent } from '../notifications/emit';
 import { campaignOf, campaignView } from './campaigns';
 import { signalDispatcher } from './dispatch';
+import { updateWorkflow } from '../workflow-client';
 
 // A campaign's lifecycle: moves asked of its workflow by the API, and the steps its workflow stores
 // (open, move, complete).
@@ -30,14 +31,12 @@ export async function moveCampaign(
   move: CampaignMove,
   actor: string,
 ) {
-  const { sql, temporal } = deps;
+  const { sql } = deps;
   const row = await campaignOf(sql, orgId, campaignId);
   const refusal = moveRefusal(move, row.status);
   if (refusal) throw conflict(refusal);
   try {
-    await temporal.connection.withDeadline(Date.now() + MOVE_DEADLINE_MS, () =>
-      temporal.workflow.getHandle(campaignWorkflowId(row.id)).executeUpdate(MOVE_UPDATES[move], { args: [{ actor }] }),
-    );
+    await updateWorkflow(deps, campaignWorkflowId(row.id), MOVE_UPDATES[move], { actor }, MOVE_DEADLINE_MS);
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError) throw conflict(error.cause?.message ?? `Cannot ${move} this campaign`);
     if (error instanceof WorkflowNotFoundError) throw conflict('The campaign workflow is no longer running');

@@ -10,6 +10,7 @@ import type { ServiceDeps } from '../deps';
 import { iso } from '../views';
 import { createSchedule, deleteSchedule, reconcileSchedule } from './schedules';
 import { writeValue, type Value } from './values';
+import { CreatedCursor, cursorPage, decodeCursor } from '../pagination';
 
 // Workflow credentials: metadata CRUD and the typed-in value, with the refresh schedule kept in step
 // with the row (./schedules.ts); the value is sealed by ./values.ts.
@@ -46,9 +47,11 @@ export function credentialView(row: CredentialRow) {
 export async function listCredentials(
   deps: Pick<ServiceDeps, 'sql'>,
   orgId: string,
-  query: { name?: string; limit: number; after?: { t: string; id: string } },
+  query: { name?: string; limit: number; cursor?: string },
 ) {
-  return credentials.listCredentials(deps.sql, orgId, { name: query.name }, { limit: query.limit, after: query.after });
+  const after = decodeCursor(query.cursor, CreatedCursor);
+  const { rows, total } = await credentials.listCredentials(deps.sql, orgId, { name: query.name }, { limit: query.limit, after });
+  return cursorPage(rows, query.limit, total, (last) => ({ t: last.cursor_t, id: last.id }), credentialView);
 }
 
 export async function getCredential(deps: Pick<ServiceDeps, 'sql'>, orgId: string, id: string) {
@@ -126,7 +129,7 @@ export async function createCredential(
     });
     return credentialView(row);
   } catch (error) {
-    if (scheduled) await deleteSchedule(deps.temporal, id);
+    if (scheduled) await deleteSchedule(deps, id);
     translateWrite(error);
   }
 }
@@ -170,7 +173,7 @@ export async function deleteCredential(deps: Pick<ServiceDeps, 'sql' | 'temporal
     const row = await credentials.deleteCredential(tx, orgId, id);
     if (!row) throw credentialNotFound();
     // Inside the transaction: when Temporal cannot be reached the row stays, and the caller retries.
-    if (hasSchedule(row.refresh_policy)) await deleteSchedule(deps.temporal, id);
+    if (hasSchedule(row.refresh_policy)) await deleteSchedule(deps, id);
   });
 }
 

@@ -1,8 +1,13 @@
-import { ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleSpec } from '@temporalio/client';
+import { ScheduleOverlapPolicy, type ScheduleSpec } from '@temporalio/client';
 import { expiryCheckSeconds, hasSchedule, isPaused, type RefreshPolicy, type RefreshRunInput } from '../../domain/credentials';
-import { organizationAttribute } from '../../platform/core/temporal';
 import { credentialRefreshWorkflow, refreshScheduleId, refreshWorkflowId } from '../../workflows/credential-messages';
 import type { ServiceDeps } from '../deps';
+import {
+  createSchedule as createWorkflowSchedule,
+  deleteSchedule as deleteWorkflowSchedule,
+  scheduledStart,
+  updateSchedule,
+} from '../workflow-client';
 
 // A credential's refresh schedule (`credential-refresh:<id>`): made, changed and deleted with the row's policy.
 
@@ -21,39 +26,27 @@ function scheduleSpec(policy: RefreshPolicy): ScheduleSpec {
   }
 }
 
-function scheduleAction(deps: ScheduleDeps, orgId: string, credentialId: string) {
+/** The schedule's run: the refresh workflow of this credential, bounded by its execution timeout. */
+function refreshStart(orgId: string, credentialId: string) {
   const input: RefreshRunInput = { orgId, credentialId, trigger: 'schedule' };
-  return {
-    type: 'startWorkflow' as const,
-    workflowType: credentialRefreshWorkflow.name,
-    workflowId: refreshWorkflowId(credentialId),
-    taskQueue: deps.config.TEMPORAL_TASK_QUEUE,
-    args: [input],
-    typedSearchAttributes: organizationAttribute(orgId),
-    workflowExecutionTimeout: '10 minutes',
-  };
+  return { workflowId: refreshWorkflowId(credentialId), args: [input] as [RefreshRunInput], workflowExecutionTimeout: '10 minutes' };
 }
 
 const note = (policy: RefreshPolicy) => (isPaused(policy) ? 'Paused through the credential' : undefined);
 
 export async function createSchedule(deps: ScheduleDeps, orgId: string, credentialId: string, policy: RefreshPolicy): Promise<void> {
-  await deps.temporal.schedule.create({
+  await createWorkflowSchedule(deps, credentialRefreshWorkflow, orgId, {
     scheduleId: refreshScheduleId(credentialId),
     spec: scheduleSpec(policy),
-    action: scheduleAction(deps, orgId, credentialId),
+    start: refreshStart(orgId, credentialId),
     // A run still refreshing when the next is due makes that next one a no-op.
     policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute', pauseOnFailure: false },
     state: { paused: isPaused(policy), note: note(policy) },
-    typedSearchAttributes: organizationAttribute(orgId),
   });
 }
 
-export async function deleteSchedule(temporal: Client, credentialId: string): Promise<void> {
-  try {
-    await temporal.schedule.getHandle(refreshScheduleId(credentialId)).delete();
-  } catch (error) {
-    if (!(error instanceof ScheduleNotFoundError)) throw error;
-  }
+export async function deleteSchedule(deps: Pick<ServiceDeps, 'temporal'>, credentialId: string): Promise<void> {
+  await deleteWorkflowSchedule(deps, refreshScheduleId(credentialId));
 }
 
 /** Brings the credential's schedule in line with its new policy: created, updated (and paused) or deleted. */
@@ -65,20 +58,15 @@ export async function reconcileSchedule(
   after: RefreshPolicy,
 ): Promise<void> {
   if (!hasSchedule(after)) {
-    if (hasSchedule(before)) await deleteSchedule(deps.temporal, credentialId);
+    if (hasSchedule(before)) await deleteSchedule(deps, credentialId);
     return;
   }
-  const handle = deps.temporal.schedule.getHandle(refreshScheduleId(credentialId));
-  try {
-    await handle.update((previous) => ({
-      ...previous,
-      spec: scheduleSpec(after),
-      action: scheduleAction(deps, orgId, credentialId),
-      policies: { ...previous.policies, overlap: ScheduleOverlapPolicy.SKIP },
-      state: { ...previous.state, paused: isPaused(after), note: note(after) },
-    }));
-  } catch (error) {
-    if (!(error instanceof ScheduleNotFoundError)) throw error;
-    await createSchedule(deps, orgId, credentialId, after);
-  }
+  const updated = await updateSchedule(deps, refreshScheduleId(credentialId), (previous) => ({
+    ...previous,
+    spec: scheduleSpec(after),
+    action: scheduledStart(deps, credentialRefreshWorkflow, orgId, refreshStart(orgId, credentialId)),
+    policies: { ...previous.policies, overlap: ScheduleOverlapPolicy.SKIP },
+    state: { ...previous.state, paused: isPaused(after), note: note(after) },
+  }));
+  if (!updated) await createSchedule(deps, orgId, credentialId, after);
 }

@@ -1,4 +1,3 @@
-import { ScheduleNotFoundError } from '@temporalio/client';
 import * as credentialsDb from '../../db/credentials';
 import * as db from '../../db/integrations';
 import type { ConnectionRow } from '../../db/integrations';
@@ -7,12 +6,13 @@ import { isInvalidGrant, type ConnectionStatus } from '../../domain/integrations
 import type { IntegrationProvider } from '../../platform/core/oauth-catalog';
 import { revokeToken } from '../../platform/adapters/oauth/client';
 import { refreshScheduleId } from '../../workflows/credential-messages';
+import { pauseSchedule } from '../workflow-client';
 import { deleteCredential } from '../credentials/crud';
 import { readCredentialValue } from '../credentials/values';
 import { onRefreshFailure } from '../credentials/refresh';
 import type { ServiceDeps } from '../deps';
 import { emitEvent } from '../notifications/emit';
-import { CreatedCursor, decodeCursor, encodeCursor } from '../pagination';
+import { CreatedCursor, decodeCursor, nextPage } from '../pagination';
 import { iso } from '../views';
 import { catalogOf, clientFor } from './catalog';
 
@@ -54,14 +54,9 @@ export async function listConnections(
 ) {
   const after = decodeCursor(query.cursor, CreatedCursor);
   const rows = await db.listConnections(deps.sql, orgId, query, { limit: query.limit, after });
-  const more = rows.length > query.limit;
-  const page = more ? rows.slice(0, query.limit) : rows;
+  const { data, next_cursor } = nextPage(rows, query.limit, (last) => ({ t: last.cursor_t, id: last.id }));
   const catalog = catalogOf(deps.config);
-  const last = page.at(-1);
-  return {
-    data: page.map((r) => connectionView(r, catalog)),
-    next_cursor: more && last ? encodeCursor({ t: last.cursor_t, id: last.id }) : null,
-  };
+  return { data: data.map((r) => connectionView(r, catalog)), next_cursor };
 }
 
 export async function getConnection(deps: Pick<ServiceDeps, 'sql' | 'config'>, orgId: string, id: string) {
@@ -149,11 +144,6 @@ onRefreshFailure(async (tx, deps, orgId, credentialId, error) => {
       { ...credential, refresh_policy: { ...credential.refresh_policy, paused: true } },
       credential.modified_by,
     );
-    await deps.temporal?.schedule
-      .getHandle(refreshScheduleId(credentialId))
-      .pause('Needs reconnect')
-      .catch((e: unknown) => {
-        if (!(e instanceof ScheduleNotFoundError)) throw e;
-      });
+    if (deps.temporal) await pauseSchedule({ temporal: deps.temporal }, refreshScheduleId(credentialId), 'Needs reconnect');
   }
 });

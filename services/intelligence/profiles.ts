@@ -1,11 +1,11 @@
 import * as db from '../../db/intelligence';
 import type { IcpProfileRow, IcpProfileVersionRow } from '../../db/intelligence';
-import { PG, isPgError } from '../../db/pg-errors';
-import { conflict, invalid, notFound } from '../../domain/errors';
+import { invalid, notFound } from '../../domain/errors';
 import type { Criterion } from '../../domain/intelligence';
 import { newId } from '../../platform/core/ids';
 import type { ServiceDeps } from '../deps';
 import { ensureNightlySchedule } from '../readiness';
+import { onUnique } from '../../db/kit/unique';
 
 // ICP profiles: the criteria accounts are scored against, versioned on every criteria change; the
 // organization's default one is the fit axis of readiness.
@@ -30,10 +30,7 @@ const versionView = (row: IcpProfileVersionRow) => ({
   created_at: row.created_at.toISOString(),
 });
 
-function duplicateName(error: unknown): never {
-  if (isPgError(error, PG.UNIQUE_VIOLATION)) throw conflict('An ICP profile with this name already exists');
-  throw error;
-}
+const DUPLICATE_NAME = 'An ICP profile with this name already exists';
 
 export interface ProfileInput {
   name: string;
@@ -52,8 +49,8 @@ export async function createProfile(
   actor: string,
   input: ProfileInput,
 ) {
-  const row = await deps.sql
-    .begin(async (tx) => {
+  const row = await onUnique(
+    deps.sql.begin(async (tx) => {
       await db.lockRun(tx, orgId, 'profiles');
       const isDefault = input.is_default ?? !(await db.hasProfiles(tx, orgId));
       if (isDefault) await db.clearDefault(tx, orgId);
@@ -65,8 +62,9 @@ export async function createProfile(
         is_default: isDefault,
         created_by: actor,
       });
-    })
-    .catch(duplicateName);
+    }),
+    DUPLICATE_NAME,
+  );
   if (row.is_default) {
     // Best effort: the profile is saved either way, and the next readiness refresh makes the schedule.
     await ensureNightlySchedule(deps, orgId).catch((error: unknown) =>
@@ -92,13 +90,14 @@ export async function getProfile(deps: Pick<ServiceDeps, 'sql'>, orgId: string, 
 /** A criteria change makes a new version; name, description and the default flag do not. */
 export async function updateProfile(deps: Pick<ServiceDeps, 'sql'>, orgId: string, profileId: string, patch: Partial<ProfileInput>) {
   if (Object.keys(patch).length === 0) throw invalid('Empty patch body: send name, description, criteria or is_default');
-  const row = await deps.sql
-    .begin(async (tx) => {
+  const row = await onUnique(
+    deps.sql.begin(async (tx) => {
       if (!(await db.getProfile(tx, orgId, profileId, true))) throw profileNotFound();
       if (patch.is_default === true) await db.clearDefault(tx, orgId);
       return db.updateProfile(tx, orgId, profileId, patch);
-    })
-    .catch(duplicateName);
+    }),
+    DUPLICATE_NAME,
+  );
   return profileView(row);
 }
 

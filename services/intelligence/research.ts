@@ -1,4 +1,3 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Db } from '../../db/client';
 import * as db from '../../db/intelligence';
 import type { PageOutcome, ResearchRunRow } from '../../db/intelligence';
@@ -18,7 +17,7 @@ import { WebFetchError, extractPageProfile, fetchPage } from '../../platform/ada
 import { researchRunWorkflowRef, researchWorkflowId, type ResearchFinish } from '../../workflows/intelligence-messages';
 import type { ServiceDeps } from '../deps';
 import { iso } from '../views';
-import { startWorkflow } from '../workflow-client';
+import { cancelWorkflow, startWorkflow } from '../workflow-client';
 import { notify, runNotFound, startRun } from './runs';
 
 // Research runs: a company's key pages read by the researchRunWorkflow (`research:<run_id>`), their
@@ -105,12 +104,8 @@ export async function cancelResearchRun(deps: Pick<ServiceDeps, 'sql' | 'tempora
   const row = await db.getResearchRun(deps.sql, orgId, runId);
   if (!row) throw runNotFound();
   if (isFinalRunStatus(row.status)) throw conflict(`The run is already ${row.status}`);
-  try {
-    await deps.temporal.workflow.getHandle(researchWorkflowId(runId)).cancel();
-  } catch (error) {
-    if (!(error instanceof WorkflowNotFoundError)) throw error;
-    await db.updateResearchRun(deps.sql, orgId, runId, { status: 'cancelled', completed: true });
-  }
+  const asked = await cancelWorkflow(deps, researchWorkflowId(runId));
+  if (!asked) await db.updateResearchRun(deps.sql, orgId, runId, { status: 'cancelled', completed: true });
   return { id: runId, workflow_id: researchWorkflowId(runId), status: 'cancelling' as const };
 }
 

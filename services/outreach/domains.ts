@@ -21,6 +21,7 @@ import { RegistrarError, createRegistrar } from '../../platform/adapters/registr
 import type { ServiceDeps } from '../deps';
 import { storeOutreachSecret } from './mailbox-secrets';
 import { iso } from '../views';
+import { CreatedCursor, cursorPage, decodeCursor } from '../pagination';
 
 // Sending domains: added (owned) or bought through the registrar, each with a fresh DKIM key pair
 // (private key sealed in a workflow credential, never returned) and the DNS records to publish; a
@@ -181,15 +182,26 @@ export async function purchaseDomain(
 export async function listDomains(
   deps: Pick<ServiceDeps, 'sql'>,
   orgId: string,
-  query: { status?: DomainStatus; limit: number; after?: { t: string; id: string } },
+  query: { status?: DomainStatus; limit: number; cursor?: string },
 ) {
-  const page = await domains.listDomains(deps.sql, orgId, { status: query.status }, { limit: query.limit, after: query.after });
+  const after = decodeCursor(query.cursor, CreatedCursor);
+  const { rows, total } = await domains.listDomains(deps.sql, orgId, { status: query.status }, { limit: query.limit, after });
   const records = await domains.recordsOf(
     deps.sql,
     orgId,
-    page.rows.slice(0, query.limit).map((r) => r.id),
+    rows.slice(0, query.limit).map((r) => r.id),
   );
-  return { ...page, records };
+  return cursorPage(
+    rows,
+    query.limit,
+    total,
+    (last) => ({ t: last.cursor_t, id: last.id }),
+    (row) =>
+      domainView(
+        row,
+        records.filter((r) => r.domain_id === row.id),
+      ),
+  );
 }
 
 export async function getDomain(deps: Pick<ServiceDeps, 'sql'>, orgId: string, domainId: string) {

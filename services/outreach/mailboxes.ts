@@ -15,6 +15,7 @@ import {
 } from '../../domain/outreach/mailboxes';
 import type { ServiceDeps } from '../deps';
 import { iso } from '../views';
+import { CreatedCursor, cursorPage, decodeCursor } from '../pagination';
 
 // Outreach mailboxes: their settings (limits, window, warm-up, spacing), pause/resume, deletion and
 // health. Connecting and provisioning: outreach-mailbox-provisioning.ts; the mail servers:
@@ -77,14 +78,16 @@ export function checkWindow(start: string, end: string) {
 export async function listMailboxes(
   deps: Pick<ServiceDeps, 'sql'>,
   orgId: string,
-  query: { status?: 'active' | 'paused'; domain_id?: string; limit: number; after?: { t: string; id: string } },
+  query: { status?: 'active' | 'paused'; domain_id?: string; limit: number; cursor?: string },
 ) {
-  return mailboxes.listMailboxes(
+  const after = decodeCursor(query.cursor, CreatedCursor);
+  const { rows, total } = await mailboxes.listMailboxes(
     deps.sql,
     orgId,
     { status: query.status, domainId: query.domain_id },
-    { limit: query.limit, after: query.after },
+    { limit: query.limit, after },
   );
+  return cursorPage(rows, query.limit, total, (last) => ({ t: last.cursor_t, id: last.id }), mailboxView);
 }
 
 export async function getMailbox(deps: Pick<ServiceDeps, 'sql'>, orgId: string, mailboxId: string) {

@@ -175,8 +175,13 @@ export async function listSequences(
     db.listSequences(deps.sql, orgId, { status: q.status, limit: q.limit, after }),
     db.countSequences(deps.sql, orgId, q.status),
   ]);
-  const page = cursorPage(rows, q.limit, total, (last) => ({ t: last.cursor_t!, id: last.id }));
-  return { data: page.data.map((r) => sequenceView(r)), pagination: page.pagination };
+  return cursorPage(
+    rows,
+    q.limit,
+    total,
+    (last) => ({ t: last.cursor_t!, id: last.id }),
+    (r) => sequenceView(r),
+  );
 }
 
 /** Steps, pool and schedule change while the sequence is draft or paused; the name in any status but archived (409 otherwise). */
@@ -337,8 +342,13 @@ export async function listEnrollments(
     db.listEnrollments(deps.sql, orgId, sequenceId, { status: q.status, limit: q.limit, after }),
     db.countEnrollments(deps.sql, orgId, sequenceId, q.status),
   ]);
-  const page = cursorPage(rows, q.limit, total, (last) => ({ t: last.cursor_t!, id: last.id }));
-  return { data: page.data.map((r) => enrollmentView(r)), pagination: page.pagination };
+  return cursorPage(
+    rows,
+    q.limit,
+    total,
+    (last) => ({ t: last.cursor_t!, id: last.id }),
+    (r) => enrollmentView(r),
+  );
 }
 
 export async function getEnrollment(deps: Pick<ServiceDeps, 'sql'>, orgId: string, sequenceId: string, id: string) {

@@ -29,8 +29,7 @@ export async function listSuppressions(
     db.listSuppressions(deps.sql, orgId, { search: q.search, reason: q.reason, limit: q.limit, after }),
     db.countSuppressions(deps.sql, orgId, { search: q.search, reason: q.reason }),
   ]);
-  const page = cursorPage(rows, q.limit, total, (last) => ({ t: last.cursor_t, id: last.id }));
-  return { data: page.data.map(suppressionView), pagination: page.pagination };
+  return cursorPage(rows, q.limit, total, (last) => ({ t: last.cursor_t, id: last.id }), suppressionView);
 }
 
 /** Adds an address (idempotent: an address already listed keeps its first entry and reason). */

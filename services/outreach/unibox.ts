@@ -76,8 +76,7 @@ export async function listThreads(deps: Pick<ServiceDeps, 'sql'>, orgId: string,
     mail.listThreads(deps.sql, orgId, { ...filters, limit: q.limit, after }),
     mail.countThreads(deps.sql, orgId, filters),
   ]);
-  const page = cursorPage(rows, q.limit, total, (last) => ({ t: last.cursor_t, id: last.id }));
-  return { data: page.data.map(threadSummary), pagination: page.pagination };
+  return cursorPage(rows, q.limit, total, (last) => ({ t: last.cursor_t, id: last.id }), threadSummary);
 }
 
 /** One conversation: every message, oldest first, and its campaign context (sequence, step, enrollment, contact, mailbox). */

@@ -88,7 +88,7 @@ describe('agents: create, read, update, delete', () => {
       versions_total: 0,
       phone_numbers: [],
       widgets: [],
-      sip: { deployed: false, sip_uri: null, deployed_at: null },
+      sip: { deployed: false, sip_uri: null, deployed_at: null, state: null, provider: null, provider_id: null },
       statistics: { conversations_total: 0, conversations_last_30_days: 0, average_duration_seconds: null, last_conversation_at: null },
     });
   });
@@ -672,6 +672,9 @@ describe('SIP', () => {
       deployed: true,
       sip_uri: res.body.sip_uri,
       deployed_at: res.body.deployed_at,
+      state: 'recorded',
+      provider: 'simulated',
+      provider_id: null,
     });
     expect((await call('DELETE', `/core/agents/${agent.id}/deploy-as-sip`)).status).toBe(204);
     expect((await call('GET', `/core/agents/${agent.id}`)).body.sip.deployed).toBe(false);
@@ -688,7 +691,8 @@ describe('SIP', () => {
     expect(operation.description).toMatch(/runs no SIP server or provider, so no call reaches the agent/);
     const answer = operation.responses['200'].content['application/json'].schema;
     const schema = answer.$ref ? (await ctx.request('GET', '/openapi.json')).body.components.schemas[answer.$ref.split('/').pop()] : answer;
-    expect(schema.properties.provisioning).toMatchObject({ type: 'string', enum: ['recorded'] });
+    expect(schema.properties.provisioning).toMatchObject({ type: 'string', enum: ['recorded', 'provisioned'] });
+    expect(res.body).toMatchObject({ provider: 'simulated', state: 'recorded', provider_id: null });
     expect(schema.required).toEqual(expect.arrayContaining(['provisioning', 'note']));
   });
 });

@@ -10,6 +10,11 @@ import type { AddressInfo } from 'node:net';
 // written out here on its own, not taken from the service's code). Each call plays the sequence scripted
 // for its number: answered, busy, no-answer, machine (voicemail), failed, lost (its final callback is
 // never sent), reject (refused with 21211), drop (created, but the answer to the create is cut off).
+// The account's inventory too: IncomingPhoneNumbers.json (paged as Twilio pages: PageSize, Page,
+// PageToken, next_page_uri relative to the API's host) and SIP domains (create form-encoded with a
+// DomainName ending in .sip.twilio.com, unique; list; delete, 404 for an unknown sid), with `faults`
+// to make either answer a 5xx or never answer; `callSipDomain` plays Twilio asking the domain's
+// VoiceUrl for TwiML, signed as Twilio signs it.
 
 export type TwilioScript = 'answered' | 'busy' | 'no-answer' | 'machine' | 'failed' | 'lost' | 'reject' | 'drop';
 
@@ -28,6 +33,24 @@ export interface FakeTwilioCall {
   endedAt: Date | null;
   duration: number | null;
 }
+
+export interface FakeTwilioNumber {
+  sid: string;
+  phoneNumber: string;
+  friendlyName: string;
+}
+
+export interface FakeSipDomain {
+  sid: string;
+  domainName: string;
+  friendlyName: string | null;
+  voiceUrl: string | null;
+  voiceMethod: string;
+  createdAt: Date;
+}
+
+/** A status to answer instead of the real one, or 'hang' to never answer. */
+export type TwilioFault = number | 'hang' | undefined;
 
 export interface SentCallback {
   url: string;
@@ -57,7 +80,10 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
   /** Every create the fake accepted, by number. */
   const createsByNumber = new Map<string, number>();
   const callbacks: SentCallback[] = [];
-  const requests = { creates: 0, fetches: 0, lists: 0, unauthorized: 0, invalid: 0 };
+  const requests = { creates: 0, fetches: 0, lists: 0, unauthorized: 0, invalid: 0, numberPages: 0, domainCreates: 0, domainDeletes: 0 };
+  const numbers: FakeTwilioNumber[] = [];
+  const domains = new Map<string, FakeSipDomain>();
+  const faults: { numbers?: TwilioFault; createDomain?: TwilioFault; deleteDomain?: TwilioFault } = {};
   let active = 0;
   let peak = 0;
   const timers = new Set<NodeJS.Timeout>();
@@ -255,6 +281,99 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
       res.writeHead(200, { 'Content-Type': 'application/json' });
       return res.end(JSON.stringify({ calls: list.map(resource), page: 0, page_size: list.length }));
     }
+    if (req.method === 'GET' && path === '/IncomingPhoneNumbers.json') {
+      if (faults.numbers === 'hang') return;
+      if (faults.numbers) return error(res, faults.numbers, 20500, 'Internal Server Error');
+      requests.numberPages++;
+      const pageSize = Math.min(1000, Number(url.searchParams.get('PageSize') ?? 50));
+      const page = Number(url.searchParams.get('Page') ?? 0);
+      const token = url.searchParams.get('PageToken');
+      if (page > 0 && token !== `PN${page}`) return error(res, 400, 20001, 'Invalid PageToken');
+      const sorted = [...numbers].sort((a, b) => a.sid.localeCompare(b.sid));
+      const slice = sorted.slice(page * pageSize, (page + 1) * pageSize);
+      const uri = (p: number) => `${base}/IncomingPhoneNumbers.json?PageSize=${pageSize}&Page=${p}${p > 0 ? `&PageToken=PN${p}` : ''}`;
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      return res.end(
+        JSON.stringify({
+          incoming_phone_numbers: slice.map((n) => ({
+            sid: n.sid,
+            account_sid: accountSid,
+            phone_number: n.phoneNumber,
+            friendly_name: n.friendlyName,
+            capabilities: { voice: true, sms: true, mms: false, fax: false },
+            status: 'in-use',
+            api_version: '2010-04-01',
+            uri: `${base}/IncomingPhoneNumbers/${n.sid}.json`,
+          })),
+          page,
+          page_size: pageSize,
+          start: page * pageSize,
+          end: page * pageSize + Math.max(0, slice.length - 1),
+          uri: uri(page),
+          first_page_uri: uri(0),
+          previous_page_uri: page > 0 ? uri(page - 1) : null,
+          next_page_uri: (page + 1) * pageSize < sorted.length ? uri(page + 1) : null,
+        }),
+      );
+    }
+    const domainResource = (d: FakeSipDomain) => ({
+      sid: d.sid,
+      account_sid: accountSid,
+      domain_name: d.domainName,
+      friendly_name: d.friendlyName,
+      voice_url: d.voiceUrl,
+      voice_method: d.voiceMethod,
+      sip_registration: false,
+      date_created: rfc2822(d.createdAt),
+      api_version: '2010-04-01',
+      uri: `${base}/SIP/Domains/${d.sid}.json`,
+    });
+    if (req.method === 'POST' && path === '/SIP/Domains.json') {
+      if (faults.createDomain === 'hang') return;
+      if (faults.createDomain) return error(res, faults.createDomain, 20500, 'Internal Server Error');
+      if (!/^application\/x-www-form-urlencoded/.test(req.headers['content-type'] ?? ''))
+        return error(res, 400, 20001, 'Invalid content type');
+      const form = await readForm(req);
+      const domainName = form.get('DomainName') ?? '';
+      const voiceUrl = form.get('VoiceUrl');
+      const voiceMethod = form.get('VoiceMethod') ?? 'POST';
+      const invalid = (code: number, message: string) => {
+        requests.invalid++;
+        error(res, 400, code, message);
+      };
+      if (!domainName) return invalid(21201, 'DomainName is required');
+      if (!/^[a-z0-9][a-z0-9-]{0,62}\.sip\.twilio\.com$/i.test(domainName)) return invalid(21233, `Invalid DomainName: ${domainName}`);
+      if ([...domains.values()].some((d) => d.domainName.toLowerCase() === domainName.toLowerCase()))
+        return invalid(21232, 'The domain name is already in use');
+      if (voiceUrl && !/^https?:\/\//.test(voiceUrl)) return invalid(21502, 'Invalid VoiceUrl');
+      if (voiceMethod !== 'GET' && voiceMethod !== 'POST') return invalid(21503, 'Invalid VoiceMethod');
+      requests.domainCreates++;
+      const domain: FakeSipDomain = {
+        sid: `SD${crypto.randomBytes(16).toString('hex')}`,
+        domainName,
+        friendlyName: form.get('FriendlyName'),
+        voiceUrl,
+        voiceMethod,
+        createdAt: new Date(),
+      };
+      domains.set(domain.sid, domain);
+      res.writeHead(201, { 'Content-Type': 'application/json' });
+      return res.end(JSON.stringify(domainResource(domain)));
+    }
+    if (req.method === 'GET' && path === '/SIP/Domains.json') {
+      const list = [...domains.values()];
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      return res.end(JSON.stringify({ domains: list.map(domainResource), page: 0, page_size: list.length, next_page_uri: null }));
+    }
+    const domainMatch = /^\/SIP\/Domains\/(SD[0-9a-f]{32})\.json$/.exec(path);
+    if (req.method === 'DELETE' && domainMatch) {
+      if (faults.deleteDomain === 'hang') return;
+      if (faults.deleteDomain) return error(res, faults.deleteDomain, 20500, 'Internal Server Error');
+      if (!domains.delete(domainMatch[1]!)) return error(res, 404, 20404, 'The requested resource was not found');
+      requests.domainDeletes++;
+      res.writeHead(204);
+      return res.end();
+    }
     const fetchMatch = /^\/Calls\/(CA[0-9a-f]{32})\.json$/.exec(path);
     if (req.method === 'GET' && fetchMatch) {
       requests.fetches++;
@@ -282,8 +401,41 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
     get active() {
       return active;
     },
+    numbers,
+    domains,
+    faults,
     script(number: string, script: TwilioScript) {
       scripts.set(number, script);
+    },
+    /** Buys a number for the account. */
+    addNumber(phoneNumber: string, friendlyName = phoneNumber): FakeTwilioNumber {
+      const n = { sid: `PN${crypto.randomBytes(16).toString('hex')}`, phoneNumber, friendlyName };
+      numbers.push(n);
+      return n;
+    },
+    /** Twilio asking the domain's VoiceUrl what to do with a call to sip:<user>@<domain>, signed as Twilio signs it. */
+    async callSipDomain(domainSid: string, user: string, options: { signature?: string; accountSid?: string } = {}) {
+      const d = domains.get(domainSid);
+      if (!d?.voiceUrl) throw new Error(`no domain ${domainSid} with a VoiceUrl`);
+      const params: Record<string, string> = {
+        AccountSid: options.accountSid ?? accountSid,
+        ApiVersion: '2010-04-01',
+        CallSid: `CA${crypto.randomBytes(16).toString('hex')}`,
+        CallStatus: 'ringing',
+        Direction: 'inbound',
+        From: 'sip:caller@example.org',
+        To: `sip:${user}@${d.domainName}`,
+      };
+      const res = await fetch(d.voiceUrl, {
+        method: d.voiceMethod,
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          'X-Twilio-Signature': options.signature ?? signTwilio(authToken, d.voiceUrl, params),
+          'User-Agent': 'TwilioProxy/1.1',
+        },
+        body: new URLSearchParams(params).toString(),
+      });
+      return { status: res.status, contentType: res.headers.get('content-type'), body: await res.text(), params };
     },
     async close() {
       for (const t of timers) clearTimeout(t);

@@ -9,7 +9,9 @@ import type { AddressInfo } from 'node:net';
 // server messages (status-update ringing, in-progress, ended, then the end-of-call-report with the
 // recording, transcript and summary) go to the assistant's server URL with the `x-vapi-secret` header,
 // following the script of its number: answered, busy, no-answer, voicemail, failed, or lost (the
-// end-of-call report and the last status update are never sent).
+// end-of-call report and the last status update are never sent). GET /phone-number lists the account's
+// numbers as Vapi does (a JSON array; a SIP number has a sipUri and no number), `faults.numbers` makes it
+// answer a 5xx or never answer.
 
 export type VapiScript = 'answered' | 'busy' | 'no-answer' | 'voicemail' | 'failed' | 'lost';
 
@@ -30,6 +32,18 @@ export interface FakeVapiCall {
   cost?: number;
   artifact?: { recordingUrl?: string; transcript?: string };
   analysis?: { summary?: string };
+}
+
+export interface FakeVapiPhoneNumber {
+  id: string;
+  orgId: string;
+  provider: 'twilio' | 'vonage' | 'vapi' | 'telnyx' | 'byo-phone-number';
+  number?: string;
+  sipUri?: string;
+  name?: string;
+  status: 'active';
+  createdAt: string;
+  updatedAt: string;
 }
 
 export interface SentMessage {
@@ -58,7 +72,21 @@ export async function startFakeVapi(options: { stepMs?: number; script?: (to: st
   const createsByNumber = new Map<string, number>();
   const bodies: Record<string, unknown>[] = [];
   const messages: SentMessage[] = [];
-  const requests = { creates: 0, fetches: 0, lists: 0, unauthorized: 0, invalid: 0 };
+  const requests = { creates: 0, fetches: 0, lists: 0, unauthorized: 0, invalid: 0, numberLists: 0 };
+  const stamp = new Date().toISOString();
+  const phoneNumbers: FakeVapiPhoneNumber[] = [
+    {
+      id: phoneNumberId,
+      orgId,
+      provider: 'twilio',
+      number: '+15005550006',
+      name: 'Caller id',
+      status: 'active',
+      createdAt: stamp,
+      updatedAt: stamp,
+    },
+  ];
+  const faults: { numbers?: number | 'hang' } = {};
   const timers = new Set<NodeJS.Timeout>();
   let active = 0;
   let peak = 0;
@@ -232,6 +260,16 @@ export async function startFakeVapi(options: { stepMs?: number; script?: (to: st
       res.writeHead(200, { 'Content-Type': 'application/json' });
       return res.end(JSON.stringify(list));
     }
+    if (req.method === 'GET' && url.pathname === '/phone-number') {
+      if (faults.numbers === 'hang') return;
+      if (faults.numbers) return error(res, faults.numbers, 'Internal server error');
+      requests.numberLists++;
+      const list = [...phoneNumbers]
+        .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+        .slice(0, Math.min(1000, Number(url.searchParams.get('limit') ?? 100)));
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      return res.end(JSON.stringify(list));
+    }
     const one = /^\/call\/([0-9a-f-]{36})$/.exec(url.pathname);
     if (req.method === 'GET' && one) {
       requests.fetches++;
@@ -254,6 +292,25 @@ export async function startFakeVapi(options: { stepMs?: number; script?: (to: st
     messages,
     requests,
     createsByNumber,
+    phoneNumbers,
+    faults,
+    /** Adds a number to the account (a SIP number when `number` starts with sip:). */
+    addPhoneNumber(number: string, name?: string): FakeVapiPhoneNumber {
+      const now = new Date().toISOString();
+      const sip = number.startsWith('sip:');
+      const n: FakeVapiPhoneNumber = {
+        id: crypto.randomUUID(),
+        orgId,
+        provider: sip ? 'vapi' : 'twilio',
+        ...(sip ? { sipUri: number } : { number }),
+        name,
+        status: 'active',
+        createdAt: now,
+        updatedAt: now,
+      };
+      phoneNumbers.push(n);
+      return n;
+    },
     get peak() {
       return peak;
     },

@@ -101,7 +101,10 @@ describe('the layer rule', () => {
     ],
     [
       'middleware → db error codes',
-      { 'db/pg-errors.ts': 'export const PG = {};\n', 'api/middleware/x.ts': 'import { PG } from "../../db/pg-errors";\nexport const m = PG;\n' },
+      {
+        'db/pg-errors.ts': 'export const PG = {};\n',
+        'api/middleware/x.ts': 'import { PG } from "../../db/pg-errors";\nexport const m = PG;\n',
+      },
       'api-calls-services',
     ],
     [

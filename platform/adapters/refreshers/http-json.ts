@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { WebFetchError } from '../web/fetch';
+import { WebFetchError } from '../web/guarded-http';
 import { RefreshError, type Refresher } from './types';
 
 // A generic refresher for APIs that hand out tokens over JSON: a request template, which response fields

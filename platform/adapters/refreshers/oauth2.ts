@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { redactSecrets } from '../../core/redact';
-import { WebFetchError } from '../web/fetch';
+import { WebFetchError } from '../web/guarded-http';
 import type { SafeHttp } from './http';
 import { RefreshError, type Refresher, type RefreshResult } from './types';
 

@@ -1,5 +1,5 @@
 import { parse as parseCsv } from 'csv-parse/sync';
-import { Parser } from 'htmlparser2';
+import { squash, walkHtmlText } from './html-text';
 
 /** Which extractor read a document: shown as a source's `file_processor`. */
 export type FileProcessor = 'text' | 'markdown' | 'html' | 'pdf' | 'docx' | 'csv';
@@ -154,49 +154,29 @@ const HEADINGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
  * the structure-aware splitter keeps sections together.
  */
 export function htmlMainText(html: string): string {
-  const collect = (onlyInside: Set<string> | undefined) => {
+  const collect = (within: Set<string> | undefined) => {
     const parts: string[] = [];
-    let skip = 0;
-    let inside = onlyInside ? 0 : 1;
-    let found = false;
-    let heading: string[] | null = null;
-    const parser = new Parser(
+    const walk = walkHtmlText(
+      html,
+      { skipped: SKIPPED, blocks: BLOCKS, headings: HEADINGS, within },
       {
-        onopentag(name) {
-          if (onlyInside?.has(name)) {
-            inside++;
-            found = true;
-          }
-          if (SKIPPED.has(name)) skip++;
-          if (HEADINGS.has(name)) heading = [];
-          else if (BLOCKS.has(name)) parts.push('\n\n');
+        text: (data, inHeading) => {
+          if (!inHeading) parts.push(data);
         },
-        ontext(text) {
-          if (skip > 0 || inside === 0) return;
-          if (heading) heading.push(text);
-          else parts.push(text);
-        },
-        onclosetag(name) {
-          if (SKIPPED.has(name)) skip = Math.max(0, skip - 1);
-          if (HEADINGS.has(name) && heading) {
-            const title = heading.join('').replace(/\s+/g, ' ').trim();
-            if (title && skip === 0 && inside > 0) parts.push(`\n\n${'#'.repeat(Number(name[1]))} ${title}\n\n`);
-            heading = null;
-          } else if (BLOCKS.has(name)) parts.push('\n\n');
-          if (onlyInside?.has(name)) inside--;
+        blockBreak: () => parts.push('\n\n'),
+        heading: (level, pieces, visible) => {
+          const title = squash(pieces.join(''));
+          if (title && visible) parts.push(`\n\n${'#'.repeat(level)} ${title}\n\n`);
         },
       },
-      { decodeEntities: true },
     );
-    parser.write(html);
-    parser.end();
     const text = parts
       .join('')
       .replace(/[ \t\r\f\v]+/g, ' ')
       .replace(/ *\n */g, '\n')
       .replace(/\n{3,}/g, '\n\n')
       .trim();
-    return { text, found };
+    return { text, found: walk.foundWithin };
   };
   const main = collect(new Set(['main', 'article']));
   if (main.found && main.text.length > 0) return main.text;

@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import { publicBaseUrl } from '../../platform/core/config';
+import { TWILIO_SIP_VOICE_PATH } from '../../platform/adapters/dialers/provisioning';
+import { answerTwilioSipCall, deploySip, removeSip } from '../../services/agent-sip';
+import { assertTwilioSigned } from '../../services/campaigns/telephony-callbacks';
+import { actor, orgOf } from '../auth/context';
+import type { AppDeps } from '../deps';
+import { readFormBody } from '../middleware/form-body';
+import { reply, type Routes } from '../route';
+import { SipDeployment } from '../schemas/agents';
+import { ErrorBody, IdParams, Uuid, authErrors, notFoundError, validationError } from '../schemas/common';
+import { TwilioStatusHeaders } from '../schemas/telephony-callbacks';
+
+const MANAGE = { scope: 'agentsManage' } as const;
+const TAG = 'Agents' as const;
+
+const TwilioVoiceForm = z
+  .object({
+    AccountSid: z.string(),
+    CallSid: z.string(),
+    From: z.string().optional(),
+    To: z.string().optional().openapi({ description: "the SIP address called, at the agent's SIP domain" }),
+  })
+  .openapi('TwilioVoiceRequest', { description: "Twilio's voice request parameters (form-encoded); others are ignored" });
+
+/** An agent's SIP endpoint: deploy, remove, and the TwiML Twilio asks for when the agent's SIP domain is called. */
+export function registerAgentSipRoutes(routes: Routes, deps: AppDeps): void {
+  routes.add({
+    method: 'post',
+    path: '/core/agents/{id}/deploy-as-sip',
+    tag: TAG,
+    summary: "Expose the agent's published version at a SIP address sip:<agent_id>@<sip_host>",
+    description:
+      'With DIALER=twilio, makes a Twilio SIP domain for the agent (`agent-<agent_id>.sip.twilio.com`) whose calls Twilio hands ' +
+      `to ${TWILIO_SIP_VOICE_PATH}, answered by bridging them to the agent at sip:<agent_id>@<SIP_HOST> as campaign calls are; the ` +
+      'address is sip:<agent_id>@<that domain> (`provisioning: "provisioned"`, state `active`). A provider failure is a 502 and ' +
+      'leaves nothing recorded. With the simulated dialer it writes the address sip:<agent_id>@<SIP_HOST> and nothing else: this ' +
+      'deployment then runs no SIP server or provider, so no call reaches the agent through it yet; with DIALER=vapi (Vapi has ' +
+      'no SIP domains) the same. The answer says which (`provisioning: "recorded"` and a `note`); the agent\'s read shows the ' +
+      'address and state.',
+    auth: MANAGE,
+    params: IdParams,
+    responses: {
+      200: { description: 'Deployed (deploying again returns the same endpoint)', schema: SipDeployment },
+      409: { description: 'No version is published, or the endpoint was removed while it was being made', schema: ErrorBody },
+      502: {
+        description: 'The provider failed or did not answer within DIALER_PROVIDER_TIMEOUT_MS; nothing was recorded',
+        schema: ErrorBody,
+      },
+      ...authErrors,
+      ...notFoundError,
+      ...validationError,
+    },
+    handler: async ({ params, auth }) => deploySip(deps, orgOf(auth), actor(auth), params.id),
+  });
+
+  routes.add({
+    method: 'delete',
+    path: '/core/agents/{id}/deploy-as-sip',
+    tag: TAG,
+    summary: "Remove the SIP endpoint, at the provider too (204 also when none was deployed, or the provider's is already gone)",
+    auth: MANAGE,
+    params: IdParams,
+    responses: {
+      204: { description: 'Removed' },
+      502: { description: 'The provider failed or did not answer; the endpoint stays', schema: ErrorBody },
+      503: { description: 'The endpoint was made at a provider that is not the configured dialer', schema: ErrorBody },
+      ...authErrors,
+      ...notFoundError,
+      ...validationError,
+    },
+    handler: async ({ params, auth }) => {
+      await removeSip(deps, orgOf(auth), params.id);
+      return reply(204);
+    },
+  });
+
+  routes.add({
+    method: 'post',
+    path: TWILIO_SIP_VOICE_PATH,
+    tag: TAG,
+    summary: "Twilio's voice request for a call to an agent's SIP domain (X-Twilio-Signature); answers TwiML; no bearer token",
+    auth: 'public',
+    params: z.object({ agent_id: Uuid }),
+    headers: TwilioStatusHeaders,
+    documented: { body: TwilioVoiceForm, bodyContentTypes: ['application/x-www-form-urlencoded'] },
+    // Without a signature of the right shape the body is never read.
+    beforeBody: (ctx) => assertTwilioSigned(deps, ctx.get('x-twilio-signature')),
+    responses: {
+      200: { description: "TwiML bridging the call to the agent's SIP address", schema: z.string(), contentType: 'text/xml' },
+      401: { description: 'Missing or invalid X-Twilio-Signature', schema: ErrorBody },
+      403: { description: 'Of another Twilio account', schema: ErrorBody },
+      404: { description: 'The agent has no SIP domain at Twilio', schema: ErrorBody },
+      413: { description: 'Body larger than BODY_LIMIT_BYTES', schema: ErrorBody },
+      ...validationError,
+      415: { description: 'Body of another media type, or in a charset other than UTF-8', schema: ErrorBody },
+      503: { description: 'Twilio is not the configured dialer', schema: ErrorBody },
+    },
+    handler: async ({ params, ctx }) => {
+      const form = await readFormBody(ctx, deps.config.BODY_LIMIT_BYTES);
+      const url = `${publicBaseUrl(deps.config).replace(/\/+$/, '')}${ctx.originalUrl}`;
+      const twiml = await answerTwilioSipCall(deps, {
+        url,
+        agentId: params.agent_id,
+        params: form,
+        signature: ctx.get('x-twilio-signature'),
+      });
+      return reply(200, twiml, undefined, 'text/xml');
+    },
+  });
+}

@@ -1,0 +1,166 @@
+import * as agents from '../db/agents';
+import * as sipEndpoints from '../db/agent-sip';
+import type { SipEndpointRow } from '../db/agent-sip';
+import { SIP_PROVISIONING_NOTE, SIP_VAPI_NOTE, sipTwilioNote, sipUri } from '../domain/agents';
+import { conflict, forbiddenAction, notFound, unauthenticated, unavailable, upstream } from '../domain/errors';
+import { publicBaseUrl } from '../platform/core/config';
+import { ProviderError } from '../platform/adapters/dialers/http';
+import { telephonyAccount, twilioSipDomainName, twilioSipVoiceUrl } from '../platform/adapters/dialers/provisioning';
+import { agentTwiml } from '../platform/adapters/dialers/twilio';
+import { verifyTwilioSignature } from '../platform/adapters/dialers/twilio-signature';
+import { assertTwilioSigned } from './campaigns/telephony-callbacks';
+import type { ServiceDeps } from './deps';
+import { iso } from './views';
+
+// An agent's SIP endpoint (docs/decisions/telephony.md). With the simulated dialer the address
+// sip:<agent_id>@<SIP_HOST> is recorded; with Twilio a SIP domain is made for the agent, whose calls
+// Twilio hands to POST /telephony/twilio/agents/{agent_id}/voice, answered with the TwiML campaign calls
+// use (bridge to the agent's SIP address); Vapi has no SIP domains, so the address is recorded there too.
+
+type Deps = Pick<ServiceDeps, 'sql' | 'config' | 'logger'>;
+
+const agentNotFound = () => notFound('Agent not found');
+
+/** What an agent's read shows of its SIP endpoint. */
+export const sipView = (sip: SipEndpointRow | undefined) => ({
+  deployed: sip ? sip.state !== 'provisioning' : false,
+  sip_uri: sip?.sip_uri ?? null,
+  deployed_at: sip && sip.state !== 'provisioning' ? sip.created_at.toISOString() : null,
+  state: sip?.state ?? null,
+  provider: (sip?.provider ?? null) as 'simulated' | 'twilio' | 'vapi' | null,
+  provider_id: sip?.provider_id ?? null,
+});
+
+function deploymentView(deps: Pick<ServiceDeps, 'config'>, sip: SipEndpointRow, version: number) {
+  const provisioned = sip.state === 'active';
+  const note = !provisioned
+    ? sip.provider === 'vapi'
+      ? SIP_VAPI_NOTE
+      : SIP_PROVISIONING_NOTE
+    : sipTwilioNote(
+        sip.provider_id ?? '',
+        twilioSipVoiceUrl(publicBaseUrl(deps.config), sip.agent_id),
+        sipUri(sip.agent_id, deps.config.SIP_HOST),
+      );
+  return {
+    agent_id: sip.agent_id,
+    sip_uri: sip.sip_uri,
+    version,
+    deployed_at: iso(sip.created_at)!,
+    provisioning: provisioned ? ('provisioned' as const) : ('recorded' as const),
+    provider: sip.provider as 'simulated' | 'twilio' | 'vapi',
+    state: sip.state as 'recorded' | 'active',
+    provider_id: sip.provider_id,
+    note,
+  };
+}
+
+const providerFailure = (error: ProviderError) => upstream(`The telephony provider failed: ${error.message}`);
+
+/**
+ * Deploys the agent's published version over SIP (idempotent); 409 without a published version, 502
+ * when the provider fails, and then nothing is left recorded.
+ */
+export async function deploySip(deps: Deps, orgId: string, actor: string, agentId: string) {
+  const { sql, config } = deps;
+  const agent = await agents.getAgent(sql, orgId, agentId);
+  if (!agent) throw agentNotFound();
+  if (agent.published_version === null) throw conflict('Publish a version before deploying the agent over SIP');
+  const version = agent.published_version;
+  const provider = config.DIALER;
+  const existing = await sipEndpoints.getSipEndpoint(sql, orgId, agent.id);
+  // A provider's endpoint stands whatever the dialer is now; a recorded address stands for its own dialer.
+  if (existing && (existing.state === 'active' || (existing.state === 'recorded' && existing.provider === provider)))
+    return deploymentView(deps, existing, version);
+
+  const account = telephonyAccount(config);
+  if (!account || account.provider === 'vapi') {
+    const row = await sipEndpoints.writeSipEndpoint(
+      sql,
+      orgId,
+      agent.id,
+      { sip_uri: sipUri(agent.id, config.SIP_HOST), provider, state: 'recorded' },
+      actor,
+    );
+    return deploymentView(deps, row, version);
+  }
+
+  // Twilio: written as provisioning first (never shown deployed), made at Twilio, then active.
+  await sipEndpoints.writeSipEndpoint(
+    sql,
+    orgId,
+    agent.id,
+    { sip_uri: sipUri(agent.id, twilioSipDomainName(agent.id)), provider, state: 'provisioning' },
+    actor,
+  );
+  let made: { provider_id: string; sip_uri: string } | null;
+  try {
+    made = await account.createSipEndpoint(agent.id);
+  } catch (error) {
+    await sipEndpoints.deleteSipEndpoint(sql, orgId, agent.id, true);
+    if (error instanceof ProviderError) throw providerFailure(error);
+    throw error;
+  }
+  if (!made) throw new Error('Twilio made no SIP domain');
+  let row: SipEndpointRow | undefined;
+  try {
+    row = await sipEndpoints.activateSipEndpoint(sql, orgId, agent.id, made);
+  } catch (error) {
+    await undo(deps, made.provider_id);
+    throw error;
+  }
+  if (!row) {
+    // Removed (DELETE, or the agent deleted) while Twilio made it: take it back.
+    await undo(deps, made.provider_id);
+    throw conflict('The SIP endpoint was removed while it was being deployed');
+  }
+  return deploymentView(deps, row, version);
+}
+
+/** Removes a domain made for an endpoint that is not recorded; a failure is logged (it is left at Twilio). */
+async function undo(deps: Deps, providerId: string): Promise<void> {
+  try {
+    await telephonyAccount(deps.config)?.deleteSipEndpoint(providerId);
+  } catch (error) {
+    deps.logger.warn({ err: error, provider_id: providerId }, 'SIP domain left at the provider');
+  }
+}
+
+/** Removes the SIP endpoint, at the provider first (one it no longer has counts as removed); 204 also when none was deployed. */
+export async function removeSip(deps: Deps, orgId: string, agentId: string): Promise<void> {
+  const { sql, config } = deps;
+  if (!(await agents.getAgent(sql, orgId, agentId))) throw agentNotFound();
+  const sip = await sipEndpoints.getSipEndpoint(sql, orgId, agentId);
+  if (!sip) return;
+  if (sip.provider_id && sip.provider !== 'simulated') {
+    const account = telephonyAccount(config);
+    if (account?.provider !== sip.provider)
+      throw unavailable(`The SIP endpoint was made at ${sip.provider}, which is not the configured dialer (DIALER=${config.DIALER})`);
+    try {
+      await account.deleteSipEndpoint(sip.provider_id);
+    } catch (error) {
+      if (error instanceof ProviderError) throw providerFailure(error);
+      throw error;
+    }
+  }
+  await sipEndpoints.deleteSipEndpoint(sql, orgId, agentId);
+}
+
+/**
+ * Twilio's request for a call to an agent's SIP domain (signed as its status callbacks are): TwiML that
+ * bridges the caller to the agent's SIP address, as an answered campaign call is, with the call sid as
+ * the call key. 404 when the agent has no SIP domain at Twilio.
+ */
+export async function answerTwilioSipCall(
+  deps: Pick<ServiceDeps, 'sql' | 'config'>,
+  request: { url: string; agentId: string; params: Record<string, string>; signature: string },
+): Promise<string> {
+  const { config } = deps;
+  assertTwilioSigned(deps, request.signature);
+  if (!verifyTwilioSignature(config.TWILIO_AUTH_TOKEN!, request.signature, request.url, request.params))
+    throw unauthenticated('Invalid X-Twilio-Signature');
+  if (request.params.AccountSid !== config.TWILIO_ACCOUNT_SID) throw forbiddenAction('Request of another Twilio account');
+  const sip = await sipEndpoints.activeSipEndpoint(deps.sql, 'twilio', request.agentId);
+  if (!sip) throw notFound('The agent has no SIP domain at Twilio');
+  return agentTwiml(sip.agent_id, config.SIP_HOST, request.params.CallSid ?? '');
+}
