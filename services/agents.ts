@@ -3,7 +3,7 @@ import { countVersions, recentVersions } from '../db/agent-versions';
 import { getSipEndpoint } from '../db/agent-sip';
 import { numbersOfAgent } from '../db/phone-numbers';
 import { invalid, notFound } from '../domain/errors';
-import { sipView } from './agent-sip';
+import { removeSip, sipView } from './agent-sip';
 import { agentView, instructionsState, jsonObjectFilter, toBool } from './agent-views';
 import type { ServiceDeps } from './deps';
 import { CreatedCursor, cursorPage, decodeCursor } from './pagination';
@@ -113,6 +113,8 @@ export async function updateAgent(
   return agentView(row);
 }
 
-export async function deleteAgent(deps: Pick<ServiceDeps, 'sql'>, orgId: string, agentId: string): Promise<void> {
+/** Deletes the agent; its SIP endpoint at the provider goes first (a provider failure is 502 and the agent stays). */
+export async function deleteAgent(deps: Pick<ServiceDeps, 'sql' | 'config' | 'logger'>, orgId: string, agentId: string): Promise<void> {
+  await removeSip(deps, orgId, agentId);
   if (!(await agents.deleteAgent(deps.sql, orgId, agentId))) throw agentNotFound();
 }

@@ -99,10 +99,21 @@ export function registerAgentsRoutes(routes: Routes, deps: AppDeps): void {
     method: 'delete',
     path: '/core/agents/{id}',
     tag: TAG,
-    summary: 'Delete an agent with its versions; its phone numbers stay in the inventory, unassigned',
+    summary:
+      'Delete an agent with its versions; its phone numbers stay in the inventory, unassigned; its SIP endpoint is removed at the provider first',
     auth: MANAGE,
     params: IdParams,
-    responses: { 204: { description: 'Deleted' }, ...authErrors, ...notFoundError, ...validationError },
+    responses: {
+      204: { description: 'Deleted' },
+      502: { description: "The provider failed to remove the agent's SIP endpoint or did not answer; the agent stays", schema: ErrorBody },
+      503: {
+        description: "The agent's SIP endpoint was made at a provider that is not the configured dialer; the agent stays",
+        schema: ErrorBody,
+      },
+      ...authErrors,
+      ...notFoundError,
+      ...validationError,
+    },
     handler: async ({ params, auth }) => {
       await agents.deleteAgent(deps, orgOf(auth), params.id);
       return reply(204);

@@ -185,6 +185,19 @@ describe('Twilio: numbers and SIP domains', () => {
     expect(await sipRows(ctx, agentId)).toEqual([]);
   });
 
+  it("removes the agent's SIP domain at Twilio when the agent is deleted, and keeps the agent when Twilio fails", async () => {
+    const agentId = await agent(ctx, a);
+    const res = await ctx.request('POST', `/core/agents/${agentId}/deploy-as-sip`, { token: a.session });
+    expect(res.status).toBe(200);
+    fake.faults.deleteDomain = 503;
+    expect((await ctx.request('DELETE', `/core/agents/${agentId}`, { token: a.session })).status).toBe(502);
+    expect((await ctx.request('GET', `/core/agents/${agentId}`, { token: a.session })).status).toBe(200);
+    fake.faults.deleteDomain = undefined;
+    expect((await ctx.request('DELETE', `/core/agents/${agentId}`, { token: a.session })).status).toBe(204);
+    expect(fake.domains.has(res.body.provider_id)).toBe(false);
+    expect(await sipRows(ctx, agentId)).toEqual([]);
+  });
+
   it('answers 502 when Twilio fails to make the domain, and records nothing', async () => {
     const agentId = await agent(ctx, a);
     for (const fault of [500, 'hang'] as const) {

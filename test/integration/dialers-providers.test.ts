@@ -94,6 +94,46 @@ async function runCampaign(ctx: TestContext, t: CampaignTenant, numbers: string[
   return { campaign, byIndex, sampled, conversations: await conversationsOf(ctx, campaign.id) };
 }
 
+/** The dialing part of a fake provider that can hold calls open (test/support/fake-twilio.ts, fake-vapi.ts). */
+interface HoldingFake {
+  readonly active: number;
+  readonly peak: number;
+  readonly held: number;
+  hold(on: boolean): void;
+  release(): void;
+}
+
+/**
+ * Calls that last until the test ends them: the dispatcher fills exactly LIMIT slots, round after round,
+ * and never one more. Deterministic on any machine: the slots free only when the test releases them.
+ */
+async function fillsTheLimitExactly(ctx: TestContext, t: CampaignTenant, fake: HoldingFake, numbers: string[]) {
+  expect(
+    (await ctx.request('PUT', '/campaign/concurrency-settings', { token: t.session, body: { concurrency_limit: LIMIT } })).status,
+  ).toBe(200);
+  fake.hold(true);
+  try {
+    const campaign = await createCampaign(ctx, t, {
+      max_attempts: 1,
+      contacts: numbers.map((n, i) => contact({ phone_numbers: [n], external_id: `h${i}` })),
+    });
+    expect((await move(ctx, t, campaign.id, 'resume')).status).toBe(200);
+    for (let left = numbers.length; left > 0; left -= LIMIT) {
+      const round = Math.min(LIMIT, left);
+      await waitFor(async () => fake.held === round, 60_000, `${round} calls in progress`);
+      expect(fake.active).toBe(round); // the limit is reached, and no call beyond it was placed
+      const api = await ctx.request('GET', '/campaign/concurrency-settings', { token: t.session });
+      expect(api.body.active).toBe(round);
+      fake.release();
+    }
+    await waitForStatus(ctx, t, campaign.id, 'completed', 60_000);
+  } finally {
+    fake.hold(false);
+    fake.release();
+  }
+  expect(fake.peak).toBe(LIMIT);
+}
+
 describe('Twilio dialer', () => {
   let fake: FakeTwilio;
   let ctx: TestContext;
@@ -114,7 +154,7 @@ describe('Twilio dialer', () => {
   const numbers = Array.from({ length: CONTACTS }, (_, i) => numberOf(i, '41560'));
 
   beforeAll(async () => {
-    fake = await startFakeTwilio({ stepMs: 150, script: (to) => scriptOf(numbers.indexOf(to)) });
+    fake = await startFakeTwilio({ stepMs: 150, script: (to) => (numbers.includes(to) ? scriptOf(numbers.indexOf(to)) : 'answered') });
     ctx = await createTestContext({
       worker: true,
       env: {
@@ -199,6 +239,15 @@ describe('Twilio dialer', () => {
     expect((await callActivities(ctx, crm.lost))[0]).toMatchObject({ metadata: { outcome: 'completed', call_status: 'completed' } });
   });
 
+  it('fills exactly the limit while calls last, round after round, and never one more', { timeout: 180_000 }, async () => {
+    await fillsTheLimitExactly(
+      ctx,
+      await tenantWithAgent(ctx),
+      fake,
+      Array.from({ length: 2 * LIMIT + 5 }, (_, i) => numberOf(i, '41590')),
+    );
+  });
+
   it('refuses a forged or stale status callback, and a replayed one changes nothing', async () => {
     const final = fake.callbacks.find((cb) => cb.params.To === numbers[0] && cb.params.CallStatus === 'completed')!;
     const post = (url: string, params: Record<string, string>, signature?: string) =>
@@ -261,7 +310,7 @@ describe('Vapi dialer', () => {
   const numbers = Array.from({ length: CONTACTS }, (_, i) => numberOf(i, '41570'));
 
   beforeAll(async () => {
-    fake = await startFakeVapi({ stepMs: 150, script: (to) => scriptOf(numbers.indexOf(to)) });
+    fake = await startFakeVapi({ stepMs: 150, script: (to) => (numbers.includes(to) ? scriptOf(numbers.indexOf(to)) : 'answered') });
     ctx = await createTestContext({
       worker: true,
       env: {
@@ -357,6 +406,17 @@ describe('Vapi dialer', () => {
     });
     expect((await callActivities(ctx, crm.voicemail))[0]).toMatchObject({ metadata: { outcome: 'voicemail' } });
     expect((await callActivities(ctx, crm.lost))[0]).toMatchObject({ metadata: { outcome: 'completed', transcript: expect.any(String) } });
+  });
+
+  it('fills exactly the limit while calls last, round after round, and never one more', { timeout: 180_000 }, async () => {
+    const held = await tenantWithAgent(ctx);
+    await publishAgent(ctx, held, 'Offer the spring demo to {{company}}.');
+    await fillsTheLimitExactly(
+      ctx,
+      held,
+      fake,
+      Array.from({ length: 2 * LIMIT + 5 }, (_, i) => numberOf(i, '41591')),
+    );
   });
 
   it('refuses a forged or stale server message, and a replayed one changes nothing', async () => {

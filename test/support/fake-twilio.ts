@@ -86,6 +86,8 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
   const faults: { numbers?: TwilioFault; createDomain?: TwilioFault; deleteDomain?: TwilioFault } = {};
   let active = 0;
   let peak = 0;
+  let holding = false;
+  const held: (() => void)[] = [];
   const timers = new Set<NodeJS.Timeout>();
   const scriptOf = (to: string): TwilioScript => scripts.get(to) ?? options.script?.(to) ?? 'answered';
 
@@ -170,9 +172,13 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
     }[script];
     steps.push({ status: final, event: 'completed', final: true, silent: script === 'lost' });
     // Each step schedules the next: timers of different lengths may fire out of order on a busy loop.
-    const run = (i: number) => {
+    const run = (i: number, released = false) => {
       const step = steps[i];
       if (!step) return;
+      if (step.final && holding && !released) {
+        held.push(() => run(i, true));
+        return;
+      }
       const timer = setTimeout(() => {
         timers.delete(timer);
         c.status = step.status;
@@ -400,6 +406,18 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
     },
     get active() {
       return active;
+    },
+    /** While on, every call waits before its last step until release(): the test decides when slots free up. */
+    hold(on: boolean) {
+      holding = on;
+    },
+    /** Calls waiting at their last step. */
+    get held() {
+      return held.length;
+    },
+    /** Lets every waiting call end (new ones wait again while hold is on). */
+    release() {
+      for (const next of held.splice(0)) next();
     },
     numbers,
     domains,

@@ -90,6 +90,8 @@ export async function startFakeVapi(options: { stepMs?: number; script?: (to: st
   const timers = new Set<NodeJS.Timeout>();
   let active = 0;
   let peak = 0;
+  let holding = false;
+  const held: (() => void)[] = [];
 
   function error(res: http.ServerResponse, statusCode: number, message: string[] | string): void {
     res.writeHead(statusCode, { 'Content-Type': 'application/json' });
@@ -160,9 +162,13 @@ export async function startFakeVapi(options: { stepMs?: number; script?: (to: st
       );
     });
     // Each step schedules the next: timers of different lengths may fire out of order on a busy loop.
-    const run = (i: number) => {
+    const run = (i: number, released = false) => {
       const step = steps[i];
       if (!step) return;
+      if (i === steps.length - 1 && holding && !released) {
+        held.push(() => run(i, true));
+        return;
+      }
       const timer = setTimeout(() => {
         timers.delete(timer);
         c.updatedAt = new Date().toISOString();
@@ -310,6 +316,21 @@ export async function startFakeVapi(options: { stepMs?: number; script?: (to: st
       };
       phoneNumbers.push(n);
       return n;
+    },
+    /** While on, every call waits before its last step until release(): the test decides when slots free up. */
+    hold(on: boolean) {
+      holding = on;
+    },
+    /** Calls waiting at their last step. */
+    get held() {
+      return held.length;
+    },
+    /** Lets every waiting call end (new ones wait again while hold is on). */
+    release() {
+      for (const next of held.splice(0)) next();
+    },
+    get active() {
+      return active;
     },
     get peak() {
       return peak;
