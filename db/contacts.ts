@@ -1,5 +1,5 @@
 import type postgres from 'postgres';
-import { NAMED_RULE, type ImportValues, type Stage } from '../domain/contacts';
+import { type ContactField, NAMED_RULE, type ImportValues, type Stage } from '../domain/contacts';
 import { notFound, unprocessable } from '../domain/errors';
 import { PG, isPgError } from './pg-errors';
 import { newId } from '../platform/core/ids';
@@ -31,25 +31,7 @@ export interface ContactRow {
 }
 
 /** The columns a caller may write (stage and timestamps are the service's own). */
-export type ContactValues = Partial<
-  Pick<
-    ContactRow,
-    | 'account_id'
-    | 'first_name'
-    | 'last_name'
-    | 'email'
-    | 'title'
-    | 'department'
-    | 'phone'
-    | 'linkedin_url'
-    | 'company'
-    | 'company_domain'
-    | 'source'
-    | 'notes'
-    | 'owner_id'
-    | 'tags'
-  >
->;
+export type ContactValues = Partial<Pick<ContactRow, ContactField | 'email' | 'tags'>>;
 
 export interface ContactFilters {
   search?: string;
@@ -210,20 +192,7 @@ export interface UpsertResult {
 }
 
 /** Columns an import overwrites only with a non-null value, keeping the contact's own otherwise. */
-const IMPORT_COALESCED = [
-  'account_id',
-  'first_name',
-  'last_name',
-  'title',
-  'department',
-  'phone',
-  'linkedin_url',
-  'company',
-  'company_domain',
-  'source',
-  'notes',
-  'owner_id',
-] as const;
+const IMPORT_COALESCED = CONTACT_COLUMNS.filter((c): c is ContactField => c !== 'email' && c !== 'tags');
 
 /**
  * Upserts rows by email (case-insensitive) in one statement: a new email creates a contact at stage

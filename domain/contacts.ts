@@ -20,8 +20,8 @@ export const funnelRefusal = (operation: FunnelMove, stage: string): string =>
 /** A new contact needs at least one of these (create and import); a PATCH may clear them all. */
 export const NAMED_RULE = 'A contact needs at least one of first_name, last_name or email';
 
-/** The fields an import row writes besides its key and tags (the CSV's columns, db/contacts.ts's upsert). */
-type ImportedField =
+/** The fields a caller writes besides email and tags (create, PATCH, the CSV's columns). */
+export type ContactField =
   | 'account_id'
   | 'first_name'
   | 'last_name'
@@ -36,4 +36,4 @@ type ImportedField =
   | 'owner_id';
 
 /** One import row, ready to upsert: absent values are null and leave an existing contact's alone. */
-export type ImportValues = Record<ImportedField, string | null> & { email: string; tags: string[] | null };
+export type ImportValues = Record<ContactField, string | null> & { email: string; tags: string[] | null };

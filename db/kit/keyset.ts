@@ -132,9 +132,11 @@ export function keysetAfter(db: Db, after: CreatedKey | undefined, order: Keyset
   if (!after) return db``;
   const at = db(order.at ?? 'created_at');
   const id = db(order.id ?? 'id');
+  // `::text` first: a parameter Postgres types as timestamptz goes through postgres.js's Date serializer,
+  // which keeps milliseconds only, and the cursor's microseconds are what resume exactly after its row.
   return order.order === 'asc'
-    ? db`AND (${at}, ${id}) > (${after.t}::timestamptz, ${after.id}::uuid)`
-    : db`AND (${at}, ${id}) < (${after.t}::timestamptz, ${after.id}::uuid)`;
+    ? db`AND (${at}, ${id}) > (${after.t}::text::timestamptz, ${after.id}::uuid)`
+    : db`AND (${at}, ${id}) < (${after.t}::text::timestamptz, ${after.id}::uuid)`;
 }
 
 /** A keyset list: what to select from where, its order, and the page asked for. */

@@ -1,5 +1,5 @@
 import { parse as parseCsv } from 'csv-parse/sync';
-import { squash, walkHtmlText } from './html-text';
+import { LINE_BREAKING, squash, walkHtmlText } from './html-text';
 
 /** Which extractor read a document: shown as a source's `file_processor`. */
 export type FileProcessor = 'text' | 'markdown' | 'html' | 'pdf' | 'docx' | 'csv';
@@ -126,26 +126,7 @@ function markdownText(text: string): string {
 }
 
 const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'svg', 'iframe', 'head', 'nav', 'footer', 'aside', 'form', 'button']);
-const BLOCKS = new Set([
-  'p',
-  'div',
-  'section',
-  'article',
-  'li',
-  'br',
-  'tr',
-  'td',
-  'th',
-  'main',
-  'header',
-  'blockquote',
-  'pre',
-  'dd',
-  'dt',
-  'table',
-  'ul',
-  'ol',
-]);
+const BLOCKS = new Set<string>([...LINE_BREAKING, 'td', 'th', 'blockquote', 'pre', 'dd', 'dt', 'table', 'ul', 'ol']);
 const HEADINGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
 
 /**

@@ -1,6 +1,6 @@
 import type { PageProfile } from '../llm/llm';
 import { guardedRequest, WebFetchError } from './guarded-http';
-import { squash, walkHtmlText } from './html-text';
+import { LINE_BREAKING, squash, walkHtmlText } from './html-text';
 
 export { addressRange, isBlockedAddress, WebFetchError, type WebFetchErrorCode } from './guarded-http';
 
@@ -73,24 +73,7 @@ export async function fetchPage(raw: string, options: WebFetchOptions = {}): Pro
 
 const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'svg', 'iframe', 'head']);
 const HEADINGS = new Set(['h1', 'h2', 'h3']);
-const BLOCKS = new Set([
-  'p',
-  'div',
-  'section',
-  'article',
-  'li',
-  'br',
-  'tr',
-  'h1',
-  'h2',
-  'h3',
-  'h4',
-  'h5',
-  'h6',
-  'main',
-  'header',
-  'footer',
-]);
+const BLOCKS = new Set<string>([...LINE_BREAKING, 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'footer']);
 
 /** Title, meta description, headings (h1-h3) and the readable text of an HTML page. */
 export function extractPageProfile(html: string, url: string, maxText = 20_000): PageProfile {

@@ -38,6 +38,9 @@ export interface HtmlTextWalk {
 
 export const squash = (s: string) => s.replace(/\s+/g, ' ').trim();
 
+/** Elements that end a line of text for every reader of a page; each reader adds its own (table cells, headings). */
+export const LINE_BREAKING = ['p', 'div', 'section', 'article', 'li', 'br', 'tr', 'main', 'header'] as const;
+
 export function walkHtmlText(html: string, rules: HtmlTextRules, sink: HtmlTextSink): HtmlTextWalk {
   const { skipped, blocks, headings, within } = rules;
   const walk: HtmlTextWalk = { title: '', description: null, foundWithin: false };
