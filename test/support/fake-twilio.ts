@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { callHold } from './call-hold';
 
 // A local stand-in for Twilio Programmable Voice (REST API 2010-04-01), faithful where the service
 // depends on it: Basic auth with the account SID and auth token, Calls.json create with its required and
@@ -86,8 +87,7 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
   const faults: { numbers?: TwilioFault; createDomain?: TwilioFault; deleteDomain?: TwilioFault } = {};
   let active = 0;
   let peak = 0;
-  let holding = false;
-  const held: (() => void)[] = [];
+  const gate = callHold();
   const timers = new Set<NodeJS.Timeout>();
   const scriptOf = (to: string): TwilioScript => scripts.get(to) ?? options.script?.(to) ?? 'answered';
 
@@ -175,10 +175,7 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
     const run = (i: number, released = false) => {
       const step = steps[i];
       if (!step) return;
-      if (step.final && holding && !released) {
-        held.push(() => run(i, true));
-        return;
-      }
+      if (step.final && !released && gate.stops(() => run(i, true))) return;
       const timer = setTimeout(() => {
         timers.delete(timer);
         c.status = step.status;
@@ -407,18 +404,11 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
     get active() {
       return active;
     },
-    /** While on, every call waits before its last step until release(): the test decides when slots free up. */
-    hold(on: boolean) {
-      holding = on;
-    },
-    /** Calls waiting at their last step. */
+    hold: gate.hold,
     get held() {
-      return held.length;
+      return gate.held;
     },
-    /** Lets every waiting call end (new ones wait again while hold is on). */
-    release() {
-      for (const next of held.splice(0)) next();
-    },
+    release: gate.release,
     numbers,
     domains,
     faults,

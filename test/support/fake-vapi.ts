@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { callHold } from './call-hold';
 
 // A local stand-in for Vapi's API, faithful where the service depends on it: Bearer auth with the
 // private API key; POST /call validated as Vapi does (an account phoneNumberId, customer.number in E.164,
@@ -90,8 +91,7 @@ export async function startFakeVapi(options: { stepMs?: number; script?: (to: st
   const timers = new Set<NodeJS.Timeout>();
   let active = 0;
   let peak = 0;
-  let holding = false;
-  const held: (() => void)[] = [];
+  const gate = callHold();
 
   function error(res: http.ServerResponse, statusCode: number, message: string[] | string): void {
     res.writeHead(statusCode, { 'Content-Type': 'application/json' });
@@ -165,10 +165,7 @@ export async function startFakeVapi(options: { stepMs?: number; script?: (to: st
     const run = (i: number, released = false) => {
       const step = steps[i];
       if (!step) return;
-      if (i === steps.length - 1 && holding && !released) {
-        held.push(() => run(i, true));
-        return;
-      }
+      if (i === steps.length - 1 && !released && gate.stops(() => run(i, true))) return;
       const timer = setTimeout(() => {
         timers.delete(timer);
         c.updatedAt = new Date().toISOString();
@@ -317,18 +314,11 @@ export async function startFakeVapi(options: { stepMs?: number; script?: (to: st
       phoneNumbers.push(n);
       return n;
     },
-    /** While on, every call waits before its last step until release(): the test decides when slots free up. */
-    hold(on: boolean) {
-      holding = on;
-    },
-    /** Calls waiting at their last step. */
+    hold: gate.hold,
     get held() {
-      return held.length;
+      return gate.held;
     },
-    /** Lets every waiting call end (new ones wait again while hold is on). */
-    release() {
-      for (const next of held.splice(0)) next();
-    },
+    release: gate.release,
     get active() {
       return active;
     },
