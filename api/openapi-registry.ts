@@ -344,7 +344,10 @@ function excludeNul(paths: Record<string, Record<string, Json>>, resolve: (schem
   }
 }
 
-/** Integers the server takes are safe integers (zod's int): the document says so wherever it says nothing narrower. */
+/**
+ * Integers the server takes are safe integers (zod's int): the document says so wherever it says nothing narrower.
+ * Text marked `x-trimmed` loses the raw maxLength (its pattern bounds the trimmed length).
+ */
 function boundIntegers(node: unknown): void {
   if (Array.isArray(node)) {
     for (const item of node) boundIntegers(item);

@@ -24,5 +24,10 @@ export const NOT_BLANK_PATTERN = `^[^\\u0000]*[^${TRIMMED}\\u0000][^\\u0000]*$`;
 /** A string trimmed, then 1 to `max` characters; the document says so with trimmedPattern(max). */
 export function trimmedText(max: number) {
   // `x-trimmed`: the document drops the raw maxLength the generator writes (api/openapi-registry.ts, finishDocument).
-  return z.string().trim().min(1).max(max).meta({ pattern: trimmedPattern(max), 'x-trimmed': true });
+  return z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .meta({ pattern: trimmedPattern(max), 'x-trimmed': true });
 }

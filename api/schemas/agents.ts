@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CreatedCursor, CursorPagination, NameCursor, VersionCursor, cursorQuery } from '../pagination';
 import { AgentConfig, E164, InstructionBuilderInputs } from '../../domain/agent-config';
 import { SIP_PROVISIONING_KINDS, SIP_PROVISIONING_NOTE } from '../../domain/agents';
+import { trimmedText } from '../../domain/trimmed-text';
 import { Uuid, TimestampInput } from './common';
 
 const Bool = z.enum(['true', 'false']);
@@ -29,7 +30,7 @@ export const AgentCreateBody = z
 
 export const AgentUpdateBody = z
   .object({
-    name: z.string().trim().min(1).max(200).optional(),
+    name: trimmedText(200).optional(),
     description: z.string().max(5000).nullable().optional(),
     active: z.boolean().optional(),
     is_demo: z.boolean().optional(),

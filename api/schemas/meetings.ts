@@ -21,8 +21,8 @@ const MeetingUrl = z
     description:
       'An https Zoom, Google Meet or Microsoft Teams meeting link. The pattern gives the links as written; the server reads ' +
       'the link as a URL, so it also takes one that differs only in how it is written (letter case of the scheme or host, ' +
-      'the default port :443, percent-escapes, white space around it)',
-    format: 'uri',
+      'the default port :443, percent-escapes, white space around it). No `format: uri`: the server also takes ' +
+      'characters outside ASCII in the query or fragment (a URL percent-encodes them), which RFC 3986 does not',
     pattern: MEETING_URL_PATTERN,
   });
 

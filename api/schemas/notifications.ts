@@ -119,10 +119,15 @@ export const Preference = z
 export const PreferenceList = z.object({ preferences: z.array(Preference) }).openapi('NotificationPreferenceList');
 
 export const PreferenceParams = z.object({
-  event_type: z.string().min(1).max(100).openapi({
-    description: 'A subscribable event type of GET /notifications/event-catalog; any other is 400 (unregistered, or an always-send alert)',
-    enum: SUBSCRIBABLE_EVENTS.map((e) => e.event_type),
-  }),
+  event_type: z
+    .string()
+    .min(1)
+    .max(100)
+    .openapi({
+      description:
+        'A subscribable event type of GET /notifications/event-catalog; any other is 400 (unregistered, or an always-send alert)',
+      enum: SUBSCRIBABLE_EVENTS.map((e) => e.event_type),
+    }),
 });
 
 export const PreferencePatch = z
