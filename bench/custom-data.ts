@@ -81,7 +81,7 @@ export async function benchCustomData(env: BenchEnvironment) {
       orgId,
       next.map((r) => [keyOf(r, TABLE.key)!, JSON.stringify(r)] as [string, string]),
     );
-    const written = await mergeStaged(tx, orgId, table!.id);
+    const written = await mergeStaged(tx, orgId, table!.id, next.length);
     const tombstoned = await tombstoneAbsent(tx, orgId, table!.id);
     return { written, tombstoned, live_after: await countLive(tx, orgId, table!.id) };
   });

@@ -182,7 +182,7 @@ const copyField = (text: string) => text.replace(/\\/g, '\\\\');
  * jsonb cannot hold) is a 400 naming no row, and the caller's transaction rolls back: nothing is written.
  */
 export async function stageRows(db: Db, _orgId: string, rows: Iterable<[string, string]>): Promise<void> {
-  await db`CREATE TEMP TABLE custom_data_stage (key text NOT NULL, data jsonb NOT NULL) ON COMMIT DROP`;
+  await db`CREATE TEMP TABLE custom_data_stage (ord bigint GENERATED ALWAYS AS IDENTITY, key text NOT NULL, data jsonb NOT NULL) ON COMMIT DROP`;
   try {
     await copyIn(db`COPY custom_data_stage (key, data) FROM STDIN`, copyLines(rows));
   } catch (error) {
@@ -203,22 +203,33 @@ export async function countLive(db: Db, orgId: string, tableId: string): Promise
   return row!.n;
 }
 
+/** Staged rows merged per statement: each statement stays far inside DATABASE_STATEMENT_TIMEOUT_MS on a busy machine. */
+const MERGE_CHUNK_ROWS = 10_000;
+
 /**
- * Merges the staged rows: changed or tombstoned rows of staged keys are rewritten (and revived), new keys
- * inserted, identical live rows left alone. Plain UPDATE and INSERT (no ON CONFLICT): the caller holds
- * the table's row, so no other write of this table runs meanwhile. Returns how many rows were written.
+ * Merges the `staged` staged rows: changed or tombstoned rows of staged keys are rewritten (and revived),
+ * new keys inserted, identical live rows left alone, MERGE_CHUNK_ROWS staged rows per statement. Plain
+ * UPDATE and INSERT (no ON CONFLICT): the caller holds the table's row, so no other write of this table
+ * runs meanwhile. Returns how many rows were written.
  */
-export async function mergeStaged(db: Db, orgId: string, tableId: string): Promise<number> {
-  const updated = await db`
-    UPDATE custom_data_rows r SET data = s.data, tombstoned_at = NULL, updated_at = now()
-    FROM custom_data_stage s
-    WHERE r.table_id = ${tableId} AND r.org_id = ${orgId} AND r.key = s.key
-      AND (r.tombstoned_at IS NOT NULL OR r.data <> s.data)`;
-  const inserted = await db`
-    INSERT INTO custom_data_rows (table_id, key, org_id, data)
-    SELECT ${tableId}::uuid, s.key, ${orgId}::uuid, s.data FROM custom_data_stage s
-    WHERE NOT EXISTS (SELECT 1 FROM custom_data_rows r WHERE r.table_id = ${tableId} AND r.key = s.key)`;
-  return updated.count + inserted.count;
+export async function mergeStaged(db: Db, orgId: string, tableId: string, staged: number): Promise<number> {
+  let written = 0;
+  for (let from = 0; from < staged; from += MERGE_CHUNK_ROWS) {
+    const to = from + MERGE_CHUNK_ROWS;
+    const updated = await db`
+      UPDATE custom_data_rows r SET data = s.data, tombstoned_at = NULL, updated_at = now()
+      FROM custom_data_stage s
+      WHERE s.ord > ${from} AND s.ord <= ${to}
+        AND r.table_id = ${tableId} AND r.org_id = ${orgId} AND r.key = s.key
+        AND (r.tombstoned_at IS NOT NULL OR r.data <> s.data)`;
+    const inserted = await db`
+      INSERT INTO custom_data_rows (table_id, key, org_id, data)
+      SELECT ${tableId}::uuid, s.key, ${orgId}::uuid, s.data FROM custom_data_stage s
+      WHERE s.ord > ${from} AND s.ord <= ${to}
+        AND NOT EXISTS (SELECT 1 FROM custom_data_rows r WHERE r.table_id = ${tableId} AND r.key = s.key)`;
+    written += updated.count + inserted.count;
+  }
+  return written;
 }
 
 /** Tombstones the table's live rows whose key the staged snapshot lacks; returns how many. */

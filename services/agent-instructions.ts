@@ -5,7 +5,7 @@ import { createLlmWriter } from '../platform/adapters/llm/llm';
 import { generateAgentInstructionsWorkflow, instructionsWorkflowId, type VersionRef } from '../workflows/agent-messages';
 import { lockVersion } from './agent-versions';
 import type { ServiceDeps } from './deps';
-import { describeWorkflow, startWorkflow } from './workflow-client';
+import { describeWorkflow, startAfterPreviousRun } from './workflow-client';
 
 // A draft's instructions written from its builder inputs: started on request, written by the
 // generateAgentInstructions workflow (and by the scaffolding run) through the steps below.
@@ -32,7 +32,8 @@ export async function generateInstructions(
     if (v.instructions_generating && (await isRunning(deps, id))) throw conflict('Instructions are already being generated');
     await versions.markGenerating(tx, orgId, agentId, v.version, actor);
     // Started before the flag commits; a failed start rolls the flag back (the error handler answers 503).
-    await startWorkflow(deps, generateAgentInstructionsWorkflow, orgId, {
+    // The previous run of this version may still be closing after its last step cleared the flag.
+    await startAfterPreviousRun(deps, generateAgentInstructionsWorkflow, orgId, {
       workflowId: id,
       args: [{ orgId, agentId, version: v.version }],
     });

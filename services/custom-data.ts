@@ -140,7 +140,7 @@ export async function writeRows(
     const lines = [...staged(prepared.rows)]; // every row checked before the COPY starts
     const liveBefore = await tables.countLive(tx, orgId, table.id);
     await tables.stageRows(tx, orgId, lines);
-    const written = await tables.mergeStaged(tx, orgId, table.id);
+    const written = await tables.mergeStaged(tx, orgId, table.id, lines.length);
     const tombstoned = mode === 'replace' ? await tables.tombstoneAbsent(tx, orgId, table.id) : 0;
     const liveAfter = await tables.countLive(tx, orgId, table.id);
     return {
