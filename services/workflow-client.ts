@@ -139,25 +139,20 @@ export function workflowResult<R>(deps: Pick<WorkflowClientDeps, 'temporal'>, wo
 
 /** Asks the workflow to cancel itself; false when it is already gone. */
 export function cancelWorkflow(deps: Pick<WorkflowClientDeps, 'temporal'>, workflowId: string): Promise<boolean> {
-  return ignoreGone(
-    deps.temporal.workflow
-      .getHandle(workflowId)
-      .cancel()
-      .then(() => true),
-    false,
-  );
+  return doneUnlessGone(deps.temporal.workflow.getHandle(workflowId).cancel());
 }
 
 /** Ends the workflow at once (no cleanup of its own); false when it is already gone. */
 export function terminateWorkflow(deps: Pick<WorkflowClientDeps, 'temporal'>, workflowId: string, reason: string): Promise<boolean> {
-  return ignoreGone(
-    deps.temporal.workflow
-      .getHandle(workflowId)
-      .terminate(reason)
-      .then(() => true),
+  return doneUnlessGone(deps.temporal.workflow.getHandle(workflowId).terminate(reason));
+}
+
+/** True once `call` is done; false when its workflow or schedule is gone. */
+const doneUnlessGone = (call: Promise<unknown>): Promise<boolean> =>
+  ignoreGone(
+    call.then(() => true),
     false,
   );
-}
 
 async function ignoreGone<T, G>(call: Promise<T>, gone: G): Promise<T | G> {
   try {
@@ -215,33 +210,15 @@ export function updateSchedule(
   scheduleId: string,
   update: (previous: ScheduleDescription) => ScheduleUpdateOptions,
 ): Promise<boolean> {
-  return ignoreGone(
-    deps.temporal.schedule
-      .getHandle(scheduleId)
-      .update(update)
-      .then(() => true),
-    false,
-  );
+  return doneUnlessGone(deps.temporal.schedule.getHandle(scheduleId).update(update));
 }
 
 /** Pauses a schedule with a note operators see; false when there is no such schedule. */
 export function pauseSchedule(deps: Pick<WorkflowClientDeps, 'temporal'>, scheduleId: string, note: string): Promise<boolean> {
-  return ignoreGone(
-    deps.temporal.schedule
-      .getHandle(scheduleId)
-      .pause(note)
-      .then(() => true),
-    false,
-  );
+  return doneUnlessGone(deps.temporal.schedule.getHandle(scheduleId).pause(note));
 }
 
 /** Deletes a schedule; false when there was none. */
 export function deleteSchedule(deps: Pick<WorkflowClientDeps, 'temporal'>, scheduleId: string): Promise<boolean> {
-  return ignoreGone(
-    deps.temporal.schedule
-      .getHandle(scheduleId)
-      .delete()
-      .then(() => true),
-    false,
-  );
+  return doneUnlessGone(deps.temporal.schedule.getHandle(scheduleId).delete());
 }
