@@ -30,6 +30,7 @@ export interface ConnectionRow {
   id: string;
   org_id: string;
   integration: string;
+  kind: 'oauth' | 'api_key';
   status: ConnectionStatus;
   external_account_id: string;
   external_account_label: string;
@@ -116,8 +117,8 @@ export async function pruneConnectTokens(db: Db, orgId: string): Promise<void> {
 
 // ---- connections -----------------------------------------------------------------------------------
 
-const connectionColumns = (db: Db) => db`
-  c.id, c.org_id, c.integration, c.status, c.external_account_id, c.external_account_label, c.granted_scopes, c.end_user_id,
+export const connectionColumns = (db: Db) => db`
+  c.id, c.org_id, c.integration, c.kind, c.status, c.external_account_id, c.external_account_label, c.granted_scopes, c.end_user_id,
   c.connected_by, c.credential_id, c.status_reason, c.connected_at, c.revoked_at, c.created_at, c.updated_at,
   w.last_refresh_at, w.last_refresh_status, w.last_refresh_error, w.expires_at`;
 
@@ -179,15 +180,17 @@ export async function insertConnection(
     endUserId: string | null;
     connectedBy: string;
     credentialId: string;
+    kind?: 'oauth' | 'api_key';
   },
+  duplicate = 'The organization already has a connection of this account',
 ): Promise<void> {
   await onUnique(
     db`
-    INSERT INTO integration_connections (id, org_id, integration, status, external_account_id, external_account_label,
+    INSERT INTO integration_connections (id, org_id, integration, kind, status, external_account_id, external_account_label,
       granted_scopes, end_user_id, connected_by, credential_id)
-    VALUES (${id}, ${orgId}, ${fields.integration}, 'active', ${fields.externalAccountId}, ${fields.externalAccountLabel},
-      ${fields.grantedScopes}, ${fields.endUserId}, ${fields.connectedBy}, ${fields.credentialId})`,
-    'The organization already has a connection of this account',
+    VALUES (${id}, ${orgId}, ${fields.integration}, ${fields.kind ?? 'oauth'}, 'active', ${fields.externalAccountId},
+      ${fields.externalAccountLabel}, ${fields.grantedScopes}, ${fields.endUserId}, ${fields.connectedBy}, ${fields.credentialId})`,
+    duplicate,
   );
 }
 

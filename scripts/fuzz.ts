@@ -1,6 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { ALL_SCOPES } from '../api/auth/scopes';
@@ -137,6 +139,15 @@ const env: NodeJS.ProcessEnv = {
   // AI chat turns run on the local model here: one model call each keeps the fuzzer's CPU for the others.
   AI_CHAT_MAX_STEPS: '1',
 };
+// The telephony providers (Twilio, Vapi) as they answer keys they do not know: 401 to every request, so
+// connecting a telephony account is refused (400), never a 502 from a provider this machine cannot reach.
+const refusingProvider = http.createServer((_req, res) => {
+  res.writeHead(401, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify({ code: 20003, message: 'Authenticate', status: 401 }));
+});
+await new Promise<void>((resolve) => refusingProvider.listen(0, '127.0.0.1', resolve));
+refusingProvider.unref();
+env.TWILIO_API_BASE_URL = env.VAPI_API_BASE_URL = `http://127.0.0.1:${(refusingProvider.address() as AddressInfo).port}`;
 // A fresh service of our own: never one the caller's environment points at.
 for (const name of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'S3_ENDPOINT', 'S3_BUCKET', 'IDP_JWKS_URL', 'PUBLIC_BASE_URL']) delete env[name];
 

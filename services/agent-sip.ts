@@ -2,13 +2,14 @@ import * as agents from '../db/agents';
 import * as sipEndpoints from '../db/agent-sip';
 import type { SipEndpointRow } from '../db/agent-sip';
 import { SIP_PROVISIONING_NOTE, SIP_VAPI_NOTE, sipTwilioNote, sipUri } from '../domain/agents';
-import { conflict, forbiddenAction, notFound, unauthenticated, unavailable, upstream } from '../domain/errors';
+import { conflict, notFound, unavailable, upstream } from '../domain/errors';
 import { publicBaseUrl } from '../platform/core/config';
 import { ProviderError } from '../platform/adapters/dialers/http';
 import { telephonyAccount, twilioSipDomainName, twilioSipVoiceUrl } from '../platform/adapters/dialers/provisioning';
 import { agentTwiml } from '../platform/adapters/dialers/twilio';
-import { verifyTwilioSignature } from '../platform/adapters/dialers/twilio-signature';
-import { assertTwilioSigned } from './campaigns/telephony-callbacks';
+import type { TelephonyAccountSettings } from '../platform/adapters/dialers/accounts';
+import { verifyTwilioRequest } from './campaigns/telephony-callbacks';
+import { telephonyOf } from './integrations/telephony-accounts';
 import type { ServiceDeps } from './deps';
 import { iso } from './views';
 
@@ -67,13 +68,14 @@ export async function deploySip(deps: Deps, orgId: string, actor: string, agentI
   if (!agent) throw agentNotFound();
   if (agent.published_version === null) throw conflict('Publish a version before deploying the agent over SIP');
   const version = agent.published_version;
-  const provider = config.DIALER;
+  const settings = await accountFor(deps, orgId);
+  const provider = settings?.provider ?? 'simulated';
   const existing = await sipEndpoints.getSipEndpoint(sql, orgId, agent.id);
-  // A provider's endpoint stands whatever the dialer is now; a recorded address stands for its own dialer.
+  // A provider's endpoint stands whatever the account is now; a recorded address stands for its own dialer.
   if (existing && (existing.state === 'active' || (existing.state === 'recorded' && existing.provider === provider)))
     return deploymentView(deps, existing, version);
 
-  const account = telephonyAccount(config);
+  const account = telephonyAccount(config, settings);
   if (!account || account.provider === 'vapi') {
     const row = await sipEndpoints.writeSipEndpoint(
       sql,
@@ -106,21 +108,21 @@ export async function deploySip(deps: Deps, orgId: string, actor: string, agentI
   try {
     row = await sipEndpoints.activateSipEndpoint(sql, orgId, agent.id, made);
   } catch (error) {
-    await undo(deps, made.provider_id);
+    await undo(deps, settings, made.provider_id);
     throw error;
   }
   if (!row) {
     // Removed (DELETE, or the agent deleted) while Twilio made it: take it back.
-    await undo(deps, made.provider_id);
+    await undo(deps, settings, made.provider_id);
     throw conflict('The SIP endpoint was removed while it was being deployed');
   }
   return deploymentView(deps, row, version);
 }
 
 /** Removes a domain made for an endpoint that is not recorded; a failure is logged (it is left at Twilio). */
-async function undo(deps: Deps, providerId: string): Promise<void> {
+async function undo(deps: Deps, settings: TelephonyAccountSettings | null, providerId: string): Promise<void> {
   try {
-    await telephonyAccount(deps.config)?.deleteSipEndpoint(providerId);
+    await telephonyAccount(deps.config, settings)?.deleteSipEndpoint(providerId);
   } catch (error) {
     deps.logger.warn({ err: error, provider_id: providerId }, 'SIP domain left at the provider');
   }
@@ -133,9 +135,9 @@ export async function removeSip(deps: Deps, orgId: string, agentId: string): Pro
   const sip = await sipEndpoints.getSipEndpoint(sql, orgId, agentId);
   if (!sip) return;
   if (sip.provider_id && sip.provider !== 'simulated') {
-    const account = telephonyAccount(config);
+    const account = telephonyAccount(config, await accountFor(deps, orgId));
     if (account?.provider !== sip.provider)
-      throw unavailable(`The SIP endpoint was made at ${sip.provider}, which is not the configured dialer (DIALER=${config.DIALER})`);
+      throw unavailable(`The SIP endpoint was made at ${sip.provider}, which is not the organization's telephony account now`);
     try {
       await account.deleteSipEndpoint(sip.provider_id);
     } catch (error) {
@@ -153,14 +155,20 @@ export async function removeSip(deps: Deps, orgId: string, agentId: string): Pro
  */
 export async function answerTwilioSipCall(
   deps: Pick<ServiceDeps, 'sql' | 'config'>,
-  request: { url: string; agentId: string; params: Record<string, string>; signature: string },
+  request: { url: string; agentId: string; params: Record<string, string>; signature: string; account?: string },
 ): Promise<string> {
-  const { config } = deps;
-  assertTwilioSigned(deps, request.signature);
-  if (!verifyTwilioSignature(config.TWILIO_AUTH_TOKEN!, request.signature, request.url, request.params))
-    throw unauthenticated('Invalid X-Twilio-Signature');
-  if (request.params.AccountSid !== config.TWILIO_ACCOUNT_SID) throw forbiddenAction('Request of another Twilio account');
+  const orgId = await verifyTwilioRequest(deps, request);
   const sip = await sipEndpoints.activeSipEndpoint(deps.sql, 'twilio', request.agentId);
-  if (!sip) throw notFound('The agent has no SIP domain at Twilio');
-  return agentTwiml(sip.agent_id, config.SIP_HOST, request.params.CallSid ?? '');
+  if (!sip || (orgId && sip.org_id !== orgId)) throw notFound('The agent has no SIP domain at Twilio');
+  return agentTwiml(sip.agent_id, deps.config.SIP_HOST, request.params.CallSid ?? '');
+}
+
+/**
+ * The provider account the organization's SIP endpoints are made at: its own or the deployment's;
+ * null for the simulated dialer. 503 while its connected account needs new keys (or none is allowed).
+ */
+async function accountFor(deps: Pick<ServiceDeps, 'sql' | 'config'>, orgId: string): Promise<TelephonyAccountSettings | null> {
+  const telephony = await telephonyOf(deps, orgId);
+  if (telephony.kind === 'none') throw unavailable(`No usable telephony account: ${telephony.reason}`);
+  return telephony.kind === 'account' ? telephony.account : null;
 }

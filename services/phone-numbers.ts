@@ -4,6 +4,7 @@ import { ProviderError } from '../platform/adapters/dialers/http';
 import { telephonyAccount, type ProviderNumber } from '../platform/adapters/dialers/provisioning';
 import { phoneNumberView, toBool } from './agent-views';
 import type { ServiceDeps } from './deps';
+import { telephonyOf } from './integrations/telephony-accounts';
 import { NameCursor, cursorPage, decodeCursor } from './pagination';
 
 /** Registers a number in the organization's inventory; a number already there is a 409. */
@@ -38,14 +39,18 @@ export async function releaseNumber(deps: Pick<ServiceDeps, 'sql'>, orgId: strin
 }
 
 /**
- * Imports the telephony account's numbers (DIALER=twilio or vapi) into the organization's inventory,
+ * Imports the telephony account's numbers (the organization's own, else DIALER=twilio or vapi) into its inventory,
  * upserted by number: a second import changes nothing. 503 with the simulated dialer, 502 when the
  * provider fails or does not answer within DIALER_PROVIDER_TIMEOUT_MS (and then nothing is written).
  */
 export async function importNumbers(deps: Pick<ServiceDeps, 'sql' | 'config'>, orgId: string, actor: string) {
-  const account = telephonyAccount(deps.config);
+  const telephony = await telephonyOf(deps, orgId);
+  if (telephony.kind === 'none') throw unavailable(`No usable telephony account: ${telephony.reason}`);
+  const account = telephonyAccount(deps.config, telephony.kind === 'account' ? telephony.account : null);
   if (!account)
-    throw unavailable('No telephony provider is configured (DIALER=simulated): set DIALER=twilio or DIALER=vapi to import numbers');
+    throw unavailable(
+      'No telephony account: connect one (POST /integrations/telephony-accounts) or set DIALER=twilio or DIALER=vapi to import numbers',
+    );
   let listed: ProviderNumber[];
   try {
     listed = await account.listNumbers();

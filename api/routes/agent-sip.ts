@@ -9,7 +9,8 @@ import { readFormBody } from '../middleware/form-body';
 import { reply, type Routes } from '../route';
 import { SipDeployment } from '../schemas/agents';
 import { ErrorBody, IdParams, Uuid, authErrors, notFoundError, validationError } from '../schemas/common';
-import { TwilioStatusHeaders } from '../schemas/telephony-callbacks';
+import { CallbackAccountQuery, TwilioStatusHeaders } from '../schemas/telephony-callbacks';
+import { accountOf } from './telephony-callbacks';
 
 const MANAGE = { scope: 'agentsManage' } as const;
 const TAG = 'Agents' as const;
@@ -82,21 +83,22 @@ export function registerAgentSipRoutes(routes: Routes, deps: AppDeps): void {
     summary: "Twilio's voice request for a call to an agent's SIP domain (X-Twilio-Signature); answers TwiML; no bearer token",
     auth: 'public',
     params: z.object({ agent_id: Uuid }),
+    query: CallbackAccountQuery,
     headers: TwilioStatusHeaders,
     documented: { body: TwilioVoiceForm, bodyContentTypes: ['application/x-www-form-urlencoded'] },
     // Without a signature of the right shape the body is never read.
-    beforeBody: (ctx) => assertTwilioSigned(deps, ctx.get('x-twilio-signature')),
+    beforeBody: (ctx) => assertTwilioSigned(deps, ctx.get('x-twilio-signature'), accountOf(ctx)),
     responses: {
       200: { description: "TwiML bridging the call to the agent's SIP address", schema: z.string(), contentType: 'text/xml' },
-      401: { description: 'Missing or invalid X-Twilio-Signature', schema: ErrorBody },
+      401: { description: 'Missing or invalid X-Twilio-Signature, or an unknown account', schema: ErrorBody },
       403: { description: 'Of another Twilio account', schema: ErrorBody },
-      404: { description: 'The agent has no SIP domain at Twilio', schema: ErrorBody },
+      404: { description: "The agent has no SIP domain at Twilio (of the account's organization)", schema: ErrorBody },
       413: { description: 'Body larger than BODY_LIMIT_BYTES', schema: ErrorBody },
       ...validationError,
       415: { description: 'Body of another media type, or in a charset other than UTF-8', schema: ErrorBody },
-      503: { description: 'Twilio is not the configured dialer', schema: ErrorBody },
+      503: { description: 'No account named and Twilio is not the configured dialer', schema: ErrorBody },
     },
-    handler: async ({ params, ctx }) => {
+    handler: async ({ params, query, ctx }) => {
       const form = await readFormBody(ctx, deps.config.BODY_LIMIT_BYTES);
       const url = `${publicBaseUrl(deps.config).replace(/\/+$/, '')}${ctx.originalUrl}`;
       const twiml = await answerTwilioSipCall(deps, {
@@ -104,6 +106,7 @@ export function registerAgentSipRoutes(routes: Routes, deps: AppDeps): void {
         agentId: params.agent_id,
         params: form,
         signature: ctx.get('x-twilio-signature'),
+        account: query.account,
       });
       return reply(200, twiml, undefined, 'text/xml');
     },

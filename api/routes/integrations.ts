@@ -4,6 +4,7 @@ import * as catalog from '../../services/integrations/catalog';
 import * as connect from '../../services/integrations/connect';
 import type { Page } from '../../services/integrations/connect';
 import * as connections from '../../services/integrations/connections';
+import * as telephony from '../../services/integrations/telephony-accounts';
 import { actingUser, actor, orgOf } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { reply, type Routes } from '../route';
@@ -21,6 +22,7 @@ import {
   IntegrationList,
   IntegrationSettings,
   PutIntegrationSettingsBody,
+  TelephonyAccountBody,
 } from '../schemas/integrations';
 
 // Routes only declare: schemas, auth, the statuses they answer, and a one-line call into the service.
@@ -187,5 +189,50 @@ export function registerIntegrationRoutes(routes: Routes, deps: AppDeps): void {
       await connections.deleteConnection(deps, orgOf(auth), params.connection_id);
       return reply(204);
     },
+  });
+
+  const providerErrors = {
+    400: {
+      description: 'The provider refused the keys (or the Vapi phone number is not of the account); nothing is stored',
+      schema: ErrorBody,
+    },
+    502: { description: 'The provider failed or did not answer within DIALER_PROVIDER_TIMEOUT_MS; nothing is stored', schema: ErrorBody },
+  };
+
+  routes.add({
+    method: 'post',
+    path: '/integrations/telephony-accounts',
+    tag: 'Integrations',
+    summary:
+      "Connect the organization's telephony account (Twilio or Vapi) with its API keys: its campaigns, number imports and SIP endpoints then go through it",
+    auth: { scope: 'crmManage' },
+    body: TelephonyAccountBody,
+    responses: {
+      200: { description: 'The connection (kind api_key; the keys are sealed in its credential and never returned)', schema: Connection },
+      ...providerErrors,
+      409: { description: 'The organization already has a telephony account that is not revoked', schema: ErrorBody },
+      ...authErrors,
+      ...validationError,
+    },
+    handler: async ({ auth, body }) => telephony.connectTelephonyAccount(deps, orgOf(auth), actor(auth), body),
+  });
+
+  routes.add({
+    method: 'put',
+    path: '/integrations/telephony-accounts/{connection_id}',
+    tag: 'Integrations',
+    summary: 'Put new keys on the telephony account (a rotated token, or a reconnect after the provider refused the old ones)',
+    auth: { scope: 'crmManage' },
+    params: ConnectionParams,
+    body: TelephonyAccountBody,
+    responses: {
+      200: { description: 'The connection, active again', schema: Connection },
+      ...providerErrors,
+      404: { description: 'Not a telephony account of the organization', schema: ErrorBody },
+      409: { description: 'Revoked, of another provider, or the keys open another account', schema: ErrorBody },
+      ...authErrors,
+      ...validationError,
+    },
+    handler: async ({ auth, params, body }) => telephony.putTelephonyKeys(deps, orgOf(auth), actor(auth), params.connection_id, body),
   });
 }

@@ -1,12 +1,19 @@
+import type Koa from 'koa';
 import { publicBaseUrl } from '../../platform/core/config';
 import { TWILIO_STATUS_PATH } from '../../platform/adapters/dialers/twilio';
 import { VAPI_EVENTS_PATH } from '../../platform/adapters/dialers/vapi';
-import { acceptTwilioStatus, acceptVapiMessage, assertTwilioSigned, assertVapiSigned } from '../../services/campaigns/telephony-callbacks';
+import {
+  acceptTwilioStatus,
+  acceptVapiMessage,
+  assertTwilioSigned,
+  verifyVapiSecretOf,
+} from '../../services/campaigns/telephony-callbacks';
 import type { AppDeps } from '../deps';
 import { readFormBody } from '../middleware/form-body';
 import { reply, type Routes } from '../route';
 import { ErrorBody, validationError } from '../schemas/common';
 import {
+  CallbackAccountQuery,
   TelephonyCallbackAnswer,
   TwilioStatusForm,
   TwilioStatusHeaders,
@@ -20,6 +27,12 @@ import {
 
 const TAG = 'Campaigns';
 
+/** The connected account a callback URL names, read before the query is validated (a malformed one is unknown: 401). */
+export const accountOf = (ctx: Koa.Context): string | undefined => {
+  const value = ctx.query.account;
+  return typeof value === 'string' && value !== '' ? value : undefined;
+};
+
 const answers = (signature: string) =>
   ({
     200: {
@@ -27,16 +40,19 @@ const answers = (signature: string) =>
       schema: TelephonyCallbackAnswer,
     },
     202: { description: 'Verified and handed to the organization dispatcher', schema: TelephonyCallbackAnswer },
-    401: { description: `Missing or invalid ${signature}`, schema: ErrorBody },
+    401: { description: `Missing or invalid ${signature}, or an unknown account`, schema: ErrorBody },
     403: {
       description: 'Genuine, but older than TELEPHONY_CALLBACK_MAX_AGE_SECONDS (a replay), or of another provider account',
       schema: ErrorBody,
     },
-    404: { description: 'No campaign call has this attempt key', schema: ErrorBody },
+    404: { description: "No campaign call has this attempt key (of the account's organization)", schema: ErrorBody },
     413: { description: 'Body larger than BODY_LIMIT_BYTES', schema: ErrorBody },
     ...validationError,
     415: { description: 'Body of another media type, or in a charset other than UTF-8', schema: ErrorBody },
-    503: { description: 'This provider is not the configured dialer, or the workflow engine is unavailable', schema: ErrorBody },
+    503: {
+      description: 'No account named and this provider is not the configured dialer, or the workflow engine is unavailable',
+      schema: ErrorBody,
+    },
   }) as const;
 
 export function registerTelephonyCallbackRoutes(routes: Routes, deps: AppDeps): void {
@@ -50,13 +66,14 @@ export function registerTelephonyCallbackRoutes(routes: Routes, deps: AppDeps): 
     headers: TwilioStatusHeaders,
     documented: { body: TwilioStatusForm, bodyContentTypes: ['application/x-www-form-urlencoded'] },
     // Without a signature of the right shape the body is never read.
-    beforeBody: (ctx) => assertTwilioSigned(deps, ctx.get('x-twilio-signature')),
+    beforeBody: (ctx) => assertTwilioSigned(deps, ctx.get('x-twilio-signature'), accountOf(ctx)),
     responses: answers('X-Twilio-Signature'),
     handler: async ({ query, ctx }) => {
       const params = await readFormBody(ctx, deps.config.BODY_LIMIT_BYTES);
       // Twilio signs the URL it requested: the service's public address, path and query as sent.
       const url = `${publicBaseUrl(deps.config).replace(/\/+$/, '')}${ctx.originalUrl}`;
-      const answer = await acceptTwilioStatus(deps, { url, key: query.key, params, signature: ctx.get('x-twilio-signature') });
+      const signature = ctx.get('x-twilio-signature');
+      const answer = await acceptTwilioStatus(deps, { url, key: query.key, params, signature, account: query.account });
       return reply(answer.status === 'accepted' ? 202 : 200, answer);
     },
   });
@@ -67,13 +84,16 @@ export function registerTelephonyCallbackRoutes(routes: Routes, deps: AppDeps): 
     tag: TAG,
     summary: "Vapi's server messages of a campaign call (x-vapi-secret); no bearer token",
     auth: 'public',
+    query: CallbackAccountQuery,
     headers: VapiHeaders,
-    // Without the secret the body is never read.
-    beforeBody: (ctx) => assertVapiSigned(deps, ctx.get('x-vapi-secret') || undefined),
+    // Without the secret of the account the URL names, the body is never read.
+    beforeBody: async (ctx) => {
+      ctx.state.callbackOrg = await verifyVapiSecretOf(deps, ctx.get('x-vapi-secret') || undefined, accountOf(ctx));
+    },
     body: VapiMessageBody,
     responses: answers('x-vapi-secret'),
-    handler: async ({ body }) => {
-      const answer = await acceptVapiMessage(deps, body.message);
+    handler: async ({ body, ctx }) => {
+      const answer = await acceptVapiMessage(deps, body.message, ctx.state.callbackOrg as string | null);
       return reply(answer.status === 'accepted' ? 202 : 200, answer);
     },
   });

@@ -84,6 +84,9 @@ export const Connection = z
     organization_id: Uuid,
     integration: z.string(),
     provider: z.object({ key: z.string(), name: z.string(), simulated: z.boolean() }),
+    kind: z.enum(['oauth', 'api_key']).openapi({
+      description: 'oauth: connected through consent (connect tokens); api_key: an account connected with its API keys (telephony)',
+    }),
     status: z.enum(CONNECTION_STATUSES),
     status_reason: z.string().nullable(),
     external_account_id: z.string(),
@@ -127,3 +130,33 @@ export const PutIntegrationSettingsBody = z
       .openapi({ description: "Origins (scheme, host, port) connect tokens' success_url and error_url may use; empty allows none" }),
   })
   .openapi('PutIntegrationSettings');
+
+// ---- telephony accounts (API keys) -------------------------------------------------------------------
+
+const TwilioAccountBody = z
+  .strictObject({
+    provider: z.literal('twilio'),
+    account_sid: z.string().regex(/^AC[0-9a-fA-F]{32}$/, 'must be an account SID (AC + 32 hex digits)'),
+    auth_token: z
+      .string()
+      .regex(/^[0-9a-fA-F]{32}$/, 'must be an auth token (32 hex digits)')
+      .openapi({ description: "The account's auth token: places calls and verifies Twilio's signed callbacks; never returned" }),
+    from_number: z
+      .string()
+      .regex(/^\+[1-9]\d{1,14}$/, 'must be an E.164 number')
+      .optional()
+      .openapi({ description: 'Caller id when neither the campaign nor the contact names an agent_number' }),
+  })
+  .openapi('TwilioAccountKeys');
+
+const VapiAccountBody = z
+  .strictObject({
+    provider: z.literal('vapi'),
+    api_key: Uuid.openapi({ description: "The organization's private API key; never returned" }),
+    phone_number_id: Uuid.openapi({ description: 'The Vapi phone number calls are placed from' }),
+  })
+  .openapi('VapiAccountKeys');
+
+export const TelephonyAccountBody = z.discriminatedUnion('provider', [TwilioAccountBody, VapiAccountBody]).openapi('TelephonyAccountKeys', {
+  description: 'The keys of a Twilio or Vapi account; the provider is asked whether they open the account before anything is stored',
+});

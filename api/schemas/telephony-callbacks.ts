@@ -8,8 +8,16 @@ export const TelephonyCallbackAnswer = z.object({ status: z.enum(['accepted', 'i
     'accepted: handed to the organization dispatcher; ignored: the call already shows this event, or it is one the service does not read',
 });
 
+/** The organization's connected account a callback belongs to (absent: the deployment's account). */
+const AccountParam = z.uuid().optional().openapi({
+  description: "The organization's telephony connection that placed the call (written into the URL); absent for the deployment's account",
+});
+
+export const CallbackAccountQuery = z.object({ account: AccountParam });
+
 export const TwilioStatusQuery = z.object({
   key: z.string().min(1).max(200).openapi({ description: 'The attempt key the call was placed with (written into the callback URL)' }),
+  account: AccountParam,
 });
 
 export const TwilioStatusHeaders = z.object({
@@ -34,7 +42,9 @@ export const TwilioStatusForm = z
   .openapi('TwilioStatusCallback', { description: "Twilio's status callback parameters (form-encoded); others are ignored" });
 
 export const VapiHeaders = z.object({
-  'x-vapi-secret': z.string().optional().openapi({ description: "The secret set on the call's assistant server (VAPI_WEBHOOK_SECRET)" }),
+  'x-vapi-secret': z.string().optional().openapi({
+    description: "The secret set on the call's assistant server (the connected account's own, or VAPI_WEBHOOK_SECRET)",
+  }),
 });
 
 // Four such texts, each character up to six bytes as a JSON escape, stay under BODY_LIMIT_BYTES (5 MiB): a body

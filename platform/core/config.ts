@@ -132,6 +132,9 @@ const schema = z.object({
   SIP_HOST: z.string().min(1).default('sip.localhost'),
   // Campaigns: the dialer, its signed call-event callback and the per-organization dispatcher.
   DIALER: z.enum(['simulated', 'twilio', 'vapi']).default('simulated'),
+  // An organization with no telephony account of its own (Integrations) and no DIALER account calls through
+  // the simulated dialer only where this allows it; elsewhere its calls fail with `no_telephony_account`.
+  DIALER_SIMULATED_ALLOWED: bool.default(true),
   DIALER_SIMULATED_LATENCY_MS: intIn(0, 3_600_000).default(3000),
   DIALER_SIMULATED_OUTCOMES: z
     .string()

@@ -18,7 +18,8 @@ import {
 } from '../../domain/campaign-schedule';
 import { isFinalCallStatus, type CallEvent } from '../../domain/campaigns';
 import type { Config } from '../../platform/core/config';
-import { CallRejected, createDialer } from '../../platform/adapters/dialers/dialer';
+import { isAccountRefusal } from '../../platform/adapters/dialers/accounts';
+import { CallRejected, createConfiguredSimulatedDialer, createProviderDialer, type Dialer } from '../../platform/adapters/dialers/dialer';
 import {
   callEventsSignal,
   campaignDispatcherRef,
@@ -29,6 +30,7 @@ import {
   type DispatcherInput,
 } from '../../workflows/campaign-messages';
 import type { ServiceDeps } from '../deps';
+import { cachedTelephonyOf, markTelephonyRefused } from '../integrations/telephony-accounts';
 import { signalWithStart } from '../workflow-client';
 import { concurrencyLimit } from './concurrency';
 
@@ -134,16 +136,26 @@ async function recordCallEvents(sql: Sql, orgId: string, events: CallEvent[]): P
   });
 }
 
+/** Where an organization without a usable account sends its calls: nowhere, each attempt failed with the reason. */
+const refusingDialer = (reason: string): Dialer => ({
+  name: 'none',
+  placeCall: async () => {
+    throw new CallRejected(reason);
+  },
+  reconcile: async () => [],
+});
+
 /**
- * The dispatcher's cycle with the dialer it places calls through, built once per worker. The
- * simulated dialer reports outcomes from its timers through `workerClient`: the worker's own
- * Temporal client, known once an activity has run.
+ * The dispatcher's cycle, built once per worker, with the dialer of each organization's account
+ * (services/integrations/telephony-accounts.ts): its own, the deployment's, or the simulated one. The
+ * simulated dialer reports outcomes from its timers through `workerClient`: the worker's own Temporal
+ * client, known once an activity has run.
  */
 export function createDispatchCycle(deps: Pick<ServiceDeps, 'sql' | 'config' | 'logger'>, workerClient: () => Client | undefined) {
   const { sql, config, logger } = deps;
-  const dialer = createDialer(config, {
+  const providerCalls = providerCallStore(sql);
+  const simulated = createConfiguredSimulatedDialer(config, {
     simulatedCalls: simulatedCallStore(sql),
-    providerCalls: providerCallStore(sql),
     logger,
     sink: async (orgId, events) => {
       const client = workerClient();
@@ -151,6 +163,17 @@ export function createDispatchCycle(deps: Pick<ServiceDeps, 'sql' | 'config' | '
       await signalDispatcher({ temporal: client, config }, orgId, events);
     },
   });
+
+  /** The organization's dialer now, and the connection whose keys it uses (null: none of the organization's). */
+  async function dialerOf(orgId: string): Promise<{ dialer: Dialer; connectionId: string | null }> {
+    const telephony = await cachedTelephonyOf(deps, orgId);
+    if (telephony.kind === 'simulated') return { dialer: simulated, connectionId: null };
+    if (telephony.kind === 'none') return { dialer: refusingDialer(telephony.reason), connectionId: null };
+    return {
+      dialer: createProviderDialer(config, telephony.account, { providerCalls, logger }),
+      connectionId: telephony.account.connectionId,
+    };
+  }
 
   /** Takes free slots for due contacts, in priority order, inside each contact's calling window. */
   async function claim(orgId: string): Promise<{ freeSlots: number; more: boolean }> {
@@ -222,6 +245,7 @@ export function createDispatchCycle(deps: Pick<ServiceDeps, 'sql' | 'config' | '
     const dialed: { id: string; key: string }[] = [];
     const rejected: CallEvent[] = [];
     let transient: unknown;
+    const { dialer, connectionId } = await dialerOf(orgId);
     await eachLimited(targets, DIAL_PARALLELISM, async (t) => {
       const key = attemptKey(t.campaign_id, t.id, t.attempts);
       if (!t.agent_id || missing.has(t.agent_id)) {
@@ -246,7 +270,11 @@ export function createDispatchCycle(deps: Pick<ServiceDeps, 'sql' | 'config' | '
         dialed.push({ id: t.id, key });
       } catch (err) {
         if (err instanceof CallRejected) rejected.push(failedEvent(key, err.message));
-        else transient ??= err;
+        else if (connectionId && isAccountRefusal(err)) {
+          // The organization's own keys were refused: nothing rings until it puts new ones.
+          await markTelephonyRefused(deps, orgId, connectionId, (err as Error).message);
+          rejected.push(failedEvent(key, `telephony_account_refused: ${(err as Error).message}`.slice(0, 500)));
+        } else transient ??= err;
       }
       heartbeat();
     });
@@ -260,6 +288,7 @@ export function createDispatchCycle(deps: Pick<ServiceDeps, 'sql' | 'config' | '
   async function sweep(orgId: string): Promise<string[]> {
     const ringing = await contacts.callsDialedBefore(sql, orgId, new Date(Date.now() - 1000));
     if (!ringing.length) return [];
+    const { dialer } = await dialerOf(orgId);
     const recovered = await dialer.reconcile(
       orgId,
       ringing.map((c) => attemptKey(c.campaign_id, c.id, c.attempts)),

@@ -6,11 +6,13 @@ import { verifyTwilioSignature } from '../../platform/adapters/dialers/twilio-si
 import { verifyVapiSecret } from '../../platform/adapters/dialers/vapi-signature';
 import { vapiEvent, type VapiCallReport } from '../../platform/adapters/dialers/vapi-status';
 import type { ServiceDeps } from '../deps';
+import { callbackAccount } from '../integrations/telephony-accounts';
 import { signalDispatcher } from './dispatch';
 
 // The providers' own signed callbacks (Twilio status callbacks, Vapi server messages), verified as each
 // provider signs them and handed to the organization's dispatcher as call events, like
-// POST /campaign/call-events. A forged one is 401; a genuine one older than
+// POST /campaign/call-events; each verified with the account that placed the call (an organization's
+// connected account, named by `account` in the URL, or the deployment's). A forged one is 401; a genuine one older than
 // TELEPHONY_CALLBACK_MAX_AGE_SECONDS (a replay) is 403; one whose event the call already shows (a
 // duplicate, or progress behind what is recorded) is acknowledged and changes nothing.
 
@@ -27,10 +29,13 @@ function assertFresh(deps: Pick<ServiceDeps, 'config'>, sentAt: number | null): 
     throw forbiddenAction('Callback too old: its timestamp is outside the accepted window');
 }
 
-/** Hands the event to the dispatcher unless the call already shows it (or a later one). */
-async function apply(deps: Deps, provider: string, key: string, event: CallEvent | null): Promise<CallbackAnswer> {
+/**
+ * Hands the event to the dispatcher unless the call already shows it (or a later one). `orgId`: the
+ * organization whose connected account signed the callback; another organization's call is not found.
+ */
+async function apply(deps: Deps, provider: string, key: string, event: CallEvent | null, orgId: string | null): Promise<CallbackAnswer> {
   const call = await callByKey(deps.sql, key);
-  if (!call) throw notFound('Call not found');
+  if (!call || (orgId && call.org_id !== orgId)) throw notFound('Call not found');
   if (!event) return { status: 'ignored' }; // a status or message the service does not read
   if (event.provider_call_id) await markProviderCallPlaced(deps.sql, provider, event.idempotency_key, event.provider_call_id);
   if (isFinalCallStatus(call.status) || rankOf(event.status) <= rankOf(call.status)) return { status: 'ignored' };
@@ -38,23 +43,40 @@ async function apply(deps: Deps, provider: string, key: string, event: CallEvent
   return { status: 'accepted' };
 }
 
-/** What must hold before a Twilio callback's body is read: Twilio configured (503) and a signature of the right shape (401). */
-export function assertTwilioSigned(deps: Pick<ServiceDeps, 'config'>, signature: string): void {
-  if (deps.config.DIALER !== 'twilio' || !deps.config.TWILIO_AUTH_TOKEN)
+/**
+ * What must hold before a Twilio request's body is read: a signature of the right shape (401), and,
+ * for the deployment's account (no `account` in the URL), Twilio configured (503).
+ */
+export function assertTwilioSigned(deps: Pick<ServiceDeps, 'config'>, signature: string, account: string | undefined): void {
+  if (!account && (deps.config.DIALER !== 'twilio' || !deps.config.TWILIO_AUTH_TOKEN))
     throw unavailable('Twilio callbacks are not configured in this deployment');
   if (!/^[A-Za-z0-9+/]{27}=$/.test(signature)) throw unauthenticated('Invalid X-Twilio-Signature');
+}
+
+/**
+ * A Twilio request signed by the account it names (`account`: an organization's connection, else the
+ * deployment's): the signature over `url` and `params`, and the AccountSid. Returns the organization
+ * the account belongs to (null: the deployment's).
+ */
+export async function verifyTwilioRequest(
+  deps: Pick<ServiceDeps, 'sql' | 'config'>,
+  request: { url: string; params: Record<string, string>; signature: string; account?: string },
+): Promise<string | null> {
+  assertTwilioSigned(deps, request.signature, request.account);
+  const { orgId, account } = await callbackAccount(deps, 'twilio', request.account);
+  if (account.provider !== 'twilio' || !verifyTwilioSignature(account.authToken, request.signature, request.url, request.params))
+    throw unauthenticated('Invalid X-Twilio-Signature');
+  if (request.params.AccountSid !== account.accountSid) throw forbiddenAction('Request of another Twilio account');
+  return orgId;
 }
 
 /** A Twilio status callback: `url` is the full public URL Twilio requested (query included), `params` its form. */
 export async function acceptTwilioStatus(
   deps: Deps,
-  request: { url: string; key: string; params: Record<string, string>; signature: string },
+  request: { url: string; key: string; params: Record<string, string>; signature: string; account?: string },
 ): Promise<CallbackAnswer> {
-  assertTwilioSigned(deps, request.signature);
+  const orgId = await verifyTwilioRequest(deps, request);
   const { params } = request;
-  if (!verifyTwilioSignature(deps.config.TWILIO_AUTH_TOKEN!, request.signature, request.url, params))
-    throw unauthenticated('Invalid X-Twilio-Signature');
-  if (params.AccountSid !== deps.config.TWILIO_ACCOUNT_SID) throw forbiddenAction('Callback of another Twilio account');
   const sentAt = params.Timestamp ? Date.parse(params.Timestamp) : Number.NaN;
   assertFresh(deps, Number.isNaN(sentAt) ? null : sentAt);
   const event = twilioEvent(request.key, {
@@ -67,14 +89,23 @@ export async function acceptTwilioStatus(
     sipResponseCode: params.SipResponseCode,
     errorCode: params.ErrorCode,
   });
-  return apply(deps, 'twilio', request.key, event);
+  return apply(deps, 'twilio', request.key, event, orgId);
 }
 
-/** What must hold before a Vapi message's body is read: Vapi configured (503) and its secret header (401). */
-export function assertVapiSigned(deps: Pick<ServiceDeps, 'config'>, secret: string | undefined): void {
-  if (deps.config.DIALER !== 'vapi' || !deps.config.VAPI_WEBHOOK_SECRET)
-    throw unavailable('Vapi callbacks are not configured in this deployment');
-  if (!verifyVapiSecret(deps.config.VAPI_WEBHOOK_SECRET, secret)) throw unauthenticated('Invalid x-vapi-secret');
+/**
+ * What must hold before a Vapi message's body is read: the secret of the account the URL names (the
+ * organization's connection, else VAPI_WEBHOOK_SECRET: 503 without one), 401 when it differs. Returns
+ * the organization of a connected account (null: the deployment's).
+ */
+export async function verifyVapiSecretOf(
+  deps: Pick<ServiceDeps, 'sql' | 'config'>,
+  secret: string | undefined,
+  account: string | undefined,
+): Promise<string | null> {
+  const { orgId, account: settings } = await callbackAccount(deps, 'vapi', account);
+  if (settings.provider !== 'vapi' || !settings.webhookSecret || !verifyVapiSecret(settings.webhookSecret, secret))
+    throw unauthenticated('Invalid x-vapi-secret');
+  return orgId;
 }
 
 export interface VapiMessage {
@@ -118,12 +149,12 @@ function vapiReport(m: VapiMessage): VapiCallReport | null {
   return null;
 }
 
-/** A Vapi server message (its secret already checked by assertVapiSigned). */
-export async function acceptVapiMessage(deps: Deps, message: VapiMessage): Promise<CallbackAnswer> {
+/** A Vapi server message (its secret already checked by verifyVapiSecretOf, which named `orgId`). */
+export async function acceptVapiMessage(deps: Deps, message: VapiMessage, orgId: string | null): Promise<CallbackAnswer> {
   const sentAt = typeof message.timestamp === 'number' ? message.timestamp : message.timestamp ? Date.parse(message.timestamp) : Number.NaN;
   assertFresh(deps, Number.isNaN(sentAt) ? null : sentAt);
   const key = message.call?.metadata?.idempotency_key;
   if (typeof key !== 'string' || !message.call) throw notFound('Call not found');
   const report = vapiReport(message);
-  return apply(deps, 'vapi', key, report ? vapiEvent(key, report) : null);
+  return apply(deps, 'vapi', key, report ? vapiEvent(key, report) : null, orgId);
 }

@@ -1,5 +1,6 @@
 import * as credentialsDb from '../../db/credentials';
 import * as db from '../../db/integrations';
+import type { Db } from '../../db/client';
 import type { ConnectionRow } from '../../db/integrations';
 import { isDomainError, notFound } from '../../domain/errors';
 import { isInvalidGrant, type ConnectionStatus } from '../../domain/integrations';
@@ -21,13 +22,21 @@ import { catalogOf, clientFor } from './catalog';
 
 export const connectionNotFound = () => notFound('Connection not found');
 
+/** Names of the integrations connected with API keys rather than OAuth (the telephony providers). */
+const API_KEY_NAMES: Record<string, string> = { twilio: 'Twilio', vapi: 'Vapi' };
+
 export function connectionView(row: ConnectionRow, catalog: Map<string, IntegrationProvider>) {
-  const p = catalog.get(row.integration);
+  const p = row.kind === 'oauth' ? catalog.get(row.integration) : undefined;
   return {
     id: row.id,
     organization_id: row.org_id,
     integration: row.integration,
-    provider: { key: row.integration, name: p?.name ?? row.integration, simulated: p?.simulated ?? false },
+    kind: row.kind,
+    provider: {
+      key: row.integration,
+      name: p?.name ?? API_KEY_NAMES[row.integration] ?? row.integration,
+      simulated: p?.simulated ?? false,
+    },
     status: row.status,
     status_reason: row.status_reason,
     external_account_id: row.external_account_id,
@@ -107,6 +116,23 @@ export async function deleteConnection(
 
 // ---- refresh failures --------------------------------------------------------------------------------
 
+/** Tells whoever connected the account (besides any subscribers) that it needs a reconnect, in the caller's transaction. */
+export async function announceNeedsReconnect(tx: Db, orgId: string, moved: ConnectionRow, error: string): Promise<void> {
+  const connector = await db.connectorUserId(tx, orgId, moved.id);
+  await emitEvent(tx, orgId, {
+    event_type: 'integration.needs_reconnect',
+    entity_type: 'integration_connection',
+    entity_id: moved.id,
+    recipient_user_ids: connector ? [connector] : [],
+    payload: {
+      connection_id: moved.id,
+      integration: moved.integration,
+      external_account_label: moved.external_account_label,
+      error: error.slice(0, 500),
+    },
+  });
+}
+
 /**
  * A refresh the provider refused with `invalid_grant` moves the connection to needs_reconnect and
  * emits `integration.needs_reconnect` in the refresh's own transaction; its schedule is paused (a
@@ -121,20 +147,7 @@ onRefreshFailure(async (tx, deps, orgId, credentialId, error) => {
     'The provider refused the refresh token (invalid_grant): reconnect the account',
   );
   if (!moved) return;
-  // Whoever connected the account hears of it without subscribing first (besides any subscribers).
-  const connector = await db.connectorUserId(tx, orgId, moved.id);
-  await emitEvent(tx, orgId, {
-    event_type: 'integration.needs_reconnect',
-    entity_type: 'integration_connection',
-    entity_id: moved.id,
-    recipient_user_ids: connector ? [connector] : [],
-    payload: {
-      connection_id: moved.id,
-      integration: moved.integration,
-      external_account_label: moved.external_account_label,
-      error: error.slice(0, 500),
-    },
-  });
+  await announceNeedsReconnect(tx, orgId, moved, error);
   const credential = await credentialsDb.getCredential(tx, orgId, credentialId, { lock: true });
   if (credential && credential.refresh_policy.type !== 'manual') {
     await credentialsDb.updateCredential(

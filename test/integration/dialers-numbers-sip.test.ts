@@ -328,7 +328,7 @@ describe('simulated dialer', () => {
   it('answers 503 to an import, saying no provider is configured', async () => {
     const res = await ctx.request('POST', '/core/phone-numbers/import', { token: t.session });
     expect(res.status).toBe(503);
-    expect(res.body.detail).toMatch(/No telephony provider is configured \(DIALER=simulated\)/);
+    expect(res.body.detail).toMatch(/^No telephony account: connect one/);
   });
 
   it('declares every status of the new operations', async () => {

@@ -209,6 +209,11 @@ const BODIES: Record<string, unknown> = {
   'PATCH /knowledge-base/datasets/{dataset_id}': { name: 'x' },
   'PATCH /intelligence/icp-profiles/{profile_id}': { name: 'x' },
   'PATCH /workflow/credentials/{credential_id}': { name: 'x' },
+  'PUT /integrations/telephony-accounts/{connection_id}': {
+    provider: 'vapi',
+    api_key: '018f0000-0000-7000-8000-000000000001',
+    phone_number_id: '018f0000-0000-7000-8000-000000000002',
+  },
   'PATCH /outreach/mailboxes/{mailbox_id}': { daily_limit: 10 },
   'PATCH /outreach/sequencer/sequences/{sequence_id}': { name: 'x' },
   'POST /outreach/sequencer/sequences/{sequence_id}/enrollments': { contact_ids: ['018f0000-0000-7000-8000-000000000000'] },

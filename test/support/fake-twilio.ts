@@ -15,12 +15,15 @@ import { callHold } from './call-hold';
 // PageToken, next_page_uri relative to the API's host) and SIP domains (create form-encoded with a
 // DomainName ending in .sip.twilio.com, unique; list; delete, 404 for an unknown sid), with `faults`
 // to make either answer a 5xx or never answer; `callSipDomain` plays Twilio asking the domain's
-// VoiceUrl for TwiML, signed as Twilio signs it.
+// VoiceUrl for TwiML, signed as Twilio signs it. More accounts than the first (`addAccount`), each with its
+// own auth token (rotatable: the old one is refused at once), calls, numbers and domains, and the account
+// resource (`GET /2010-04-01/Accounts/{sid}.json`).
 
 export type TwilioScript = 'answered' | 'busy' | 'no-answer' | 'machine' | 'failed' | 'lost' | 'reject' | 'drop';
 
 export interface FakeTwilioCall {
   sid: string;
+  accountSid: string;
   to: string;
   from: string;
   twiml: string;
@@ -43,6 +46,7 @@ export interface FakeTwilioNumber {
 
 export interface FakeSipDomain {
   sid: string;
+  accountSid: string;
   domainName: string;
   friendlyName: string | null;
   voiceUrl: string | null;
@@ -74,7 +78,9 @@ const rfc2822 = (d: Date) => d.toUTCString().replace('GMT', '+0000');
 
 export async function startFakeTwilio(options: { stepMs?: number; script?: (to: string) => TwilioScript } = {}) {
   const accountSid = `AC${crypto.randomBytes(16).toString('hex')}`;
-  const authToken = crypto.randomBytes(16).toString('hex');
+  const newToken = () => crypto.randomBytes(16).toString('hex');
+  const accounts = new Map<string, { token: string; friendlyName: string; status: string; numbers: FakeTwilioNumber[] }>();
+  const tokenOf = (sid: string) => accounts.get(sid)!.token;
   const stepMs = options.stepMs ?? 50;
   const scripts = new Map<string, TwilioScript>();
   const calls = new Map<string, FakeTwilioCall>();
@@ -83,6 +89,7 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
   const callbacks: SentCallback[] = [];
   const requests = { creates: 0, fetches: 0, lists: 0, unauthorized: 0, invalid: 0, numberPages: 0, domainCreates: 0, domainDeletes: 0 };
   const numbers: FakeTwilioNumber[] = [];
+  accounts.set(accountSid, { token: newToken(), friendlyName: 'Primary account', status: 'active', numbers });
   const domains = new Map<string, FakeSipDomain>();
   const faults: { numbers?: TwilioFault; createDomain?: TwilioFault; deleteDomain?: TwilioFault } = {};
   let active = 0;
@@ -98,7 +105,7 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
 
   const resource = (c: FakeTwilioCall) => ({
     sid: c.sid,
-    account_sid: accountSid,
+    account_sid: c.accountSid,
     to: c.to,
     from: c.from,
     status: c.status,
@@ -110,13 +117,13 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
     start_time: c.startedAt ? rfc2822(c.startedAt) : null,
     end_time: c.endedAt ? rfc2822(c.endedAt) : null,
     api_version: '2010-04-01',
-    uri: `/2010-04-01/Accounts/${accountSid}/Calls/${c.sid}.json`,
+    uri: `/2010-04-01/Accounts/${c.accountSid}/Calls/${c.sid}.json`,
   });
 
   async function sendCallback(c: FakeTwilioCall, event: string, sequence: number): Promise<void> {
     if (!c.statusCallback || (event !== 'completed' && !c.events.includes(event))) return;
     const params: Record<string, string> = {
-      AccountSid: accountSid,
+      AccountSid: c.accountSid,
       ApiVersion: '2010-04-01',
       CallSid: c.sid,
       CallStatus: c.status,
@@ -134,7 +141,7 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
       params.CallDuration = String(c.duration ?? 0);
       params.Duration = String(Math.ceil((c.duration ?? 0) / 60));
     }
-    const signature = signTwilio(authToken, c.statusCallback, params);
+    const signature = signTwilio(tokenOf(c.accountSid), c.statusCallback, params);
     const sent: SentCallback = { url: c.statusCallback, params, signature, answered: 0 };
     callbacks.push(sent);
     try {
@@ -213,12 +220,20 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
     const [user, pass] = Buffer.from(auth.replace(/^Basic /, ''), 'base64')
       .toString()
       .split(':');
-    const base = `/2010-04-01/Accounts/${accountSid}`;
-    if (!auth.startsWith('Basic ') || user !== accountSid || pass !== authToken || !url.pathname.startsWith(base)) {
+    const sid = /^\/2010-04-01\/Accounts\/(AC[0-9a-f]{32})(?:\.json$|\/)/.exec(url.pathname)?.[1] ?? '';
+    const account = accounts.get(sid);
+    if (!auth.startsWith('Basic ') || !account || user !== sid || pass !== account.token) {
       requests.unauthorized++;
       return error(res, 401, 20003, 'Authenticate');
     }
+    const base = `/2010-04-01/Accounts/${sid}`;
     const path = url.pathname.slice(base.length);
+    if (req.method === 'GET' && path === '.json') {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      return res.end(
+        JSON.stringify({ sid, friendly_name: account.friendlyName, status: account.status, type: 'Full', uri: `${base}.json` }),
+      );
+    }
     if (req.method === 'POST' && path === '/Calls.json') {
       if (!/^application\/x-www-form-urlencoded/.test(req.headers['content-type'] ?? ''))
         return error(res, 400, 20001, 'Invalid content type');
@@ -251,6 +266,7 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
       createsByNumber.set(to, (createsByNumber.get(to) ?? 0) + 1);
       const call: FakeTwilioCall = {
         sid: `CA${crypto.randomBytes(16).toString('hex')}`,
+        accountSid: sid,
         to,
         from,
         twiml,
@@ -278,7 +294,7 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
       const to = url.searchParams.get('To');
       const from = url.searchParams.get('From');
       const list = [...calls.values()]
-        .filter((c) => (!to || c.to === to) && (!from || c.from === from))
+        .filter((c) => c.accountSid === sid && (!to || c.to === to) && (!from || c.from === from))
         .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
         .slice(0, Number(url.searchParams.get('PageSize') ?? 50));
       res.writeHead(200, { 'Content-Type': 'application/json' });
@@ -292,7 +308,7 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
       const page = Number(url.searchParams.get('Page') ?? 0);
       const token = url.searchParams.get('PageToken');
       if (page > 0 && token !== `PN${page}`) return error(res, 400, 20001, 'Invalid PageToken');
-      const sorted = [...numbers].sort((a, b) => a.sid.localeCompare(b.sid));
+      const sorted = [...account.numbers].sort((a, b) => a.sid.localeCompare(b.sid));
       const slice = sorted.slice(page * pageSize, (page + 1) * pageSize);
       const uri = (p: number) => `${base}/IncomingPhoneNumbers.json?PageSize=${pageSize}&Page=${p}${p > 0 ? `&PageToken=PN${p}` : ''}`;
       res.writeHead(200, { 'Content-Type': 'application/json' });
@@ -300,7 +316,7 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
         JSON.stringify({
           incoming_phone_numbers: slice.map((n) => ({
             sid: n.sid,
-            account_sid: accountSid,
+            account_sid: sid,
             phone_number: n.phoneNumber,
             friendly_name: n.friendlyName,
             capabilities: { voice: true, sms: true, mms: false, fax: false },
@@ -321,7 +337,7 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
     }
     const domainResource = (d: FakeSipDomain) => ({
       sid: d.sid,
-      account_sid: accountSid,
+      account_sid: d.accountSid,
       domain_name: d.domainName,
       friendly_name: d.friendlyName,
       voice_url: d.voiceUrl,
@@ -353,6 +369,7 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
       requests.domainCreates++;
       const domain: FakeSipDomain = {
         sid: `SD${crypto.randomBytes(16).toString('hex')}`,
+        accountSid: sid,
         domainName,
         friendlyName: form.get('FriendlyName'),
         voiceUrl,
@@ -364,7 +381,7 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
       return res.end(JSON.stringify(domainResource(domain)));
     }
     if (req.method === 'GET' && path === '/SIP/Domains.json') {
-      const list = [...domains.values()];
+      const list = [...domains.values()].filter((d) => d.accountSid === sid);
       res.writeHead(200, { 'Content-Type': 'application/json' });
       return res.end(JSON.stringify({ domains: list.map(domainResource), page: 0, page_size: list.length, next_page_uri: null }));
     }
@@ -372,7 +389,8 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
     if (req.method === 'DELETE' && domainMatch) {
       if (faults.deleteDomain === 'hang') return;
       if (faults.deleteDomain) return error(res, faults.deleteDomain, 20500, 'Internal Server Error');
-      if (!domains.delete(domainMatch[1]!)) return error(res, 404, 20404, 'The requested resource was not found');
+      if (domains.get(domainMatch[1]!)?.accountSid !== sid || !domains.delete(domainMatch[1]!))
+        return error(res, 404, 20404, 'The requested resource was not found');
       requests.domainDeletes++;
       res.writeHead(204);
       return res.end();
@@ -381,7 +399,7 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
     if (req.method === 'GET' && fetchMatch) {
       requests.fetches++;
       const call = calls.get(fetchMatch[1]!);
-      if (!call) return error(res, 404, 20404, 'The requested resource was not found');
+      if (!call || call.accountSid !== sid) return error(res, 404, 20404, 'The requested resource was not found');
       res.writeHead(200, { 'Content-Type': 'application/json' });
       return res.end(JSON.stringify(resource(call)));
     }
@@ -393,7 +411,11 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
   return {
     url: `http://127.0.0.1:${port}`,
     accountSid,
-    authToken,
+    /** The first account's auth token (as rotated). */
+    get authToken() {
+      return tokenOf(accountSid);
+    },
+    tokenOf,
     calls,
     callbacks,
     requests,
@@ -421,12 +443,35 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
       numbers.push(n);
       return n;
     },
+    /** Opens another account (a different customer of Twilio), with its own token, calls, numbers and domains. */
+    addAccount(friendlyName: string) {
+      const sid = `AC${crypto.randomBytes(16).toString('hex')}`;
+      const own: FakeTwilioNumber[] = [];
+      accounts.set(sid, { token: newToken(), friendlyName, status: 'active', numbers: own });
+      return {
+        accountSid: sid,
+        get authToken() {
+          return tokenOf(sid);
+        },
+        numbers: own,
+        addNumber(phoneNumber: string, name = phoneNumber): FakeTwilioNumber {
+          const n = { sid: `PN${crypto.randomBytes(16).toString('hex')}`, phoneNumber, friendlyName: name };
+          own.push(n);
+          return n;
+        },
+      };
+    },
+    /** A new auth token for the account (the old one is refused from now on, as after a rotation in Twilio's console). */
+    rotateToken(sid: string): string {
+      accounts.get(sid)!.token = newToken();
+      return tokenOf(sid);
+    },
     /** Twilio asking the domain's VoiceUrl what to do with a call to sip:<user>@<domain>, signed as Twilio signs it. */
     async callSipDomain(domainSid: string, user: string, options: { signature?: string; accountSid?: string } = {}) {
       const d = domains.get(domainSid);
       if (!d?.voiceUrl) throw new Error(`no domain ${domainSid} with a VoiceUrl`);
       const params: Record<string, string> = {
-        AccountSid: options.accountSid ?? accountSid,
+        AccountSid: options.accountSid ?? d.accountSid,
         ApiVersion: '2010-04-01',
         CallSid: `CA${crypto.randomBytes(16).toString('hex')}`,
         CallStatus: 'ringing',
@@ -438,7 +483,7 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
         method: d.voiceMethod,
         headers: {
           'Content-Type': 'application/x-www-form-urlencoded',
-          'X-Twilio-Signature': options.signature ?? signTwilio(authToken, d.voiceUrl, params),
+          'X-Twilio-Signature': options.signature ?? signTwilio(tokenOf(d.accountSid), d.voiceUrl, params),
           'User-Agent': 'TwilioProxy/1.1',
         },
         body: new URLSearchParams(params).toString(),

@@ -12,7 +12,7 @@ import { callHold } from './call-hold';
 // following the script of its number: answered, busy, no-answer, voicemail, failed, or lost (the
 // end-of-call report and the last status update are never sent). GET /phone-number lists the account's
 // numbers as Vapi does (a JSON array; a SIP number has a sipUri and no number), `faults.numbers` makes it
-// answer a 5xx or never answer.
+// answer a 5xx or never answer; GET /phone-number/{id} reads one (404 when the account has none of that id).
 
 export type VapiScript = 'answered' | 'busy' | 'no-answer' | 'voicemail' | 'failed' | 'lost';
 
@@ -65,7 +65,7 @@ const ENDED: Record<VapiScript, string> = {
 };
 
 export async function startFakeVapi(options: { stepMs?: number; script?: (to: string) => VapiScript } = {}) {
-  const apiKey = crypto.randomUUID();
+  let apiKey = crypto.randomUUID();
   const orgId = crypto.randomUUID();
   const phoneNumberId = crypto.randomUUID();
   const stepMs = options.stepMs ?? 50;
@@ -273,6 +273,13 @@ export async function startFakeVapi(options: { stepMs?: number; script?: (to: st
       res.writeHead(200, { 'Content-Type': 'application/json' });
       return res.end(JSON.stringify(list));
     }
+    const number = /^\/phone-number\/([^/]+)$/.exec(url.pathname);
+    if (req.method === 'GET' && number) {
+      const found = phoneNumbers.find((n) => n.id === number[1]);
+      if (!found) return error(res, 404, 'Phone number not found');
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      return res.end(JSON.stringify(found));
+    }
     const one = /^\/call\/([0-9a-f-]{36})$/.exec(url.pathname);
     if (req.method === 'GET' && one) {
       requests.fetches++;
@@ -288,7 +295,14 @@ export async function startFakeVapi(options: { stepMs?: number; script?: (to: st
 
   return {
     url: `http://127.0.0.1:${port}`,
-    apiKey,
+    get apiKey() {
+      return apiKey;
+    },
+    /** A new private key (the old one is refused from now on). */
+    rotateKey(): string {
+      apiKey = crypto.randomUUID();
+      return apiKey;
+    },
     phoneNumberId,
     calls,
     bodies,

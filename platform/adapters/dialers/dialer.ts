@@ -5,6 +5,7 @@ import type { Logger } from '../../core/logger';
 import { createSimulatedDialer, type SimulatedCallStore } from './simulated';
 import type { CallEventSink, Dialer } from './types';
 import type { ProviderCallStore } from './call-store';
+import type { TelephonyAccountSettings } from './accounts';
 import { createTwilioDialer } from './twilio';
 import { createVapiDialer } from './vapi';
 
@@ -16,47 +17,51 @@ import { createVapiDialer } from './vapi';
 export type { CallEvent, CallStatus } from '../../../domain/campaigns';
 export { CallRejected, type CallEventSink, type CallRequest, type Dialer, type PlacedCall } from './types';
 
-/** The configured dialer; `simulatedCalls` and `providerCalls` are where the simulated and provider ones remember their calls. */
-export function createDialer(
+/** The dialer of a provider account: the organization's own or the deployment's. */
+export function createProviderDialer(
   config: Config,
-  deps: { simulatedCalls: SimulatedCallStore; providerCalls: ProviderCallStore; logger: Logger; sink: CallEventSink },
+  account: TelephonyAccountSettings,
+  deps: { providerCalls: ProviderCallStore; logger: Logger },
 ): Dialer {
-  switch (config.DIALER) {
-    case 'twilio':
-      return createTwilioDialer({
-        baseUrl: config.TWILIO_API_BASE_URL,
-        accountSid: config.TWILIO_ACCOUNT_SID!,
-        authToken: config.TWILIO_AUTH_TOKEN!,
-        fromNumber: config.TWILIO_FROM_NUMBER ?? null,
-        machineDetection: config.TWILIO_MACHINE_DETECTION,
-        callbackBaseUrl: publicBaseUrl(config),
-        sipHost: config.SIP_HOST,
-        timeoutMs: config.DIALER_PROVIDER_TIMEOUT_MS,
-        reconcileAfterMs: config.DIALER_RECONCILE_AFTER_SECONDS * 1000,
-        calls: deps.providerCalls,
-        logger: deps.logger,
-      });
-    case 'vapi':
-      return createVapiDialer({
-        baseUrl: config.VAPI_API_BASE_URL,
-        apiKey: config.VAPI_API_KEY!,
-        phoneNumberId: config.VAPI_PHONE_NUMBER_ID!,
-        webhookSecret: config.VAPI_WEBHOOK_SECRET!,
-        callbackBaseUrl: publicBaseUrl(config),
-        timeoutMs: config.DIALER_PROVIDER_TIMEOUT_MS,
-        reconcileAfterMs: config.DIALER_RECONCILE_AFTER_SECONDS * 1000,
-        calls: deps.providerCalls,
-        logger: deps.logger,
-      });
-    case 'simulated':
-      return createSimulatedDialer({
-        calls: deps.simulatedCalls,
-        logger: deps.logger,
-        latencyMs: config.DIALER_SIMULATED_LATENCY_MS,
-        outcomes: parseOutcomeWeights(config.DIALER_SIMULATED_OUTCOMES),
-        sink: deps.sink,
-      });
-  }
+  const common = {
+    callbackBaseUrl: publicBaseUrl(config),
+    connectionId: account.connectionId,
+    timeoutMs: config.DIALER_PROVIDER_TIMEOUT_MS,
+    reconcileAfterMs: config.DIALER_RECONCILE_AFTER_SECONDS * 1000,
+    calls: deps.providerCalls,
+    logger: deps.logger,
+  };
+  if (account.provider === 'twilio')
+    return createTwilioDialer({
+      ...common,
+      baseUrl: config.TWILIO_API_BASE_URL,
+      accountSid: account.accountSid,
+      authToken: account.authToken,
+      fromNumber: account.fromNumber,
+      machineDetection: config.TWILIO_MACHINE_DETECTION,
+      sipHost: config.SIP_HOST,
+    });
+  return createVapiDialer({
+    ...common,
+    baseUrl: config.VAPI_API_BASE_URL,
+    apiKey: account.apiKey,
+    phoneNumberId: account.phoneNumberId,
+    webhookSecret: account.webhookSecret,
+  });
+}
+
+/** The built-in simulated dialer (no provider; outcomes drawn from DIALER_SIMULATED_OUTCOMES). */
+export function createConfiguredSimulatedDialer(
+  config: Config,
+  deps: { simulatedCalls: SimulatedCallStore; logger: Logger; sink: CallEventSink },
+): Dialer {
+  return createSimulatedDialer({
+    calls: deps.simulatedCalls,
+    logger: deps.logger,
+    latencyMs: config.DIALER_SIMULATED_LATENCY_MS,
+    outcomes: parseOutcomeWeights(config.DIALER_SIMULATED_OUTCOMES),
+    sink: deps.sink,
+  });
 }
 
 /** `completed:0.8,no_answer:0.2` → weighted outcomes (config validates the shape). */

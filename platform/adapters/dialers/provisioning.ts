@@ -1,4 +1,5 @@
 import { publicBaseUrl, type Config } from '../../core/config';
+import { withAccount, type TelephonyAccountSettings } from './accounts';
 import { exchange, ProviderError, type ProviderResponse } from './http';
 
 // The telephony account's inventory, beside the calls: the phone numbers it owns, and the SIP
@@ -11,8 +12,11 @@ import { exchange, ProviderError, type ProviderResponse } from './http';
 /** Where Twilio asks, for a call to an agent's SIP domain, what to do (the agent id in the path). */
 export const TWILIO_SIP_VOICE_PATH = '/telephony/twilio/agents/{agent_id}/voice';
 
-export const twilioSipVoiceUrl = (callbackBaseUrl: string, agentId: string): string =>
-  `${callbackBaseUrl.replace(/\/+$/, '')}${TWILIO_SIP_VOICE_PATH.replace('{agent_id}', encodeURIComponent(agentId))}`;
+export const twilioSipVoiceUrl = (callbackBaseUrl: string, agentId: string, connectionId: string | null = null): string =>
+  withAccount(
+    `${callbackBaseUrl.replace(/\/+$/, '')}${TWILIO_SIP_VOICE_PATH.replace('{agent_id}', encodeURIComponent(agentId))}`,
+    connectionId,
+  );
 
 /** The SIP domain of an agent at Twilio (unique per agent; Twilio's domain names are global). */
 export const twilioSipDomainName = (agentId: string): string => `agent-${agentId.toLowerCase()}.sip.twilio.com`;
@@ -50,22 +54,19 @@ function fail(response: ProviderResponse, what: string): never {
 
 const ok = (r: ProviderResponse) => r.status >= 200 && r.status < 300;
 
-/** The configured provider's account, or null with the simulated dialer. */
-export function telephonyAccount(config: Config): TelephonyAccount | null {
-  switch (config.DIALER) {
-    case 'twilio':
-      return twilioAccount({
-        baseUrl: config.TWILIO_API_BASE_URL,
-        accountSid: config.TWILIO_ACCOUNT_SID!,
-        authToken: config.TWILIO_AUTH_TOKEN!,
-        callbackBaseUrl: publicBaseUrl(config),
-        timeoutMs: config.DIALER_PROVIDER_TIMEOUT_MS,
-      });
-    case 'vapi':
-      return vapiAccount({ baseUrl: config.VAPI_API_BASE_URL, apiKey: config.VAPI_API_KEY!, timeoutMs: config.DIALER_PROVIDER_TIMEOUT_MS });
-    case 'simulated':
-      return null;
-  }
+/** The inventory of a provider account (the organization's own or the deployment's); null for none. */
+export function telephonyAccount(config: Config, account: TelephonyAccountSettings | null): TelephonyAccount | null {
+  if (!account) return null;
+  if (account.provider === 'twilio')
+    return twilioAccount({
+      baseUrl: config.TWILIO_API_BASE_URL,
+      accountSid: account.accountSid,
+      authToken: account.authToken,
+      callbackBaseUrl: publicBaseUrl(config),
+      connectionId: account.connectionId,
+      timeoutMs: config.DIALER_PROVIDER_TIMEOUT_MS,
+    });
+  return vapiAccount({ baseUrl: config.VAPI_API_BASE_URL, apiKey: account.apiKey, timeoutMs: config.DIALER_PROVIDER_TIMEOUT_MS });
 }
 
 interface TwilioIncomingNumber {
@@ -84,6 +85,7 @@ export function twilioAccount(options: {
   accountSid: string;
   authToken: string;
   callbackBaseUrl: string;
+  connectionId: string | null;
   timeoutMs: number;
 }): TelephonyAccount {
   const root = options.baseUrl.replace(/\/+$/, '');
@@ -132,7 +134,7 @@ export function twilioAccount(options: {
       const form = new URLSearchParams({
         DomainName: domainName,
         FriendlyName: `Agent ${agentId}`,
-        VoiceUrl: twilioSipVoiceUrl(options.callbackBaseUrl, agentId),
+        VoiceUrl: twilioSipVoiceUrl(options.callbackBaseUrl, agentId, options.connectionId),
         VoiceMethod: 'POST',
       });
       const response = await exchange(

@@ -3,6 +3,7 @@ import type { Logger } from '../../core/logger';
 import type { ProviderCall, ProviderCallStore } from './call-store';
 import { exchange, expectOk, isRequestRefusal, type ProviderResponse } from './http';
 import { reconcileCalls } from './reconcile';
+import { withAccount } from './accounts';
 import { twilioEvent } from './twilio-status';
 
 // Twilio Programmable Voice (REST API 2010-04-01): a call is `POST /Accounts/{AccountSid}/Calls.json`,
@@ -24,6 +25,8 @@ export interface TwilioDialerOptions {
   machineDetection: 'Enable' | 'DetectMessageEnd' | 'off';
   /** The service's public base URL, which Twilio calls back. */
   callbackBaseUrl: string;
+  /** The organization's connection the account is (null: the deployment's account); named in callback URLs. */
+  connectionId: string | null;
   sipHost: string;
   timeoutMs: number;
   /** A call is read back by reconcile() only once it is this old. */
@@ -48,8 +51,8 @@ const NUMBER_ERRORS = new Set([13223, 13224, 13225, 13226, 13227, 21210, 21211, 
 const escapeXml = (text: string) =>
   text.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!);
 
-export function twilioStatusCallbackUrl(callbackBaseUrl: string, key: string): string {
-  return `${callbackBaseUrl.replace(/\/+$/, '')}${TWILIO_STATUS_PATH}?key=${encodeURIComponent(key)}`;
+export function twilioStatusCallbackUrl(callbackBaseUrl: string, key: string, connectionId: string | null = null): string {
+  return withAccount(`${callbackBaseUrl.replace(/\/+$/, '')}${TWILIO_STATUS_PATH}?key=${encodeURIComponent(key)}`, connectionId);
 }
 
 /** The TwiML of an answered call: bridge the callee to the agent's SIP address, with the attempt key as a SIP header. */
@@ -116,7 +119,7 @@ export function createTwilioDialer(options: TwilioDialerOptions): Dialer {
         To: request.to,
         From: from,
         Twiml: agentTwiml(request.agent_id, options.sipHost, request.idempotency_key),
-        StatusCallback: twilioStatusCallbackUrl(options.callbackBaseUrl, request.idempotency_key),
+        StatusCallback: twilioStatusCallbackUrl(options.callbackBaseUrl, request.idempotency_key, options.connectionId),
         StatusCallbackMethod: 'POST',
       });
       for (const event of ['initiated', 'ringing', 'answered', 'completed']) form.append('StatusCallbackEvent', event);

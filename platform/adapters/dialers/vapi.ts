@@ -4,6 +4,7 @@ import type { Logger } from '../../core/logger';
 import type { ProviderCall, ProviderCallStore } from './call-store';
 import { exchange, expectOk, isRequestRefusal, type ProviderResponse } from './http';
 import { reconcileCalls } from './reconcile';
+import { withAccount } from './accounts';
 import { renderVapiAssistant } from './vapi-assistant';
 import { vapiEvent } from './vapi-status';
 
@@ -21,6 +22,8 @@ export interface VapiDialerOptions {
   phoneNumberId: string;
   webhookSecret: string;
   callbackBaseUrl: string;
+  /** The organization's connection the account is (null: the deployment's account); named in the server URL. */
+  connectionId: string | null;
   timeoutMs: number;
   reconcileAfterMs: number;
   calls: ProviderCallStore;
@@ -68,7 +71,7 @@ export function createVapiDialer(options: VapiDialerOptions): Dialer {
   const { calls, logger } = options;
   const base = options.baseUrl.replace(/\/+$/, '');
   const headers = { Authorization: `Bearer ${options.apiKey}`, Accept: 'application/json' };
-  const serverUrl = `${options.callbackBaseUrl.replace(/\/+$/, '')}${VAPI_EVENTS_PATH}`;
+  const serverUrl = withAccount(`${options.callbackBaseUrl.replace(/\/+$/, '')}${VAPI_EVENTS_PATH}`, options.connectionId);
 
   const get = (path: string, what: string) => exchange(`${base}${path}`, { method: 'GET', headers }, options.timeoutMs, what);
 
