@@ -32,7 +32,7 @@ export const sipView = (sip: SipEndpointRow | undefined) => ({
   provider_id: sip?.provider_id ?? null,
 });
 
-function deploymentView(deps: Pick<ServiceDeps, 'config'>, sip: SipEndpointRow, version: number) {
+function deploymentView(deps: Pick<ServiceDeps, 'config'>, sip: SipEndpointRow, version: number, connectionId: string | null) {
   const provisioned = sip.state === 'active';
   const note = !provisioned
     ? sip.provider === 'vapi'
@@ -40,7 +40,7 @@ function deploymentView(deps: Pick<ServiceDeps, 'config'>, sip: SipEndpointRow, 
       : SIP_PROVISIONING_NOTE
     : sipTwilioNote(
         sip.provider_id ?? '',
-        twilioSipVoiceUrl(publicBaseUrl(deps.config), sip.agent_id),
+        twilioSipVoiceUrl(publicBaseUrl(deps.config), sip.agent_id, connectionId),
         sipUri(sip.agent_id, deps.config.SIP_HOST),
       );
   return {
@@ -73,7 +73,7 @@ export async function deploySip(deps: Deps, orgId: string, actor: string, agentI
   const existing = await sipEndpoints.getSipEndpoint(sql, orgId, agent.id);
   // A provider's endpoint stands whatever the account is now; a recorded address stands for its own dialer.
   if (existing && (existing.state === 'active' || (existing.state === 'recorded' && existing.provider === provider)))
-    return deploymentView(deps, existing, version);
+    return deploymentView(deps, existing, version, settings?.connectionId ?? null);
 
   const account = telephonyAccount(config, settings);
   if (!account || account.provider === 'vapi') {
@@ -84,7 +84,7 @@ export async function deploySip(deps: Deps, orgId: string, actor: string, agentI
       { sip_uri: sipUri(agent.id, config.SIP_HOST), provider, state: 'recorded' },
       actor,
     );
-    return deploymentView(deps, row, version);
+    return deploymentView(deps, row, version, settings?.connectionId ?? null);
   }
 
   // Twilio: written as provisioning first (never shown deployed), made at Twilio, then active.
@@ -116,7 +116,7 @@ export async function deploySip(deps: Deps, orgId: string, actor: string, agentI
     await undo(deps, settings, made.provider_id);
     throw conflict('The SIP endpoint was removed while it was being deployed');
   }
-  return deploymentView(deps, row, version);
+  return deploymentView(deps, row, version, settings?.connectionId ?? null);
 }
 
 /** Removes a domain made for an endpoint that is not recorded; a failure is logged (it is left at Twilio). */

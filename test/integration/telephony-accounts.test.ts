@@ -180,6 +180,30 @@ describe('telephony accounts of the organizations', () => {
     const imported = await ctx.request('POST', '/core/phone-numbers/import', { token: c.session });
     expect(imported.status, JSON.stringify(imported.body)).toBe(200);
     expect(imported.body.data.map((x: { number: string }) => x.number)).toEqual(['+16285550100']);
+
+    // The agent's SIP domain is made at the organization's own account, and Twilio's calls to it are
+    // verified with that account's token.
+    const version = await ctx.request('POST', `/core/agents/${c.agentId}/versions`, {
+      token: c.session,
+      body: { config: { instructions: 'Hi.' } },
+    });
+    expect(version.status).toBe(200);
+    expect((await ctx.request('POST', `/core/agents/${c.agentId}/versions/1/publish`, { token: c.session, body: {} })).status).toBe(200);
+    const deployed = await ctx.request('POST', `/core/agents/${c.agentId}/deploy-as-sip`, { token: c.session });
+    expect(deployed.status, JSON.stringify(deployed.body)).toBe(200);
+    expect(deployed.body).toMatchObject({ provider: 'twilio', state: 'active' });
+    expect(deployed.body.note).toContain(`account=${cConnection}`);
+    const domain = twilio.domains.get(deployed.body.provider_id)!;
+    expect(domain.accountSid).toBe(second.accountSid);
+    expect(domain.voiceUrl).toContain(`account=${cConnection}`);
+    const call = await twilio.callSipDomain(domain.sid, c.agentId);
+    expect(call.status, call.body).toBe(200);
+    expect(call.body).toContain(`<Sip>sip:${c.agentId}@${SIP_HOST}`);
+    expect(
+      (await twilio.callSipDomain(domain.sid, c.agentId, { signature: signTwilio(twilio.authToken, domain.voiceUrl!, {}) })).status,
+    ).toBe(401);
+    expect((await ctx.request('DELETE', `/core/agents/${c.agentId}/deploy-as-sip`, { token: c.session })).status).toBe(204);
+    expect(twilio.domains.has(domain.sid)).toBe(false);
   });
 
   it("places a Vapi organization's calls with its own key and server secret", { timeout: 120_000 }, async () => {
