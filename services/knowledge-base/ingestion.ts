@@ -112,10 +112,16 @@ async function embedInProcess(config: ServiceDeps['config'], texts: string[]): P
   return { model: embedder.model, vectors };
 }
 
+/** Batches one embedding step takes at most, and the time after which it starts no further batch. */
+const BATCHES_PER_STEP = 8;
+const STEP_BUDGET_MS = 60_000;
+
 /**
- * Embeds up to one batch of the generation's chunks and stores the vectors with the progress count in
- * one transaction; answers how many were embedded (0: all done). A retry (after a worker died) finds
- * only the chunks still without a vector, so no finished batch is embedded twice.
+ * Embeds the generation's chunks still without a vector, batch by batch (EMBEDDINGS_BATCH_SIZE), up to
+ * BATCHES_PER_STEP batches or STEP_BUDGET_MS; answers how many were embedded (0: all done). Each batch's
+ * vectors are stored with the progress count in a transaction of their own, while the embedder already
+ * works on the next batch, so the embedder is not idle during the writes and their HNSW inserts. A retry
+ * (after a worker died) finds only the chunks still without a vector: no stored batch is embedded twice.
  */
 export async function embedBatch(
   deps: Pick<ServiceDeps, 'sql' | 'config'>,
@@ -124,11 +130,33 @@ export async function embedBatch(
   generation: number,
   embedder: Embedder = createEmbedder(deps.config),
 ): Promise<number> {
-  const batch = await kb.chunksWithoutEmbedding(deps.sql, orgId, sourceId, generation, deps.config.EMBEDDINGS_BATCH_SIZE);
-  if (batch.length === 0) return 0;
-  let vectors: number[][];
+  const size = deps.config.EMBEDDINGS_BATCH_SIZE;
+  const pending = await kb.chunksWithoutEmbedding(deps.sql, orgId, sourceId, generation, size * BATCHES_PER_STEP);
+  if (pending.length === 0) return 0;
+  const started = Date.now();
+  let storing: Promise<void> = Promise.resolve();
+  let embedded = 0;
   try {
-    vectors = await embedder.embed(
+    for (let i = 0; i < pending.length && (i === 0 || Date.now() - started < STEP_BUDGET_MS); i += size) {
+      const batch = pending.slice(i, i + size);
+      const vectors = await embedPassages(embedder, batch);
+      await storing; // the previous batch's write, which ran while this batch was embedded
+      storing = storeBatch(deps, orgId, sourceId, embedder.model, batch, vectors);
+      // Handled now, thrown at the next await: a write failing while the next batch embeds is not an unhandled rejection.
+      storing.catch(() => {});
+      embedded += batch.length;
+    }
+    await storing;
+  } catch (error) {
+    await storing.catch(() => {}); // what was already being written finishes (or fails) before the step does
+    throw error;
+  }
+  return embedded;
+}
+
+async function embedPassages(embedder: Embedder, batch: { content: string }[]): Promise<number[][]> {
+  try {
+    return await embedder.embed(
       batch.map((c) => c.content),
       'passage',
     );
@@ -136,16 +164,25 @@ export async function embedBatch(
     if (error instanceof EmbedderError && !error.retryable) throw new PermanentIngestionError(error.message);
     throw error;
   }
-  await deps.sql.begin(async (tx) => {
+}
+
+function storeBatch(
+  deps: Pick<ServiceDeps, 'sql'>,
+  orgId: string,
+  sourceId: string,
+  model: string,
+  batch: { id: string }[],
+  vectors: number[][],
+): Promise<void> {
+  return deps.sql.begin(async (tx) => {
     await kb.storeEmbeddings(
       tx,
       orgId,
-      embedder.model,
+      model,
       batch.map((c, i) => ({ id: c.id, embedding: vectors[i]! })),
     );
     await kb.addEmbedded(tx, orgId, sourceId, batch.length);
   });
-  return batch.length;
 }
 
 /** The new generation becomes the visible one in one transaction: queries see the old chunks or the new, never half. */
