@@ -4,7 +4,9 @@ import { PROJECT_ROOT } from '../platform/core/tools';
 
 /** The worker entry point as a child process; resolves once it polls (it bundles the workflows first). */
 export function startWorker(workerEnv: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'worker', 'main.ts')], {
+  // BENCH_WORKER_CPU_PROF=<dir>: each worker writes a V8 CPU profile there when it stops.
+  const profile = process.env.BENCH_WORKER_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_WORKER_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', path.join(PROJECT_ROOT, 'worker', 'main.ts')], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, ...workerEnv, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
