@@ -94,6 +94,8 @@ describe.skipIf(!executablePath)('the Analytics tab in a browser', () => {
           client: e.clientWidth,
           overflowX: e.ownerDocument.defaultView!.getComputedStyle(e).overflowX,
         }));
+    // The finished answer is laid out again once its conversation is stored: measure after it has a width.
+    await expect.poll(async () => (await box('#answers .msg.assistant')).client, { timeout: 10_000 }).toBeGreaterThan(0);
     // The table's card scrolls sideways within the answer; the answer and its SQL stay within their width.
     const card = await box('#answers .result-card');
     expect(card.overflowX).toBe('auto');

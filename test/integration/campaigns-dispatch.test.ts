@@ -231,6 +231,45 @@ describe('dispatch', () => {
   });
 });
 
+describe('the call on the CRM contact', () => {
+  it('writes the call on the contact data.crm_contact_id names, else on the oldest contact with the number', async () => {
+    const t = await tenantWithAgent(ctx);
+    const crm = async (first_name: string, phone: string) => {
+      const res = await ctx.request('POST', '/contacts', { token: t.session, body: { first_name, phone } });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body.id as string;
+    };
+    const byPhone = await crm('Oldest', '+14155550301');
+    await crm('Newer', '+14155550301');
+    const named = await crm('Named', '+14155550302');
+    const campaign = await createCampaign(ctx, t, {
+      max_attempts: 1,
+      contacts: [
+        // Named by id (another contact has the dialed number): the named one.
+        contact({ phone_numbers: ['+14155550301'], external_id: 'named', data: { crm_contact_id: named } }),
+        // An id that is no uuid, or of no contact: the number decides, and nothing fails.
+        contact({ phone_numbers: ['+14155550301'], external_id: 'garbled', data: { crm_contact_id: 'not-an-id' } }),
+        contact({
+          phone_numbers: ['+14155550301'],
+          external_id: 'unknown',
+          data: { crm_contact_id: '018f0000-0000-7000-8000-0000000000aa' },
+        }),
+        // A number no contact has: no activity.
+        contact({ phone_numbers: ['+14155550399'], external_id: 'nobody' }),
+      ],
+    });
+    await move(ctx, t, campaign.id, 'resume');
+    await waitForStatus(ctx, t, campaign.id, 'completed');
+    const activities = await ctx.deps.sql<{ contact_id: string; type: string; metadata: { outcome: string } }[]>`
+      SELECT contact_id, type, metadata FROM activities WHERE org_id = ${t.orgId} AND type = 'call' ORDER BY contact_id`;
+    const on = (id: string) => activities.filter((a) => a.contact_id === id).length;
+    expect(activities).toHaveLength(3);
+    expect(on(named)).toBe(1);
+    expect(on(byPhone)).toBe(2);
+    expect(activities.every((a) => a.metadata.outcome === 'completed')).toBe(true);
+  });
+});
+
 describe('continue-as-new', () => {
   it('keeps each dispatcher run under its history limit; contacts are read in pages, each dialed once', async () => {
     const t = await tenantWithAgent(ctx);
