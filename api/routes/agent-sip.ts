@@ -32,7 +32,8 @@ export function registerAgentSipRoutes(routes: Routes, deps: AppDeps): void {
     tag: TAG,
     summary: "Expose the agent's published version at a SIP address sip:<agent_id>@<sip_host>",
     description:
-      'With DIALER=twilio, makes a Twilio SIP domain for the agent (`agent-<agent_id>.sip.twilio.com`) whose calls Twilio hands ' +
+      "Through the organization's telephony account (its own, else the deployment's DIALER). " +
+      'With Twilio, makes a Twilio SIP domain for the agent (`agent-<agent_id>.sip.twilio.com`) whose calls Twilio hands ' +
       `to ${TWILIO_SIP_VOICE_PATH}, answered by bridging them to the agent at sip:<agent_id>@<SIP_HOST> as campaign calls are; the ` +
       'address is sip:<agent_id>@<that domain> (`provisioning: "provisioned"`, state `active`). A provider failure is a 502 and ' +
       'leaves nothing recorded. With the simulated dialer it writes the address sip:<agent_id>@<SIP_HOST> and nothing else: this ' +
@@ -46,6 +47,10 @@ export function registerAgentSipRoutes(routes: Routes, deps: AppDeps): void {
       409: { description: 'No version is published, or the endpoint was removed while it was being made', schema: ErrorBody },
       502: {
         description: 'The provider failed or did not answer within DIALER_PROVIDER_TIMEOUT_MS; nothing was recorded',
+        schema: ErrorBody,
+      },
+      503: {
+        description: "The organization's telephony account needs new keys, or it has none where simulated calls are not allowed",
         schema: ErrorBody,
       },
       ...authErrors,
@@ -65,7 +70,11 @@ export function registerAgentSipRoutes(routes: Routes, deps: AppDeps): void {
     responses: {
       204: { description: 'Removed' },
       502: { description: 'The provider failed or did not answer; the endpoint stays', schema: ErrorBody },
-      503: { description: 'The endpoint was made at a provider that is not the configured dialer', schema: ErrorBody },
+      503: {
+        description:
+          "The endpoint was made at another provider than the organization's telephony account now, or the account needs new keys",
+        schema: ErrorBody,
+      },
       ...authErrors,
       ...notFoundError,
       ...validationError,

@@ -27,7 +27,8 @@ export function registerPhoneNumberRoutes(routes: Routes, deps: AppDeps): void {
     method: 'post',
     path: '/core/phone-numbers/import',
     tag: 'Agents',
-    summary: "Import the telephony account's numbers (DIALER=twilio or vapi) into the inventory, upserted by number",
+    summary:
+      "Import the telephony account's numbers (the organization's own, else DIALER=twilio or vapi) into the inventory, upserted by number",
     description:
       "Lists the provider account's numbers (Twilio's IncomingPhoneNumbers, Vapi's phone numbers) and upserts them into the " +
       "organization's inventory by E.164 number: a new number is added, one already there is linked to the provider's id " +
@@ -40,7 +41,10 @@ export function registerPhoneNumberRoutes(routes: Routes, deps: AppDeps): void {
         description: 'The provider failed or did not answer within DIALER_PROVIDER_TIMEOUT_MS; nothing was written',
         schema: ErrorBody,
       },
-      503: { description: 'No telephony provider is configured (DIALER=simulated)', schema: ErrorBody },
+      503: {
+        description: 'No telephony account: none connected by the organization (or one that needs new keys) and none configured',
+        schema: ErrorBody,
+      },
       ...authErrors,
     },
     handler: async ({ auth }) => phoneNumbers.importNumbers(deps, orgOf(auth), actor(auth)),
