@@ -107,7 +107,8 @@ export function registerAgentsRoutes(routes: Routes, deps: AppDeps): void {
       204: { description: 'Deleted' },
       502: { description: "The provider failed to remove the agent's SIP endpoint or did not answer; the agent stays", schema: ErrorBody },
       503: {
-        description: "The agent's SIP endpoint was made at a provider that is not the configured dialer; the agent stays",
+        description:
+          "The agent's SIP endpoint was made at another provider than the organization's telephony account now, or the account needs new keys; the agent stays",
         schema: ErrorBody,
       },
       ...authErrors,
