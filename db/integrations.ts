@@ -117,6 +117,10 @@ export async function pruneConnectTokens(db: Db, orgId: string): Promise<void> {
 
 // ---- connections -----------------------------------------------------------------------------------
 
+/** A connection (`c`) with its credential (`w`), whose last refresh and expiry the connection shows. */
+export const connectionSource = (db: Db) =>
+  db`integration_connections c LEFT JOIN workflow_credentials w ON w.org_id = c.org_id AND w.id = c.credential_id`;
+
 export const connectionColumns = (db: Db) => db`
   c.id, c.org_id, c.integration, c.kind, c.status, c.external_account_id, c.external_account_label, c.granted_scopes, c.end_user_id,
   c.connected_by, c.credential_id, c.status_reason, c.connected_at, c.revoked_at, c.created_at, c.updated_at,
@@ -133,7 +137,7 @@ export async function listConnections(
   const endUser = filters.end_user_id ? db`AND c.end_user_id = ${filters.end_user_id}` : db``;
   return keysetRows<ConnectionRow>(db, {
     select: connectionColumns(db),
-    from: db`integration_connections c LEFT JOIN workflow_credentials w ON w.org_id = c.org_id AND w.id = c.credential_id`,
+    from: connectionSource(db),
     where: db`c.org_id = ${orgId} ${status} ${integration} ${endUser}`,
     at: 'c.created_at',
     id: 'c.id',
@@ -149,8 +153,7 @@ export async function getConnection(
 ): Promise<ConnectionRow | undefined> {
   const lock = options.lock ? db`FOR UPDATE OF c` : db``;
   const [row]: [ConnectionRow?] = await db`
-    SELECT ${connectionColumns(db)}
-    FROM integration_connections c LEFT JOIN workflow_credentials w ON w.org_id = c.org_id AND w.id = c.credential_id
+    SELECT ${connectionColumns(db)} FROM ${connectionSource(db)}
     WHERE c.org_id = ${orgId} AND c.id = ${id} ${lock}`;
   return row;
 }

@@ -2,6 +2,11 @@
 // rules both follow. Pure: shared by the API, the services and the tests.
 
 export const CONNECTION_STATUSES = ['active', 'needs_reconnect', 'revoked'] as const;
+
+/** The integrations connected with an account's API keys rather than OAuth: the telephony providers, by name. */
+export const TELEPHONY_PROVIDER_NAMES = { twilio: 'Twilio', vapi: 'Vapi' } as const;
+export type TelephonyProvider = keyof typeof TELEPHONY_PROVIDER_NAMES;
+export const TELEPHONY_PROVIDERS = Object.keys(TELEPHONY_PROVIDER_NAMES) as TelephonyProvider[];
 export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
 
 /** Connect tokens are `ict_` and 32 random bytes (base64url); only their SHA-256 is stored. */

@@ -245,6 +245,8 @@ export function createDispatchCycle(deps: Pick<ServiceDeps, 'sql' | 'config' | '
     const dialed: { id: string; key: string }[] = [];
     const rejected: CallEvent[] = [];
     let transient: unknown;
+    /** The connection's move to needs_reconnect: one per dial, however many of its lanes the provider refused. */
+    let refusal: Promise<void> | undefined;
     const { dialer, connectionId } = await dialerOf(orgId);
     await eachLimited(targets, DIAL_PARALLELISM, async (t) => {
       const key = attemptKey(t.campaign_id, t.id, t.attempts);
@@ -272,7 +274,8 @@ export function createDispatchCycle(deps: Pick<ServiceDeps, 'sql' | 'config' | '
         if (err instanceof CallRejected) rejected.push(failedEvent(key, err.message));
         else if (connectionId && isAccountRefusal(err)) {
           // The organization's own keys were refused: nothing rings until it puts new ones.
-          await markTelephonyRefused(deps, orgId, connectionId, (err as Error).message);
+          refusal ??= markTelephonyRefused(deps, orgId, connectionId, (err as Error).message);
+          await refusal;
           rejected.push(failedEvent(key, `telephony_account_refused: ${(err as Error).message}`.slice(0, 500)));
         } else transient ??= err;
       }

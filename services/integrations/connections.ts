@@ -3,7 +3,7 @@ import * as db from '../../db/integrations';
 import type { Db } from '../../db/client';
 import type { ConnectionRow } from '../../db/integrations';
 import { isDomainError, notFound } from '../../domain/errors';
-import { isInvalidGrant, type ConnectionStatus } from '../../domain/integrations';
+import { TELEPHONY_PROVIDER_NAMES, isInvalidGrant, type ConnectionStatus, type TelephonyProvider } from '../../domain/integrations';
 import type { IntegrationProvider } from '../../platform/core/oauth-catalog';
 import { revokeToken } from '../../platform/adapters/oauth/client';
 import { refreshScheduleId } from '../../workflows/credential-messages';
@@ -22,9 +22,6 @@ import { catalogOf, clientFor } from './catalog';
 
 export const connectionNotFound = () => notFound('Connection not found');
 
-/** Names of the integrations connected with API keys rather than OAuth (the telephony providers). */
-const API_KEY_NAMES: Record<string, string> = { twilio: 'Twilio', vapi: 'Vapi' };
-
 export function connectionView(row: ConnectionRow, catalog: Map<string, IntegrationProvider>) {
   const p = row.kind === 'oauth' ? catalog.get(row.integration) : undefined;
   return {
@@ -34,7 +31,7 @@ export function connectionView(row: ConnectionRow, catalog: Map<string, Integrat
     kind: row.kind,
     provider: {
       key: row.integration,
-      name: p?.name ?? API_KEY_NAMES[row.integration] ?? row.integration,
+      name: p?.name ?? TELEPHONY_PROVIDER_NAMES[row.integration as TelephonyProvider] ?? row.integration,
       simulated: p?.simulated ?? false,
     },
     status: row.status,

@@ -3,14 +3,13 @@ import * as db from '../../db/integrations';
 import * as telephonyDb from '../../db/telephony-accounts';
 import type { ConnectionRow } from '../../db/integrations';
 import { conflict, invalid, notFound, unauthenticated, unavailable, upstream } from '../../domain/errors';
-import { connectionCredentialName } from '../../domain/integrations';
+import { TELEPHONY_PROVIDER_NAMES as PROVIDER_NAMES, connectionCredentialName, type TelephonyProvider } from '../../domain/integrations';
 import {
   AccountRefused,
   configuredAccount,
   verifyAccount,
   type TelephonyAccountSettings,
   type TelephonyKeys,
-  type TelephonyProvider,
 } from '../../platform/adapters/dialers/accounts';
 import { ProviderError } from '../../platform/adapters/dialers/http';
 import { newId } from '../../platform/core/ids';
@@ -40,7 +39,6 @@ export type OrgTelephony =
   | { kind: 'none'; reason: string };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const PROVIDER_NAMES: Record<TelephonyProvider, string> = { twilio: 'Twilio', vapi: 'Vapi' };
 
 const keysOf = (input: TelephonyAccountInput): TelephonyKeys =>
   input.provider === 'twilio'
@@ -126,7 +124,13 @@ export async function putTelephonyKeys(deps: Deps, orgId: string, actor: string,
     throw conflict(`These keys open another account than ${row.external_account_label}: delete this connection and connect the other`);
   const before = await readCredentialValue(deps, orgId, row.credential_id);
   await setCredentialValue(deps, orgId, row.credential_id, sealedValue(input, before), null, { source: 'input', actor, merge: false });
-  await telephonyDb.reactivateTelephonyConnection(deps.sql, orgId, id, verified.label, actor);
+  await db.reactivateConnection(deps.sql, orgId, id, {
+    externalAccountLabel: verified.label,
+    grantedScopes: [],
+    connectedBy: actor,
+    credentialId: row.credential_id,
+    endUserId: null,
+  });
   forgetTelephony(orgId);
   return view(deps, (await db.getConnection(deps.sql, orgId, id))!);
 }

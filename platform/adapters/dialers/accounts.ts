@@ -1,13 +1,11 @@
 import type { Config } from '../../core/config';
-import { exchange, ProviderError } from './http';
+import { exchange, ProviderError, twilioAuthorization } from './http';
 
 // The telephony account an organization's calls, numbers and SIP endpoints go through: its own,
 // connected through the Integrations area (`connectionId` set), or the deployment's one account from
 // configuration (DIALER=twilio|vapi, `connectionId` null). Callbacks for a connected account carry
 // `account=<connectionId>` in their URL, so the service knows whose secret verifies them before it
 // reads their body.
-
-export type TelephonyProvider = 'twilio' | 'vapi';
 
 export type TelephonyAccountSettings =
   | { provider: 'twilio'; connectionId: string | null; accountSid: string; authToken: string; fromNumber: string | null }
@@ -66,7 +64,7 @@ export async function verifyAccount(config: Config, keys: TelephonyKeys): Promis
   const timeout = config.DIALER_PROVIDER_TIMEOUT_MS;
   if (keys.provider === 'twilio') {
     const url = `${config.TWILIO_API_BASE_URL.replace(/\/+$/, '')}/2010-04-01/Accounts/${keys.account_sid}.json`;
-    const authorization = `Basic ${Buffer.from(`${keys.account_sid}:${keys.auth_token}`).toString('base64')}`;
+    const authorization = twilioAuthorization(keys.account_sid, keys.auth_token);
     const response = await exchange(
       url,
       { method: 'GET', headers: { Authorization: authorization, Accept: 'application/json' } },

@@ -41,6 +41,10 @@ export async function exchange(url: string, init: RequestInit, timeoutMs: number
   return { status: response.status, body };
 }
 
+/** Twilio's Basic authorization: the account SID and its auth token. */
+export const twilioAuthorization = (accountSid: string, authToken: string): string =>
+  `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`;
+
 /** A 4xx that concerns the request itself (not the account, the rate or the provider's health). */
 export const isRequestRefusal = (status: number): boolean => status >= 400 && status < 500 && ![401, 403, 408, 409, 429].includes(status);
 

@@ -1,6 +1,6 @@
 import { publicBaseUrl, type Config } from '../../core/config';
 import { withAccount, type TelephonyAccountSettings } from './accounts';
-import { exchange, ProviderError, type ProviderResponse } from './http';
+import { exchange, ProviderError, twilioAuthorization, type ProviderResponse } from './http';
 
 // The telephony account's inventory, beside the calls: the phone numbers it owns, and the SIP
 // endpoint an agent is reached at. Twilio: IncomingPhoneNumbers (paged by next_page_uri) and one SIP
@@ -91,7 +91,7 @@ export function twilioAccount(options: {
   const root = options.baseUrl.replace(/\/+$/, '');
   const accountPath = `${root}/2010-04-01/Accounts/${options.accountSid}`;
   const headers = {
-    Authorization: `Basic ${Buffer.from(`${options.accountSid}:${options.authToken}`).toString('base64')}`,
+    Authorization: twilioAuthorization(options.accountSid, options.authToken),
     Accept: 'application/json',
   };
   const get = (url: string, what: string) => exchange(url, { method: 'GET', headers }, options.timeoutMs, what);

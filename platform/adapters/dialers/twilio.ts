@@ -1,7 +1,7 @@
 import { CallRejected, type CallRequest, type Dialer, type PlacedCall } from './types';
 import type { Logger } from '../../core/logger';
 import type { ProviderCall, ProviderCallStore } from './call-store';
-import { exchange, expectOk, isRequestRefusal, type ProviderResponse } from './http';
+import { exchange, expectOk, isRequestRefusal, twilioAuthorization, type ProviderResponse } from './http';
 import { reconcileCalls } from './reconcile';
 import { withAccount } from './accounts';
 import { twilioEvent } from './twilio-status';
@@ -71,7 +71,7 @@ export function createTwilioDialer(options: TwilioDialerOptions): Dialer {
   const { calls, logger } = options;
   const accountPath = `${options.baseUrl.replace(/\/+$/, '')}/2010-04-01/Accounts/${options.accountSid}`;
   const headers = {
-    Authorization: `Basic ${Buffer.from(`${options.accountSid}:${options.authToken}`).toString('base64')}`,
+    Authorization: twilioAuthorization(options.accountSid, options.authToken),
     Accept: 'application/json',
   };
 
