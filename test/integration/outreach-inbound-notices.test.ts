@@ -281,6 +281,8 @@ describe('automatic answers', () => {
     // Its time comes: the next step goes out and the enrollment no longer says it waits.
     await ctx.deps.sql`UPDATE outreach_enrollments SET next_send_at = now(), paused_until = now() WHERE id = ${enrollment.id}`;
     await smtp.waitForMail(email, 2, 30_000);
+    // The mail reaches the SMTP server before the step's transaction records it: wait for that commit.
+    await expect.poll(async () => (await enrollmentOf(seq.id, enrollment.id)).status, { timeout: 30_000 }).toBe('completed');
     expect(await enrollmentOf(seq.id, enrollment.id)).toMatchObject({ status: 'completed', paused_until: null, pause_reason: null });
   });
 
