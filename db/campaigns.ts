@@ -23,9 +23,14 @@ export interface CampaignRow {
   created_at: Date;
   updated_at: Date;
   closed_at: Date | null;
+  /** Set at create, cleared by the workflow's first step: the row's workflow start is not yet confirmed. */
+  workflow_pending_since: Date | null;
 }
 
-export type NewCampaign = Omit<CampaignRow, 'status' | 'created_at' | 'updated_at' | 'closed_at' | 'modified_by'>;
+export type NewCampaign = Omit<
+  CampaignRow,
+  'status' | 'created_at' | 'updated_at' | 'closed_at' | 'modified_by' | 'workflow_pending_since'
+>;
 
 export interface ConcurrencySettingsRow {
   org_id: string;
@@ -36,13 +41,8 @@ export interface ConcurrencySettingsRow {
   updated_at: Date;
 }
 
-// Advisory locks, transaction-scoped. A campaign's: held by the create transaction, so the
-// workflow's first activity waits for it to commit or roll back. An organization's dispatch lock:
-// taken exclusively by the dispatcher's claim, shared by writers that add contacts.
-export async function lockCampaign(db: Db, orgId: string, campaignId: string): Promise<void> {
-  await db`SELECT pg_advisory_xact_lock(hashtext('campaign'), hashtext(${`${orgId}:${campaignId}`}))`;
-}
-
+// The organization's dispatch lock (transaction-scoped advisory lock): taken exclusively by the
+// dispatcher's claim, shared by writers that add contacts.
 export async function lockDispatch(db: Db, orgId: string, mode: 'exclusive' | 'shared'): Promise<void> {
   if (mode === 'exclusive') await db`SELECT pg_advisory_xact_lock(hashtext('campaign-dispatch'), hashtext(${orgId}))`;
   else await db`SELECT pg_advisory_xact_lock_shared(hashtext('campaign-dispatch'), hashtext(${orgId}))`;
@@ -51,30 +51,32 @@ export async function lockDispatch(db: Db, orgId: string, mode: 'exclusive' | 's
 export async function insertCampaign(db: Db, orgId: string, c: Omit<NewCampaign, 'org_id'>): Promise<CampaignRow> {
   const [row] = await db<CampaignRow[]>`
     INSERT INTO campaigns (id, org_id, external_id, name, configuration_id, agent_number, priority, agent_id, version,
-                           timezone, calling_window, max_attempts, retry_backoff_seconds, created_by, modified_by)
+                           timezone, calling_window, max_attempts, retry_backoff_seconds, created_by, modified_by,
+                           workflow_pending_since)
     VALUES (${c.id}, ${orgId}, ${c.external_id}, ${c.name}, ${c.configuration_id}, ${c.agent_number}, ${c.priority},
             ${c.agent_id}, ${c.version}, ${c.timezone}, ${db.json(c.calling_window as never)}, ${c.max_attempts},
-            ${c.retry_backoff_seconds}, ${c.created_by}, ${c.created_by})
+            ${c.retry_backoff_seconds}, ${c.created_by}, ${c.created_by}, now())
     RETURNING *`;
   return row!;
 }
 
-/** Whether the campaign id is fenced: its workflow found no row and ended, so the create must not commit it. */
-export async function isFenced(db: Db, orgId: string, campaignId: string): Promise<boolean> {
-  const [row]: [{ fenced: boolean }?] = await db`
-    SELECT EXISTS (SELECT 1 FROM campaign_create_fences WHERE org_id = ${orgId} AND campaign_id = ${campaignId}) AS fenced`;
-  return row!.fenced;
+/**
+ * The workflow's first step: its start is confirmed (the sweep leaves the row), and the stored status is
+ * its own; undefined when the row is gone.
+ */
+export async function confirmWorkflowStarted(db: Db, orgId: string, id: string): Promise<{ status: CampaignStatus } | undefined> {
+  const [row] = await db<{ status: CampaignStatus }[]>`
+    UPDATE campaigns SET workflow_pending_since = NULL WHERE org_id = ${orgId} AND id = ${id} RETURNING status`;
+  return row;
 }
 
-/**
- * Fences a campaign id its workflow found no row for, so a create still in flight cannot write it
- * later; fences past any create's lifetime (an hour) are dropped on the way.
- */
-export async function fenceCampaign(db: Db, orgId: string, campaignId: string): Promise<void> {
-  await db`
-    WITH expired AS (
-      DELETE FROM campaign_create_fences WHERE org_id = ${orgId} AND fenced_at < now() - interval '1 hour')
-    INSERT INTO campaign_create_fences (org_id, campaign_id) VALUES (${orgId}, ${campaignId}) ON CONFLICT DO NOTHING`;
+/** Campaigns, of every organization, whose workflow start has not been confirmed for `olderThanSeconds`. */
+export async function pendingWorkflowStarts(db: Db, olderThanSeconds: number, limit: number): Promise<{ org_id: string; id: string }[]> {
+  return db<{ org_id: string; id: string }[]>`
+    SELECT org_id, id FROM campaigns
+    WHERE workflow_pending_since < now() - make_interval(secs => ${olderThanSeconds})
+    ORDER BY workflow_pending_since
+    LIMIT ${limit}`;
 }
 
 export async function findCampaign(db: Db, orgId: string, id: string): Promise<CampaignRow | undefined> {

@@ -10,24 +10,25 @@ import { z } from 'zod';
 /** The characters String.prototype.trim removes: ECMAScript WhiteSpace and LineTerminator. */
 const TRIMMED = '\\u0009-\\u000d\\u0020\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
 
-/** The pattern of a text of 1 to `max` characters once trimmed. */
-export function trimmedPattern(max: number): string {
+/** The pattern of a text of 1 to `max` characters once trimmed, none of them among `without` (escaped for a class). */
+export function trimmedPattern(max: number, without = ''): string {
   if (!Number.isInteger(max) || max < 1) throw new Error(`trimmedPattern: max must be a positive integer, not ${max}`);
-  const edge = `[^${TRIMMED}\\u0000]`;
-  const middle = max === 1 ? '' : `(?:[^\\u0000]{0,${max - 2}}${edge})?`;
+  const edge = `[^${TRIMMED}\\u0000${without}]`;
+  const middle = max === 1 ? '' : `(?:[^\\u0000${without}]{0,${max - 2}}${edge})?`;
   return `^[${TRIMMED}]*${edge}${middle}[${TRIMMED}]*$`;
 }
 
 /** Text with something besides white space in it (what `text.trim() !== ''` accepts), and no U+0000. */
 export const NOT_BLANK_PATTERN = `^[^\\u0000]*[^${TRIMMED}\\u0000][^\\u0000]*$`;
 
-/** A string trimmed, then 1 to `max` characters; the document says so with trimmedPattern(max). */
-export function trimmedText(max: number) {
+/**
+ * A string trimmed, then 1 to `max` characters; the document says so with trimmedPattern(max). `forbidden`: one
+ * character the text may not hold at all (refused with "must not contain <c>"; the pattern excludes it too).
+ */
+export function trimmedText(max: number, forbidden?: string) {
   // `x-trimmed`: the document drops the raw maxLength the generator writes (api/openapi-registry.ts, finishDocument).
-  return z
-    .string()
-    .trim()
-    .min(1)
-    .max(max)
-    .meta({ pattern: trimmedPattern(max), 'x-trimmed': true });
+  const text = z.string().trim().min(1).max(max);
+  const checked = forbidden ? text.refine((value) => !value.includes(forbidden), `must not contain ${forbidden}`) : text;
+  const inClass = forbidden?.replace(/[\]\\^-]/g, '\\$&');
+  return checked.meta({ pattern: trimmedPattern(max, inClass), 'x-trimmed': true });
 }

@@ -6,6 +6,7 @@ import { createLogger } from '../platform/core/logger';
 import { loadMasterKey } from '../platform/core/secrets';
 import { createConfiguredStorage } from '../platform/adapters/storage';
 import { createTemporalClient } from '../platform/core/temporal';
+import { startPendingStartSweep } from '../services/campaigns/workflow-start';
 import { startOutboxRelay } from '../services/notifications/relay';
 import { activityLogFields } from './activity-log-context';
 import { createWorker } from './create-worker';
@@ -32,12 +33,15 @@ const temporal = createTemporalClient(
 const { worker, connection } = await createWorker({ config, sql, storage, logger, temporal });
 // Hands committed notification events (the outbox) to each organization's actor.
 const notificationRelay = await startOutboxRelay({ sql, temporal, config, logger });
+// Starts the workflows of campaigns whose start after their create was lost.
+const campaignStarts = startPendingStartSweep({ sql, temporal, config, logger });
 logger.info({ task_queue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker polling');
 // Liveness for docker-compose.yml and the chart: DATA_DIR/worker-heartbeat.json, fresh while polling.
 const heartbeat = startHeartbeat(worker, config.dataDir);
 await worker.run();
 heartbeat.stop();
 await notificationRelay.stop();
+await campaignStarts.stop();
 await connection.close();
 await temporal.connection.close().catch(() => {});
 await sql.end({ timeout: 5 });

@@ -75,8 +75,8 @@ export async function campaignWorkflow(input: CampaignWorkflowInput): Promise<Ca
   setHandler(campaignStatusQuery, () => status);
 
   if (!input.status) {
-    // The row is written in the same transaction that started this workflow; a rolled-back create
-    // leaves no row, and the workflow ends quietly.
+    // The create committed the row before starting this workflow; the first step confirms the start,
+    // and a row that is gone ends the workflow quietly.
     const stored = await openCampaign({ campaignId: input.campaignId, orgId: input.orgId });
     if (!stored) return 'missing';
     status = stored;

@@ -38,7 +38,7 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
     method: 'post',
     path: '/campaign/campaigns',
     tag: TAG,
-    summary: 'Create a campaign with its contacts; its workflow starts paused',
+    summary: 'Create a campaign with its contacts; its workflow starts paused, right after the answer',
     auth: MANAGE,
     body: CreateCampaignBody,
     responses: {
@@ -47,7 +47,6 @@ export function registerCampaignRoutes(routes: Routes, deps: AppDeps): void {
       404: { description: 'An agent is not in the organization', schema: ErrorBody },
       409: { description: 'external_id already used in the organization', schema: ErrorBody },
       ...validationError,
-      ...workflowUnavailable,
     },
     handler: async ({ body, auth }) => reply(200, await createCampaign(deps, orgOf(auth), actor(auth), body)),
   });

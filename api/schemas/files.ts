@@ -1,3 +1,4 @@
+import { trimmedText } from '../../domain/trimmed-text';
 import { z } from 'zod';
 import { FILE_STATUSES, MAX_UPLOAD_BYTES } from '../../domain/files';
 import { Uuid, cappedLimit } from './common';
@@ -65,12 +66,7 @@ export const FileList = z.object({ files: z.array(File), limit: z.number().int()
 
 export const DownloadUrl = z.object({ url: z.string(), expires_at: z.string() }).openapi('DownloadUrl');
 
-const FolderName = z
-  .string()
-  .trim()
-  .min(1)
-  .max(255)
-  .refine((name) => !name.includes('/'), 'must not contain /');
+const FolderName = trimmedText(255, '/');
 
 export const Folder = z
   .object({

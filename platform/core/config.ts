@@ -169,6 +169,8 @@ const schema = z.object({
   CAMPAIGN_DEFAULT_CONCURRENCY: intIn(0, 10000).default(10),
   CAMPAIGN_DISPATCH_PAGE_SIZE: intIn(1, 5000).default(500),
   CAMPAIGN_SWEEP_INTERVAL_SECONDS: intIn(1, 3600).default(30),
+  // How long a campaign's workflow start may stay unconfirmed before a worker's sweep makes it.
+  CAMPAIGN_START_SWEEP_SECONDS: intIn(1, 3600).default(10),
   CAMPAIGN_CALL_TIMEOUT_SECONDS: intIn(5, 86400).default(3600),
   CAMPAIGN_HISTORY_LIMIT: intIn(20, 50_000).default(5000),
   // Notifications: the mail transport (files under DATA_DIR/mail without SMTP_URL), digest windows,

@@ -4,14 +4,13 @@ import type { CampaignRow } from '../../db/campaigns';
 import type { Db } from '../../db/client';
 import type { CallingWindow } from '../../domain/campaign-schedule';
 import type { CampaignStatus } from '../../domain/campaigns';
-import { DomainError, notFound } from '../../domain/errors';
+import { notFound } from '../../domain/errors';
 import { newId } from '../../platform/core/ids';
-import { campaignWorkflowId, campaignWorkflowRef } from '../../workflows/campaign-messages';
 import type { ServiceDeps } from '../deps';
 import { CreatedCursor, cursorPage, decodeCursor } from '../pagination';
 import { iso } from '../views';
-import { startWorkflow } from '../workflow-client';
 import { conflictOnUnique } from '../../db/kit/unique';
+import { startCampaignWorkflow } from './workflow-start';
 
 // A campaign's creation (row, contacts and workflow start) and its reads.
 
@@ -69,100 +68,57 @@ export interface NewCampaignInput {
   contacts: NewCampaignContact[];
 }
 
-/** How many ids a create tries when its workflow ran ahead of it and fenced the first (a race of milliseconds). */
-const CREATE_ATTEMPTS = 2;
-
 /**
- * Row, contacts and workflow start, committed only once the start succeeded: a failed start rolls
- * everything back (503, nothing written). Four Postgres round trips, three of them overlapping the
- * start: the start goes out first; meanwhile BEGIN, the campaign's advisory lock, then one pipelined
- * round trip with the agent check, the fence check and the inserts; COMMIT once the start answered. The
- * workflow's first step takes the same lock, so it waits for this transaction; if it ran first, it
- * fenced the id and the create tries again under a new one, starting that workflow only once it holds
- * the lock (`openCampaign`, docs/decisions/campaigns.md).
+ * Row and contacts in one transaction (BEGIN, one pipelined round trip with the agent check and the
+ * inserts, COMMIT), then the workflow's start, which the answer does not wait for: the row is marked
+ * pending until the workflow's first step confirms it, and a start lost here (Temporal unreachable,
+ * this process gone) is made by the campaign's first move or by the workers' sweep
+ * (`workflow-start.ts`, docs/decisions/campaigns.md).
  */
 export async function createCampaign(
   deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config' | 'logger'>,
   orgId: string,
   actor: string,
   input: NewCampaignInput,
-  ids: () => string = newId,
 ) {
+  const id = newId();
   const agents = [...new Set([input.agent_id, ...input.contacts.map((c) => c.agent_id)].filter((a): a is string => !!a))];
-  for (let attempt = 1; ; attempt++) {
-    const id = ids();
-    // A second attempt sends its start only once it holds the lock: its workflow cannot run ahead of it.
-    const row = await createOnce(deps, orgId, actor, input, id, agents, attempt > 1);
-    if (row) {
-      deps.logger.info({ campaignId: id, contacts: input.contacts.length }, 'campaign created');
-      return campaignView(row);
-    }
-    deps.logger.warn({ campaignId: id, attempt }, 'campaign workflow ran ahead of its create; trying a new id');
-    if (attempt >= CREATE_ATTEMPTS) throw new DomainError('unavailable', 'Workflow engine unavailable, try again shortly');
-  }
-}
-
-/** One create under `id`: the stored row, or undefined when the id was fenced (rolled back, nothing written). */
-async function createOnce(
-  deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config'>,
-  orgId: string,
-  actor: string,
-  input: NewCampaignInput,
-  id: string,
-  agents: string[],
-  startAfterLock: boolean,
-): Promise<CampaignRow | undefined> {
-  let started: Promise<unknown> | undefined;
-  const start = () => {
-    started = startWorkflow(deps, campaignWorkflowRef, orgId, { workflowId: campaignWorkflowId(id), args: [{ campaignId: id, orgId }] });
-    // Awaited inside the transaction; this keeps a failure from being unhandled when BEGIN fails first.
-    started.catch(() => {});
-  };
-  if (!startAfterLock) start();
-  const fenced = new Error('campaign id fenced by its workflow');
-  const row = await deps.sql
-    .begin(async (tx) => {
-      // The lock first, before the contacts' rows are built (CPU time in which the workflow could run ahead).
-      await campaigns.lockCampaign(tx, orgId, id);
-      if (startAfterLock) start();
-      // One round trip: postgres.js pipelines statements issued together on the transaction's connection.
-      const [missing, isFenced, inserted, stored] = await Promise.allSettled([
-        campaigns.missingAgents(tx, orgId, agents),
-        campaigns.isFenced(tx, orgId, id),
-        campaigns.insertCampaign(tx, orgId, {
-          id,
-          external_id: input.external_id ?? null,
-          name: input.name,
-          configuration_id: input.configuration_id ?? null,
-          agent_number: input.agent_number ?? null,
-          priority: input.priority,
-          agent_id: input.agent_id ?? null,
-          version: input.version ?? null,
-          timezone: input.timezone,
-          calling_window: input.calling_window,
-          max_attempts: input.max_attempts,
-          retry_backoff_seconds: input.retry_backoff_seconds,
-          created_by: actor,
-        }),
-        contacts.insertContacts(tx, orgId, id, input.contacts),
-      ]);
-      // In pipeline order: the first failure is the cause, the later ones only say the transaction aborted.
-      const lost = [missing, isFenced, inserted, stored].find((r) => r.status === 'rejected');
-      if (missing.status === 'fulfilled' && missing.value.length) throw notFound(`Agent not found: ${missing.value[0]}`);
-      if (isFenced.status === 'fulfilled' && isFenced.value) throw fenced; // rolls back
-      if (lost) {
-        const error: unknown = lost.reason;
-        conflictOnUnique(error, 'A campaign with this external_id already exists');
-        throw error;
-      }
-      await started;
-      return (inserted as PromiseFulfilledResult<CampaignRow>).value;
-    })
-    .catch((error: unknown) => {
-      if (error === fenced) return undefined;
+  const row = await deps.sql.begin(async (tx) => {
+    // One round trip: postgres.js pipelines statements issued together on the transaction's connection.
+    const [missing, inserted, stored] = await Promise.allSettled([
+      campaigns.missingAgents(tx, orgId, agents),
+      campaigns.insertCampaign(tx, orgId, {
+        id,
+        external_id: input.external_id ?? null,
+        name: input.name,
+        configuration_id: input.configuration_id ?? null,
+        agent_number: input.agent_number ?? null,
+        priority: input.priority,
+        agent_id: input.agent_id ?? null,
+        version: input.version ?? null,
+        timezone: input.timezone,
+        calling_window: input.calling_window,
+        max_attempts: input.max_attempts,
+        retry_backoff_seconds: input.retry_backoff_seconds,
+        created_by: actor,
+      }),
+      contacts.insertContacts(tx, orgId, id, input.contacts),
+    ]);
+    // In pipeline order: the first failure is the cause, the later ones only say the transaction aborted.
+    if (missing.status === 'fulfilled' && missing.value.length) throw notFound(`Agent not found: ${missing.value[0]}`);
+    const lost = [missing, inserted, stored].find((r) => r.status === 'rejected');
+    if (lost) {
+      const error: unknown = lost.reason;
+      conflictOnUnique(error, 'A campaign with this external_id already exists');
       throw error;
-    });
-  return row;
+    }
+    return (inserted as PromiseFulfilledResult<CampaignRow>).value;
+  });
+  deps.logger.info({ campaignId: id, contacts: input.contacts.length }, 'campaign created');
+  startCampaignWorkflow(deps, orgId, id).catch((error: unknown) =>
+    deps.logger.warn({ err: error, campaignId: id }, 'campaign workflow not started; its first move or the sweep starts it'),
+  );
+  return campaignView(row);
 }
 
 export async function listCampaigns(

@@ -12,6 +12,7 @@ import { emitEvent } from '../notifications/emit';
 import { campaignOf, campaignView } from './campaigns';
 import { signalDispatcher } from './dispatch';
 import { updateWorkflow } from '../workflow-client';
+import { startCampaignWorkflow } from './workflow-start';
 
 // A campaign's lifecycle: moves asked of its workflow by the API, and the steps its workflow stores
 // (open, move, complete).
@@ -25,7 +26,7 @@ const MOVE_DEADLINE_MS = 30_000;
  * caller gets a 503 instead of waiting indefinitely.
  */
 export async function moveCampaign(
-  deps: Pick<ServiceDeps, 'sql' | 'temporal'>,
+  deps: Pick<ServiceDeps, 'sql' | 'temporal' | 'config'>,
   orgId: string,
   campaignId: string,
   move: CampaignMove,
@@ -35,6 +36,8 @@ export async function moveCampaign(
   const row = await campaignOf(sql, orgId, campaignId);
   const refusal = moveRefusal(move, row.status);
   if (refusal) throw conflict(refusal);
+  // Its workflow's first step has not run: the start after the create may have been lost (idempotent).
+  if (row.workflow_pending_since) await startCampaignWorkflow(deps, orgId, row.id);
   try {
     await updateWorkflow(deps, campaignWorkflowId(row.id), MOVE_UPDATES[move], { actor }, MOVE_DEADLINE_MS);
   } catch (error) {
@@ -106,17 +109,9 @@ export async function completeIfSettled(deps: Pick<ServiceDeps, 'sql'>, orgId: s
 }
 
 /**
- * The campaign workflow's first step. It waits for the create transaction (which holds the
- * campaign's advisory lock while its start is answered) and reports the stored status. With no row
- * (the create rolled back, or has not taken the lock yet: the start went out first) it fences the id,
- * so that create can no longer commit it, and reports null.
+ * The campaign workflow's first step: the row committed before the workflow started, so it finds it
+ * and confirms the start (the sweep leaves the row); null when the row is gone.
  */
 export async function openCampaign(deps: Pick<ServiceDeps, 'sql'>, orgId: string, campaignId: string): Promise<CampaignStatus | null> {
-  return deps.sql.begin(async (tx) => {
-    await campaigns.lockCampaign(tx, orgId, campaignId);
-    const row = await campaigns.findCampaign(tx, orgId, campaignId);
-    if (row) return row.status;
-    await campaigns.fenceCampaign(tx, orgId, campaignId);
-    return null;
-  });
+  return (await campaigns.confirmWorkflowStarted(deps.sql, orgId, campaignId))?.status ?? null;
 }

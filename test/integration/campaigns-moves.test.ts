@@ -3,7 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as campaigns from '../../db/campaigns';
 import { CAMPAIGN_MOVES, isAllowedTransition, type CampaignMove, type CampaignStatus } from '../../domain/campaigns';
 import { MOVE_UPDATES, campaignStatusQuery } from '../../workflows/campaign-messages';
-import { FAR_FUTURE, contact, createCampaign, move, tenantWithAgent, waitFor, type CampaignTenant } from '../support/campaigns';
+import {
+  FAR_FUTURE,
+  contact,
+  createCampaign,
+  move,
+  startedWorkflow,
+  tenantWithAgent,
+  waitFor,
+  type CampaignTenant,
+} from '../support/campaigns';
 import { createTestContext, type TestContext } from '../support/context';
 
 // Moves that arrive together must run one at a time: the workflow and the row end in the same
@@ -32,7 +41,7 @@ function followsTable(start: CampaignStatus, done: { move: CampaignMove; status:
 
 /** Fires the moves at the workflow at once, bypassing the API's own pre-check. */
 async function fireAtWorkflow(id: string, moves: CampaignMove[]): Promise<Outcome[]> {
-  const handle = ctx.deps.temporal.workflow.getHandle(`campaign:${id}`);
+  const { handle } = await startedWorkflow(ctx, id);
   return Promise.all(
     moves.map(async (m): Promise<Outcome> => {
       try {

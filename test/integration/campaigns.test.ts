@@ -8,6 +8,7 @@ import {
   conversationsOf,
   createCampaign,
   move,
+  startedWorkflow,
   tenantWithAgent,
   waitFor,
   waitForStatus,
@@ -80,8 +81,7 @@ describe('POST /campaign/campaigns', () => {
     expect(detail.status).toBe(200);
     expect(detail.body.progress).toEqual({ total: 3, pending: 3, calling: 0, completed: 0, failed: 0, canceled: 0 });
 
-    const handle = ctx.deps.temporal.workflow.getHandle(`campaign:${res.body.id}`);
-    const description = await handle.describe();
+    const { handle, description } = await startedWorkflow(ctx, res.body.id);
     expect(description.status.name).toBe('RUNNING');
     expect(description.typedSearchAttributes.get(ORGANIZATION_ID)).toBe(t.orgId);
     expect(await waitFor(async () => (await handle.query<string>('campaignStatus')) === 'paused' || undefined)).toBe(true);
@@ -674,17 +674,24 @@ describe('without Temporal, or without a callback secret', () => {
   });
   afterAll(() => down?.close());
 
-  it('a create answers 503 and writes nothing', async () => {
+  it('a create answers with its row, pending its workflow; its first move answers 503 and changes nothing', async () => {
     const tenant = await tenantWithAgent(down);
     const res = await down.request('POST', '/campaign/campaigns', {
       token: tenant.session,
-      body: { name: 'Never', agent_id: tenant.agentId, contacts: [contact()] },
+      body: { name: 'Later', agent_id: tenant.agentId, contacts: [contact()] },
     });
-    expect(res.status).toBe(503);
-    expect(res.body).toEqual({ detail: 'Workflow engine unavailable, try again shortly' });
-    const [counts] = await down.deps.sql`
-      SELECT (SELECT count(*) FROM campaigns)::int AS campaigns, (SELECT count(*) FROM campaign_contacts)::int AS contacts`;
-    expect(counts).toEqual({ campaigns: 0, contacts: 0 });
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('paused');
+    const stored = () => down.deps.sql<{ status: string; pending: boolean; contacts: number }[]>`
+      SELECT status, workflow_pending_since IS NOT NULL AS pending,
+             (SELECT count(*) FROM campaign_contacts WHERE campaign_id = ${res.body.id})::int AS contacts
+      FROM campaigns WHERE id = ${res.body.id}`;
+    expect(await stored()).toEqual([{ status: 'paused', pending: true, contacts: 1 }]);
+    // The move starts the workflow first (the start after the create was lost): Temporal is down, so 503.
+    const moved = await move(down, tenant, res.body.id, 'resume');
+    expect(moved.status).toBe(503);
+    expect(moved.body).toEqual({ detail: 'Workflow engine unavailable, try again shortly' });
+    expect(await stored()).toEqual([{ status: 'paused', pending: true, contacts: 1 }]);
   });
 
   it('a move answers 503 and changes nothing', async () => {

@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { campaignWorkflowId } from '../../workflows/campaign-messages';
 import { createTestContext, type TestContext } from '../support/context';
-import { contact, tenantWithAgent, waitFor, type CampaignTenant, ALWAYS } from '../support/campaigns';
+import { startPendingStartSweep } from '../../services/campaigns/workflow-start';
+import { contact, move, tenantWithAgent, waitFor, type CampaignTenant, ALWAYS } from '../support/campaigns';
 import { freeze, startOwnTemporal, timed, type OwnTemporal } from '../support/faults';
 
 // The Temporal dev server of this file alone is frozen (SIGSTOP) while requests flow: every request
-// that needs it ends within its deadline with a clean 503 and leaves nothing written, requests that do
-// not need it are served, and after the thaw the same app serves again without a restart.
+// that waits for it ends within its deadline with a clean 503 and changes nothing, requests that do
+// not need it are served (a campaign's create among them: its workflow starts after the thaw), and after
+// the thaw the same app serves again without a restart.
 
 const TEMPORAL_MS = 2000;
 const READY_MS = 2000;
@@ -26,6 +28,7 @@ beforeAll(async () => {
       TEMPORAL_REQUEST_TIMEOUT_MS: String(TEMPORAL_MS),
       READY_CHECK_TIMEOUT_MS: String(READY_MS),
       DIALER_SIMULATED_LATENCY_MS: '100',
+      CAMPAIGN_START_SWEEP_SECONDS: '1',
     },
   });
   tenant = await tenantWithAgent(ctx);
@@ -49,7 +52,7 @@ const campaignsOf = async (externalIds: string[]) =>
     SELECT id, external_id FROM campaigns WHERE external_id = ANY(${externalIds})`;
 
 describe('a frozen Temporal', () => {
-  it('costs a workflow start a 503 within its deadline, with nothing written, and /ready a 503 within its bound', async () => {
+  it('leaves creates served (their workflows start after the thaw), costs a move a 503 within its deadline, and /ready a 503 within its bound', async () => {
     const before = await ctx.request('POST', '/campaign/campaigns', { token: tenant.session, body: createBody('before-freeze') });
     expect(before.status, JSON.stringify(before.body)).toBe(200);
 
@@ -62,20 +65,25 @@ describe('a frozen Temporal', () => {
       timed(() => ctx.request('GET', '/tags', { token: tenant.session })),
       timed(() => ctx.request('GET', '/ready')),
     ]);
+    // A create does not wait for the workflow engine: its row commits and its workflow starts later.
     for (const { value, ms } of creates) {
-      expect(value.status, JSON.stringify(value.body)).toBe(503);
-      expect(value.body).toEqual({ detail: 'Workflow engine unavailable, try again shortly' });
+      expect(value.status, JSON.stringify(value.body)).toBe(200);
+      expect(value.body.status).toBe('paused');
       expect(ms).toBeLessThan(TEMPORAL_MS + SLACK_MS);
     }
-    // Plain reads do not need the workflow engine.
     expect(tags.value.status).toBe(200);
     expect(ready.value.status).toBe(503);
     // Only Temporal's check is certain to fail: the others may be slow on a busy machine.
     expect(ready.value.body).toMatchObject({ status: 'fail', checks: { 'temporal:responseTime': [{ status: 'fail' }] } });
     expect(ready.ms).toBeLessThan(READY_MS + SLACK_MS);
 
-    // The rows of the refused creates were rolled back, and no transaction is left open.
-    expect(await campaignsOf(frozenIds)).toEqual([]);
+    // A move needs the workflow: 503 within the deadline, and the campaign is as it was.
+    const frozenCampaign = creates[0]!.value.body.id as string;
+    const moved = await timed(() => move(ctx, tenant, frozenCampaign, 'resume'));
+    expect(moved.value.status, JSON.stringify(moved.value.body)).toBe(503);
+    expect(moved.value.body).toEqual({ detail: 'Workflow engine unavailable, try again shortly' });
+    expect(moved.ms).toBeLessThan(TEMPORAL_MS + SLACK_MS);
+    expect((await ctx.request('GET', `/campaign/campaigns/${frozenCampaign}`, { token: tenant.session })).body.status).toBe('paused');
     const open = await ctx.deps.sql`
       SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'`;
     expect(open).toHaveLength(0);
@@ -93,26 +101,30 @@ describe('a frozen Temporal', () => {
       '/ready after the thaw',
     );
     expect(again.body.status).not.toBe('fail');
-    const after = await ctx.request('POST', '/campaign/campaigns', { token: tenant.session, body: createBody('frozen-1') });
-    expect(after.status, JSON.stringify(after.body)).toBe(200); // the refused external_id was never taken
-    const rows = await campaignsOf(['before-freeze', ...frozenIds]);
-    expect(rows.map((r) => r.external_id).sort()).toEqual(['before-freeze', 'frozen-1']);
 
-    // A start that reached the frozen server ran after the thaw, found no row and ended: no workflow
-    // of this organization runs without its campaign.
-    const live = new Set(rows.map((r) => campaignWorkflowId(r.id)));
-    await waitFor(
-      async () => {
-        for await (const wf of ctx.deps.temporal.workflow.list({
-          query: `OrganizationId = '${tenant.orgId}' AND ExecutionStatus = 'Running'`,
-        })) {
-          if (wf.workflowId.startsWith('campaign:') && !live.has(wf.workflowId)) return false;
-        }
-        return true;
-      },
-      30_000,
-      'orphan campaign workflows to end',
-    );
+    // Each campaign created during the freeze gets its workflow: a start that reached the frozen server ran
+    // after the thaw, and the sweep starts the others (and confirms those it finds started).
+    const sweep = startPendingStartSweep(ctx.deps);
+    const rows = await campaignsOf(['before-freeze', ...frozenIds]);
+    expect(rows).toHaveLength(5);
+    try {
+      await waitFor(
+        async () =>
+          (
+            await ctx.deps.sql`
+              SELECT 1 FROM campaigns WHERE id = ANY(${rows.map((r) => r.id)}::uuid[]) AND workflow_pending_since IS NOT NULL`
+          ).length === 0,
+        30_000,
+        'every start to be confirmed',
+      );
+    } finally {
+      await sweep.stop();
+    }
+    for (const row of rows) {
+      const { status } = await ctx.deps.temporal.workflow.getHandle(campaignWorkflowId(row.id)).describe();
+      expect(status.name).toBe('RUNNING');
+    }
+    expect((await move(ctx, tenant, frozenCampaign, 'resume')).status).toBe(200);
   }, 120_000);
 
   it('bounds a request that signals a workflow too, and the signal is best effort there', async () => {

@@ -1,3 +1,4 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { expect } from 'vitest';
 import type { TestContext } from './context';
 import { newTenant, type Tenant } from './identity';
@@ -47,6 +48,20 @@ export async function waitFor<T>(check: () => Promise<T | undefined | false>, ti
     if (value !== undefined && value !== false) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 150));
+  }
+}
+
+/** The campaign's workflow once it exists: a create starts it right after answering. */
+export async function startedWorkflow(ctx: TestContext, id: string) {
+  const handle = ctx.deps.temporal.workflow.getHandle(`campaign:${id}`);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      return { handle, description: await handle.describe() };
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError) || Date.now() > deadline) throw error;
+    }
+    await new Promise((r) => setTimeout(r, 10));
   }
 }
 

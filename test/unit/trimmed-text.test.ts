@@ -22,6 +22,16 @@ describe('trimmed text', () => {
     }
   });
 
+  it('with a forbidden character, matches its pattern exactly where the code takes the text', () => {
+    const schema = trimmedText(5, '/');
+    const pattern = new RegExp(trimmedPattern(5, '/'), 'u');
+    for (let i = 0; i < 20_000; i++) {
+      const text = sample(Math.floor(Math.random() * 10), [...WHITE, ...OTHER, '/']);
+      expect(pattern.test(text), JSON.stringify(text)).toBe(schema.safeParse(text).success);
+    }
+    expect(schema.safeParse(' a/b ').error?.issues[0]?.message).toBe('must not contain /');
+  });
+
   it('refuses U+0000 and a blank text', () => {
     expect(new RegExp(trimmedPattern(5), 'u').test('a\u0000')).toBe(false);
     expect(new RegExp(NOT_BLANK_PATTERN, 'u').test(' \t ')).toBe(false);
