@@ -85,15 +85,15 @@ describe.skipIf(!executablePath)('the Analytics tab in a browser', () => {
       .toBe('Here are the deals, wide.');
     expect(await page.locator('#answers table.result tr').count()).toBe(4);
 
+    // Found and measured in one step inside the page: the answer is rendered again once its conversation is
+    // stored, and an element found in one step and measured in the next may be detached by then (its computed
+    // style is then empty).
     const box = (selector: string) =>
-      page
-        .locator(selector)
-        .last()
-        .evaluate((e) => ({
-          scroll: e.scrollWidth,
-          client: e.clientWidth,
-          overflowX: e.ownerDocument.defaultView!.getComputedStyle(e).overflowX,
-        }));
+      page.locator('body').evaluate((body, sel) => {
+        const e = [...body.querySelectorAll(sel)].at(-1);
+        if (!e) return { scroll: 0, client: 0, overflowX: 'missing' };
+        return { scroll: e.scrollWidth, client: e.clientWidth, overflowX: e.ownerDocument.defaultView!.getComputedStyle(e).overflowX };
+      }, selector);
     // The finished answer is laid out again once its conversation is stored: measure after it has a width.
     await expect.poll(async () => (await box('#answers .msg.assistant')).client, { timeout: 10_000 }).toBeGreaterThan(0);
     // The table's card scrolls sideways within the answer; the answer and its SQL stay within their width.
@@ -113,13 +113,12 @@ describe.skipIf(!executablePath)('the Analytics tab in a browser', () => {
     expect(pageWidth.scroll).toBeLessThanOrEqual(pageWidth.client);
     expect(pageWidth.answers).toBeLessThanOrEqual(0);
     // And it does scroll: the last column can be brought into view.
-    const scrolled = await page
-      .locator('#answers .result-card')
-      .last()
-      .evaluate((e) => {
-        e.scrollLeft = e.scrollWidth;
-        return e.scrollLeft;
-      });
+    const scrolled = await page.locator('body').evaluate((body) => {
+      const e = [...body.querySelectorAll('#answers .result-card')].at(-1);
+      if (!e) return 0;
+      e.scrollLeft = e.scrollWidth;
+      return e.scrollLeft;
+    });
     expect(scrolled).toBeGreaterThan(0);
     await page.screenshot({ path: path.join(shots, 'analytics-wide.png') });
     expect(errors).toEqual([]);
