@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { freePort, waitForPort } from './ports';
+import { freePort, isPortFree, waitForPort } from './ports';
 import { findS3Server } from '../platform/core/tools';
 
 export interface S3Server {
@@ -25,14 +25,54 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Starts a real S3-compatible server on free loopback ports, data under dataDir. */
+/**
+ * Four ports for weed (master, volume, filer, S3), each below 55,000 and free together with its gRPC companion
+ * (port + 10,000, which every weed listener also takes), none equal to another's companion: an S3 port that is a
+ * companion of another would be taken by weed's own gRPC listener first, and the S3 API would fail to bind.
+ */
+async function weedPorts(): Promise<[number, number, number, number]> {
+  const taken = new Set<number>();
+  const ports: number[] = [];
+  while (ports.length < 4) {
+    const p = await freePort();
+    if (p >= 55_000 || taken.has(p) || taken.has(p + 10_000) || !(await isPortFree(p + 10_000))) continue;
+    ports.push(p);
+    taken.add(p).add(p + 10_000);
+  }
+  return ports as [number, number, number, number];
+}
+
+/** Resolves once the port answers while the child still runs; rejects when the child exits first. */
+async function listening(child: ChildProcess, port: number): Promise<void> {
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code, signal) => reject(new Error(`the S3 server exited (${code ?? signal}) before listening on ${port}`))),
+  );
+  exited.catch(() => {});
+  await Promise.race([waitForPort(port, '127.0.0.1', 60_000), exited]);
+  // A listener fails to bind a moment after the others are up: make sure the server is still running.
+  await Promise.race([new Promise((r) => setTimeout(r, 500)), exited]);
+}
+
+/** Starts a real S3-compatible server on free loopback ports, data under dataDir (three tries at a port race). */
 export async function startS3Server(dataDir: string, log: (line: string) => void = () => {}): Promise<S3Server> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startS3ServerOnce(dataDir, log);
+    } catch (error) {
+      if (attempt >= 3) throw error;
+      log(`S3 server did not start (${(error as Error).message}); trying other ports`);
+    }
+  }
+}
+
+async function startS3ServerOnce(dataDir: string, log: (line: string) => void): Promise<S3Server> {
   const found = findS3Server();
   if (!found) throw new Error('no S3 server found: run `npm run tools` (scripts/install-tools.sh) first');
   fs.mkdirSync(dataDir, { recursive: true });
-  const port = await freePort();
+  let port: number;
   let child: ChildProcess;
   if (found.kind === 'minio') {
+    port = await freePort();
     const console = await freePort();
     child = spawn(found.path, ['server', dataDir, '--address', `127.0.0.1:${port}`, '--console-address', `127.0.0.1:${console}`], {
       env: { ...process.env, MINIO_ROOT_USER: ACCESS_KEY, MINIO_ROOT_PASSWORD: SECRET_KEY },
@@ -50,13 +90,8 @@ export async function startS3Server(dataDir: string, log: (line: string) => void
     };
     const configFile = path.join(dataDir, 's3.json');
     fs.writeFileSync(configFile, JSON.stringify(identities));
-    // Each weed server also listens on port + 10000 for gRPC, so pick ports below 55000.
-    const ports: number[] = [];
-    while (ports.length < 3) {
-      const p = await freePort();
-      if (p < 55_000 && !ports.includes(p)) ports.push(p);
-    }
-    const [master, volume, filer] = ports as [number, number, number];
+    const [master, volume, filer, s3] = await weedPorts();
+    port = s3;
     child = spawn(
       found.path,
       [
@@ -84,7 +119,12 @@ export async function startS3Server(dataDir: string, log: (line: string) => void
   }
   child.stdout?.on('data', (d) => log(String(d)));
   child.stderr?.on('data', (d) => log(String(d)));
-  await waitForPort(port, '127.0.0.1', 60_000);
+  try {
+    await listening(child, port);
+  } catch (error) {
+    await stopChild(child);
+    throw error;
+  }
   return {
     endpoint: `http://127.0.0.1:${port}`,
     accessKeyId: ACCESS_KEY,
