@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { contact, conversationsOf, createCampaign, move, tenantWithAgent, waitFor, waitForStatus } from '../support/campaigns';
 import { startChildWorker, startInProcessWorker, stopInProcessWorker, type InProcessWorker } from '../support/durability-workers';
-import { createTestContext, type TestContext } from '../support/context';
+import { createTestContext, logRecords, type TestContext } from '../support/context';
 
 // Kill -9 the worker in the middle of a campaign, start another, and check that every contact was
 // dialed exactly once: no attempt lost (the reports of calls ringing when the worker died are
@@ -62,9 +62,7 @@ it('a worker killed mid-campaign is replaced and every contact is dialed exactly
   expect(contacts.every((c) => c.status === 'completed' && c.attempts === 1)).toBe(true);
 
   // The calls ringing when the worker died were reported through the new worker's reconciliation.
-  const recovered = ctx.logs
-    .flatMap((chunk) => chunk.split('\n').filter(Boolean))
-    .map((l) => JSON.parse(l) as { msg: string; recovered?: number })
+  const recovered = logRecords<{ msg: string; recovered?: number }>(ctx)
     .filter((l) => l.msg === 'campaign calls without a report')
     .reduce((n, l) => n + (l.recovered ?? 0), 0);
   expect(recovered).toBeGreaterThanOrEqual(1);

@@ -5,7 +5,7 @@ import { createCampaign } from '../../services/campaigns/campaigns';
 import { startCampaignWorkflow, startPendingStartSweep } from '../../services/campaigns/workflow-start';
 import { campaignWorkflowId } from '../../workflows/campaign-messages';
 import { contact, move, tenantWithAgent, waitFor, waitForStatus, type CampaignTenant } from '../support/campaigns';
-import { createTestContext, type TestContext } from '../support/context';
+import { createTestContext, logRecords, type TestContext } from '../support/context';
 
 // A create commits its row, answers, and then starts the campaign's workflow (docs/decisions/campaigns.md,
 // "Row first, then its workflow"). The row stays pending until the workflow's first step confirms it; a
@@ -36,10 +36,7 @@ const pendingSince = async (id: string) =>
     .workflow_pending_since;
 const workflowOf = (id: string) => ctx.deps.temporal.workflow.getHandle(campaignWorkflowId(id));
 const logged = (msg: string, campaignId?: string) =>
-  ctx.logs
-    .flatMap((chunk) => chunk.split('\n').filter(Boolean))
-    .map((line) => JSON.parse(line) as { msg: string; campaignId?: string })
-    .some((l) => l.msg.startsWith(msg) && (!campaignId || l.campaignId === campaignId));
+  logRecords<{ msg: string; campaignId?: string }>(ctx).some((l) => l.msg.startsWith(msg) && (!campaignId || l.campaignId === campaignId));
 
 /** A create whose start is lost: the API's Temporal address answers nothing, as when Temporal is down. */
 async function createWithLostStart(): Promise<string> {

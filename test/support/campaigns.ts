@@ -1,5 +1,5 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { expect } from 'vitest';
+import { describeWorkflow } from '../../services/workflow-client';
 import type { TestContext } from './context';
 import { newTenant, type Tenant } from './identity';
 
@@ -56,11 +56,9 @@ export async function startedWorkflow(ctx: TestContext, id: string) {
   const handle = ctx.deps.temporal.workflow.getHandle(`campaign:${id}`);
   const deadline = Date.now() + 30_000;
   for (;;) {
-    try {
-      return { handle, description: await handle.describe() };
-    } catch (error) {
-      if (!(error instanceof WorkflowNotFoundError) || Date.now() > deadline) throw error;
-    }
+    const description = await describeWorkflow(ctx.deps, handle.workflowId);
+    if (description) return { handle, description };
+    if (Date.now() > deadline) throw new Error(`the workflow of campaign ${id} was not started within 30 s`);
     await new Promise((r) => setTimeout(r, 10));
   }
 }

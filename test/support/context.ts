@@ -121,3 +121,8 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
     },
   };
 }
+
+/** The app's log lines as records (one JSON object per line), for assertions on what was logged. */
+export function logRecords<T extends { msg: string }>(ctx: Pick<TestContext, 'logs'>): T[] {
+  return ctx.logs.flatMap((chunk) => chunk.split('\n').filter(Boolean)).map((line) => JSON.parse(line) as T);
+}
