@@ -26,9 +26,10 @@ function stopChild(child: ChildProcess): Promise<void> {
 }
 
 /**
- * Four ports for weed (master, volume, filer, S3), each below 55,000 and free together with its gRPC companion
- * (port + 10,000, which every weed listener also takes), none equal to another's companion: an S3 port that is a
- * companion of another would be taken by weed's own gRPC listener first, and the S3 API would fail to bind.
+ * Four ports for weed (master, volume, filer, S3), picked as one set: each below 55,000, free together with its
+ * gRPC companion (port + 10,000, which every weed listener also takes), and none equal to another or to another's
+ * companion. Picked one by one, a released port was handed out twice (the S3 port again as the volume server's),
+ * weed's other listener took it first and the S3 API failed to bind.
  */
 async function weedPorts(): Promise<[number, number, number, number]> {
   const taken = new Set<number>();
