@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { freePort, isPortFree, waitForPort } from './ports';
+import { ephemeralPortRange, freePort, isPortFree, waitForPort } from './ports';
 import { findS3Server } from '../platform/core/tools';
 
 export interface S3Server {
@@ -26,16 +26,16 @@ function stopChild(child: ChildProcess): Promise<void> {
 }
 
 /**
- * Four ports for weed (master, volume, filer, S3), picked as one set: each below 55,000, free together with its
- * gRPC companion (port + 10,000, which every weed listener also takes), and none equal to another or to another's
- * companion. Picked one by one, a released port was handed out twice (the S3 port again as the volume server's),
+ * Four ports for weed (master, volume, filer, S3), picked as one set: each free together with its gRPC companion
+ * (port + 10,000, which every weed listener also takes), both below the ephemeral range where they can be, and
+ * none equal to another or to another's companion. Picked one by one, a released port was handed out twice (the S3 port again as the volume server's),
  * weed's other listener took it first and the S3 API failed to bind.
  */
 async function weedPorts(): Promise<[number, number, number, number]> {
   const taken = new Set<number>();
   const ports: number[] = [];
   while (ports.length < 4) {
-    const p = await freePort();
+    const p = await freePort(ephemeralPortRange()[0] - 10_001);
     if (p >= 55_000 || taken.has(p) || taken.has(p + 10_000) || !(await isPortFree(p + 10_000))) continue;
     ports.push(p);
     taken.add(p).add(p + 10_000);

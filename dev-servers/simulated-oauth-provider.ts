@@ -86,7 +86,10 @@ function consentPage(uid: string, client: string, account: string, scopes: strin
 export async function startSimulatedOAuthProvider(options: SimulatedProviderOptions): Promise<SimulatedProvider> {
   const host = options.host ?? '127.0.0.1';
   const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, host, resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject); // a taken port fails the start instead of throwing outside it
+    server.listen(options.port ?? 0, host, resolve);
+  });
   const { port } = server.address() as AddressInfo;
   const issuer = `http://${host}:${port}`;
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
