@@ -2,7 +2,8 @@ import { CsvError, parse } from 'csv-parse/sync';
 import type { z } from 'zod';
 import type { ImportValues } from '../domain/contacts';
 import { HttpError, badRequest } from './errors';
-import { CONTACT_FIELDS, ImportRow, TagNames } from './schemas/contacts';
+import { TagNames } from './schemas/common';
+import { CONTACT_FIELDS, ImportRow } from './schemas/contacts';
 
 // Parsing and checking a contacts CSV import, before anything touches the database. The header names
 // contact fields (any case, any order; `email` required, `tags` optional with names separated by `;`).

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { trimmedText } from './trimmed-text';
 import { ACCOUNT_INDUSTRIES } from './accounts';
 import { DEAL_STAGES } from './deals';
 import { CONTACT_STAGES } from './semantic-layer/catalog';
@@ -59,7 +60,7 @@ export const AccountChanges = z
     description: z.string().max(10_000).nullable(),
     owner_id: z.string().trim().min(1).max(200).nullable(),
     employee_count: z.number().int().min(0).max(100_000_000).nullable(),
-    tags: z.array(z.string().trim().min(1).max(100)).max(50),
+    tags: z.array(trimmedText(100)).max(50),
   })
   .partial()
   .strict();

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ACCOUNT_INDUSTRIES } from '../../domain/accounts';
-import { Timestamp, Uuid, cappedLimit } from './common';
+import { TagNames, Timestamp, Uuid, cappedLimit } from './common';
 
 /** Industries an account can be filed under; snake_case, stable, with `other` as the catch-all. */
 export const AccountIndustry = z.enum(ACCOUNT_INDUSTRIES).openapi('AccountIndustry');
@@ -9,7 +9,6 @@ export const ACCOUNT_LIST_DEFAULT = 200;
 export const ACCOUNT_LIST_MAX = 500;
 
 /** Tags are plain names, kept on the row (not references to the tag table). */
-export const TagNames = z.array(z.string().trim().min(1).max(100)).max(50);
 
 /** A bare host name (lower-cased), e.g. acme.com; no scheme, path or port. */
 const Domain = z

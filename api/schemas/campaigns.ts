@@ -87,6 +87,13 @@ export const CreateCampaignBody = z
         });
     });
   })
+  // The same rule as the document states it: the campaign names an agent, or each of its contacts does.
+  .meta({
+    anyOf: [
+      { required: ['agent_id'] },
+      { properties: { contacts: { items: { required: ['agent_id'], properties: { agent_id: { type: 'string', format: 'uuid' } } } } } },
+    ],
+  })
   .openapi('CreateCampaignRequest');
 
 export const AddContactsBody = z

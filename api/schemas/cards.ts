@@ -1,12 +1,14 @@
 import { z } from 'zod';
 import { SIGNATURE_LAYOUTS } from '../../domain/card-signature';
 import { CARD_EVENT_TYPES, CARD_LINKS_MAX, LEAD_STATUSES, UTM_FIELDS } from '../../domain/cards';
+import { trimmedText } from '../../domain/trimmed-text';
 import { HttpUrl } from './accounts';
 import { Timestamp, Uuid, TimestampInput } from './common';
 
 // Cards, their share links (managed and public), attribution events and public media.
 
-const text = (max: number) => z.string().trim().min(1).max(max);
+/** Trimmed, then 1 to `max` characters; the document's pattern says the same. */
+const text = trimmedText;
 const HexColor = z
   .string()
   .regex(/^#[0-9a-fA-F]{6}$/, 'must be a #rrggbb colour')
@@ -108,7 +110,7 @@ export const Card = z
   .openapi('Card');
 
 export const CardListQuery = z.object({
-  owner_id: text(200).optional().describe("only the cards of this owner (identity provider's user id)"),
+  owner_id: z.string().trim().min(1).max(200).optional().describe("only the cards of this owner (identity provider's user id)"),
   limit: PageLimit(50, 200),
   offset: Offset,
 });

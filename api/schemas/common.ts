@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { trimmedText } from '../../domain/trimmed-text';
 import { TIMESTAMP_MESSAGE } from '../errors';
 
 export const Uuid = z.uuid();
@@ -93,6 +94,9 @@ export const cappedLimit = (
     .default(fallback)
     .transform((n) => Math.min(n, max))
     .openapi({ type: 'integer', minimum: 1, default: fallback, description, 'x-capped': true });
+
+/** Tags of contacts, deals and accounts: plain names, trimmed, 1 to 100 characters, at most 50. */
+export const TagNames = z.array(trimmedText(100)).max(50);
 
 /** Tag names once each, in the order given (contacts, deals and accounts keep tags as plain names). */
 export const uniqueTags = (tags: string[]): string[] => [...new Set(tags)];

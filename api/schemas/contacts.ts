@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { FUNNEL_MOVES, STAGES, type FunnelMove, type Stage } from '../../domain/contacts';
-import { trimmedText } from '../../domain/trimmed-text';
-import { Uuid, cappedLimit } from './common';
+import { TagNames, Uuid, cappedLimit } from './common';
 
 export { FUNNEL_MOVES, STAGES, type FunnelMove, type Stage };
 
@@ -25,8 +24,6 @@ const ContactFields = z.strictObject({
 });
 export type ContactField = keyof typeof ContactFields.shape;
 export const CONTACT_FIELDS = Object.keys(ContactFields.shape) as ContactField[];
-
-export const TagNames = z.array(trimmedText(100)).max(50);
 
 /** One row of a CSV import, after its empty cells are dropped. */
 export const ImportRow = ContactFields.partial();

@@ -41,10 +41,17 @@ const Criteria = z
   .superRefine((criteria, ctx) => {
     for (const problem of criteriaProblems(criteria)) ctx.addIssue({ code: 'custom', message: problem.message, path: problem.path });
   })
+  // The weight rule as the document states it: every criterion is an exclusion, or one that is not weighs more than 0.
+  .meta({
+    anyOf: [
+      { items: { required: ['exclude'], properties: { exclude: { const: true } } } },
+      { contains: { required: ['weight'], properties: { weight: { exclusiveMinimum: 0 }, exclude: { const: false } } } },
+    ],
+  })
   .describe(
     'Rules beyond the schema (422 naming the value): ranges run from low to high; country values are country names or ISO 3166-1 ' +
       'alpha-2/alpha-3 codes, compared by code; industry values are account industries (AccountIndustry) or one of the synonyms ' +
-      `${Object.keys(INDUSTRY_SYNONYMS).join(', ')}; at least one criterion that is not an exclusion weighs more than 0. ` +
+      `${Object.keys(INDUSTRY_SYNONYMS).join(', ')}; at least one criterion that is not an exclusion weighs more than 0 (the anyOf). ` +
       'An account whose known facts cover less than half of the scoring weight gets outcome no_score, not a low score; ' +
       "the account's name is never a fact for keyword criteria.",
   );

@@ -49,8 +49,8 @@ const Email = z
   .transform((e) => e.toLowerCase());
 const DisplayName = z.string().trim().min(1).max(200);
 const DailyLimit = z.number().int().min(DAILY_LIMIT_MIN).max(DAILY_LIMIT_MAX);
-const WindowStart = z.string().regex(WINDOW_START, 'must be HH:MM (00:00-23:59)');
-const WindowEnd = z.string().regex(WINDOW_END, 'must be HH:MM (00:01-24:00)');
+const WindowStart = z.string().regex(WINDOW_START, 'must be HH:MM (00:00-23:59)').openapi({ example: '09:00' });
+const WindowEnd = z.string().regex(WINDOW_END, 'must be HH:MM (00:01-24:00)').openapi({ example: '17:00' });
 const WindowDays = z
   .array(z.number().int().min(1).max(7))
   .min(1)
