@@ -28,8 +28,8 @@ function stopChild(child: ChildProcess): Promise<void> {
 /**
  * Four ports for weed (master, volume, filer, S3), picked as one set: each free together with its gRPC companion
  * (port + 10,000, which every weed listener also takes), both below the ephemeral range where they can be, and
- * none equal to another or to another's companion. Picked one by one, a released port was handed out twice (the S3 port again as the volume server's),
- * weed's other listener took it first and the S3 API failed to bind.
+ * none equal to another or to another's companion. Picked one by one, a released port was handed out twice (the
+ * S3 port again as the volume server's), weed's other listener took it first and the S3 API failed to bind.
  */
 async function weedPorts(): Promise<[number, number, number, number]> {
   const taken = new Set<number>();

@@ -8,8 +8,6 @@ export const AccountIndustry = z.enum(ACCOUNT_INDUSTRIES).openapi('AccountIndust
 export const ACCOUNT_LIST_DEFAULT = 200;
 export const ACCOUNT_LIST_MAX = 500;
 
-/** Tags are plain names, kept on the row (not references to the tag table). */
-
 /** A bare host name (lower-cased), e.g. acme.com; no scheme, path or port. */
 const Domain = z
   .string()

@@ -95,7 +95,10 @@ export const cappedLimit = (
     .transform((n) => Math.min(n, max))
     .openapi({ type: 'integer', minimum: 1, default: fallback, description, 'x-capped': true });
 
-/** Tags of contacts, deals and accounts: plain names, trimmed, 1 to 100 characters, at most 50. */
+/**
+ * Tags of contacts, deals and accounts: plain names kept on the row (not references to the tag table), trimmed,
+ * 1 to 100 characters, at most 50.
+ */
 export const TagNames = z.array(trimmedText(100)).max(50);
 
 /** Tag names once each, in the order given (contacts, deals and accounts keep tags as plain names). */

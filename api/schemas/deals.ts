@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { DEAL_STAGES } from '../../domain/deals';
-import { TagNames } from './common';
-import { Timestamp, Uuid, cappedLimit } from './common';
+import { TagNames, Timestamp, Uuid, cappedLimit } from './common';
 
 export const DealStage = z.enum(DEAL_STAGES).openapi('DealStage');
 

@@ -21,17 +21,15 @@ DAY = dt.timedelta(days=1)
 SUMMARY_MAX_DAYS = 366  # domain/cards.ts
 
 
-def positive_body(case: Any) -> dict | None:
-    """The case's JSON object body when the case is meant to be valid; None otherwise."""
-    meta = getattr(case, "meta", None)
-    if meta is not None and meta.generation.mode == GenerationMode.NEGATIVE:
-        return None
-    return case.body if isinstance(case.body, dict) else None
-
-
 def is_positive(case: Any) -> bool:
+    """Whether the case is meant to be valid (stateful cases carry no mode and are)."""
     meta = getattr(case, "meta", None)
     return meta is None or meta.generation.mode != GenerationMode.NEGATIVE
+
+
+def positive_body(case: Any) -> dict | None:
+    """The case's JSON object body when the case is meant to be valid; None otherwise."""
+    return case.body if is_positive(case) and isinstance(case.body, dict) else None
 
 
 def minutes(hhmm: str) -> int:
