@@ -22,7 +22,7 @@ SUMMARY_MAX_DAYS = 366  # domain/cards.ts
 
 
 def is_positive(case: Any) -> bool:
-    """Whether the case is meant to be valid (stateful cases carry no mode and are)."""
+    """Whether the case is meant to be valid (a case without metadata counts as valid)."""
     meta = getattr(case, "meta", None)
     return meta is None or meta.generation.mode != GenerationMode.NEGATIVE
 
