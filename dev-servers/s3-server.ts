@@ -34,8 +34,9 @@ function stopChild(child: ChildProcess): Promise<void> {
 async function weedPorts(): Promise<[number, number, number, number]> {
   const taken = new Set<number>();
   const ports: number[] = [];
+  const below = ephemeralPortRange()[0] - 10_001; // the companion too stays below the ephemeral range
   while (ports.length < 4) {
-    const p = await freePort(ephemeralPortRange()[0] - 10_001);
+    const p = await freePort(below);
     if (p >= 55_000 || taken.has(p) || taken.has(p + 10_000) || !(await isPortFree(p + 10_000))) continue;
     ports.push(p);
     taken.add(p).add(p + 10_000);
