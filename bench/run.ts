@@ -17,6 +17,7 @@ import { benchAnalyticsAccuracy } from './analytics/accuracy';
 import { benchAnalyticsParser } from './analytics/parser-accuracy';
 import { benchChatAccuracy } from './chat/accuracy';
 import { benchAssistantsLatency } from './assistants-latency';
+import { benchAssistantsHeldOut } from './assistants/heldout';
 
 // `npm run bench [-- name ...] [-- --seconds N]`: runs the named benchmarks (all by default) and prints
 // their figures as JSON. Every run is bounded in time and sends traffic to loopback only.
@@ -90,6 +91,8 @@ const BENCHES = {
   // The AI chat on the defaults over the chat task set (three phrasings each): reads, exact proposals, clarifications, refusals.
   'chat-accuracy': () =>
     benchChatAccuracy({ verbose: args.includes('--verbose'), heldOut: args.includes('--held-out'), lexical: args.includes('--lexical') }),
+  // Both assistants on the defaults over the held-out set kept apart (bench/fixtures/assistants-heldout.json): accuracy and confident wrong answers per kind.
+  'assistants-heldout': () => benchAssistantsHeldOut({ verbose: args.includes('--verbose'), lexical: args.includes('--lexical') }),
   // Both assistants on the defaults end to end (API, Temporal dev server, worker, local embedder): p50/p95 s to first text and to end.
   'assistants-latency': () => benchAssistantsLatency({ verbose: args.includes('--verbose') }),
   // The local language model: load time, time to first token, tokens/s (LLM_BENCH_THREADS, default 1,2).

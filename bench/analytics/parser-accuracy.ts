@@ -23,7 +23,7 @@ export async function benchAnalyticsParser(options: { verbose: boolean; heldOut:
       const chooser = options.noModel ? undefined : localTermChooser(deps.config);
       // Warm, as a running service is after its first question: the catalog's term vectors are computed once.
       await prepareCatalogTerms(deps, orgId, embedder);
-      const results: { id: string; difficulty: string; phrasing: number; ok: boolean; ms: number; said: string }[] = [];
+      const results: { id: string; difficulty: string; phrasing: number; ok: boolean; ms: number; said: string; confident: boolean }[] = [];
       for (const item of set) {
         const kind = item.kind ?? 'answer';
         let gold: unknown[][] | null = null;
@@ -49,7 +49,7 @@ export async function benchAnalyticsParser(options: { verbose: boolean; heldOut:
             ok = understood.kind === kind;
           }
           const ms = performance.now() - started;
-          results.push({ id: item.id, difficulty: item.difficulty, phrasing: n, ok, ms, said });
+          results.push({ id: item.id, difficulty: item.difficulty, phrasing: n, ok, ms, said, confident: understood.kind === 'plan' });
           if (options.verbose && !ok) process.stderr.write(`${item.id}.${n} WRONG ${JSON.stringify(question)}\n    ${said}\n`);
         }
       }
@@ -66,6 +66,8 @@ export async function benchAnalyticsParser(options: { verbose: boolean; heldOut:
         hard: by((r) => r.difficulty === 'hard'),
         first_phrasing: by((r) => r.phrasing === 0),
         other_phrasings: by((r) => r.phrasing > 0),
+        // A plan run whose rows are wrong, or a plan where a question back or a refusal was due.
+        confident_wrong: results.filter((r) => !r.ok && r.confident).length,
         ms_p50: timeQuantile(results, 0.5),
         ms_p95: timeQuantile(results, 0.95),
       };

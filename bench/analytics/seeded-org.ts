@@ -6,7 +6,7 @@ import { type Sql, createSql } from '../../db/client';
 import { type Config, loadConfig } from '../../platform/core/config';
 import { newId } from '../../platform/core/ids';
 import { declareTable, writeRows } from '../../services/custom-data';
-import { startBenchDatabase } from '../environment';
+import { startAssistantsDatabase } from '../assistants/database';
 import { ORDERS_DECLARATION, goldenOrders, seedGoldenCrm } from './golden-set';
 
 export interface SeededOrg {
@@ -23,7 +23,7 @@ export interface SeededOrg {
 export async function withSeededOrg<T>(name: string, run: (org: SeededOrg) => Promise<T>): Promise<T> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `vcrm-${name}-`));
   fs.chmodSync(dir, 0o755);
-  const { pg, databaseUrl } = await startBenchDatabase(dir);
+  const { pg, databaseUrl } = await startAssistantsDatabase(dir);
   const config = loadConfig({ ...process.env, DATABASE_URL: databaseUrl, DATA_DIR: dir, LOG_LEVEL: 'silent', ANALYTICS_DATABASE_URL: '' });
   const sql = createSql(databaseUrl, 5);
   const deps = { sql, config };

@@ -26,7 +26,7 @@ export async function benchChatAccuracy(options: { verbose: boolean; heldOut: bo
       const deps = { ...seeded, logger: undefined as never };
       // Warm, as a running service is after its first question: the catalog's term vectors are computed once.
       await prepareCatalogTerms(seeded, orgId, embedder);
-      const results: { id: string; kind: string; difficulty: string; ok: boolean; ms: number }[] = [];
+      const results: { id: string; kind: string; difficulty: string; ok: boolean; ms: number; confident: boolean }[] = [];
       for (const task of set) {
         for (const [n, message] of task.phrasings.entries()) {
           const started = performance.now();
@@ -51,7 +51,7 @@ export async function benchChatAccuracy(options: { verbose: boolean; heldOut: bo
           }
           const ms = performance.now() - started;
           const ok = await judge(sql, orgId, task, call, text);
-          results.push({ id: task.id, kind: task.kind, difficulty: task.difficulty, ok, ms });
+          results.push({ id: task.id, kind: task.kind, difficulty: task.difficulty, ok, ms, confident: call !== null });
           if (options.verbose && !ok)
             process.stderr.write(
               `${task.id}.${n} WRONG ${JSON.stringify(message)}\n    ${call ? JSON.stringify(call) : ''} ${text.slice(0, 300).replace(/\n/g, ' | ')}\n`,
@@ -72,6 +72,8 @@ export async function benchChatAccuracy(options: { verbose: boolean; heldOut: bo
         write: by((r) => r.kind === 'write'),
         clarify: by((r) => r.kind === 'clarify'),
         refuse: by((r) => r.kind === 'refuse'),
+        // A tool called (a read answered or a change proposed) whose outcome is wrong.
+        confident_wrong: results.filter((r) => !r.ok && r.confident).length,
         ms_p50: timeQuantile(results, 0.5),
         ms_p95: timeQuantile(results, 0.95),
       };
