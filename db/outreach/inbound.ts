@@ -55,6 +55,15 @@ export async function pauseEnrollment(
   return rows.count > 0;
 }
 
+/** What we sent in a thread (its latest 20 outbound messages): what an answer may repeat or quote. */
+export async function ownMail(db: Db, orgId: string, threadId: string): Promise<{ subjects: string[]; texts: string[] }> {
+  const rows = await db<{ subject: string; text_body: string | null }[]>`
+    SELECT subject, text_body FROM outreach_messages
+    WHERE org_id = ${orgId} AND thread_id = ${threadId} AND direction = 'outbound'
+    ORDER BY created_at DESC LIMIT 20`;
+  return { subjects: rows.map((r) => r.subject), texts: rows.map((r) => r.text_body ?? '').filter(Boolean) };
+}
+
 /** What a notice about an outreach message names: the contact, the sequence and the mailbox. */
 export interface NoticeFacts {
   contact_name: string | null;

@@ -1,9 +1,10 @@
 // Automatic answers (out-of-office notes, autoresponders) as opposed to a person's reply. Headers
 // decide first (RFC 3834 `Auto-Submitted`, the common `X-Autoreply`/`X-Autorespond`, `Precedence`, and
-// the markers Exchange writes); then the subject and the message's first lines are read for the phrases
-// mail programs and people use in English, German, French, Spanish, Italian, Dutch and Portuguese.
-// Text is compared folded (lower case, accents removed, ß as ss), and a phrase may open a compound
-// ("Abwesenheitsnotiz", "afwezigheidsbericht"): only its start is bound to a word boundary.
+// the markers Exchange writes). Without them, a message that quotes our own mail is a person's; otherwise
+// the subject and the body's first lines are read for what automatic answers write in English, German,
+// French, Spanish, Italian, Dutch and Portuguese (one table per language, AUTO_REPLY_LANGUAGES), only
+// where they write it: a false "out of office" pauses a sequence on a person who answered, and nobody
+// hears of the answer. Text is compared folded (lower case, accents removed, ß as ss).
 
 export type AutoReplyKind = 'out_of_office' | 'auto_reply';
 
@@ -16,75 +17,224 @@ export const fold = (text: string): string =>
     .replace(/ß/g, 'ss')
     .replace(/[’‘]/g, "'");
 
-/** A phrase starting at a word start; `end` also binds its end (short words that would match inside others). */
-const phrase = (source: string, end = false) => new RegExp(`(?<![\\p{L}\\p{N}])(?:${source})${end ? '(?![\\p{L}\\p{N}])' : ''}`, 'u');
+/**
+ * What automatic answers write, per language, folded (see `fold`); one table per language, read the
+ * same way in the subject and in the body.
+ *
+ * - `markers` name the message itself ("Automatic reply", "Abwesenheitsnotiz", "Out of office"): they
+ *   count where mail programs put them, at the start of the subject before `:` / `-` (or as the whole
+ *   subject), in brackets at its end, or as a body line of their own (alone or before `:`).
+ * - `phrases` announce the absence or the automation in a sentence ("I am out of the office until",
+ *   "je suis actuellement en congés"): they count at the start of the subject and anywhere in the body's
+ *   first lines. A phrase is a statement, never a bare topic word ("absence", "holiday"), so a person who
+ *   writes about absence management or holiday plans is still a person.
+ *
+ * Nothing counts after a reply prefix (`Re:`, `AW:`, `RE:` …): what follows it is the subject of the
+ * message answered, which is ours.
+ */
+export interface AutoReplyLanguage {
+  markers: readonly string[];
+  phrases: readonly string[];
+}
 
-/** Subjects of automatic answers (Outlook's "Automatic reply:" in each language, out-of-office notes). */
-const SUBJECT_PATTERNS: readonly RegExp[] = [
-  // English
-  phrase(
-    'out of (the )?office|automatic reply|auto[- ]?(reply|response)|autoreply|away from (the )?office|on (annual )?leave|on vacation|on holiday',
-  ),
-  phrase('ooo', true),
-  // German
-  phrase('automatische (antwort|ruckantwort)|abwesenheit|abwesend|nicht im buro|ausser (dem )?haus|im urlaub'),
-  // French
-  phrase("reponse automatique|absente? du bureau|message d'absence|absence|absente?|en conges?", true),
-  // Spanish
-  phrase('respuesta automatica|fuera de (la )?oficina|de vacaciones|ausente'),
-  // Italian
-  phrase("risposta automatica|fuori (dall')?ufficio|fuori sede|in ferie|assente"),
-  // Dutch
-  phrase('automatisch antwoord|afwezig|niet op kantoor|met vakantie'),
-  // Portuguese
-  phrase('resposta automatica|fora do escritorio|de ferias'),
-];
+export const AUTO_REPLY_LANGUAGES = {
+  en: {
+    markers: [
+      'automatic reply',
+      'auto[- ]?(reply|response)',
+      'automated (reply|response)',
+      'autoreply',
+      'autoresponse',
+      'out of (the )?office( auto ?reply)?',
+      'ooo',
+      'away from (the )?office',
+      'on (annual |parental |sick )?leave',
+      'on (vacation|holiday)',
+      'vacation',
+      'absent',
+    ],
+    phrases: [
+      'this is an? (automatic|automated|auto)[- ]?(reply|response|message|generated (reply|response|message))',
+      "(i am|i'm|im|i will be|i'll be) (currently |now |presently )?(out of (the )?office|away from (the |my )?(office|desk|email)|on (annual |parental |maternity |paternity |sick |medical )?leave|on (vacation|holiday|holidays|pto)|out of town)",
+      'out of (the )?office (until|till|through|from|and|on|returning|with)',
+      'ooo(?![\\p{L}\\p{N}])',
+    ],
+  },
+  de: {
+    markers: [
+      'automatische (antwort|ruckantwort|abwesenheitsnotiz)',
+      'abwesenheitsnotiz',
+      'abwesenheit',
+      'abwesend',
+      'nicht im buro',
+      'ausser (dem )?haus',
+      'im urlaub',
+      'urlaub',
+    ],
+    phrases: [
+      'abwesenheitsnotiz',
+      'automatische (antwort|ruckantwort)',
+      'ich bin [^!?\\n]{0,50}(abwesend|nicht im buro|im urlaub|ausser (dem )?haus|in elternzeit)',
+      'ich bin (derzeit |zurzeit |momentan |aktuell )?nicht erreichbar',
+    ],
+  },
+  fr: {
+    markers: [
+      'reponse automatique',
+      'message automatique',
+      "message d'absence",
+      'absente? du bureau',
+      'absence',
+      'absente?',
+      'en conges?',
+      'en vacances',
+      'hors du bureau',
+    ],
+    phrases: [
+      'reponse automatique',
+      'message automatique',
+      "message d'absence",
+      'je (suis|serai) [^!?\\n]{0,40}(absente?|en conges?|en vacances|hors du bureau|en deplacement)',
+    ],
+  },
+  es: {
+    markers: ['respuesta automatica', 'mensaje automatico', 'fuera de (la )?oficina', 'de vacaciones', 'ausente', 'ausencia'],
+    phrases: [
+      'respuesta automatica',
+      'mensaje automatico',
+      '(estoy|estare|me encuentro) [^!?\\n]{0,40}(fuera de (la )?oficina|de vacaciones|ausente|de baja)',
+    ],
+  },
+  it: {
+    markers: ['risposta automatica', 'messaggio automatico', "fuori (dall'|dal )?ufficio", 'fuori sede', 'in ferie', 'assente'],
+    phrases: [
+      'risposta automatica',
+      'messaggio automatico',
+      "(sono|saro) [^!?\\n]{0,40}(fuori (dall'|dal )?ufficio|fuori sede|assente|in ferie|in vacanza)",
+    ],
+  },
+  nl: {
+    markers: ['automatisch (antwoord|bericht)', 'afwezigheidsbericht', 'afwezigheidsmelding', 'afwezig', 'niet op kantoor', 'met vakantie'],
+    phrases: [
+      'automatisch (antwoord|bericht)',
+      'afwezigheidsbericht',
+      'ik ben [^!?\\n]{0,50}(afwezig|niet op kantoor|met vakantie|niet aanwezig)',
+    ],
+  },
+  pt: {
+    markers: ['resposta automatica', 'mensagem automatica', 'fora do escritorio', 'de ferias', 'ausente'],
+    phrases: [
+      'resposta automatica',
+      'mensagem automatica',
+      '(estou|estarei) [^!?\\n]{0,40}(fora do escritorio|ausente|de ferias|de licenca)',
+    ],
+  },
+} as const satisfies Record<string, AutoReplyLanguage>;
+
+export type AutoReplyLanguageCode = keyof typeof AUTO_REPLY_LANGUAGES;
+
+const alternatives = (pick: (l: AutoReplyLanguage) => readonly string[]) =>
+  Object.values(AUTO_REPLY_LANGUAGES as Record<string, AutoReplyLanguage>)
+    .flatMap(pick)
+    .map((source) => `(?:${source})`)
+    .join('|');
+const MARKERS = alternatives((l) => l.markers);
+const PHRASES = alternatives((l) => l.phrases);
+/** What may follow a marker: a colon or dash (then the subject answered), or nothing. */
+const AFTER_MARKER = '\\s*(?:[:：\\-–—]|$)';
+
+/** A marker opening the text (then `:`, `-` or the end). */
+const MARKER_AT_START = new RegExp(`^(?:${MARKERS})(?=${AFTER_MARKER})`, 'u');
+/** A marker in brackets closing the subject: "AW: Hello (Abwesenheitsnotiz)". */
+const MARKER_IN_BRACKETS_AT_END = new RegExp(`[(\\[]\\s*(?:${MARKERS})\\s*[)\\]]\\s*$`, 'u');
+/** A body line that is a marker alone, or a marker and a colon or dash before more. */
+const MARKER_LINE = new RegExp(`^(?:${MARKERS})\\s*(?:[:：\\-–—].*)?$`, 'u');
+/** A phrase opening the text. */
+const PHRASE_AT_START = new RegExp(`^(?:${PHRASES})`, 'u');
+/** A phrase anywhere, starting at a word start (compounds such as "Abwesenheitsnotizen" included). */
+const PHRASE_ANYWHERE = new RegExp(`(?<![\\p{L}\\p{N}])(?:${PHRASES})`, 'u');
+
+/** Our own words (what we sent in the thread): a subject or text that repeats them says nothing about its sender. */
+export interface OwnMail {
+  subjects?: readonly string[];
+  texts?: readonly string[];
+}
 
 /**
- * Phrases of an automatic answer's own first lines. Stricter than subjects: a person who mentions an
- * absence in passing ("I was away, but yes") must still count as a reply, so each phrase is one that
- * announces the absence or the automation itself.
+ * The subject, folded and trimmed, with our own subject blanked out where answers repeat it: at its end
+ * ("Re: <ours>", "Automatic reply: <ours>", or ours alone), the longest of ours first.
  */
-const BODY_PATTERNS: readonly RegExp[] = [
-  phrase('this is an? (automatic|automated|auto)[- ]?(reply|response|message)|automatic reply|auto[- ]?reply'),
-  phrase(
-    "(i am|i'm|i will be|i'll be) (currently )?(out of (the )?office|away from (the )?office|on (annual |parental |sick )?leave|on vacation|on holiday)",
-  ),
-  phrase('out of (the )?office (until|till|through|from|and)'),
-  phrase('abwesenheitsnotiz|automatische (antwort|ruckantwort)|ich bin [^!?\\n]{0,50}(abwesend|nicht im buro|im urlaub|ausser haus)'),
-  phrase("reponse automatique|message automatique|message d'absence|je (suis|serai) [^!?\\n]{0,40}absente?|absente? du bureau"),
-  phrase(
-    'respuesta automatica|mensaje automatico|(estoy|estare) [^!?\\n]{0,40}(fuera de (la )?oficina|de vacaciones|ausente)|fuera de la oficina',
-  ),
-  phrase("risposta automatica|messaggio automatico|(sono|saro) [^!?\\n]{0,40}(fuori (dall')?ufficio|assente|in ferie)|fuori ufficio"),
-  phrase('automatisch antwoord|automatisch bericht|afwezigheidsbericht|ik ben [^!?\\n]{0,50}(afwezig|niet op kantoor|met vakantie)'),
-  phrase('resposta automatica|mensagem automatica|(estou|estarei) [^!?\\n]{0,40}(fora do escritorio|ausente|de ferias)|fora do escritorio'),
-];
+function theirSubject(subject: string, own: readonly string[]): string {
+  const text = fold(subject).replace(/\s+/g, ' ').trim();
+  const ours = [...new Set(own.map((s) => fold(s).replace(/\s+/g, ' ').trim()).filter(Boolean))].sort((a, b) => b.length - a.length);
+  const repeated = ours.find((s) => text.endsWith(s));
+  return repeated ? `${text.slice(0, text.length - repeated.length)}\u0000` : text;
+}
+
+/** The subject says it is an automatic answer: a marker where mail programs put one, or a phrase opening it. */
+function subjectSaysAbsent(subject: string, own: readonly string[]): boolean {
+  const text = theirSubject(subject, own);
+  if (MARKER_AT_START.test(text) || MARKER_IN_BRACKETS_AT_END.test(text)) return true;
+  return PHRASE_AT_START.test(text);
+}
+
+/** The body's first lines say it: a marker as a line of its own, or a phrase anywhere in them. */
+function bodySaysAbsent(text: string): boolean {
+  const lines = openingLines(text);
+  return lines.some((line) => MARKER_LINE.test(line)) || PHRASE_ANYWHERE.test(lines.join(' '));
+}
 
 /** Lines of the body read for phrases: an automatic answer says what it is at once, above any quoted history. */
 const BODY_LINES = 8;
 
-/** The body's first lines, before quoted history (`>` or "On … wrote:"), folded. */
-function opening(text: string): string {
+/** Where quoted history starts: `>`, "On … wrote:" in each language, an original-message marker, an Outlook header block. */
+const isHistory = (folded: string): boolean =>
+  /^>/.test(folded) ||
+  /^(on|am|le|el|il|op|em) .{0,200}(wrote|schrieb|a ecrit|escribio|ha scritto|schreef|escreveu):?$/.test(folded) ||
+  /^-{2,}\s*(original message|forwarded message|urspr|weitergeleitete|message d'origine|message transfere|mensaje original|messaggio originale|oorspronkelijk bericht|mensagem original)/.test(
+    folded,
+  ) ||
+  /^(from|sent|von|gesendet|envoye|de|da|van|verzonden|enviado|inviato):\s/.test(folded);
+
+/** The body's first lines, before quoted history, folded. */
+function openingLines(text: string): string[] {
   const lines: string[] = [];
   for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (
-      /^>/.test(line) ||
-      /^(on|am|le|el|il|op|em) .{0,200}(wrote|schrieb|a ecrit|escribio|ha scritto|schreef|escreveu):?$/i.test(fold(line))
-    )
-      break;
-    if (
-      /^-{2,}\s*(original message|urspr|message d'origine|mensaje original|messaggio originale|oorspronkelijk bericht|mensagem original)/i.test(
-        fold(line),
-      )
-    )
-      break;
+    const line = fold(raw.trim());
+    if (isHistory(line)) break;
     if (!line) continue;
     lines.push(line);
     if (lines.length >= BODY_LINES) break;
   }
-  return fold(lines.join(' '));
+  return lines;
+}
+
+/** Text compared for quoting: folded, quote marks dropped, every run of white space one space. */
+const flat = (text: string): string =>
+  fold(text)
+    .split(/\r?\n/)
+    .map((line) => line.replace(/^[\s>]+/, ''))
+    .join(' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+/** A quoted line must be this long to be recognised as ours (short lines such as "Hi Ada," are everywhere). */
+const QUOTED_LINE_MIN = 16;
+
+/**
+ * The message quotes a message we sent (a line of ours, at least QUOTED_LINE_MIN characters, appears in
+ * it): what a person's mail program does when they answer, and what automatic answers rarely do.
+ */
+export function quotesOwnMail(text: string, ownTexts: readonly string[]): boolean {
+  const theirs = flat(text);
+  if (!theirs) return false;
+  for (const own of ownTexts) {
+    for (const line of own.split(/\r?\n/)) {
+      const ours = flat(line);
+      if (ours.length >= QUOTED_LINE_MIN && theirs.includes(ours)) return true;
+    }
+  }
+  return false;
 }
 
 /** Headers that mark an automatic message, as the servers and mail programs write them. */
@@ -104,18 +254,23 @@ export function autoReplyHeader(header: (name: string) => string | undefined): s
 }
 
 /**
- * An automatic answer rather than a person's reply: `out_of_office` when its subject or first lines say
- * so (in any of the languages above), `auto_reply` when only its headers mark it, null for a person.
+ * An automatic answer rather than a person's reply. Headers decide first: with one of them, the
+ * message is `out_of_office` when its subject or first lines say so, else `auto_reply`. Without them,
+ * a message that quotes our own mail is a person's (null); otherwise a marker or phrase where automatic
+ * answers put one (see AUTO_REPLY_LANGUAGES) makes it `out_of_office`, and anything else is a person's.
+ * `own` holds what we sent in the thread: our subject repeated in theirs is not their words.
  */
 export function autoReplyKind(input: {
   header: (name: string) => string | undefined;
   subject?: string | null;
   text?: string | null;
+  own?: OwnMail;
 }): AutoReplyKind | null {
-  const subject = fold(input.subject ?? '');
-  const saysAbsent = SUBJECT_PATTERNS.some((re) => re.test(subject)) || BODY_PATTERNS.some((re) => re.test(opening(input.text ?? '')));
-  if (saysAbsent) return 'out_of_office';
-  return autoReplyHeader(input.header) ? 'auto_reply' : null;
+  const text = input.text ?? '';
+  const says = () => subjectSaysAbsent(input.subject ?? '', input.own?.subjects ?? []) || bodySaysAbsent(text);
+  if (autoReplyHeader(input.header)) return says() ? 'out_of_office' : 'auto_reply';
+  if (quotesOwnMail(text, input.own?.texts ?? [])) return null;
+  return says() ? 'out_of_office' : null;
 }
 
 /** Month names, folded, per month: English, German, French, Spanish, Italian, Dutch, Portuguese (and short forms). */

@@ -113,7 +113,6 @@ export async function receiveMessage(
     const value = parsed.headers.get(name);
     return value === undefined ? undefined : typeof value === 'string' ? value : String((value as { value?: unknown }).value ?? value);
   };
-  const auto = bounce ? null : autoReplyKind({ header, subject: parsed.subject, text: parsed.text });
   const candidates = bounce ? bouncedIds(parsed) : threadCandidates(parsed.inReplyTo, parsed.references as string | string[] | undefined);
   const orgId = scope?.orgId ?? candidates.map(organizationOf).find((o): o is string => !!o);
   if (!orgId || !candidates.length) return UNMATCHED;
@@ -124,6 +123,10 @@ export async function receiveMessage(
     if (!parent) return UNMATCHED;
     const thread = (await mail.getThread(tx, orgId, parent.thread_id, true))!;
     if (scope && scope.mailboxId !== thread.mailbox_id) return UNMATCHED;
+    // Read against what we sent in the thread: our subject repeated, or our text quoted, is no sign of an automatic answer.
+    const sent = bounce ? null : await inbound.ownMail(tx, orgId, thread.id);
+    const own = sent && { texts: sent.texts, subjects: [thread.subject, ...sent.subjects] };
+    const auto = own ? autoReplyKind({ header, subject: parsed.subject, text: parsed.text, own }) : null;
     const verdict = bounce
       ? bounceVerdict({
           recipients: reports.flatMap(parseDeliveryStatus),
