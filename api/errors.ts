@@ -22,6 +22,8 @@ export const unavailable = (detail: string) => new HttpError(503, detail);
 
 /** The message of a timestamp that is not ISO 8601; mapped to pydantic's `datetime_parsing`. */
 export const TIMESTAMP_MESSAGE = 'Input should be an ISO 8601 date or date-time';
+/** The message of a calendar day that is not `YYYY-MM-DD`; mapped to pydantic's `date_parsing`. */
+export const DATE_MESSAGE = 'Input should be a valid date in the format YYYY-MM-DD';
 
 /** One entry of a 422 body, in the FastAPI/pydantic shape the API contract fixes. */
 export interface ValidationIssue {
@@ -128,6 +130,8 @@ function mapIssue(issue: z.core.$ZodIssue, location: Location, input: unknown): 
       if (issue.format === 'regex' && issue.message === TIMESTAMP_MESSAGE) {
         return [{ type: 'datetime_parsing', loc, msg: TIMESTAMP_MESSAGE, input: at, ctx: { error: 'invalid ISO 8601 date or date-time' } }];
       }
+      if (issue.format === 'regex' && issue.message === DATE_MESSAGE)
+        return [{ type: 'date_parsing', loc, msg: DATE_MESSAGE, input: at, ctx: { error: 'invalid date' } }];
       if (issue.format === 'regex') {
         // zod reports the pattern as a regex literal (/.../flags); pydantic's ctx holds its source.
         const pattern = ((issue as { pattern?: string }).pattern ?? '').replace(/^\/(.*)\/[a-z]*$/s, '$1');
@@ -170,8 +174,13 @@ function mapIssue(issue: z.core.$ZodIssue, location: Location, input: unknown): 
           ctx: {},
         },
       ];
+    case 'custom': {
+      // A refinement that names pydantic's type for itself (a date out of range is `greater_than_equal`).
+      const own = issue.params as { type?: string; ctx?: Record<string, unknown> } | undefined;
+      return [{ type: own?.type ?? 'value_error', loc, msg: issue.message, input: at, ctx: own?.ctx ?? {} }];
+    }
     default:
-      return [{ type: 'value_error', loc, msg: issue.message, input: at, ctx: {} }];
+      return [{ type: 'value_error', loc, msg: (issue as { message: string }).message, input: at, ctx: {} }];
   }
 }
 

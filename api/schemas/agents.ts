@@ -3,16 +3,16 @@ import { CreatedCursor, CursorPagination, NameCursor, VersionCursor, cursorQuery
 import { AgentConfig, E164, InstructionBuilderInputs } from '../../domain/agent-config';
 import { SIP_PROVISIONING_KINDS, SIP_PROVISIONING_NOTE } from '../../domain/agents';
 import { trimmedText } from '../../domain/trimmed-text';
-import { Uuid, TimestampInput } from './common';
+import { Uuid, timestampInput } from './common';
 
 const Bool = z.enum(['true', 'false']);
 const Limit = z.coerce.number().int().min(1).max(200).default(50);
 const Metadata = z.record(z.string(), z.unknown());
 const timeFilters = {
-  created_before: TimestampInput.optional(),
-  created_after: TimestampInput.optional(),
-  updated_before: TimestampInput.optional(),
-  updated_after: TimestampInput.optional(),
+  created_before: timestampInput('Created before this instant').optional(),
+  created_after: timestampInput('Created after this instant').optional(),
+  updated_before: timestampInput('Last updated before this instant').optional(),
+  updated_after: timestampInput('Last updated after this instant').optional(),
 };
 
 // Agents

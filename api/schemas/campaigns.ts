@@ -3,7 +3,7 @@ import { DEFAULT_CALLING_WINDOW, isValidTimeZone, minutesOf } from '../../domain
 import { CALL_STATUSES, CAMPAIGN_STATUSES, CONTACT_STATES } from '../../domain/campaigns';
 import { TIME_ZONE_DESCRIPTION, TIME_ZONE_NAMES } from './common';
 import { CreatedCursor, CursorPagination, cursorQuery } from '../pagination';
-import { Timestamp, Uuid, TimestampInput } from './common';
+import { Timestamp, Uuid, TimestampInput, timestampInput } from './common';
 
 export const CampaignStatusEnum = z.enum(CAMPAIGN_STATUSES).openapi('CampaignStatus');
 export const ContactStateEnum = z.enum(CONTACT_STATES).openapi('CampaignContactStatus');
@@ -41,7 +41,7 @@ export const CampaignContactInput = z
     external_id: z.string().trim().min(1).max(200).optional(),
     phone_numbers: z.array(PhoneNumber).min(1).max(10).openapi({ description: 'Attempts rotate through them, first number first' }),
     timezone: TimeZone.optional().openapi({ description: "IANA zone of the contact; default the campaign's" }),
-    scheduled_at: TimestampInput.optional().openapi({ description: 'Not called before this instant' }),
+    scheduled_at: timestampInput('Not called before this instant').optional(),
     agent_id: Uuid.optional(),
     agent_config: JsonObject.optional(),
     agent_number: PhoneNumber.optional().openapi({ description: 'The number the call comes from (E.164)' }),
@@ -209,8 +209,8 @@ export const CallEventBody = z
     idempotency_key: z.string().min(1).max(200).openapi({ description: 'The attempt key the call was placed with' }),
     status: z.enum(CALL_STATUSES),
     provider_call_id: z.string().max(200).optional(),
-    started_at: Timestamp.optional(),
-    ended_at: Timestamp.optional(),
+    started_at: TimestampInput.optional(),
+    ended_at: TimestampInput.optional(),
     duration_seconds: z.number().int().min(0).max(86_400).optional(),
     outcome: JsonObject.optional(),
   })

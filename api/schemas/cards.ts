@@ -3,7 +3,7 @@ import { SIGNATURE_LAYOUTS } from '../../domain/card-signature';
 import { CARD_EVENT_TYPES, CARD_LINKS_MAX, LEAD_STATUSES, UTM_FIELDS } from '../../domain/cards';
 import { trimmedText } from '../../domain/trimmed-text';
 import { HttpUrl } from './accounts';
-import { Timestamp, Uuid, TimestampInput } from './common';
+import { Timestamp, Uuid, dateInput, timestampInput } from './common';
 
 // Cards, their share links (managed and public), attribution events and public media.
 
@@ -139,7 +139,7 @@ export const SignatureQuery = z.object({
 export const CreateShareLinkBody = z
   .object({
     source: text(100).nullable().optional().describe('campaign or source label kept with every event of the link, e.g. "websummit-booth"'),
-    expires_at: TimestampInput.nullable().optional().describe('in the future; after it the link answers 404 like an unknown one'),
+    expires_at: timestampInput('In the future; after it the link answers 404 like an unknown one').nullable().optional(),
   })
   .strict()
   .openapi('ShareLinkCreate');
@@ -253,10 +253,9 @@ export const CardEventList = z
   .object({ events: z.array(CardEvent), limit: z.number().int(), offset: z.number().int() })
   .openapi('CardEventList');
 
-const Day = z.iso.date().describe('UTC calendar day, YYYY-MM-DD');
 export const SummaryQuery = z.object({
-  from: Day.optional().describe('first day, default 29 days before to'),
-  to: Day.optional().describe('last day (included), default today'),
+  from: dateInput('First UTC day, default 29 days before to').optional(),
+  to: dateInput('Last UTC day (included), default today').optional(),
 });
 
 const Counts = z.object(

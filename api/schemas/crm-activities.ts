@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { HttpUrl } from './accounts';
-import { Timestamp, Uuid, cappedLimit, TimestampInput } from './common';
+import { Timestamp, Uuid, cappedLimit, timestampInput } from './common';
 
 export const ACTIVITY_FEED_DEFAULT = 50;
 export const ACTIVITY_FEED_MAX = 200;
@@ -21,7 +21,7 @@ export const CreateActivityBody = z
     body: z.string().max(100_000).nullable().optional(),
     direction: z.string().max(100).nullable().optional().describe('accepted for compatibility; ignored and never stored'),
     contact_id: Uuid.nullable().optional().describe('a contact of the organization (404 otherwise)'),
-    due_at: TimestampInput.nullable().optional().describe('drives effective_time when present'),
+    due_at: timestampInput('Drives effective_time when present').nullable().optional(),
     duration_minutes: z.number().int().min(0).max(1_000_000).nullable().optional(),
     attendees: z.array(Attendee).max(500).nullable().optional(),
     transcript: z.string().max(900_000).nullable().optional(),

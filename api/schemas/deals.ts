@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEAL_STAGES } from '../../domain/deals';
-import { TagNames, Timestamp, Uuid, cappedLimit } from './common';
+import { TagNames, Timestamp, Uuid, cappedLimit, dateInput } from './common';
 
 export const DealStage = z.enum(DEAL_STAGES).openapi('DealStage');
 
@@ -28,7 +28,7 @@ const dealFields = {
   owner_id: z.string().trim().min(1).max(200).nullable(),
   account_id: Uuid.nullable(),
   contact_id: Uuid.nullable(),
-  close_date: z.iso.date().nullable().describe('expected close date, YYYY-MM-DD'),
+  close_date: dateInput('Expected close date').nullable(),
   tags: TagNames,
 };
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { BOT_STATUSES, MEETING_PLATFORMS, MEETING_URL_PATTERN, meetingPlatform } from '../../domain/meetings';
 import { CreatedCursor, CursorPagination, cursorQuery } from '../pagination';
 import { trimmedText } from '../../domain/trimmed-text';
-import { Timestamp, Uuid, TimestampInput } from './common';
+import { Timestamp, Uuid, TimestampInput, timestampInput } from './common';
 
 export const BOT_LIST_DEFAULT = 50;
 export const BOT_LIST_MAX = 200;
@@ -29,7 +29,7 @@ const MeetingUrl = z
 export const CreateBotBody = z
   .object({
     meeting_url: MeetingUrl,
-    join_at: TimestampInput.nullable().optional().openapi({ description: 'When the bot joins; now when absent or past' }),
+    join_at: timestampInput('When the bot joins; now when absent or past').nullable().optional(),
     bot_name: trimmedText(100)
       .nullable()
       .optional()
@@ -133,7 +133,7 @@ export const CaptureBody = z
           .object({
             code: z.string().max(200).nullable().optional(),
             sub_code: z.string().max(500).nullable().optional(),
-            updated_at: Timestamp.nullable().optional(),
+            updated_at: TimestampInput.nullable().optional(),
           })
           .loose()
           .nullable()

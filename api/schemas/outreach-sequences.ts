@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CreatedCursor, CursorPagination, cursorQuery } from '../pagination';
-import { Timestamp, TimestampInput, Uuid } from './common';
+import { Timestamp, timestampInput, Uuid } from './common';
 import {
   ENROLLMENT_STATUSES,
   MAX_DELAY_DAYS,
@@ -84,7 +84,7 @@ export const CreateSequenceBody = z
       }),
     mailbox_ids: MailboxIds.optional(),
     stop_on_reply: z.boolean().optional().openapi({ description: 'A reply stops the enrollment (default true); a bounce always does' }),
-    start_at: TimestampInput.nullable().optional().openapi({ description: 'Nothing is sent before this instant' }),
+    start_at: timestampInput('Nothing is sent before this instant').nullable().optional(),
   })
   .openapi('OutreachSequenceCreate');
 

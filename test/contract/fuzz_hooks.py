@@ -19,6 +19,7 @@ from schemathesis.generation.modes import GenerationMode
 
 DAY = dt.timedelta(days=1)
 SUMMARY_MAX_DAYS = 366  # domain/cards.ts
+FIRST_DAY = dt.date(1900, 1, 1)  # domain/timestamps.ts
 
 
 def is_positive(case: Any) -> bool:
@@ -116,7 +117,8 @@ def summary_days(context: Any, case: Any) -> Any:
     if start > end_or_today:
         start = end_or_today
     if (end_or_today - start).days + 1 > SUMMARY_MAX_DAYS:
-        start = end_or_today - (SUMMARY_MAX_DAYS - 1) * DAY
+        # not before the first day the API takes (api/schemas/dates.ts)
+        start = max(end_or_today - (SUMMARY_MAX_DAYS - 1) * DAY, FIRST_DAY)
     case.query["from"] = start.isoformat()
     return case
 

@@ -1,4 +1,5 @@
 import type { CallEvent, CallStatus } from '../../../domain/campaigns';
+import { providerInstant } from '../../../domain/timestamps';
 
 // Twilio's call statuses (and answering-machine detection) as our call statuses and events.
 
@@ -41,11 +42,8 @@ export interface TwilioCallReport {
   errorCode?: string | null;
 }
 
-const isoOf = (text: string | null | undefined): string | undefined => {
-  if (!text) return undefined;
-  const ms = Date.parse(text);
-  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
-};
+/** A provider's timestamp, dropped when it is not one or lies outside the years the service takes. */
+const isoOf = providerInstant;
 
 /** The call event a Twilio report makes for the attempt `key`; null for a status we do not know. */
 export function twilioEvent(key: string, report: TwilioCallReport): CallEvent | null {

@@ -1,4 +1,5 @@
 import type { CallEvent, CallStatus } from '../../../domain/campaigns';
+import { providerInstant } from '../../../domain/timestamps';
 
 // Vapi's call statuses and ended reasons as our call statuses and events.
 
@@ -53,11 +54,8 @@ export interface VapiCallReport {
   cost?: number | null;
 }
 
-const isoOf = (text: string | null | undefined): string | undefined => {
-  if (!text) return undefined;
-  const ms = Date.parse(text);
-  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
-};
+/** A provider's timestamp, dropped when it is not one or lies outside the years the service takes. */
+const isoOf = providerInstant;
 
 export function vapiEvent(key: string, report: VapiCallReport): CallEvent | null {
   const status = vapiCallStatus(report.status, report.endedReason);
