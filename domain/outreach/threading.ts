@@ -70,13 +70,18 @@ export function isBounce(input: {
   return /mailer-daemon|postmaster/.test(from) && /(undeliver|delivery (status|failure)|returned mail|failure notice)/.test(subject);
 }
 
-/** Message-IDs named in the headers of a returned original (the `message/rfc822` or `text/rfc822-headers` part of a bounce). */
+/**
+ * Message-IDs named in the headers of a returned original (the `message/rfc822` or `text/rfc822-headers`
+ * part of a bounce), the original's own id first: a bounce is about that message, and its In-Reply-To
+ * and References (the steps before it) only help when its own id is unknown. Then In-Reply-To, then
+ * References from the end.
+ */
 export function originalMessageIds(headersText: string): string[] {
   const unfolded = headersText.replace(/\r?\n[ \t]+/g, ' ');
-  const ids: string[] = [];
+  const found: Record<'message-id' | 'in-reply-to' | 'references', string[]> = { 'message-id': [], 'in-reply-to': [], references: [] };
   for (const line of unfolded.split(/\r?\n/)) {
     const match = /^(message-id|in-reply-to|references)\s*:\s*(.*)$/i.exec(line);
-    if (match) ids.push(...messageIdsIn(match[2]!));
+    if (match) found[match[1]!.toLowerCase() as keyof typeof found].push(...messageIdsIn(match[2]!));
   }
-  return [...new Set(ids)];
+  return [...new Set([...found['message-id'], ...found['in-reply-to'], ...found.references.reverse()])];
 }
