@@ -260,11 +260,14 @@ export async function threadMessages(db: Db, orgId: string, threadId: string): P
     ORDER BY coalesce(sent_at, received_at, created_at), id`;
 }
 
-/** The thread's latest message that went out or came in (what a reply answers). */
+/**
+ * The thread's latest message a person's reply from the unibox answers: one that went out, or came in
+ * from a person or their automatic answer, never a delivery report (a mailer-daemon is no one to answer).
+ */
 export async function lastDeliveredMessage(db: Db, orgId: string, threadId: string): Promise<MessageRow | undefined> {
   const [row]: [MessageRow?] = await db`
     SELECT *, local_day::text AS local_day FROM outreach_messages
-    WHERE org_id = ${orgId} AND thread_id = ${threadId} AND status IN ('sent', 'unconfirmed', 'received')
+    WHERE org_id = ${orgId} AND thread_id = ${threadId} AND status IN ('sent', 'unconfirmed', 'received') AND kind <> 'bounce'
     ORDER BY coalesce(sent_at, received_at, created_at) DESC, id DESC LIMIT 1`;
   return row;
 }
@@ -294,13 +297,17 @@ export async function threadsByIds(db: Db, orgId: string, ids: string[]): Promis
   return new Map(rows.map((r) => [r.id, r]));
 }
 
-/** Per thread, its latest message that went out or came in (what the next one answers). */
-export async function lastDeliveredMessages(db: Db, orgId: string, threadIds: string[]): Promise<Map<string, MessageRow>> {
+/**
+ * Per thread, the latest message we sent (what the next step answers): a step only ever threads on our
+ * own mail, never on a delivery report or an automatic answer received in between, so the recipient's
+ * thread stays the one they saw and a report about the next step names our message.
+ */
+export async function lastSentMessages(db: Db, orgId: string, threadIds: string[]): Promise<Map<string, MessageRow>> {
   if (!threadIds.length) return new Map();
   const rows = await db<MessageRow[]>`
     SELECT DISTINCT ON (thread_id) *, local_day::text AS local_day FROM outreach_messages
-    WHERE org_id = ${orgId} AND thread_id = ANY(${threadIds}::uuid[]) AND status IN ('sent', 'unconfirmed', 'received')
-    ORDER BY thread_id, coalesce(sent_at, received_at, created_at) DESC, id DESC`;
+    WHERE org_id = ${orgId} AND thread_id = ANY(${threadIds}::uuid[]) AND direction = 'outbound' AND status IN ('sent', 'unconfirmed')
+    ORDER BY thread_id, coalesce(sent_at, created_at) DESC, id DESC`;
   return new Map(rows.map((r) => [r.thread_id, r]));
 }
 

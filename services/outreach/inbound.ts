@@ -74,7 +74,10 @@ function partTypes(parsed: ParsedMail): string[] {
   return (parsed.attachments ?? []).map((a) => a.contentType);
 }
 
-/** The Message-IDs a bounce names: those of the returned original's headers. */
+/**
+ * The Message-IDs a bounce names, the returned original's own Message-ID first (then its In-Reply-To and
+ * References): the part's headers, or the text's when a server put them inline.
+ */
 function bouncedIds(parsed: ParsedMail): string[] {
   const ids: string[] = [];
   for (const a of parsed.attachments ?? []) {
@@ -118,7 +121,9 @@ export async function receiveMessage(
   if (!orgId || !candidates.length) return UNMATCHED;
 
   return deps.sql.begin(async (tx) => {
-    const known = await mail.messagesByMessageIds(tx, orgId, candidates);
+    // A delivery report is about a message we sent: only our own rows can be what it returns (a report
+    // stored earlier is named in the References of the next step's copy, never what bounced).
+    const known = (await mail.messagesByMessageIds(tx, orgId, candidates)).filter((m) => !bounce || m.direction === 'outbound');
     const parent = candidates.map((id) => known.find((m) => m.message_id === id)).find((m) => !!m);
     if (!parent) return UNMATCHED;
     const thread = (await mail.getThread(tx, orgId, parent.thread_id, true))!;

@@ -125,7 +125,7 @@ async function reserve(
   const suppressed = await suppressedAmong(tx, orgId, [...contacts.values()].map((c) => c.email ?? '').filter(Boolean));
   const threadIds = due.map((e) => e.thread_id).filter((id): id is string => !!id);
   const threads = await mail.threadsByIds(tx, orgId, threadIds);
-  const parents = await mail.lastDeliveredMessages(tx, orgId, threadIds);
+  const parents = await mail.lastSentMessages(tx, orgId, threadIds);
   const delays = sequence.steps.map((s) => s.delay_days);
   // Mailboxes whose sending domain tracks opens and clicks (and is verified): their steps go out tracked.
   const trackingHosts = await trackingHostsOf(

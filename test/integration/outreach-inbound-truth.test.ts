@@ -89,6 +89,63 @@ function answer(sent: ReceivedMail, from: string, subject: string, text: string)
   ].join('\r\n');
 }
 
+/** The header block of a received message, as a server returns it with a report. */
+const headersOf = (mail: ReceivedMail) => mail.raw.toString('utf8').split(/\r?\n\r?\n/)[0]!;
+
+/**
+ * A delivery report about the message whose headers are `returned`, as Postfix writes one; the original
+ * comes back as `message/rfc822` (headers and a line of body) or `text/rfc822-headers`.
+ */
+function dsn(
+  from: string,
+  to: string,
+  returned: string,
+  fields: { action: string; status: string; diagnostic: string },
+  part: 'message/rfc822' | 'text/rfc822-headers' = 'text/rfc822-headers',
+) {
+  const delayed = fields.action === 'delayed';
+  return [
+    'From: MAILER-DAEMON@mx.prospects.test (Mail Delivery System)',
+    `To: ${from}`,
+    `Subject: ${delayed ? 'Delayed Mail (still being retried)' : 'Undelivered Mail Returned to Sender'}`,
+    `Message-ID: <dsn-${crypto.randomUUID()}@mx.prospects.test>`,
+    'Auto-Submitted: auto-replied',
+    'MIME-Version: 1.0',
+    'Content-Type: multipart/report; report-type=delivery-status; boundary="B0UND"',
+    '',
+    '--B0UND',
+    'Content-Type: text/plain; charset=us-ascii',
+    '',
+    'This is the mail system at host mx.prospects.test.',
+    '',
+    '--B0UND',
+    'Content-Type: message/delivery-status',
+    '',
+    'Reporting-MTA: dns; mx.prospects.test',
+    '',
+    `Final-Recipient: rfc822; ${to}`,
+    `Action: ${fields.action}`,
+    `Status: ${fields.status}`,
+    `Diagnostic-Code: smtp; ${fields.diagnostic}`,
+    '',
+    '--B0UND',
+    `Content-Type: ${part}`,
+    '',
+    returned,
+    ...(part === 'message/rfc822' ? ['', 'Just following up.'] : []),
+    '',
+    '--B0UND--',
+    '',
+  ].join('\r\n');
+}
+
+const DELAYED = { action: 'delayed', status: '4.2.2', diagnostic: '452 4.2.2 Mailbox full' };
+const sentRows = (enrollmentId: string) =>
+  ctx.deps.sql<{ step: number; message_id: string; subject: string; soft_bounces: number; delivery_status: string | null }[]>`
+    SELECT step, message_id, subject, soft_bounces, delivery_status FROM outreach_messages
+    WHERE enrollment_id = ${enrollmentId} AND direction = 'outbound' ORDER BY step`;
+const dueNow = (id: string) => ctx.deps.sql`UPDATE outreach_enrollments SET next_send_at = now() WHERE id = ${id}`;
+
 const eventsOf = (threadId: string) =>
   ctx.deps.sql<{ event_type: string; payload: any }[]>`SELECT event_type, payload FROM notification_outbox WHERE entity_id = ${threadId}`;
 
@@ -159,4 +216,70 @@ describe('a header-less out-of-office is read from its body', () => {
     });
     expect(await eventsOf(res.body.thread_id)).toEqual([]);
   });
+});
+
+describe('a follow-up answers our own step, never a delivery report', () => {
+  it('after a 4.x.x report the next step threads on the step the recipient saw; its own report lands on it', async () => {
+    const { seq, enrollment, email, mail } = await sendOne('Hello');
+    const from = mail.mail.from!.value[0]!.address!;
+    const delayed = await postInbound(dsn(from, email, headersOf(mail), DELAYED));
+    expect(delayed.body).toMatchObject({ kind: 'soft_bounce', stored: true });
+
+    await dueNow(enrollment.id);
+    const [, second] = await smtp.waitForMail(email, 2, 30_000);
+    // Threaded on step 1 (what the recipient has), not on the mailer-daemon's report.
+    expect(second!.mail.inReplyTo).toBe(mail.mail.messageId);
+    expect([second!.mail.references].flat()).toEqual([mail.mail.messageId]);
+    await expect.poll(async () => (await enrollmentOf(seq.id, enrollment.id)).next_step, { timeout: 30_000 }).toBe(2);
+    const stored = await sentRows(enrollment.id);
+    expect(stored[1]!.message_id).toBe(second!.mail.messageId);
+
+    // Two more delays, now of step 2 (its headers returned as received): recorded on step 2; the third
+    // report of the address suppresses it, and the notice names our step, not "Delayed Mail".
+    for (let i = 0; i < 2; i++) {
+      const res = await postInbound(dsn(from, email, headersOf(second!), DELAYED));
+      expect(res.body).toMatchObject({ kind: 'soft_bounce', stored: true });
+    }
+    const after = await sentRows(enrollment.id);
+    expect(after.map((r) => r.soft_bounces)).toEqual([1, 2]);
+    expect(after[1]!.delivery_status).toBe('4.2.2');
+    expect((await enrollmentOf(seq.id, enrollment.id)).status).toBe('bounced');
+    const threadId = (await enrollmentOf(seq.id, enrollment.id)).thread_id;
+    const [event] = await eventsOf(threadId);
+    expect(event).toMatchObject({ event_type: 'outreach.message_bounced' });
+    expect(event!.payload.subject).toBe('Re: Hello');
+    expect(event!.payload.subject).not.toMatch(/Delayed Mail/);
+  });
+});
+
+describe('a bounce lands on the step it returns', () => {
+  for (const part of ['message/rfc822', 'text/rfc822-headers'] as const) {
+    it(`a 5.1.1 of step 2 (${part}, In-Reply-To step 1 before its own Message-ID) is step 2's`, async () => {
+      const { seq, enrollment, email, mail } = await sendOne('Hello');
+      await dueNow(enrollment.id);
+      const [, second] = await smtp.waitForMail(email, 2, 30_000);
+      await expect.poll(async () => (await enrollmentOf(seq.id, enrollment.id)).next_step, { timeout: 30_000 }).toBe(2);
+      const returned = [
+        `From: ${second!.mail.from!.text}`,
+        `To: ${email}`,
+        'Subject: Re: Hello',
+        `In-Reply-To: ${mail.mail.messageId}`,
+        `References: ${mail.mail.messageId}`,
+        `Message-ID: ${second!.mail.messageId}`,
+        'MIME-Version: 1.0',
+        'Content-Type: text/plain; charset=utf-8',
+      ].join('\r\n');
+      const from = mail.mail.from!.value[0]!.address!;
+      const res = await postInbound(
+        dsn(from, email, returned, { action: 'failed', status: '5.1.1', diagnostic: '550 5.1.1 User unknown' }, part),
+      );
+      expect(res.body).toMatchObject({ kind: 'bounce', stored: true });
+      const rows = await sentRows(enrollment.id);
+      expect(rows.map((r) => r.delivery_status)).toEqual([null, '5.1.1']);
+      const [event] = await eventsOf(res.body.thread_id);
+      expect(event!.payload.subject).toBe('Re: Hello');
+      const analytics = await ctx.request('GET', `/outreach/sequencer/sequences/${seq.id}/analytics`, { token: t.session });
+      expect(analytics.body.steps.map((s: { bounced: number }) => s.bounced)).toEqual([0, 1, 0]);
+    });
+  }
 });
