@@ -1,0 +1,143 @@
+// Turn-taking rules of the voice runtime: pure functions of what the caller said and what the agent is
+// doing. Where every runtime's users hurt most (docs: VOICE.md's list): backchannels that stop the agent,
+// turns cut while a number or an address is being spelled, a short "yes" dropped.
+
+const normalize = (text: string): string =>
+  text
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^a-z0-9@.'\s-]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+const words = (text: string): string[] => normalize(text).replace(/[.]+$/g, '').split(/[\s-]+/).filter(Boolean);
+
+/** Listening noises: said while the agent speaks, they mean "go on", never "stop". */
+const BACKCHANNELS = new Set([
+  'uh huh', 'uh-huh', 'uhhuh', 'mhm', 'mm hmm', 'mm-hmm', 'mmhmm', 'hmm', 'mm', 'hm', 'um', 'uh', 'ah', 'oh', 'right',
+  'okay', 'ok', 'ok ok', 'yeah', 'yep', 'yes', 'sure', 'i see', 'got it', 'alright', 'all right', 'cool', 'nice',
+  'great', 'exactly', 'true', 'indeed', 'ja', 'oui', 'si', 'vale', 'genau', 'd accord',
+]);
+
+/** A caller's speech while the agent talks that is only a backchannel (or nothing): the agent goes on. */
+export function isBackchannel(text: string): boolean {
+  const w = words(text);
+  if (w.length === 0) return true;
+  if (w.length > 3) return false;
+  const phrase = w.join(' ');
+  if (BACKCHANNELS.has(phrase)) return true;
+  // "yeah yeah", "right right", "okay okay": repeats of one backchannel.
+  return w.every((x) => BACKCHANNELS.has(x)) && new Set(w).size === 1;
+}
+
+/** Short answers: a turn of their own when the agent is listening, whatever their length. */
+const SHORT_ANSWERS = new Set(['yes', 'no', 'yeah', 'yep', 'nope', 'nah', 'sure', 'okay', 'ok', 'correct', 'right', 'wrong', 'maybe']);
+
+export const isShortAnswer = (text: string): boolean => {
+  const w = words(text);
+  return w.length > 0 && w.length <= 2 && w.some((x) => SHORT_ANSWERS.has(x));
+};
+
+const NUMBER_WORDS = new Set([
+  'zero', 'oh', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'double', 'triple',
+]);
+const SPELLING_WORDS = new Set(['at', 'dot', 'dash', 'hyphen', 'underscore', 'slash', 'point']);
+
+/**
+ * The caller is spelling something (digits, letters, an e-mail address) and may only be pausing: the
+ * end of the turn waits longer. True when the last words are digits, single letters or spelling words.
+ */
+export function isSpelling(text: string): boolean {
+  const w = words(text);
+  if (!w.length) return false;
+  const tail = w.slice(-4);
+  const spelled = tail.filter(
+    (x) => /^\d+$/.test(x) || /^[a-z]$/.test(x) || NUMBER_WORDS.has(x) || SPELLING_WORDS.has(x) || /@/.test(x),
+  );
+  // The last word itself is spelled, and most of the tail is.
+  const last = tail.at(-1)!;
+  const lastSpelled = /^\d+$/.test(last) || /^[a-z]$/.test(last) || NUMBER_WORDS.has(last) || SPELLING_WORDS.has(last);
+  return lastSpelled && spelled.length >= Math.min(2, tail.length);
+}
+
+export interface TurnWaitRules {
+  /** After a turn model's "complete" (or a short answer): answer now. */
+  completeMs: number;
+  /** The turn model says the caller is not done: wait this long for more speech. */
+  incompleteMs: number;
+  /** The caller is spelling: wait this long. */
+  spellingMs: number;
+}
+
+export const DEFAULT_TURN_WAIT: TurnWaitRules = { completeMs: 0, incompleteMs: 900, spellingMs: 1800 };
+
+/**
+ * How long to wait, after the caller stopped, before answering: nothing when the turn is complete or a
+ * short answer, longer while spelling, a bounded wait when the turn model hears an unfinished turn.
+ */
+export function turnWaitMs(transcript: string, verdict: { complete: boolean } | null, rules = DEFAULT_TURN_WAIT): number {
+  if (isSpelling(transcript)) return rules.spellingMs;
+  if (isShortAnswer(transcript)) return rules.completeMs;
+  if (verdict && !verdict.complete) return rules.incompleteMs;
+  return rules.completeMs;
+}
+
+/** Whether the caller's words end the call by the agent's end-call phrases ("goodbye"). */
+export function saysEndPhrase(text: string, phrases: readonly string[]): boolean {
+  const said = ` ${words(text).join(' ')} `;
+  return phrases.some((p) => {
+    const phrase = words(p).join(' ');
+    return phrase.length > 0 && said.includes(` ${phrase} `);
+  });
+}
+
+/** The part of an agent turn the caller heard: whole sentences played, and the played share of the one cut. */
+export function heardText(sentences: readonly { text: string; durationMs: number }[], heardMs: number): string {
+  const out: string[] = [];
+  let left = heardMs;
+  for (const s of sentences) {
+    if (left <= 0) break;
+    if (left >= s.durationMs) {
+      out.push(s.text);
+      left -= s.durationMs;
+      continue;
+    }
+    const w = s.text.split(/\s+/);
+    const n = Math.floor((w.length * left) / Math.max(1, s.durationMs));
+    if (n > 0) out.push(`${w.slice(0, n).join(' ')}…`);
+    break;
+  }
+  return out.join(' ');
+}
+
+/** Splits the model's streamed text into sentences, to speak each as soon as it is complete. */
+export class SentenceSplitter {
+  private buffer = '';
+  push(delta: string): string[] {
+    this.buffer += delta;
+    const out: string[] = [];
+    for (let end = this.nextEnd(); end > 0; end = this.nextEnd()) {
+      const sentence = this.buffer.slice(0, end).trim();
+      this.buffer = this.buffer.slice(end);
+      if (sentence) out.push(sentence);
+    }
+    return out;
+  }
+  /** Where the first sentence ends (after its trailing space), or 0: ". " after "e.g", "Dr" and the like is no end. */
+  private nextEnd(): number {
+    const ends = /[.!?…]+\s+|\n+/g;
+    for (let m = ends.exec(this.buffer); m; m = ends.exec(this.buffer)) {
+      const before = this.buffer.slice(0, m.index);
+      if (m[0].startsWith('.') && /\b(e\.g|i\.e|mr|mrs|ms|dr|st|vs|etc|no)$/i.test(before)) continue;
+      return m.index + m[0].length;
+    }
+    return 0;
+  }
+  /** What is left when the model finishes. */
+  flush(): string[] {
+    const rest = this.buffer.trim();
+    this.buffer = '';
+    return rest ? [rest] : [];
+  }
+}

@@ -1,0 +1,125 @@
+import * as agents from '../../db/agents';
+import * as versions from '../../db/agent-versions';
+import * as contacts from '../../db/contacts';
+import * as conversations from '../../db/conversations';
+import { AgentConfig } from '../../domain/agent-config';
+import { conflict, notFound } from '../../domain/errors';
+import { fillVariables } from '../../domain/voice-prompt';
+import type { ServiceDeps } from '../deps';
+import { signalWorkflow, startWorkflow } from '../workflow-client';
+import { conversationEndedSignal, conversationWorkflowId, conversationWorkflowRef, type ConversationEnded } from '../../workflows/conversation-messages';
+import type { VoiceSessionClaims } from './session-tokens';
+
+// What the conversation engine asks of the CRM: open a conversation for a session (the agent's version,
+// its variables filled, the contact's fields), record each turn as it is spoken, close it. Each
+// conversation's lifecycle is its workflow (`conversation:<id>`): started here, told of the end here.
+
+type Deps = Pick<ServiceDeps, 'sql' | 'temporal' | 'config'>;
+
+export interface OpenedConversation {
+  id: string;
+  orgId: string;
+  agentId: string;
+  agentName: string;
+  version: number;
+  config: AgentConfig;
+  direction: 'inbound' | 'outbound';
+  /** The instructions with {{variables}} filled: the version's own, then the contact's fields. */
+  instructions: string;
+  firstMessage: string | null;
+  contact: Record<string, string> | null;
+  startedAt: Date;
+}
+
+const CONTACT_FIELDS = ['first_name', 'last_name', 'email', 'phone', 'title', 'company', 'department'] as const;
+
+async function contactOf(deps: Deps, orgId: string, claims: VoiceSessionClaims) {
+  if (claims.contact) return contacts.getContact(deps.sql, orgId, claims.contact);
+  const number = claims.direction === 'outbound' ? claims.to : claims.from;
+  if (!number) return undefined;
+  const [row]: [contacts.ContactRow?] = await deps.sql`
+    SELECT * FROM contacts WHERE org_id = ${orgId} AND phone = ${number} ORDER BY created_at, id LIMIT 1`;
+  return row;
+}
+
+/** Opens the session's conversation (or takes the one the API made for a campaign call) and starts its workflow. */
+export async function openConversation(deps: Deps, claims: VoiceSessionClaims, engineId: string): Promise<OpenedConversation> {
+  const orgId = claims.org;
+  const agent = await agents.getAgent(deps.sql, orgId, claims.agent);
+  if (!agent) throw notFound('Agent not found');
+  const number = claims.version ?? agent.published_version;
+  if (number === null) throw conflict('The agent has no published version');
+  const version = await versions.getVersion(deps.sql, orgId, agent.id, number);
+  if (!version) throw notFound('Version not found');
+  const config = AgentConfig.parse(version.config);
+  const contact = await contactOf(deps, orgId, claims);
+  const claim = {
+    agent_version: number,
+    channel: claims.channel,
+    call_id: claims.call_id ?? null,
+    contact_id: contact?.id ?? null,
+    engine_id: engineId,
+  };
+  const row =
+    (claims.conversation && (await conversations.claimConversation(deps.sql, orgId, claims.conversation, claim))) ||
+    (await conversations.insertConversation(deps.sql, {
+      ...claim,
+      org_id: orgId,
+      agent_id: agent.id,
+      direction: claims.direction,
+      phone_number: (claims.direction === 'outbound' ? claims.to : claims.from) ?? null,
+    }));
+  const contactFields = contact
+    ? Object.fromEntries(CONTACT_FIELDS.flatMap((f) => (contact[f] ? [[f, String(contact[f])]] : [])))
+    : null;
+  const values = { ...config.variables, ...(contactFields ?? {}), agent_name: agent.name };
+  await startWorkflow(deps, conversationWorkflowRef, orgId, {
+    workflowId: conversationWorkflowId(row.id),
+    args: [{ orgId, conversationId: row.id, maxDurationSeconds: config.limits.max_duration_seconds }],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+  });
+  return {
+    id: row.id,
+    orgId,
+    agentId: agent.id,
+    agentName: agent.name,
+    version: number,
+    config,
+    direction: claims.direction,
+    instructions: fillVariables(config.instructions, values),
+    firstMessage: config.first_message === null ? null : fillVariables(config.first_message, values),
+    contact: contactFields,
+    startedAt: row.started_at ?? new Date(),
+  };
+}
+
+/** Writes one turn as soon as it is spoken; a repeated write keeps the first. */
+export async function recordTurn(
+  deps: Pick<ServiceDeps, 'sql'>,
+  orgId: string,
+  conversationId: string,
+  turn: conversations.NewTurn,
+): Promise<void> {
+  await conversations.insertTurn(deps.sql, orgId, conversationId, turn);
+}
+
+/** Ends the conversation's row and tells its workflow, which writes the summary, outcome and CRM activity. */
+export async function closeConversation(
+  deps: Deps,
+  orgId: string,
+  conversationId: string,
+  ended: ConversationEnded & { recordingKey: string | null; recordingChannels: 'mono' | 'dual' | null; retentionDays: number | null },
+): Promise<void> {
+  await conversations.endConversation(deps.sql, orgId, conversationId, {
+    status: ended.status,
+    end_reason: ended.reason,
+    recording_key: ended.recordingKey,
+    recording_channels: ended.recordingChannels,
+    recording_retention_days: ended.retentionDays,
+  });
+  await signalWorkflow(deps, conversationWorkflowId(conversationId), conversationEndedSignal, {
+    reason: ended.reason,
+    status: ended.status,
+    transferredTo: ended.transferredTo ?? null,
+  });
+}

@@ -1,0 +1,462 @@
+import type { Logger } from '../../platform/core/logger';
+import type { ChatMessage, ChatModel } from '../../platform/adapters/llm/chat-model';
+import { redactPii } from '../../domain/pii-redaction';
+import { isVoicemailGreeting, systemPrompt } from '../../domain/voice-prompt';
+import { voiceTools } from '../../domain/voice-tools';
+import { heardText, isBackchannel, saysEndPhrase, turnWaitMs } from '../../domain/voice-turns';
+import type { OpenedConversation } from '../../services/conversations/runtime';
+import type { NewTurn } from '../../db/conversations';
+import type { ConversationEnded, ToolCallRequest, ToolCallResult } from '../../workflows/conversation-messages';
+import { wavFile } from '../audio/pcm';
+import { Recorder } from '../audio/recorder';
+import type { ListenEvent, ListenSession, SpeechStack } from '../speech/types';
+import type { CallTransport } from '../transports/types';
+import { AgentTurn, type ToolRun } from './agent-turn';
+import { Playout } from './playout';
+
+// One live conversation: the caller's audio to the recognizer, turns decided, the model's answer spoken,
+// barge-ins, idle prompts, limits and the end. Each turn is written as soon as it is spoken.
+
+/** What the conversation needs from the service around it. */
+export interface ConversationPorts {
+  recordTurn(turn: NewTurn): Promise<void>;
+  runTool(request: ToolCallRequest): Promise<ToolCallResult>;
+  /** Ends the row and tells the workflow; the recording, when kept, is stored first. */
+  close(ended: ConversationEnded, recording: { wav: Buffer; channels: 'mono' | 'dual' } | null): Promise<void>;
+  hangUpCall(): Promise<void>;
+}
+
+export interface ConversationOptions {
+  opened: OpenedConversation;
+  transport: CallTransport;
+  speech: SpeechStack;
+  model: ChatModel;
+  ports: ConversationPorts;
+  logger: Logger;
+}
+
+/** Speech that runs this long while the agent talks is an interruption even before its words are known. */
+const LONG_SPEECH_MS = 1_200;
+/** A cut turn resumes when what cut it was no interruption after all (a noise, a backchannel). */
+const FALSE_INTERRUPTION_MS = 2_000;
+const DTMF_GAP_MS = 1_500;
+const IDLE_PROMPT = 'Are you still there?';
+const GOODBYE = 'Thank you for calling. Goodbye.';
+
+type PendingCaller = { text: string; startMs: number; endMs: number; sttMs: number; stoppedAt: number };
+
+export class Conversation {
+  private readonly opened: OpenedConversation;
+  private readonly transport: CallTransport;
+  private readonly playout: Playout;
+  private readonly recorder: Recorder;
+  private readonly tools;
+  private readonly context: ChatMessage[];
+  private readonly startedAt = performance.now();
+  private listen?: ListenSession;
+  private seq = 0;
+  private ended?: ConversationEnded;
+  private readonly done: Promise<void>;
+  private resolveDone!: () => void;
+  private current?: { turn: AgentTurn; controller: AbortController; seq: number; startedMs: number; segments: Set<string>; finished: boolean; audit: Record<string, unknown>; sentences: { text: string; samples: number }[] };
+  private pending?: PendingCaller;
+  private respondTimer?: NodeJS.Timeout;
+  private idleTimer?: NodeJS.Timeout;
+  private idlePrompts = 0;
+  private limitTimer?: NodeJS.Timeout;
+  private callerSpeakingSince: number | null = null;
+  private stoppedAt: number | null = null;
+  private lastCut?: { remainder: string; at: number };
+  private turnVerdict: { complete: boolean; probability: number | null; turn_ms: number } | null = null;
+  private dtmf = '';
+  private dtmfTimer?: NodeJS.Timeout;
+  private heardCaller = false;
+  private endAfterSpeaking?: ConversationEnded;
+
+  constructor(private readonly o: ConversationOptions) {
+    this.opened = o.opened;
+    this.transport = o.transport;
+    this.playout = new Playout(o.transport.sampleRate);
+    this.recorder = new Recorder(o.transport.sampleRate, this.startedAt);
+    this.tools = voiceTools(o.opened.config);
+    this.context = [{ role: 'system', content: systemPrompt(o.opened.config, o.opened.instructions, o.opened.contact) }];
+    this.done = new Promise((resolve) => {
+      this.resolveDone = resolve;
+    });
+  }
+
+  private get config() {
+    return this.opened.config;
+  }
+
+  private elapsedMs(): number {
+    return Math.round(performance.now() - this.startedAt);
+  }
+
+  /** Runs until the conversation ends. */
+  async run(): Promise<ConversationEnded> {
+    this.transport.bind({
+      audio: (samples) => this.onAudio(samples),
+      dtmf: (digit) => this.onDtmf(digit),
+      played: (segment) => this.onPlayed(segment),
+      hangup: (reason) => void this.end({ reason, status: 'completed' }, false),
+    });
+    this.listen = await this.o.speech.recognizer.listen({
+      sampleRate: this.transport.sampleRate,
+      language: this.config.language,
+      onEvent: (event) => this.onListen(event),
+    });
+    this.limitTimer = setTimeout(() => void this.finishWith({ reason: 'max_duration', status: 'completed' }, this.config.end_call.message ?? GOODBYE), this.config.limits.max_duration_seconds * 1000);
+    if (this.config.first_speaker === 'agent' && this.opened.firstMessage) this.speak({ fixedText: this.opened.firstMessage });
+    else this.armIdle();
+    await this.done;
+    return this.ended!;
+  }
+
+  // The caller's side
+
+  private onAudio(samples: Int16Array): void {
+    this.recorder.addCaller(samples);
+    this.listen?.write(samples);
+    if (this.callerSpeakingSince !== null && this.agentSpeaking() && performance.now() - this.callerSpeakingSince > LONG_SPEECH_MS) this.interrupt();
+  }
+
+  private onDtmf(digit: string): void {
+    this.dtmf += digit;
+    this.disarmIdle();
+    clearTimeout(this.dtmfTimer);
+    this.dtmfTimer = setTimeout(() => {
+      const digits = this.dtmf;
+      this.dtmf = '';
+      this.takeCallerTurn({ text: `[The caller pressed the keys: ${digits}]`, startMs: this.elapsedMs(), endMs: this.elapsedMs(), sttMs: 0, stoppedAt: performance.now() }, null);
+    }, DTMF_GAP_MS);
+  }
+
+  private onListen(event: ListenEvent): void {
+    if (this.ended) return;
+    switch (event.type) {
+      case 'speech_started':
+        this.callerSpeakingSince = performance.now();
+        this.disarmIdle();
+        // The caller goes on: an answer being prepared waits for the rest.
+        if (this.respondTimer) {
+          clearTimeout(this.respondTimer);
+          this.respondTimer = undefined;
+        }
+        return;
+      case 'partial':
+        if (this.agentSpeaking() && !isBackchannel(event.text) && event.text.trim().split(/\s+/).length >= 2) this.interrupt();
+        return;
+      case 'speech_stopped':
+        this.callerSpeakingSince = null;
+        this.stoppedAt = performance.now();
+        return;
+      case 'transcript':
+        this.onTranscript(event);
+        return;
+      case 'turn':
+        this.turnVerdict = event;
+        this.scheduleResponse();
+        return;
+    }
+  }
+
+  private onTranscript(event: Extract<ListenEvent, { type: 'transcript' }>): void {
+    const text = event.text.trim();
+    if (this.agentSpeaking()) {
+      // "uh-huh", "right", a cough: the agent goes on.
+      if (isBackchannel(text)) return;
+      this.interrupt();
+    }
+    if (!text || (isBackchannel(text) && this.lastCut && performance.now() - this.lastCut.at < FALSE_INTERRUPTION_MS)) {
+      // Not an interruption after all: resume with what the caller did not hear.
+      const cut = this.lastCut;
+      this.lastCut = undefined;
+      if (cut?.remainder) this.speak({ fixedText: cut.remainder });
+      else if (!this.current) this.armIdle();
+      return;
+    }
+    this.lastCut = undefined;
+    const stoppedAt = this.stoppedAt ?? performance.now();
+    this.pending = this.pending
+      ? { ...this.pending, text: `${this.pending.text} ${text}`, endMs: event.end_ms, sttMs: this.pending.sttMs + event.stt_ms, stoppedAt }
+      : { text, startMs: event.start_ms, endMs: event.end_ms, sttMs: event.stt_ms, stoppedAt };
+    this.turnVerdict = null;
+  }
+
+  /** Once the turn model has spoken: answer now, or after a longer wait while the caller may go on. */
+  private scheduleResponse(): void {
+    if (!this.pending || this.callerSpeakingSince !== null) return;
+    const wait = turnWaitMs(this.pending.text, this.turnVerdict) + this.config.limits.response_delay_seconds * 1000;
+    clearTimeout(this.respondTimer);
+    this.respondTimer = setTimeout(() => {
+      this.respondTimer = undefined;
+      const pending = this.pending;
+      this.pending = undefined;
+      if (pending) this.takeCallerTurn(pending, this.turnVerdict);
+    }, wait);
+  }
+
+  private takeCallerTurn(caller: PendingCaller, verdict: typeof this.turnVerdict): void {
+    if (this.ended) return;
+    const redact = this.config.recording.redact_pii ? redactPii(caller.text) : { text: caller.text, redacted: false };
+    if (redact.redacted) this.recorder.mute(caller.startMs, caller.endMs);
+    const eotMs = Math.round(performance.now() - caller.stoppedAt);
+    void this.record({
+      seq: this.seq++,
+      role: 'caller',
+      text: redact.text,
+      heard_text: null,
+      interrupted: false,
+      started_ms: caller.startMs,
+      ended_ms: caller.endMs,
+      audit: { stt_ms: caller.sttMs, turn: verdict, eot_ms: eotMs, recognizer: this.o.speech.recognizer.name },
+    });
+    this.transport.transcript('caller', redact.text, true);
+    const firstWords = !this.heardCaller;
+    this.heardCaller = true;
+    if (firstWords && this.opened.direction === 'outbound' && isVoicemailGreeting(caller.text)) {
+      const leave = !this.config.end_call.end_on_voicemail && this.config.end_call.message;
+      void this.finishWith({ reason: 'voicemail', status: 'voicemail' }, leave || null);
+      return;
+    }
+    if (this.config.end_call.phrases.length && saysEndPhrase(caller.text, this.config.end_call.phrases)) {
+      void this.finishWith({ reason: 'caller_ended', status: 'completed' }, this.config.end_call.message ?? GOODBYE);
+      return;
+    }
+    this.context.push({ role: 'user', content: caller.text });
+    this.speak({ eotMs, sttMs: caller.sttMs });
+  }
+
+  // The agent's side
+
+  private agentSpeaking(): boolean {
+    return Boolean(this.current && (!this.current.finished || this.playout.pendingMs() > 0));
+  }
+
+  private speak(what: { fixedText?: string; eotMs?: number; sttMs?: number }): void {
+    this.cancelCurrent();
+    this.disarmIdle();
+    const controller = new AbortController();
+    const seq = this.seq++;
+    const segments = new Set<string>();
+    this.playout.startTurn();
+    const state = {
+      controller,
+      seq,
+      startedMs: this.elapsedMs(),
+      segments,
+      finished: false,
+      audit: { eot_ms: what.eotMs ?? null, stt_ms: what.sttMs ?? null } as Record<string, unknown>,
+      sentences: [] as { text: string; samples: number }[],
+    };
+    const turn = new AgentTurn(
+      {
+        model: this.o.model,
+        voice: this.o.speech.voice,
+        tools: this.tools,
+        messages: this.context,
+        sampleRate: this.transport.sampleRate,
+        voiceId: this.config.voice.voice_id,
+        speed: this.config.voice.speed,
+        maxTokens: Math.min(this.config.llm.max_tokens, 300),
+        temperature: this.config.llm.temperature,
+        signal: controller.signal,
+        fixedText: what.fixedText,
+      },
+      {
+        audio: (samples, index, sentence) => {
+          if (controller.signal.aborted) return;
+          const segment = `${seq}.${index}`;
+          segments.add(segment);
+          this.recorder.addAgent(samples, this.elapsedMs() + this.playout.pendingMs());
+          this.playout.sent(samples.length);
+          this.transport.play(segment, samples);
+          (state.sentences[index] ??= { text: sentence, samples: 0 }).samples += samples.length;
+        },
+        sentenceDone: (_sentence, index) => {
+          if (!controller.signal.aborted) this.transport.endSegment(`${seq}.${index}`);
+        },
+        runTool: (run) => this.runTool(run, seq),
+      },
+    );
+    this.current = { ...state, turn };
+    turn
+      .run()
+      .then(
+        () => this.turnFinished(seq),
+        (error: Error) => {
+          if (controller.signal.aborted) return;
+          this.o.logger.warn({ err: error, conversationId: this.opened.id }, 'agent turn failed');
+          this.turnFinished(seq, error.message);
+        },
+      );
+  }
+
+  private async runTool(run: ToolRun, seq: number): Promise<string> {
+    const started = performance.now();
+    let result: ToolCallResult;
+    try {
+      result = await this.o.ports.runTool({ turn: seq, callId: run.call.id, name: run.call.name, arguments: (run.call.input ?? {}) as Record<string, unknown> });
+    } catch (error) {
+      result = { ok: false, content: `The tool failed: ${(error as Error).message}`, ms: Math.round(performance.now() - started) };
+    }
+    void this.record({
+      seq: this.seq++,
+      role: 'tool',
+      text: result.content.slice(0, 4000),
+      heard_text: null,
+      interrupted: false,
+      started_ms: Math.round(started - this.startedAt),
+      ended_ms: this.elapsedMs(),
+      audit: { tool: run.call.name, input: run.call.input, ok: result.ok, ms: result.ms, call_id: run.call.id },
+    });
+    if (run.tool?.kind === 'end_call') this.endAfterSpeaking = { reason: 'agent_ended', status: 'completed' };
+    if (run.tool?.kind === 'transfer' && result.ok)
+      this.endAfterSpeaking = { reason: 'transferred', status: 'transferred', transferredTo: result.transferredTo ?? null };
+    // What a tool answers is data for the model, never instructions.
+    return JSON.stringify({ ok: result.ok, result: result.content });
+  }
+
+  private turnFinished(seq: number, error?: string): void {
+    const current = this.current;
+    if (!current || current.seq !== seq) return;
+    current.finished = true;
+    const text = current.turn.text;
+    this.context.push(...current.turn.added.filter((m) => m.role !== 'assistant' || m.content || m.toolCalls));
+    void this.record({
+      seq: current.seq,
+      role: 'agent',
+      text,
+      heard_text: null,
+      interrupted: false,
+      started_ms: current.startedMs,
+      ended_ms: this.elapsedMs() + Math.round(this.playout.pendingMs()),
+      audit: {
+        ...current.audit,
+        timings: {
+          eot_ms: current.audit.eot_ms,
+          stt_ms: current.audit.stt_ms,
+          ...current.turn.timings,
+        },
+        tools: current.turn.toolsCalled,
+        model: this.o.model.name,
+        voice: this.o.speech.voice.name,
+        version: this.opened.version,
+        ...(error ? { error } : {}),
+      },
+    });
+    if (text) this.transport.transcript('agent', text, true);
+    if (this.config.end_call.phrases.length && saysEndPhrase(text, this.config.end_call.phrases))
+      this.endAfterSpeaking ??= { reason: 'agent_ended', status: 'completed' };
+    if (!current.segments.size) this.afterSpeech();
+  }
+
+  private onPlayed(segment: string): void {
+    const current = this.current;
+    if (!current?.segments.delete(segment)) return;
+    if (current.finished && !current.segments.size) this.afterSpeech();
+  }
+
+  /** The agent has finished speaking and the caller has heard it all. */
+  private afterSpeech(): void {
+    this.current = undefined;
+    if (this.endAfterSpeaking) {
+      const ended = this.endAfterSpeaking;
+      void this.end(ended, ended.status !== 'transferred');
+      return;
+    }
+    this.armIdle();
+    if (this.pending && !this.respondTimer && this.callerSpeakingSince === null) this.scheduleResponse();
+  }
+
+  /** A real interruption: the caller's audio buffer is cleared, the context keeps only what was heard. */
+  private interrupt(): void {
+    const current = this.current;
+    if (!current || this.ended) return;
+    const heardMs = this.playout.heardMs();
+    this.cancelCurrent();
+    this.transport.clear();
+    this.recorder.truncateAgent();
+    this.playout.clear();
+    const sentences = current.sentences.filter(Boolean).map((s) => ({ text: s.text, durationMs: (s.samples * 1000) / this.transport.sampleRate }));
+    const heard = heardText(sentences, heardMs);
+    const full = current.turn.text || sentences.map((s) => s.text).join(' ');
+    const heardWords = heard.replace(/…$/, '').split(/\s+/).filter(Boolean).length;
+    this.lastCut = { remainder: full.split(/\s+/).slice(heardWords).join(' '), at: performance.now() };
+    if (heard) this.context.push({ role: 'assistant', content: heard });
+    void this.record({
+      seq: current.seq,
+      role: 'agent',
+      text: full,
+      heard_text: heard,
+      interrupted: true,
+      started_ms: current.startedMs,
+      ended_ms: this.elapsedMs(),
+      audit: { ...current.audit, timings: { ...current.turn.timings }, heard_ms: Math.round(heardMs), version: this.opened.version },
+    });
+  }
+
+  private cancelCurrent(): void {
+    const current = this.current;
+    if (!current) return;
+    this.current = undefined;
+    current.controller.abort();
+  }
+
+  // Idle prompts, limits, the end
+
+  private armIdle(): void {
+    this.disarmIdle();
+    if (this.ended) return;
+    this.idleTimer = setTimeout(() => {
+      if (this.agentSpeaking() || this.callerSpeakingSince !== null || this.pending) return;
+      if (this.idlePrompts < this.config.limits.max_idle_prompts) {
+        this.idlePrompts++;
+        this.speak({ fixedText: IDLE_PROMPT });
+        return;
+      }
+      void this.finishWith({ reason: 'silence', status: this.heardCaller ? 'completed' : 'no_input' }, this.config.end_call.message ?? GOODBYE);
+    }, this.config.limits.silence_timeout_seconds * 1000);
+  }
+
+  private disarmIdle(): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+  }
+
+  /** Says a last line (if any), then ends. */
+  private async finishWith(ended: ConversationEnded, lastLine: string | null): Promise<void> {
+    if (this.ended || this.endAfterSpeaking) return;
+    this.endAfterSpeaking = ended;
+    if (lastLine) this.speak({ fixedText: lastLine });
+    else await this.end(ended, true);
+  }
+
+  private async record(turn: NewTurn): Promise<void> {
+    try {
+      await this.o.ports.recordTurn(turn);
+    } catch (error) {
+      this.o.logger.error({ err: error, conversationId: this.opened.id }, 'a turn could not be recorded');
+    }
+  }
+
+  /** Ends once: timers stopped, the recognizer closed, the call hung up when the agent ends it, the records closed. */
+  async end(ended: ConversationEnded, hangUp: boolean): Promise<void> {
+    if (this.ended) return;
+    this.ended = ended;
+    for (const t of [this.respondTimer, this.idleTimer, this.limitTimer, this.dtmfTimer]) clearTimeout(t);
+    this.cancelCurrent();
+    this.listen?.close();
+    if (hangUp && ended.reason !== 'caller_hung_up') await this.o.ports.hangUpCall().catch(() => {});
+    this.transport.close(ended.reason);
+    const { recording } = this.config;
+    const wav = recording.enabled ? wavFile(this.recorder.channels(recording.channels), this.transport.sampleRate) : null;
+    try {
+      await this.o.ports.close(ended, wav ? { wav, channels: recording.channels } : null);
+    } catch (error) {
+      this.o.logger.error({ err: error, conversationId: this.opened.id }, 'the conversation could not be closed; its workflow will');
+    }
+    this.resolveDone();
+  }
+}

@@ -1,0 +1,100 @@
+import http from 'node:http';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { ChatModel } from '../platform/adapters/llm/chat-model';
+import type { ServiceDeps } from '../services/deps';
+import { openConversation } from '../services/conversations/runtime';
+import { type VoiceSessionClaims, verifyVoiceSessionToken } from '../services/conversations/session-tokens';
+import { Conversation } from './pipeline/conversation';
+import { conversationPorts } from './ports';
+import type { SpeechStack } from './speech/types';
+import { acceptTwilioStream } from './transports/twilio-media-stream';
+import type { CallTransport } from './transports/types';
+import { WidgetSocket } from './transports/widget-socket';
+
+// The engine's HTTP server: a health answer, and two WebSocket doors (Twilio Media Streams, the widget).
+// Each socket opened with a valid voice session token becomes one Conversation.
+
+export interface EngineDeps extends ServiceDeps {
+  speech: SpeechStack;
+  model: ChatModel;
+  engineId: string;
+}
+
+const START_TIMEOUT_MS = 10_000;
+/** WebSocket close codes: the session's token was refused; the conversation could not open. */
+const REFUSED = 4401;
+const FAILED = 4500;
+
+export interface Engine {
+  server: http.Server;
+  live: Set<Conversation>;
+  draining: boolean;
+}
+
+export function createEngine(deps: EngineDeps): Engine {
+  const live = new Set<Conversation>();
+  const engine: Engine = { server: http.createServer(), live, draining: false };
+  const sockets = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+
+  engine.server.on('request', (req, res) => {
+    if (req.method === 'GET' && req.url === '/health') {
+      res.writeHead(engine.draining ? 503 : 200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ status: engine.draining ? 'draining' : 'ok', conversations: live.size, draining: engine.draining }));
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ detail: 'Not Found' }));
+  });
+
+  async function converse(claims: VoiceSessionClaims, makeTransport: (conversationId: string) => CallTransport, socket: WebSocket) {
+    let conversation: Conversation | undefined;
+    try {
+      const opened = await openConversation(deps, claims, deps.engineId);
+      const transport = makeTransport(opened.id);
+      conversation = new Conversation({
+        opened,
+        transport,
+        speech: deps.speech,
+        model: deps.model,
+        ports: conversationPorts(deps, opened, transport.callId),
+        logger: deps.logger.child({ conversationId: opened.id }),
+      });
+      live.add(conversation);
+      await conversation.run();
+    } catch (error) {
+      deps.logger.error({ err: error }, 'a conversation failed to start');
+      socket.close(FAILED, 'the conversation could not start');
+    } finally {
+      if (conversation) live.delete(conversation);
+    }
+  }
+
+  engine.server.on('upgrade', (req, raw, head) => {
+    const url = new URL(req.url ?? '/', 'http://engine');
+    if (engine.draining || (url.pathname !== '/twilio/media-stream' && url.pathname !== '/widget')) {
+      raw.end(`HTTP/1.1 ${engine.draining ? '503 Service Unavailable' : '404 Not Found'}\r\n\r\n`);
+      return;
+    }
+    sockets.handleUpgrade(req, raw, head, (socket) => {
+      if (url.pathname === '/twilio/media-stream') {
+        void acceptTwilioStream(socket, START_TIMEOUT_MS).then(
+          async (stream) => {
+            const claims = await verifyVoiceSessionToken(deps.config, stream.start.customParameters.token ?? '');
+            if (!claims || claims.channel === 'widget') return socket.close(REFUSED, 'invalid session token');
+            await converse({ ...claims, call_id: claims.call_id ?? stream.start.callSid }, () => stream, socket);
+          },
+          () => socket.close(REFUSED, 'no start frame'),
+        );
+        return;
+      }
+      void (async () => {
+        const claims = await verifyVoiceSessionToken(deps.config, url.searchParams.get('token') ?? '');
+        // The page that opened the socket must be the one the session was minted for.
+        if (!claims || claims.channel !== 'widget' || (claims.origin && req.headers.origin !== claims.origin))
+          return socket.close(REFUSED, 'invalid session token');
+        await converse(claims, (id) => new WidgetSocket(socket, id), socket);
+      })();
+    });
+  });
+  return engine;
+}
