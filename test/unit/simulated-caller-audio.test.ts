@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { linearFromMulaw, MULAW_SILENCE, mulawFromLinear, mulawToPcm, pcmToMulaw } from '../support/voice/g711';
+import { readWav, resample, rms, tone } from '../support/voice/pcm';
+
+// The simulated caller's audio arithmetic: what it sends is what it meant to say.
+
+/** The amplitude of one frequency in the signal (a single-bin DFT). */
+function amplitudeAt(pcm: Int16Array, hz: number, rate: number): number {
+  let re = 0;
+  let im = 0;
+  for (let i = 0; i < pcm.length; i++) {
+    re += pcm[i]! * Math.cos((2 * Math.PI * hz * i) / rate);
+    im -= pcm[i]! * Math.sin((2 * Math.PI * hz * i) / rate);
+  }
+  return (2 * Math.hypot(re, im)) / pcm.length;
+}
+
+describe('G.711 μ-law', () => {
+  it('encodes silence as 0xFF and known values as the standard table does', () => {
+    expect(mulawFromLinear(0)).toBe(MULAW_SILENCE);
+    expect(linearFromMulaw(0xff)).toBe(0);
+    expect(linearFromMulaw(0x7f)).toBe(0);
+    expect(mulawFromLinear(32767)).toBe(0x80);
+    expect(mulawFromLinear(-32768)).toBe(0x00);
+    expect(linearFromMulaw(0x80)).toBe(32124);
+    expect(linearFromMulaw(0x00)).toBe(-32124);
+  });
+
+  it('round-trips every code, and samples within the quantization step of their segment', () => {
+    for (let b = 0; b < 256; b++) {
+      if (b === 0x7f) continue; // −0 decodes to 0, which encodes as +0
+      expect(mulawFromLinear(linearFromMulaw(b))).toBe(b);
+    }
+    for (let s = -32000; s <= 32000; s += 37) {
+      const back = linearFromMulaw(mulawFromLinear(s));
+      expect(Math.abs(back - s)).toBeLessThanOrEqual(Math.max(4, Math.abs(s) / 16));
+    }
+    const pcm = tone(100);
+    expect(mulawToPcm(pcmToMulaw(pcm))).toHaveLength(800);
+  });
+});
+
+describe('WAV reading and resampling', () => {
+  it('reads a WAV written to a pipe (data size unknown) and keeps a tone through 22.05 kHz → 8 kHz', () => {
+    const source = tone(1000, { hz: 1000, amplitude: 10_000, sampleRate: 22050 });
+    const header = Buffer.alloc(44);
+    header.write('RIFF', 0);
+    header.writeUInt32LE(0xffffffff, 4);
+    header.write('WAVEfmt ', 8);
+    header.writeUInt32LE(16, 16);
+    header.writeUInt16LE(1, 20);
+    header.writeUInt16LE(1, 22);
+    header.writeUInt32LE(22050, 24);
+    header.writeUInt32LE(44100, 28);
+    header.writeUInt16LE(2, 32);
+    header.writeUInt16LE(16, 34);
+    header.write('data', 36);
+    header.writeUInt32LE(0xffffffff, 40);
+    const wav = readWav(Buffer.concat([header, Buffer.from(source.buffer)]));
+    expect(wav.sampleRate).toBe(22050);
+    expect(wav.pcm).toEqual(source);
+
+    const down = resample(wav.pcm, 22050, 8000);
+    expect(down.length).toBe(Math.floor(22050 / (22050 / 8000)));
+    const middle = down.subarray(400, 7600);
+    expect(amplitudeAt(middle, 1000, 8000)).toBeGreaterThan(9_500);
+    expect(amplitudeAt(middle, 1000, 8000)).toBeLessThan(10_500);
+  });
+
+  it('filters what 8 kHz cannot carry instead of folding it back (a 6 kHz tone would alias to 2 kHz)', () => {
+    const high = resample(tone(1000, { hz: 6000, amplitude: 10_000, sampleRate: 22050 }), 22050, 8000);
+    expect(rms(high.subarray(400, 7600))).toBeLessThan(200);
+    expect(amplitudeAt(high.subarray(400, 7600), 2000, 8000)).toBeLessThan(100);
+  });
+});
