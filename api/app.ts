@@ -9,6 +9,7 @@ import { readJsonBody } from './middleware/json-body';
 import { closeUnreadBody } from './middleware/unread-body';
 import { requestDeadlines } from './middleware/deadlines';
 import { methodNotAllowed, serveConnectThroughApp } from './middleware/methods';
+import { widgetPreflight } from './middleware/widget-preflight';
 import { createRegistry, generateDocument } from './openapi-registry';
 import { Routes, type BodyReader } from './route';
 import { registerDocsRoutes } from './routes/docs';
@@ -127,6 +128,8 @@ export function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []) {
   app.use(htmlErrors());
   app.use(errorHandler());
   app.use(notFound());
+  // The one CORS preflight the API answers (a widget's sessions); OPTIONS is 405 everywhere else.
+  app.use(widgetPreflight(deps));
   app.use(methodNotAllowed(routes.router));
   // A declared length over the limit is refused before routing; nothing is read here.
   const ordinaryBody = bodyLimit(deps.config.BODY_LIMIT_BYTES, readsOwnBody);

@@ -126,19 +126,3 @@ export async function agentStatistics(db: Db, orgId: string, agentId: string): P
     FROM conversations WHERE org_id = ${orgId} AND agent_id = ${agentId}`;
   return row!;
 }
-
-export interface WidgetRow {
-  id: string;
-  agent_id: string;
-  name: string;
-  config: Record<string, unknown>;
-  allowed_origins: string[];
-  created_at: Date;
-  updated_at: Date;
-}
-
-export async function listWidgets(db: Db, orgId: string, agentId: string): Promise<WidgetRow[]> {
-  return db<WidgetRow[]>`
-    SELECT id, agent_id, name, config, allowed_origins, created_at, updated_at FROM agent_widgets
-    WHERE org_id = ${orgId} AND agent_id = ${agentId} ORDER BY created_at, id`;
-}

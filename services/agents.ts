@@ -1,9 +1,11 @@
 import * as agents from '../db/agents';
 import { countVersions, recentVersions } from '../db/agent-versions';
 import { getSipEndpoint } from '../db/agent-sip';
+import { listWidgets } from '../db/agent-widgets';
 import { numbersOfAgent } from '../db/phone-numbers';
 import { invalid, notFound } from '../domain/errors';
 import { removeSip, sipView } from './agent-sip';
+import { widgetView } from './agent-widgets';
 import { agentView, instructionsState, jsonObjectFilter, toBool } from './agent-views';
 import type { ServiceDeps } from './deps';
 import { CreatedCursor, cursorPage, decodeCursor } from './pagination';
@@ -63,7 +65,7 @@ export async function getAgentDetail(deps: Pick<ServiceDeps, 'sql'>, orgId: stri
     recentVersions(sql, orgId, agent.id, 100),
     countVersions(sql, orgId, agent.id),
     numbersOfAgent(sql, orgId, agent.id),
-    agents.listWidgets(sql, orgId, agent.id),
+    listWidgets(sql, orgId, agent.id),
     getSipEndpoint(sql, orgId, agent.id),
     agents.agentStatistics(sql, orgId, agent.id),
   ]);
@@ -87,14 +89,7 @@ export async function getAgentDetail(deps: Pick<ServiceDeps, 'sql'>, orgId: stri
         ...(n.outbound_agent_id === agent.id ? (['outbound'] as const) : []),
       ],
     })),
-    widgets: widgets.map((w) => ({
-      id: w.id,
-      name: w.name,
-      config: w.config,
-      allowed_origins: w.allowed_origins,
-      created_at: w.created_at.toISOString(),
-      updated_at: w.updated_at.toISOString(),
-    })),
+    widgets: widgets.map(widgetView),
     sip: sipView(sip),
     statistics: { ...stats, last_conversation_at: iso(stats.last_conversation_at) },
   };

@@ -20,14 +20,16 @@ import {
 } from '../schemas/agents';
 import { ErrorBody, IdParams, authErrors, notFoundError, validationError } from '../schemas/common';
 import { registerAgentSipRoutes } from './agent-sip';
+import { registerAgentWidgetRoutes } from './agent-widgets';
 import { registerAgentVersionRoutes } from './agent-versions';
 import { registerPhoneNumberRoutes } from './phone-numbers';
+import { registerWidgetRoutes } from './widgets';
 
 const READ = { scope: 'agentsRead' } as const;
 const MANAGE = { scope: 'agentsManage' } as const;
 const TAG = 'Agents' as const;
 
-/** The Agents area: agents, their versions and publishing, phone numbers, SIP, and scaffolding runs. */
+/** The Agents area: agents, their versions and publishing, phone numbers, SIP, widgets, and scaffolding runs. */
 export function registerAgentsRoutes(routes: Routes, deps: AppDeps): void {
   routes.add({
     method: 'get',
@@ -168,5 +170,7 @@ export function registerAgentsRoutes(routes: Routes, deps: AppDeps): void {
 
   registerAgentVersionRoutes(routes, deps);
   registerAgentSipRoutes(routes, deps);
+  registerAgentWidgetRoutes(routes, deps);
+  registerWidgetRoutes(routes, deps);
   registerPhoneNumberRoutes(routes, deps);
 }

@@ -3,6 +3,7 @@ import { CreatedCursor, CursorPagination, NameCursor, VersionCursor, cursorQuery
 import { AgentConfig, E164, InstructionBuilderInputs } from '../../domain/agent-config';
 import { SIP_PROVISIONING_KINDS, SIP_PROVISIONING_NOTE } from '../../domain/agents';
 import { trimmedText } from '../../domain/trimmed-text';
+import { Widget } from './agent-widgets';
 import { Uuid, timestampInput } from './common';
 
 const Bool = z.enum(['true', 'false']);
@@ -114,15 +115,6 @@ export const AgentPhoneNumber = z.object({
   number: z.string(),
   label: z.string().nullable(),
   directions: z.array(z.enum(['inbound', 'outbound'])),
-});
-
-export const Widget = z.object({
-  id: Uuid,
-  name: z.string(),
-  config: z.record(z.string(), z.unknown()),
-  allowed_origins: z.array(z.string()),
-  created_at: z.string(),
-  updated_at: z.string(),
 });
 
 export const Statistics = z

@@ -118,7 +118,13 @@ describe('agents: create, read, update, delete', () => {
       .sql`INSERT INTO agent_widgets (id, org_id, agent_id, name, allowed_origins) VALUES (${newId()}, ${orgId}, ${agent.id}, 'Site bubble', ${['https://acme.example']})`;
     const res = await call('GET', `/core/agents/${agent.id}`);
     expect(res.body.widgets).toEqual([
-      expect.objectContaining({ name: 'Site bubble', allowed_origins: ['https://acme.example'], config: {} }),
+      // A row without a config shows the defaults.
+      expect.objectContaining({
+        agent_id: agent.id,
+        name: 'Site bubble',
+        allowed_origins: ['https://acme.example'],
+        config: { title: null, greeting: null, theme_color: '#0f766e', button_label: 'Talk to us', position: 'bottom-right' },
+      }),
     ]);
   });
 

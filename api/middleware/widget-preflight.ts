@@ -1,0 +1,36 @@
+import type Koa from 'koa';
+import { checkWidgetOrigin, ownOrigin, type WidgetCaller } from '../../services/agent-widgets';
+import type { AppDeps } from '../deps';
+import { clientAddress } from './client-address';
+
+/** Who calls a widget's public endpoint; an allowed origin gets its CORS header (every answer depends on Origin). */
+export function widgetCaller(ctx: Koa.Context, deps: Pick<AppDeps, 'config'>): WidgetCaller {
+  ctx.vary('Origin');
+  return {
+    origin: ctx.get('Origin') || undefined,
+    ownOrigin: ownOrigin(deps.config, ctx.origin),
+    address: clientAddress(ctx),
+    allowOrigin: (origin) => ctx.set('Access-Control-Allow-Origin', origin),
+  };
+}
+
+const SESSIONS = /^\/widgets\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\/sessions$/i;
+
+/**
+ * The CORS preflight of `POST /widgets/{widget_id}/sessions` (a site's own script sending JSON): 204 with the
+ * CORS headers for an allowed origin, 403 without them otherwise, 404 for no such widget. Answered before the
+ * method check, which refuses OPTIONS everywhere else (405); an OPTIONS that is not a preflight goes on to it.
+ */
+export function widgetPreflight(deps: AppDeps): Koa.Middleware {
+  return async (ctx, next) => {
+    const match = ctx.method === 'OPTIONS' && ctx.get('Access-Control-Request-Method') ? SESSIONS.exec(ctx.path) : null;
+    if (!match) return next();
+    await checkWidgetOrigin(deps, match[1]!.toLowerCase(), widgetCaller(ctx, deps));
+    ctx.set({
+      'Access-Control-Allow-Methods': 'POST',
+      'Access-Control-Allow-Headers': 'Content-Type',
+      'Access-Control-Max-Age': '600',
+    });
+    ctx.status = 204;
+  };
+}
