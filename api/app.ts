@@ -60,6 +60,8 @@ import { registerIntegrationRoutes } from './routes/integrations';
 import { registerFeedbackRoutes } from './routes/feedback';
 import { registerAiChatRoutes } from './routes/ai-chat';
 import { registerAnalyticsAssistantRoutes } from './routes/analytics-assistant';
+import { registerWebhookRoutes } from './routes/webhooks';
+import { registerWebhookMessageRoutes } from './routes/webhook-messages';
 
 const AREAS: AreaRoutes[] = [
   registerIdentityRoutes,
@@ -98,6 +100,8 @@ const AREAS: AreaRoutes[] = [
   registerFeedbackRoutes,
   registerAiChatRoutes,
   registerAnalyticsAssistantRoutes,
+  registerWebhookRoutes,
+  registerWebhookMessageRoutes,
 ];
 
 /** The Koa app with every area; tests may add areas of their own (`extraAreas`). */

@@ -40,6 +40,11 @@ export const TAGS = [
     name: 'Integrations',
     description: 'OAuth 2.0 integrations: the catalog, connect tokens and their consent pages, connected third-party accounts',
   },
+  {
+    name: 'Webhooks',
+    description:
+      "Webhooks to integrators: the organization's endpoints, the event types they subscribe to, messages signed the Standard Webhooks way and delivered with retries, and every attempt",
+  },
   { name: 'Feedback', description: 'Feedback from any signed-in user (global, not organization-scoped); read by operators only' },
   { name: 'Service Health', description: 'Liveness and readiness (application/health+json)' },
 ] as const;

@@ -119,6 +119,15 @@ export const NOTIFICATION_EVENTS: readonly NotificationEventDefinition[] = [
     'immediate',
     true,
   ),
+  event(
+    'webhook_endpoint.disabled',
+    'operations',
+    'Webhook endpoint disabled',
+    'A webhook endpoint failed every delivery attempt for too long and was disabled; its messages wait for it to be enabled again.',
+    true,
+    'immediate',
+    true,
+  ),
 ];
 
 const BY_TYPE = new Map(NOTIFICATION_EVENTS.map((e) => [e.event_type, e]));

@@ -8,6 +8,7 @@ import { createConfiguredStorage } from '../platform/adapters/storage';
 import { createTemporalClient } from '../platform/core/temporal';
 import { startPendingStartSweep } from '../services/campaigns/workflow-start';
 import { startOutboxRelay } from '../services/notifications/relay';
+import { startWebhookRelay } from '../services/webhooks/relay';
 import { activityLogFields } from './activity-log-context';
 import { createWorker } from './create-worker';
 import { startHeartbeat } from './heartbeat';
@@ -33,6 +34,8 @@ const temporal = createTemporalClient(
 const { worker, connection } = await createWorker({ config, sql, storage, logger, temporal });
 // Hands committed notification events (the outbox) to each organization's actor.
 const notificationRelay = await startOutboxRelay({ sql, temporal, config, logger });
+// Wakes each webhook endpoint's delivery actor when deliveries are committed for it.
+const webhookRelay = await startWebhookRelay({ sql, temporal, config, logger });
 // Starts the workflows of campaigns whose start after their create was lost.
 const campaignStarts = startPendingStartSweep({ sql, temporal, config, logger });
 logger.info({ task_queue: config.TEMPORAL_TASK_QUEUE, address: config.TEMPORAL_ADDRESS }, 'worker polling');
@@ -41,6 +44,7 @@ const heartbeat = startHeartbeat(worker, config.dataDir);
 await worker.run();
 heartbeat.stop();
 await notificationRelay.stop();
+await webhookRelay.stop();
 await campaignStarts.stop();
 await connection.close();
 await temporal.connection.close().catch(() => {});

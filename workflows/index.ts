@@ -14,3 +14,4 @@ export * from './outreach-sequences';
 export * from './outreach-imap';
 export * from './ai-chat';
 export * from './analytics-assistant';
+export * from './webhooks';

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { isProxyEntry } from './client-address';
 import { CatalogError, loadCatalog } from './oauth-catalog';
+import { DEFAULT_RETRY_DELAYS_SECONDS } from '../../domain/webhooks';
 
 // Every setting the service reads, validated once at start. A bad value stops the start with one line
 // naming the variable (see formatConfigError).
@@ -300,6 +301,23 @@ const schema = z.object({
   OUTREACH_MAILBOX_PROVIDER: z.enum(['simulated', 'mailcow']).default('simulated'),
   OUTREACH_MAILBOX_PROVIDER_BASE_URL: optionalUrl,
   OUTREACH_MAILBOX_PROVIDER_API_KEY: z.string().min(1).optional(),
+  // Webhooks to integrators (docs/decisions/webhooks.md): the delays in seconds between a failed attempt and
+  // the next (default Svix's schedule, about three days), how long an endpoint may fail every attempt before it
+  // is disabled, each attempt's deadline, attempts in flight per endpoint and deliveries per activity, the
+  // relay's sweep, how long a rotated secret still signs, and the per-endpoint actor's idle wait and history bound.
+  WEBHOOK_RETRY_DELAYS_SECONDS: z
+    .string()
+    .regex(/^\d+(\.\d+)?(,\d+(\.\d+)?)*$/, 'must be comma-separated numbers of seconds')
+    .transform((text) => text.split(',').map(Number))
+    .default([...DEFAULT_RETRY_DELAYS_SECONDS]),
+  WEBHOOK_DISABLE_AFTER_SECONDS: intIn(1, 365 * 86_400).default(5 * 86_400),
+  WEBHOOK_TIMEOUT_MS: intIn(100, 120_000).default(15_000),
+  WEBHOOK_ENDPOINT_CONCURRENCY: intIn(1, 100).default(10),
+  WEBHOOK_BATCH_SIZE: intIn(1, 1000).default(100),
+  WEBHOOK_SWEEP_INTERVAL_SECONDS: intIn(1, 3600).default(10),
+  WEBHOOK_SECRET_OVERLAP_SECONDS: intIn(0, 30 * 86_400).default(86_400),
+  WEBHOOK_ACTOR_IDLE_SECONDS: intIn(1, 86_400).default(300),
+  WEBHOOK_ACTOR_HISTORY_LIMIT: intIn(100, 50_000).default(2000),
 });
 
 export type Config = z.infer<typeof schema> & { dataDir: string };

@@ -33,6 +33,7 @@ import type { ServiceDeps } from '../deps';
 import { cachedTelephonyOf, markTelephonyRefused } from '../integrations/telephony-accounts';
 import { signalWithStart } from '../workflow-client';
 import { concurrencyLimit } from './concurrency';
+import { emitCallsEnded } from '../webhooks/area-events';
 
 // The organization's dispatcher (workflows/campaign-dispatch.ts): how services hand it call events and
 // wake-ups, and the steps of its cycle (record, sweep, claim, dial), each a transaction or a dialer call.
@@ -108,6 +109,8 @@ async function recordCallEvents(sql: Sql, orgId: string, events: CallEvent[]): P
     const finished = await contacts.updateConversations(tx, orgId, latest.map(toUpdate));
     // Each call turns final once, here: its CRM activity is written with it (docs/decisions/telephony.md).
     await recordCallActivities(tx, orgId, finished);
+    // And its `call.ended` webhook message, for the organization's subscribed endpoints (services/webhooks).
+    await emitCallsEnded(tx, orgId, finished);
     const byKey = new Map(latest.map((e) => [e.idempotency_key, e]));
     // A contact has one attempt in flight, so at most one of its calls turns final here.
     const ended = new Map<string, { attempt: number; status: CallOutcome }>();

@@ -7,6 +7,7 @@ import { ExtractionError, extractText, htmlMainText, processorFor, type FileProc
 import { WebFetchError, fetchPage } from '../../platform/adapters/web/fetch';
 import type { ServiceDeps } from '../deps';
 import { emitEvent } from '../notifications/emit';
+import { emitSourceIngested } from '../webhooks/area-events';
 
 // The steps of a source's ingestion, called by the knowledgeSourceIngestion workflow's activities:
 // extract, chunk, embed by batches, publish the new generation, or mark the source failed.
@@ -194,7 +195,9 @@ export async function publishIngestion(
 ): Promise<void> {
   await deps.sql.begin(async (tx) => {
     await kb.lockSourceId(tx, orgId, sourceId);
-    await kb.publishGeneration(tx, orgId, sourceId, generation, createEmbedder(deps.config).model);
+    const source = await kb.publishGeneration(tx, orgId, sourceId, generation, createEmbedder(deps.config).model);
+    // Integrators hear of it in the same transaction (services/webhooks).
+    if (source) await emitSourceIngested(tx, orgId, source);
   });
 }
 

@@ -2,6 +2,7 @@ import type { Db } from '../../db/client';
 import * as db from '../../db/notifications';
 import { findEventDefinition } from '../../domain/notification-events';
 import { dealChangeEvents, type DealSnapshot } from '../../domain/notifications';
+import { emitWebhookEvent, notificationData } from '../webhooks/emit';
 
 // Emission: what every area calls, inside its own transaction, to have its users notified.
 
@@ -22,14 +23,21 @@ export interface NotificationEventInput {
  */
 export async function emitEvent(db_: Db, orgId: string, event: NotificationEventInput): Promise<void> {
   if (!findEventDefinition(event.event_type)) throw new Error(`unregistered notification event_type: ${event.event_type}`);
-  await db.insertOutboxEvent(db_, orgId, {
-    event_type: event.event_type,
-    entity_type: event.entity_type,
-    entity_id: event.entity_id,
-    payload: event.payload,
-    actor_user_id: event.actor_user_id ?? null,
-    recipient_user_ids: [...new Set(event.recipient_user_ids ?? [])],
-  });
+  const write = async (tx: Db) => {
+    await db.insertOutboxEvent(tx, orgId, {
+      event_type: event.event_type,
+      entity_type: event.entity_type,
+      entity_id: event.entity_id,
+      payload: event.payload,
+      actor_user_id: event.actor_user_id ?? null,
+      recipient_user_ids: [...new Set(event.recipient_user_ids ?? [])],
+    });
+    // Every notification event is also a webhook message for the endpoints subscribed to it (services/webhooks).
+    await emitWebhookEvent(tx, orgId, { event_type: event.event_type, data: notificationData(event) });
+  };
+  // The two rows commit together: a caller outside a transaction gets one of its own.
+  if ('savepoint' in db_) await write(db_);
+  else await db_.begin(write);
 }
 
 /**

@@ -14,9 +14,10 @@ describe('notification registry', () => {
     const types = NOTIFICATION_EVENTS.map((e) => e.event_type);
     expect(new Set(types).size).toBe(types.length);
     for (const t of types) expect(t).toMatch(/^[a-z_]+\.[a-z_]+$/);
-    expect(SUBSCRIBABLE_EVENTS.length).toBe(NOTIFICATION_EVENTS.length - 2);
+    expect(SUBSCRIBABLE_EVENTS.length).toBe(NOTIFICATION_EVENTS.length - 3);
     expect(findEventDefinition('credential.refresh_failed')?.always_send).toBe(true);
     expect(findEventDefinition('integration.needs_reconnect')?.always_send).toBe(true);
+    expect(findEventDefinition('webhook_endpoint.disabled')?.always_send).toBe(true);
   });
 });
 
