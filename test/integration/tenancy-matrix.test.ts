@@ -179,6 +179,15 @@ beforeAll(async () => {
   await ctx.deps.sql`
     INSERT INTO analytics_conversations (id, org_id, owner_user_id, title)
     SELECT ${ids.conversation_id}, ${await orgUuid(ctx, b)}, u.id, 'B question' FROM users u WHERE u.external_id = ${b.user}`;
+  // A webhook endpoint of B, and a message to it (an event after the endpoint: a deal created).
+  const endpoint = idOf(await create('/webhooks/endpoints', { url: 'https://hooks.other.example/in' }));
+  if (endpoint) {
+    ids.endpoint_id = endpoint;
+    await create('/deals', { name: 'Webhook deal' });
+    const [message] = await ctx.deps.sql<{ id: string }[]>`SELECT id FROM webhook_messages WHERE org_id = ${await orgUuid(ctx, b)}`;
+    if (message) ids.message_id = `msg_${message.id.replaceAll('-', '')}`;
+    else fixtureErrors.push('no webhook message');
+  }
   const key = idOf(await create('/organization-pats', { name: 'b key' }));
   const userToken = idOf(await create('/user-pats', { name: 'b token' }));
   if (key) ids.organization_key = key;
@@ -235,6 +244,7 @@ const BODIES: Record<string, unknown> = {
   'PUT /core/custom-data/tables/{name}': { key: ['order_id'], properties: [{ name: 'order_id', type: 'string' }] },
   'POST /ai/chats/{chat_id}/messages': { message: { id: 'm', role: 'user', parts: [{ type: 'text', text: 'hi' }] } },
   'POST /ai/chats/{chat_id}/approvals/{approval_id}': { approved: true },
+  'PATCH /webhooks/endpoints/{endpoint_id}': { description: 'x' },
 };
 
 describe('tenancy matrix: another organization’s ids are 404 on every route', () => {
