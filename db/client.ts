@@ -2,6 +2,7 @@ import postgres from 'postgres';
 import { PoolMonitor, registerPoolMonitor } from '../platform/core/postgres-pool';
 import { guardQueries } from './query-guard';
 import { postgresSocketFactory } from '../platform/core/postgres-watchdog';
+import { dateTimeTypes } from './kit/timestamps';
 
 export type Sql = postgres.Sql;
 /** A pool or a transaction: what query functions accept, so they compose inside `sql.begin`. */
@@ -56,6 +57,8 @@ export function createSql(url: string, max = 10, timeouts: DatabaseTimeouts = DE
   const sql = postgres(url, {
     max,
     onnotice: () => {},
+    // Dates and timestamps are read exactly whatever their year, and always renderable (db/kit/timestamps.ts).
+    types: dateTimeTypes,
     connect_timeout: timeouts.connectMs / 1000,
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 1),
     ...({ socket } as object),

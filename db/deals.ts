@@ -46,8 +46,10 @@ const DEAL_COLUMNS = columnsOf<DealFields>()([
   'tags',
 ]);
 
+// close_date as YYYY-MM-DD; a day stored outside the years 0001 to 9999 (BC, infinity) shows as the nearest inside.
 const COLUMNS = (db: Db) => db`
-  id, org_id, account_id, contact_id, name, stage, value, currency, owner_id, close_date::text AS close_date,
+  id, org_id, account_id, contact_id, name, stage, value, currency, owner_id,
+  to_char(least(greatest(close_date, '0001-01-01'::date), '9999-12-31'::date), 'YYYY-MM-DD') AS close_date,
   tags, closed_at, created_at, updated_at`;
 
 export async function insertDeal(db: Db, orgId: string, f: DealFields): Promise<DealRow> {

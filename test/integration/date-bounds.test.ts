@@ -57,7 +57,7 @@ interface DateField {
 
 let ctx: TestContext;
 let t: CampaignTenant;
-const ids: Record<string, string> = {};
+const ids = { account: '', deal: '', card: '', campaign: '', sequence: '', credential: '', link: '' };
 const call = (method: string, path: string, body?: unknown) => ctx.request(method, path, { token: t.session, body });
 const ok = async (res: Promise<HttpResponse>) => {
   const r = await res;
@@ -272,7 +272,7 @@ const TABLE: DateField[] = [
         field: `GET ${path} query:${name}`,
         kind: 'date',
         write: async (v) => {
-          const link = ids.link ?? (ids.link = (await ok(call('POST', `/cards/${ids.card}/share-links`, { source: 'summary' }))).id);
+          const link = ids.link || (ids.link = (await ok(call('POST', `/cards/${ids.card}/share-links`, { source: 'summary' }))).id);
           const p = path.replace('{card_id}', ids.card).replace('{link_id}', link);
           // the other end of the range is the same day, so the summary is that one day
           return call('GET', `${p}?from=${encodeURIComponent(v)}&to=${encodeURIComponent(v)}`);
@@ -392,5 +392,58 @@ describe('the table', () => {
       TABLE.map((row) => row.field).filter((f) => !documented.has(f)),
       'rows naming no field of the document',
     ).toEqual([]);
+  });
+});
+
+describe('values stored before the bounds', () => {
+  // Written straight to the database, as an earlier version or a hand edit could: every read still answers,
+  // with the instant read exactly, or the nearest renderable one past the years 0001 to 9999 (db/kit/timestamps.ts).
+  const STORED: [string, string][] = [
+    ['0021-05-24 22:52:00+00', '0021-05-24T22:52:00.000Z'],
+    ['0099-05-24 22:52:00+00', '0099-05-24T22:52:00.000Z'],
+    ['0001-12-31 23:59:59+00 BC', '0001-01-01T00:00:00.000Z'],
+    ['10000-01-01 00:59:00+00', '9999-12-31T23:59:59.999Z'],
+    ['infinity', '9999-12-31T23:59:59.999Z'],
+    ['-infinity', '0001-01-01T00:00:00.000Z'],
+  ];
+
+  it.each(STORED)('a sequence starting %s reads as %s, alone and in its list', async (stored, shown) => {
+    await ctx.deps.sql`UPDATE outreach_sequences SET start_at = ${stored}::text::timestamptz WHERE id = ${ids.sequence}`;
+    expect(await one(`/outreach/sequencer/sequences/${ids.sequence}`, 'start_at')).toBe(shown);
+    expect(await inList('/outreach/sequencer/sequences?limit=200', ids.sequence, 'start_at')).toBe(shown);
+  });
+
+  it.each(STORED)('a credential expiring %s reads as %s, alone and in its list', async (stored, shown) => {
+    await ctx.deps.sql`UPDATE workflow_credentials SET expires_at = ${stored}::text::timestamptz WHERE id = ${ids.credential}`;
+    expect(await one(`/workflow/credentials/${ids.credential}`, 'expires_at')).toBe(shown);
+    expect(await inList('/workflow/credentials?limit=100', ids.credential, 'expires_at')).toBe(shown);
+  });
+
+  it.each(STORED)('an activity due %s reads as %s in its list', async (stored, shown) => {
+    const id = (await ok(call('POST', `/accounts/${ids.account}/activities`, { type: 'task' }))).id;
+    await ctx.deps.sql`UPDATE activities SET due_at = ${stored}::text::timestamptz WHERE id = ${id}`;
+    expect(await inList(`/accounts/${ids.account}/activities?limit=500`, id, 'due_at')).toBe(shown);
+  });
+
+  it.each([
+    ['0021-05-24', '0021-05-24'],
+    ['0044-03-15 BC', '0001-01-01'],
+    ['10000-01-01', '9999-12-31'],
+    ['infinity', '9999-12-31'],
+  ])('a deal closing %s reads as %s, alone and in its list', async (stored, shown) => {
+    await ctx.deps.sql`UPDATE deals SET close_date = ${stored}::text::date WHERE id = ${ids.deal}`;
+    expect(await one(`/deals/${ids.deal}`, 'close_date')).toBe(shown);
+    expect(await inList('/deals?limit=500', ids.deal, 'close_date')).toBe(shown);
+  });
+
+  it('reads a session in another time zone exactly (offsets with seconds before standard time)', async () => {
+    const [row] = await ctx.deps.sql.begin(async (tx) => {
+      await tx`SET LOCAL TIME ZONE 'Europe/Paris'`;
+      return tx<
+        { t: Date; text: string }[]
+      >`SELECT '1900-01-01 00:00:00+00'::timestamptz AS t, '1900-01-01 00:00:00+00'::timestamptz::text AS text`;
+    });
+    expect(row!.text).toBe('1900-01-01 00:09:21+00:09:21');
+    expect(row!.t.toISOString()).toBe('1900-01-01T00:00:00.000Z');
   });
 });
