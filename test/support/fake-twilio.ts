@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { callHold } from './call-hold';
+import { parseTwiml, type TwimlVerb } from './twiml';
 
 // A local stand-in for Twilio Programmable Voice (REST API 2010-04-01), faithful where the service
 // depends on it: Basic auth with the account SID and auth token, Calls.json create with its required and
@@ -18,8 +19,14 @@ import { callHold } from './call-hold';
 // VoiceUrl for TwiML, signed as Twilio signs it. More accounts than the first (`addAccount`), each with its
 // own auth token (rotatable: the old one is refused at once), calls, numbers and domains, and the account
 // resource (`GET /2010-04-01/Accounts/{sid}.json`).
+// Live calls for the voice runtime: a call that stays in progress (script `live`, or `addInboundCall` for a
+// call Twilio received), updated as Twilio updates one (`POST .../Calls/{CallSid}.json` with `Twiml` or `Url`
+// to run new instructions, `Status=completed` to hang up, `canceled` for one not yet answered; 21220 for a
+// call already over), every update kept in `updates` with its TwiML read (`verbs`, `dial`) so a test asserts a
+// cold or warm transfer or a hang-up. A Media Stream attached to the call (`attachStream`) is stopped
+// when its instructions are replaced or the call ends, as Twilio stops a <Connect><Stream>.
 
-export type TwilioScript = 'answered' | 'busy' | 'no-answer' | 'machine' | 'failed' | 'lost' | 'reject' | 'drop';
+export type TwilioScript = 'answered' | 'busy' | 'no-answer' | 'machine' | 'failed' | 'lost' | 'reject' | 'drop' | 'live';
 
 export interface FakeTwilioCall {
   sid: string;
@@ -36,6 +43,32 @@ export interface FakeTwilioCall {
   startedAt: Date | null;
   endedAt: Date | null;
   duration: number | null;
+  /** 'outbound-api' for a call made through Calls.json (the default), 'inbound' for addInboundCall's. */
+  direction?: 'outbound-api' | 'inbound';
+  /** The instructions' URL (Url of the create or of the last update). */
+  url?: string | null;
+}
+
+/** One update of a live call through the REST API, as the fake answered it. */
+export interface CallUpdate {
+  callSid: string;
+  accountSid: string;
+  at: Date;
+  twiml: string | null;
+  url: string | null;
+  method: string | null;
+  status: string | null;
+  /** The TwiML's verbs (of Twiml; none for a Url). */
+  verbs: TwimlVerb[];
+  /** The first <Dial> of the TwiML: a transfer. */
+  dial: TwimlVerb | null;
+  /** HTTP status the fake answered. */
+  answered: number;
+}
+
+/** What the fake stops when a call's stream ends (a SimulatedCaller's hangUp sends `stop` and closes, as Twilio does). */
+export interface AttachedStream {
+  hangUp(): Promise<unknown>;
 }
 
 export interface FakeTwilioNumber {
@@ -87,7 +120,19 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
   /** Every create the fake accepted, by number. */
   const createsByNumber = new Map<string, number>();
   const callbacks: SentCallback[] = [];
-  const requests = { creates: 0, fetches: 0, lists: 0, unauthorized: 0, invalid: 0, numberPages: 0, domainCreates: 0, domainDeletes: 0 };
+  const requests = {
+    creates: 0,
+    fetches: 0,
+    lists: 0,
+    unauthorized: 0,
+    invalid: 0,
+    numberPages: 0,
+    domainCreates: 0,
+    domainDeletes: 0,
+    updates: 0,
+  };
+  const updates: CallUpdate[] = [];
+  const streams = new Map<string, AttachedStream>();
   const numbers: FakeTwilioNumber[] = [];
   accounts.set(accountSid, { token: newToken(), friendlyName: 'Primary account', status: 'active', numbers });
   const domains = new Map<string, FakeSipDomain>();
@@ -109,7 +154,7 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
     to: c.to,
     from: c.from,
     status: c.status,
-    direction: 'outbound-api',
+    direction: c.direction ?? 'outbound-api',
     answered_by: c.answeredBy,
     duration: c.duration === null ? null : String(c.duration),
     date_created: rfc2822(c.createdAt),
@@ -164,7 +209,7 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
       { status: 'initiated', event: 'initiated' },
     ];
     if (script !== 'failed') steps.push({ status: 'ringing', event: 'ringing' });
-    if (script === 'answered' || script === 'drop' || script === 'lost')
+    if (script === 'answered' || script === 'drop' || script === 'lost' || script === 'live')
       steps.push({ status: 'in-progress', event: 'answered', answeredBy: c.machineDetection ? 'human' : undefined });
     if (script === 'machine') steps.push({ status: 'in-progress', event: 'answered', answeredBy: 'machine_start' });
     const final = {
@@ -176,8 +221,10 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
       'no-answer': 'no-answer',
       failed: 'failed',
       reject: 'failed',
+      live: null,
     }[script];
-    steps.push({ status: final, event: 'completed', final: true, silent: script === 'lost' });
+    // A live call stays in progress until it is hung up (an update with Status=completed, or hangUpCall).
+    if (final) steps.push({ status: final, event: 'completed', final: true, silent: script === 'lost' });
     // Each step schedules the next: timers of different lengths may fire out of order on a busy loop.
     const run = (i: number, released = false) => {
       const step = steps[i];
@@ -185,6 +232,8 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
       if (step.final && !released && gate.stops(() => run(i, true))) return;
       const timer = setTimeout(() => {
         timers.delete(timer);
+        // Hung up through the API before its script got there.
+        if (c.endedAt) return;
         c.status = step.status;
         if (step.answeredBy) c.answeredBy = step.answeredBy;
         if (step.status === 'in-progress') c.startedAt = new Date();
@@ -206,6 +255,23 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
       }, stepMs * 20);
       timers.add(timer);
     } else run(0);
+  }
+
+  /** Ends a call now (hung up by the API or by the other party): its final callback, and its stream stopped. */
+  function endCall(c: FakeTwilioCall, status: 'completed' | 'canceled'): void {
+    if (c.endedAt) return;
+    c.status = status;
+    c.endedAt = new Date();
+    c.duration = c.startedAt ? Math.max(1, Math.round((c.endedAt.getTime() - c.startedAt.getTime()) / 1000)) : 0;
+    active--;
+    stopStream(c.sid);
+    void sendCallback(c, 'completed', 3);
+  }
+
+  function stopStream(callSid: string): void {
+    const stream = streams.get(callSid);
+    streams.delete(callSid);
+    void stream?.hangUp().catch(() => {});
   }
 
   async function readForm(req: http.IncomingMessage): Promise<URLSearchParams> {
@@ -270,6 +336,7 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
         to,
         from,
         twiml,
+        url: form.get('Url'),
         statusCallback: callback,
         events,
         machineDetection: amd,
@@ -396,6 +463,55 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
       return res.end();
     }
     const fetchMatch = /^\/Calls\/(CA[0-9a-f]{32})\.json$/.exec(path);
+    if (req.method === 'POST' && fetchMatch) {
+      if (!/^application\/x-www-form-urlencoded/.test(req.headers['content-type'] ?? ''))
+        return error(res, 400, 20001, 'Invalid content type');
+      const form = await readForm(req);
+      const call = calls.get(fetchMatch[1]!);
+      const update: CallUpdate = {
+        callSid: fetchMatch[1]!,
+        accountSid: sid,
+        at: new Date(),
+        twiml: form.get('Twiml'),
+        url: form.get('Url'),
+        method: form.get('Method'),
+        status: form.get('Status'),
+        verbs: [],
+        dial: null,
+        answered: 0,
+      };
+      updates.push(update);
+      const refuse = (status: number, code: number, message: string) => {
+        update.answered = status;
+        if (status === 400) requests.invalid++;
+        error(res, status, code, message);
+      };
+      if (!call || call.accountSid !== sid) return refuse(404, 20404, 'The requested resource was not found');
+      if (update.status && update.status !== 'completed' && update.status !== 'canceled')
+        return refuse(400, 21218, `Invalid Status: ${update.status}`);
+      if (!update.status && !update.twiml && !update.url) return refuse(400, 21205, 'Url parameter is required');
+      if (update.url && !/^https?:\/\//.test(update.url)) return refuse(400, 21205, `Invalid Url: ${update.url}`);
+      if (update.twiml) {
+        if (!/<Response>[\s\S]*<\/Response>/.test(update.twiml)) return refuse(400, 12100, 'Document parse failure');
+        update.verbs = parseTwiml(update.twiml);
+        update.dial = update.verbs.find((v) => v.name === 'Dial') ?? null;
+      }
+      if (call.endedAt) return refuse(400, 21220, 'Call is not in-progress. Cannot redirect.');
+      requests.updates++;
+      if (update.status === 'completed') endCall(call, call.startedAt ? 'completed' : 'canceled');
+      // Canceling applies to a call not yet answered; one in progress goes on (as Twilio does).
+      else if (update.status === 'canceled') {
+        if (!call.startedAt) endCall(call, 'canceled');
+      } else {
+        // New instructions replace the running ones: a <Connect><Stream> among them stops.
+        call.twiml = update.twiml ?? '';
+        call.url = update.url;
+        stopStream(call.sid);
+      }
+      update.answered = 200;
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      return res.end(JSON.stringify(resource(call)));
+    }
     if (req.method === 'GET' && fetchMatch) {
       requests.fetches++;
       const call = calls.get(fetchMatch[1]!);
@@ -434,6 +550,52 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
     numbers,
     domains,
     faults,
+    updates,
+    /** A call Twilio received on one of the account's numbers and answered: in progress until hung up. */
+    addInboundCall(options: { from: string; to: string; accountSid?: string }): FakeTwilioCall {
+      const now = new Date();
+      const call: FakeTwilioCall = {
+        sid: `CA${crypto.randomBytes(16).toString('hex')}`,
+        accountSid: options.accountSid ?? accountSid,
+        to: options.to,
+        from: options.from,
+        twiml: '',
+        url: null,
+        statusCallback: null,
+        events: [],
+        machineDetection: null,
+        status: 'in-progress',
+        answeredBy: null,
+        createdAt: now,
+        startedAt: now,
+        endedAt: null,
+        duration: null,
+        direction: 'inbound',
+      };
+      calls.set(call.sid, call);
+      active++;
+      peak = Math.max(peak, active);
+      return call;
+    },
+    /** Ties a Media Stream to a call: stopped when the call's instructions are replaced or the call ends. */
+    attachStream(callSid: string, stream: AttachedStream): void {
+      streams.set(callSid, stream);
+    },
+    /** The other party hangs up a call in progress. */
+    hangUpCall(callSid: string): void {
+      const call = calls.get(callSid);
+      if (call && !call.endedAt) endCall(call, call.startedAt ? 'completed' : 'canceled');
+    },
+    /** The Media Stream a call's TwiML opens (<Connect><Stream url> with its <Parameter>s), or null. */
+    streamOf(callSid: string): { url: string; parameters: Record<string, string> } | null {
+      const connect = parseTwiml(calls.get(callSid)?.twiml ?? '').find((v) => v.name === 'Connect');
+      const stream = connect?.children.find((v) => v.name === 'Stream');
+      if (!stream?.attributes.url) return null;
+      const parameters: Record<string, string> = {};
+      for (const p of stream.children)
+        if (p.name === 'Parameter' && p.attributes.name) parameters[p.attributes.name] = p.attributes.value ?? '';
+      return { url: stream.attributes.url, parameters };
+    },
     script(number: string, script: TwilioScript) {
       scripts.set(number, script);
     },
