@@ -55,6 +55,10 @@ export const ThreadMessage = z
       description:
         'Of a received message: interested, not_interested, out_of_office, auto_reply, bounce (a permanent delivery failure), soft_bounce (a temporary one, still being retried) or other (a fixed phrase rule over its first lines); null on sent ones',
     }),
+    error: z.string().nullable().openapi({
+      description:
+        "Of a send that failed or whose outcome is unknown: the server's words (`554 5.7.1 Message rejected`) or what went wrong; null otherwise",
+    }),
     sent_at: Timestamp.nullable(),
     received_at: Timestamp.nullable(),
   })

@@ -21,8 +21,12 @@ export async function sequenceCounts(db: Db, orgId: string, sequenceId: string):
       JOIN outreach_threads t ON t.id = m.thread_id AND t.org_id = m.org_id
       LEFT JOIN outreach_enrollments e ON e.id = m.enrollment_id AND e.org_id = m.org_id
       WHERE m.org_id = ${orgId} AND t.sequence_id = ${sequenceId} AND m.direction = 'outbound' AND m.kind = 'sequence'
-        -- Handed to the server: sent, unconfirmed, or refused as a bounce at the SMTP door.
-        AND (m.status IN ('sent', 'unconfirmed') OR (m.status = 'failed' AND e.status = 'bounced'))
+        -- Handed to the server: sent, unconfirmed, or refused as a bounce at the SMTP door (the step's
+        -- last attempt only: attempts refused for now before it are one message, not several).
+        AND (m.status IN ('sent', 'unconfirmed') OR (m.status = 'failed' AND e.status = 'bounced' AND NOT EXISTS (
+          SELECT 1 FROM outreach_messages later
+          WHERE later.org_id = m.org_id AND later.enrollment_id = m.enrollment_id AND later.step = m.step
+            AND later.direction = 'outbound' AND later.created_at > m.created_at)))
     ),
     answers AS (
       SELECT i.classification,

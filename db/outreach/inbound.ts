@@ -28,13 +28,17 @@ export async function recordDeliveryReport(
     WHERE id = ${messageId} AND org_id = ${orgId}`;
 }
 
-/** Soft-bounce reports received since `since` for threads with this counterpart address (case-insensitive). */
+/**
+ * Soft bounces of an address (case-insensitive) since `since`: delay reports received for its threads,
+ * and sends its server refused for now at the recipient or the message (a failed step with a soft bounce).
+ */
 export async function countSoftBounces(db: Db, orgId: string, email: string, since: Date): Promise<number> {
   const [row] = await db<{ n: number }[]>`
     SELECT count(*)::int AS n FROM outreach_messages m
     JOIN outreach_threads t ON t.id = m.thread_id AND t.org_id = m.org_id
-    WHERE m.org_id = ${orgId} AND m.classification = 'soft_bounce' AND m.received_at >= ${since}
-      AND lower(t.counterpart) = lower(${email.trim()})`;
+    WHERE m.org_id = ${orgId} AND lower(t.counterpart) = lower(${email.trim()})
+      AND ((m.classification = 'soft_bounce' AND m.received_at >= ${since})
+        OR (m.direction = 'outbound' AND m.status = 'failed' AND m.soft_bounces > 0 AND m.created_at >= ${since}))`;
   return row!.n;
 }
 

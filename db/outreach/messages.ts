@@ -311,9 +311,28 @@ export async function lastSentMessages(db: Db, orgId: string, threadIds: string[
   return new Map(rows.map((r) => [r.thread_id, r]));
 }
 
-/** A send the server refused before accepting it: failed, its idempotency key freed for a later attempt. */
-export async function failBeforeAcceptance(db: Db, orgId: string, id: string, error: string): Promise<void> {
+/**
+ * A send the server refused before accepting it: failed, its idempotency key freed for a later attempt.
+ * A refusal at the recipient or the message (`report`) records what the server said and counts as one
+ * soft bounce of the address (db/outreach/inbound.ts countSoftBounces).
+ */
+export async function failBeforeAcceptance(
+  db: Db,
+  orgId: string,
+  id: string,
+  error: string,
+  report: { status: string | null; diagnostic: string } | null = null,
+): Promise<void> {
   await db`
     UPDATE outreach_messages SET status = 'failed', error = ${error}, idempotency_key = idempotency_key || ':failed:' || id::text
+      ${report ? db`, delivery_status = ${report.status?.slice(0, 20) ?? null}, delivery_action = 'delayed', delivery_diagnostic = ${report.diagnostic.slice(0, 500)}, soft_bounces = 1` : db``}
     WHERE id = ${id} AND org_id = ${orgId}`;
+}
+
+/** Attempts at one step of an enrollment the server refused (each is a failed row of its own). */
+export async function failedAttempts(db: Db, orgId: string, enrollmentId: string, step: number): Promise<number> {
+  const [row] = await db<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM outreach_messages
+    WHERE org_id = ${orgId} AND enrollment_id = ${enrollmentId} AND step = ${step} AND direction = 'outbound' AND status = 'failed'`;
+  return row!.n;
 }

@@ -3,7 +3,10 @@ import * as mail from '../../db/outreach/messages';
 import type { MessageRow, PoolMailbox } from '../../db/outreach/messages';
 import * as seqs from '../../db/outreach/sequences';
 import type { EnrollableContact, EnrollmentRow } from '../../db/outreach/sequences';
+import { SOFT_BOUNCE_LIMIT, SOFT_BOUNCE_WINDOW_DAYS } from '../../domain/outreach/dsn';
 import { afterStep } from '../../domain/outreach/sequences';
+import { SEND_ATTEMPTS, classifySmtpFailure, retryDelayMs, type SmtpFailure } from '../../domain/outreach/smtp-failures';
+import { countSoftBounces } from '../../db/outreach/inbound';
 import { recordContactEmail } from '../crm-activities';
 import type { ServiceDeps } from '../deps';
 import { mailboxSender } from './mailbox-sender';
@@ -34,8 +37,6 @@ export interface Reservation {
 
 export type SendDeps = Pick<ServiceDeps, 'sql' | 'config' | 'logger'>;
 
-const RETRY_AFTER_FAILURE_MS = 5 * 60_000;
-
 /** What a send does to its thread and its contact's timeline. */
 export async function recordSent(tx: Db, orgId: string, message: MessageRow, contact: EnrollableContact, at: Date) {
   await mail.touchThread(tx, orgId, message.thread_id, 'outbound', at);
@@ -49,11 +50,16 @@ export async function recordSent(tx: Db, orgId: string, message: MessageRow, con
 }
 
 /**
- * The bounce notice of a step the receiving server refused at send time: the same event, entity and
- * recipient (the sequence's owner) as a delivery failure report (services/outreach/notices.ts), at
- * stage `smtp`, with the enhanced status code the server gave when it gave one.
+ * The notice of a step the server refused at send time: the same event, entity and recipient (the
+ * sequence's owner) as a delivery failure report (services/outreach/notices.ts), at stage `smtp`, with
+ * the status the server gave, its words, and what followed.
  */
-async function notifyBounce(tx: Db, orgId: string, r: Reservation, detail: string) {
+async function notifyRefusal(
+  tx: Db,
+  orgId: string,
+  r: Reservation,
+  failure: { status: string | null; diagnostic: string; suppressed: boolean },
+) {
   const { message, contact, mailbox } = r;
   await emitOutreachNotice(tx, orgId, {
     event_type: 'outreach.message_bounced',
@@ -66,33 +72,18 @@ async function notifyBounce(tx: Db, orgId: string, r: Reservation, detail: strin
     subject: message.subject,
     bounce: {
       stage: 'smtp',
-      status: /\b([45]\.\d{1,3}\.\d{1,3})\b/.exec(detail)?.[1] ?? /\b(5\d\d)\b/.exec(detail)?.[1] ?? null,
-      diagnostic: detail,
+      status: failure.status,
+      diagnostic: failure.diagnostic,
       enrollment_stopped: true,
-      suppressed: true,
+      suppressed: failure.suppressed,
     },
   });
-}
-
-/** What an SMTP failure means for the send: refused before acceptance (free to try later), refused for good, or unknown. */
-function classify(error: unknown): { kind: 'retry' | 'bounce' | 'permanent' | 'doubt'; detail: string } {
-  const e = error as { code?: string; responseCode?: number; message?: string };
-  const detail = (e.message ?? String(error)).slice(0, 500);
-  if (typeof e.responseCode === 'number') {
-    if (e.responseCode >= 550 && e.responseCode <= 553) return { kind: 'bounce', detail };
-    if (e.responseCode >= 500) return { kind: 'permanent', detail };
-    return { kind: 'retry', detail };
-  }
-  // Failures before the message was handed over: nothing was accepted.
-  if (['ECONNECTION', 'EDNS', 'EAUTH', 'ETLS', 'ECONNREFUSED', 'ENOTFOUND', 'ECONFIG'].includes(e.code ?? ''))
-    return { kind: 'retry', detail };
-  return { kind: 'doubt', detail };
 }
 
 /** Sends one reservation and records the outcome; true when the message went out. */
 export async function deliver(deps: SendDeps, orgId: string, r: Reservation): Promise<boolean> {
   const { message, enrollment, contact } = r;
-  let outcome: ReturnType<typeof classify> | undefined;
+  let outcome: SmtpFailure | undefined;
   try {
     const sender = await mailboxSender(deps, orgId, r.mailbox.id);
     const info = await sender.send({
@@ -109,18 +100,20 @@ export async function deliver(deps: SendDeps, orgId: string, r: Reservation): Pr
       ...(message.in_reply_to ? { inReplyTo: message.in_reply_to, references: message.references } : {}),
     });
     if ((info.rejected ?? []).length > 0 && (info.accepted ?? []).length === 0)
-      outcome = { kind: 'bounce', detail: 'Recipient refused by the server' };
+      outcome = { kind: 'bounce', status: null, detail: 'Recipient refused by the server' };
   } catch (error) {
-    outcome = classify(error);
+    outcome = classifySmtpFailure(error);
   }
   const now = new Date();
+  let result = 'sent';
   await deps.sql.begin(async (tx) => {
-    await record(tx);
+    result = await record(tx);
     // The gap counts from the moment the server took the message, not from the reservation. Last in
     // the transaction: rows lock in the reserving order (enrollment, then mailbox), so no deadlock.
     if (r.gapSeconds > 0) await mail.holdMailboxUntil(tx, orgId, r.mailbox.id, new Date(now.getTime() + r.gapSeconds * 1000));
   });
-  async function record(tx: Db) {
+  /** Records the outcome; says what followed (for the log). */
+  async function record(tx: Db): Promise<string> {
     if (!outcome || outcome.kind === 'doubt') {
       await mail.setMessageStatus(tx, orgId, message.id, {
         status: outcome ? 'unconfirmed' : 'sent',
@@ -130,25 +123,55 @@ export async function deliver(deps: SendDeps, orgId: string, r: Reservation): Pr
       await recordSent(tx, orgId, message, contact, now);
       const next = afterStep(enrollment.next_step, now, r.delays);
       await seqs.advanceEnrollment(tx, orgId, enrollment.id, enrollment.next_step, { ...next, thread_id: message.thread_id, sent_at: now });
-      return;
+      return outcome ? 'unconfirmed' : 'sent';
     }
-    if (outcome.kind === 'retry') {
-      await mail.failBeforeAcceptance(tx, orgId, message.id, outcome.detail);
+    const address = message.to_addresses[0] ?? contact.email ?? '';
+    if (outcome.kind === 'retry' || outcome.kind === 'soft_bounce') {
+      const soft = outcome.kind === 'soft_bounce';
+      await mail.failBeforeAcceptance(
+        tx,
+        orgId,
+        message.id,
+        outcome.detail,
+        soft ? { status: outcome.status, diagnostic: outcome.detail } : null,
+      );
       await recordMailboxOutcome(tx, orgId, r.mailbox.id, 'failure');
-      await seqs.rescheduleEnrollments(tx, orgId, [{ id: enrollment.id, at: new Date(now.getTime() + RETRY_AFTER_FAILURE_MS) }]);
-      return;
+      if (soft) {
+        // A refusal for now at the recipient counts like a delay report: the SOFT_BOUNCE_LIMIT-th within the window suppresses.
+        const since = new Date(now.getTime() - SOFT_BOUNCE_WINDOW_DAYS * 86_400_000);
+        const count = await countSoftBounces(tx, orgId, address, since);
+        if (count >= SOFT_BOUNCE_LIMIT) {
+          const note = `${count} soft bounces within ${SOFT_BOUNCE_WINDOW_DAYS} days; last: ${outcome.detail}`;
+          await seqs.stopEnrollment(tx, orgId, enrollment.id, 'bounced');
+          await suppressAddress(tx, orgId, address, 'soft_bounce', note);
+          await notifyRefusal(tx, orgId, r, { status: outcome.status, diagnostic: note, suppressed: true });
+          return 'suppressed after soft bounces';
+        }
+      }
+      const attempts = await mail.failedAttempts(tx, orgId, enrollment.id, enrollment.next_step);
+      if (attempts >= SEND_ATTEMPTS) {
+        await seqs.stopEnrollment(tx, orgId, enrollment.id, 'failed');
+        const diagnostic = `${outcome.detail} (refused ${attempts} times; not tried again)`;
+        await notifyRefusal(tx, orgId, r, { status: outcome.status, diagnostic, suppressed: false });
+        return 'given up';
+      }
+      await seqs.rescheduleEnrollments(tx, orgId, [{ id: enrollment.id, at: new Date(now.getTime() + retryDelayMs(attempts)) }]);
+      return `tried again later (attempt ${attempts} of ${SEND_ATTEMPTS})`;
     }
+    const bounce = outcome.kind === 'bounce';
     await mail.setMessageStatus(tx, orgId, message.id, { status: 'failed', sent_at: null, error: outcome.detail });
-    await recordMailboxOutcome(tx, orgId, r.mailbox.id, outcome.kind === 'bounce' ? 'bounce' : 'failure');
-    await seqs.stopEnrollment(tx, orgId, enrollment.id, outcome.kind === 'bounce' ? 'bounced' : 'failed');
-    // A hard bounce at the SMTP door: the address goes on the suppression list, and the sequence's
+    await recordMailboxOutcome(tx, orgId, r.mailbox.id, bounce ? 'bounce' : 'failure');
+    await seqs.stopEnrollment(tx, orgId, enrollment.id, bounce ? 'bounced' : 'failed');
+    // A hard bounce at the SMTP door puts the address on the suppression list; either way the sequence's
     // owner hears of it as of a bounce report (services/outreach/inbound.ts), in the same transaction.
-    if (outcome.kind === 'bounce') {
-      await suppressAddress(tx, orgId, contact.email ?? '', 'bounce', outcome.detail);
-      await notifyBounce(tx, orgId, r, outcome.detail);
-    }
+    if (bounce) await suppressAddress(tx, orgId, address, 'bounce', outcome.detail);
+    await notifyRefusal(tx, orgId, r, { status: outcome.status, diagnostic: outcome.detail, suppressed: bounce });
+    return bounce ? 'bounced' : 'failed';
   }
   if (outcome && outcome.kind !== 'doubt')
-    deps.logger.warn({ orgId, messageId: message.id, mailboxId: r.mailbox.id, outcome: outcome.kind }, 'outreach send refused');
+    deps.logger.warn(
+      { orgId, messageId: message.id, mailboxId: r.mailbox.id, outcome: outcome.kind, status: outcome.status, result },
+      'outreach send refused',
+    );
   return !outcome || outcome.kind === 'doubt';
 }

@@ -327,7 +327,7 @@ async function resolveExisting(
     await mail.setMessageStatus(tx, orgId, existing.id, {
       status: 'unconfirmed',
       sent_at: sentAt,
-      error: 'SMTP outcome lost; not sent again',
+      error: 'Outcome of the hand-over lost; counted as sent, not sent again',
     });
     await recordSent(tx, orgId, existing, contact, sentAt);
   }

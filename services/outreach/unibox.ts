@@ -4,6 +4,7 @@ import type { MessageRow, ThreadFilters, ThreadRow } from '../../db/outreach/mes
 import * as seqs from '../../db/outreach/sequences';
 import { conflict, notFound, upstream } from '../../domain/errors';
 import { localDay } from '../../domain/outreach/mailboxes';
+import { classifySmtpFailure } from '../../domain/outreach/smtp-failures';
 import { escapeHtml } from '../../domain/outreach/templates';
 import { makeMessageId, replyHeaders, replySubject } from '../../domain/outreach/threading';
 import { newId } from '../../platform/core/ids';
@@ -62,6 +63,7 @@ function messageView(m: MessageRow) {
     step: m.step,
     variant: m.variant,
     classification: m.classification,
+    error: m.error,
     sent_at: iso(m.sent_at),
     received_at: iso(m.received_at),
   };
@@ -191,7 +193,8 @@ export async function replyToThread(
   } catch (error) {
     await mail.setMessageStatus(deps.sql, orgId, message.id, {
       status: 'failed',
-      error: String((error as Error).message ?? error).slice(0, 500),
+      // The server's words, or what happened without naming the server (domain/outreach/smtp-failures.ts).
+      error: classifySmtpFailure(error).detail,
     });
     throw upstream('The mailbox’s SMTP server refused the reply');
   }

@@ -3,6 +3,12 @@ import { SMTPServer } from 'smtp-server';
 import { freePort } from '../../dev-servers/ports';
 import { waitFor } from './campaigns';
 
+/** A reply the server answers a command with: `{ code: 554, message: '5.7.1 Message rejected' }`. */
+export interface SmtpReply {
+  code: number;
+  message: string;
+}
+
 /** A received message: the SMTP envelope's recipients and the parsed message. */
 export interface ReceivedMail {
   rcptTo: string[];
@@ -25,13 +31,18 @@ export interface TestSmtpServer {
 /**
  * A real SMTP server on a free local port that keeps every message it accepts, parsed. With `login`,
  * it requires that user and password (plain authentication over loopback); with `refuse`, it refuses
- * those recipients with 550.
+ * those recipients at RCPT TO with 550, or with the reply it returns (`{ code: 452, message: '4.2.2
+ * Mailbox full' }`); with `refuseData`, it refuses the message after DATA with the reply it returns.
  */
 export async function startSmtpServer(
-  options: { login?: { user: string; pass: string }; refuse?: (address: string) => boolean } = {},
+  options: {
+    login?: { user: string; pass: string };
+    refuse?: (address: string) => boolean | SmtpReply | null;
+    refuseData?: (recipients: string[]) => SmtpReply | null;
+  } = {},
 ): Promise<TestSmtpServer> {
   const received: ReceivedMail[] = [];
-  const { login, refuse } = options;
+  const { login, refuse, refuseData } = options;
   const server = new SMTPServer({
     authOptional: !login,
     allowInsecureAuth: true,
@@ -43,7 +54,9 @@ export async function startSmtpServer(
     },
     // With `refuse`, such recipients are refused at RCPT TO with 550 (a receiving server's hard bounce).
     onRcptTo(address, _session, callback) {
-      if (refuse?.(address.address)) return callback(Object.assign(new Error('5.1.1 User unknown'), { responseCode: 550 }));
+      const refused = refuse?.(address.address);
+      if (refused === true) return callback(Object.assign(new Error('5.1.1 User unknown'), { responseCode: 550 }));
+      if (refused) return callback(Object.assign(new Error(refused.message), { responseCode: refused.code }));
       callback();
     },
     onData(stream, session, callback) {
@@ -51,6 +64,8 @@ export async function startSmtpServer(
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('error', callback);
       stream.on('end', () => {
+        const refused = refuseData?.(session.envelope.rcptTo.map((r) => r.address));
+        if (refused) return callback(Object.assign(new Error(refused.message), { responseCode: refused.code }));
         const raw = Buffer.concat(chunks);
         simpleParser(raw)
           .then((mail) => {
