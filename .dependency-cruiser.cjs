@@ -12,8 +12,28 @@ module.exports = {
       name: 'no-circular',
       severity: 'error',
       comment: 'A circle of runtime imports hides which module depends on which; cut it at a layer boundary.',
-      from: { path: '^(server|api|services|domain|db|activities|workflows|platform|worker|dev-servers)/' },
+      from: { path: '^(server|api|services|domain|db|activities|workflows|platform|worker|dev-servers|voice)/' },
       to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+    {
+      name: 'voice-reaches-the-crm-through-services',
+      severity: 'error',
+      comment:
+        'The conversation engine (voice/) is a process of its own: it reaches the CRM through services/ and names workflows by their messages, never through the API, SQL or workflow code.',
+      from: { path: layer('voice') },
+      to: {
+        path: '^(server|api|db|activities|worker|dev-servers)/|^workflows/(?!([a-z-]+-messages|workflow-ref)\\.ts$)',
+        // The process's composition root opens its own database pool, as the worker's does.
+        pathNot: '^db/client\\.ts$',
+        dependencyTypesNot: ['type-only'],
+      },
+    },
+    {
+      name: 'nothing-imports-the-engine',
+      severity: 'error',
+      comment: 'No other process of the service imports the conversation engine.',
+      from: { path: '^(server|api|services|domain|db|activities|workflows|platform|worker|dev-servers)/' },
+      to: { path: layer('voice') },
     },
     {
       name: 'domain-imports-nothing-of-ours',

@@ -1,5 +1,6 @@
 import { newId } from '../platform/core/ids';
 import type { Db } from './client';
+import { keysetPage } from './kit/keyset';
 
 // The voice runtime's records: conversations (the table campaigns also write, one row per call
 // attempt) and their turns, written one by one as they are spoken.
@@ -14,7 +15,7 @@ export interface ConversationRow {
   contact_id: string | null;
   phone_number: string | null;
   direction: 'inbound' | 'outbound' | null;
-  channel: string | null;
+  channel: 'twilio' | 'widget' | 'sip' | 'vapi' | 'simulated' | null;
   call_id: string | null;
   status: string;
   started_at: Date | null;
@@ -157,4 +158,19 @@ export async function expiredRecordings(db: Db, limit: number): Promise<{ org_id
 export async function forgetRecording(db: Db, orgId: string, id: string): Promise<void> {
   await db`UPDATE conversations SET recording_key = NULL, recording_expires_at = NULL, updated_at = now()
            WHERE org_id = ${orgId} AND id = ${id}`;
+}
+
+/** An agent's conversations, newest first (keyset on created_at, id). */
+export async function listConversations(
+  db: Db,
+  orgId: string,
+  agentId: string,
+  page: { limit: number; after?: { t: string; id: string } },
+): Promise<{ rows: (ConversationRow & { cursor_t: string })[]; total: number }> {
+  return keysetPage<ConversationRow>(db, {
+    select: db`*`,
+    from: db`conversations`,
+    where: db`org_id = ${orgId} AND agent_id = ${agentId}`,
+    ...page,
+  });
 }

@@ -16,6 +16,8 @@ import type { VoiceSessionClaims } from './session-tokens';
 
 type Deps = Pick<ServiceDeps, 'sql' | 'temporal' | 'config'>;
 
+export type NewTurn = conversations.NewTurn;
+
 export interface OpenedConversation {
   id: string;
   orgId: string;

@@ -5,7 +5,7 @@ import { isVoicemailGreeting, systemPrompt } from '../../domain/voice-prompt';
 import { voiceTools } from '../../domain/voice-tools';
 import { heardText, isBackchannel, saysEndPhrase, turnWaitMs } from '../../domain/voice-turns';
 import type { OpenedConversation } from '../../services/conversations/runtime';
-import type { NewTurn } from '../../db/conversations';
+import type { NewTurn } from '../../services/conversations/runtime';
 import type { ConversationEnded, ToolCallRequest, ToolCallResult } from '../../workflows/conversation-messages';
 import { wavFile } from '../audio/pcm';
 import { Recorder } from '../audio/recorder';
