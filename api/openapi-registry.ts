@@ -8,7 +8,7 @@ export const TAGS = [
   { name: 'Identity', description: 'API keys, user tokens, token exchange and the caller' },
   { name: 'CRM', description: 'Accounts, contacts, deals, activities, tags and files' },
   { name: 'Notifications', description: 'Event emission, the subscribable event catalog, the in-app feed and preferences' },
-  { name: 'Agents', description: 'Conversational agents, versions, publishing, SIP and scaffolding' },
+  { name: 'Agents', description: 'Conversational agents, versions, publishing, SIP, widgets and scaffolding' },
   { name: 'Campaigns', description: 'Outbound campaigns and per-organization concurrency' },
   {
     name: 'Knowledge Bases',
