@@ -10,6 +10,8 @@ import { closeUnreadBody } from './middleware/unread-body';
 import { requestDeadlines } from './middleware/deadlines';
 import { methodNotAllowed, serveConnectThroughApp } from './middleware/methods';
 import { widgetPreflight } from './middleware/widget-preflight';
+import { createRateLimitGuard } from './middleware/rate-limits';
+import { createIdempotencyGuard } from './middleware/idempotency';
 import { createRegistry, generateDocument } from './openapi-registry';
 import { Routes, type BodyReader } from './route';
 import { registerDocsRoutes } from './routes/docs';
@@ -113,7 +115,12 @@ export function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []) {
   // A route reads its JSON body itself, once its caller is authenticated and allowed (api/route.ts).
   const readBody: BodyReader = (ctx, own) =>
     readJsonBody(ctx, { limitBytes: Math.min(own ?? Infinity, limitOf(ctx.path)), maxDepth: deps.config.JSON_MAX_DEPTH });
-  const routes = new Routes(registry, createAuthenticator(deps.verifier), readBody, { checkResponses: deps.config.NODE_ENV === 'test' });
+  // Rate limits count every authenticated request; idempotency keys guard the POSTs that create or start something.
+  const guards = [createRateLimitGuard(deps, registry), createIdempotencyGuard(deps, registry)];
+  const routes = new Routes(registry, createAuthenticator(deps.verifier), readBody, {
+    checkResponses: deps.config.NODE_ENV === 'test',
+    guards,
+  });
   for (const register of [...AREAS, ...extraAreas]) register(routes, deps);
   const document = generateDocument(registry, `${publicBaseUrl(deps.config)}/docs`);
   registerDocsRoutes(routes.router, document, deps.config);

@@ -42,7 +42,7 @@ export interface ResponseSpec {
   schema?: Schema;
   /** The response's media type (default JSON); several when a parameter chooses among them. */
   contentType?: string | string[];
-  headers?: Record<string, { description: string; schema: { type: 'string' | 'integer' } }>;
+  headers?: Record<string, { description: string; schema: { type: 'string' | 'integer' } } | { $ref: string }>;
   /** Documentation only: the JSON body the wrapper answers with the same status (see Routes.add). */
   json?: Schema;
 }
@@ -216,6 +216,35 @@ export interface RoutesOptions {
    * that does not match becomes a 500 naming the route and the mismatch, so the test that made it fails.
    */
   checkResponses?: boolean;
+  /** What runs around the routes beside their own declarations (rate limits, idempotency keys). */
+  guards?: RouteGuard[];
+}
+
+/** What a route guard sees of a route when it is declared. */
+export interface GuardedRoute {
+  method: Method;
+  path: string;
+  auth: AuthRule | 'public';
+  /** Every status the route declares, the wrapper's standard ones included. */
+  responses: Responses;
+  /** A body the handler reads itself (raw bytes, a form), documented only. */
+  documented?: { body?: Schema };
+}
+
+/** What a guard does for one route, decided once when the route is declared; what it leaves out costs nothing. */
+export interface RouteGuardPlan {
+  /** The route's documented statuses with the guard's own (statuses it answers, headers it sets). */
+  document?(responses: Responses): Responses;
+  /** Request headers the guard reads, for the document (a registered parameter is one shared definition). */
+  headers?: Record<string, z.ZodType>;
+  /** Once the caller is authenticated, before its auth rule is applied and before the body is read. */
+  admit?(ctx: Koa.Context, auth: RequestAuth): void | Promise<void>;
+  /** Around the handler once the inputs are parsed: `respond` runs it and writes its answer into ctx. */
+  around?(ctx: Koa.Context, auth: RequestAuth, respond: () => Promise<void>): Promise<void>;
+}
+
+export interface RouteGuard {
+  forRoute(route: GuardedRoute): RouteGuardPlan | undefined;
 }
 
 /**
@@ -245,7 +274,12 @@ export class Routes {
     R extends Responses,
   >(spec: RouteSpec<P, Q, B, A, R>): void {
     const standard = standardResponses(spec);
-    const responses: Responses = { ...standard, ...spec.responses };
+    let responses: Responses = { ...standard, ...spec.responses };
+    const plans = (this.options.guards ?? []).flatMap((guard) => guard.forRoute({ ...spec, responses }) ?? []);
+    for (const plan of plans) if (plan.document) responses = plan.document(responses);
+    const admit = plans.find((plan) => plan.admit)?.admit;
+    const around = plans.find((plan) => plan.around)?.around;
+    const guardHeaders = Object.assign({}, ...plans.map((plan) => plan.headers ?? {})) as Record<string, z.ZodType>;
     this.declared.push({ method: spec.method, path: spec.path, auth: spec.auth, statuses: Object.keys(responses).map(Number) });
     // A route may restate a standard status as a page (400 text/html), but the wrapper still answers its
     // own cases of that status (an unknown query parameter) in JSON: the document lists both.
@@ -256,7 +290,7 @@ export class Routes {
         documented[Number(status)] = { ...own, description: `${own.description}; in JSON: ${wrapper.description}`, json: wrapper.schema };
       }
     }
-    this.registry.registerPath(this.openApiConfig(spec, documented));
+    this.registry.registerPath(this.openApiConfig(spec, documented, guardHeaders));
     const koaPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
     this.router[spec.method](koaPath, async (ctx) => {
       let auth: RequestAuth | undefined;
@@ -264,6 +298,8 @@ export class Routes {
       // refused caller costs no body read or parse, however large a body it declares.
       if (spec.auth !== 'public') {
         auth = await this.authenticator.authenticate(ctx);
+        const admitted = admit?.(ctx, auth);
+        if (admitted) await admitted;
         enforce(spec.auth, auth);
       }
       if (spec.beforeBody) await spec.beforeBody(ctx);
@@ -282,14 +318,18 @@ export class Routes {
       if (spec.body && sendsBody) await this.readBody(ctx, spec.bodyLimitBytes);
       const rawBody = (ctx.request as { body?: unknown }).body;
       const body = spec.body ? parse(spec.body, rawBody ?? {}, 'body') : (undefined as Infer<B>);
-      const result: unknown = await spec.handler({ params, query, body, auth: auth as never, ctx });
-      const r: Reply =
-        result && typeof result === 'object' && '__reply' in result ? (result as Reply) : { __reply: true, status: 200, body: result };
-      if (this.options.checkResponses) checkResponse(spec, responses, r);
-      ctx.status = r.status;
-      if (r.headers) ctx.set(r.headers);
-      if (r.contentType) ctx.type = r.contentType;
-      if (r.body !== undefined) ctx.body = r.body;
+      const respond = async () => {
+        const result: unknown = await spec.handler({ params, query, body, auth: auth as never, ctx });
+        const r: Reply =
+          result && typeof result === 'object' && '__reply' in result ? (result as Reply) : { __reply: true, status: 200, body: result };
+        if (this.options.checkResponses) checkResponse(spec, responses, r);
+        ctx.status = r.status;
+        if (r.headers) ctx.set(r.headers);
+        if (r.contentType) ctx.type = r.contentType;
+        if (r.body !== undefined) ctx.body = r.body;
+      };
+      if (around && auth) await around(ctx, auth, respond);
+      else await respond();
     });
   }
 
@@ -299,7 +339,10 @@ export class Routes {
       'handler' | 'responses'
     >,
     all: Responses,
+    guardHeaders: Record<string, z.ZodType> = {},
   ): RouteConfig {
+    const ownHeaders = spec.headers ?? spec.documented?.headers;
+    const headers = Object.keys(guardHeaders).length > 0 ? z.object({ ...ownHeaders?.shape, ...guardHeaders }) : ownHeaders;
     const responses: RouteConfig['responses'] = {};
     for (const [status, r] of Object.entries(all)) {
       responses[status] = {
@@ -333,7 +376,7 @@ export class Routes {
       request: {
         ...(spec.params ? { params: spec.params as z.ZodObject } : {}),
         ...(spec.query ? { query: spec.query as z.ZodObject } : {}),
-        ...((spec.headers ?? spec.documented?.headers) ? { headers: spec.headers ?? spec.documented!.headers! } : {}),
+        ...(headers ? { headers } : {}),
         ...((spec.body ?? spec.documented?.body)
           ? {
               body: {

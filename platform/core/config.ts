@@ -49,6 +49,14 @@ const schema = z.object({
     .refine((entries) => entries.every(isProxyEntry), { error: 'must be comma-separated IP addresses or CIDR ranges' })
     .default([]),
   UPLOAD_MAX_BYTES: intIn(1, 5 * 1024 ** 3).default(100 * 1024 * 1024),
+  // Requests per fixed window, per organization and per credential, shared by every API process through
+  // Postgres (0: no limit); a process reserves at most RATE_LIMIT_LEASE_MAX of a quota at once (docs/decisions/api.md).
+  RATE_LIMIT_WINDOW_SECONDS: intIn(1, 86_400).default(60),
+  RATE_LIMIT_ORG_REQUESTS: intIn(0, 1_000_000_000).default(3000),
+  RATE_LIMIT_KEY_REQUESTS: intIn(0, 1_000_000_000).default(1200),
+  RATE_LIMIT_LEASE_MAX: intIn(1, 1_000_000).default(50),
+  // How long an Idempotency-Key's answer is kept and replayed.
+  IDEMPOTENCY_KEY_TTL_SECONDS: intIn(60, 30 * 86_400).default(86_400),
 
   DATABASE_URL: postgresUrl.optional(),
   DATABASE_POOL_MAX: intIn(1, 200).default(10),
