@@ -166,6 +166,7 @@ describe('retries', () => {
     expect(attempts[1]!.error).toBe('HTTP 500');
     const deliveries = await ctx.request('GET', `/webhooks/endpoints/${e.id}/messages`, { token: t.session });
     expect(deliveries.body.data).toEqual([expect.objectContaining({ status: 'succeeded', attempts: 3, event_type: 'deal.created' })]);
+    keepHistory(ctx.config.TEMPORAL_ADDRESS!, webhookEndpointActorId(e.id), 'webhook-endpoint-retries');
   });
 
   it('fails a delivery for good once the schedule is spent; a resend starts a new one (manual), per endpoint or for every failed one', async () => {

@@ -1,19 +1,31 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WEBHOOK_EVENT_NAMES } from '../../domain/webhooks';
+import { startWebhookRelay, type WebhookRelay } from '../../services/webhooks/relay';
+import { waitFor } from '../support/campaigns';
 import { createTestContext, type TestContext } from '../support/context';
 import { MISSING_ID, crmTenant, readOnlyKey, type CrmTenant } from '../support/crm-contacts';
 import { createOrgKey } from '../support/identity';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
-// Webhook endpoints: create (secret once), read, list, change, delete, rotate; scopes, tenancy, validation.
+// Webhook endpoints: create (secret once), read, list, change, delete, rotate; scopes, tenancy, validation;
+// and the guarded client, which (private addresses not allowed, as in production) never calls a loopback receiver.
 
 let ctx: TestContext;
+let relay: WebhookRelay;
+let receiver: WebhookReceiver;
 let a: CrmTenant;
 let b: CrmTenant;
 beforeAll(async () => {
-  ctx = await createTestContext();
+  ctx = await createTestContext({ worker: true, env: { WEBHOOK_RETRY_DELAYS_SECONDS: '60' } });
+  relay = await startWebhookRelay(ctx.deps);
+  receiver = await startWebhookReceiver();
   [a, b] = await Promise.all([crmTenant(ctx), crmTenant(ctx)]);
 });
-afterAll(() => ctx?.close());
+afterAll(async () => {
+  await relay?.stop();
+  await ctx?.close();
+  await receiver?.close();
+});
 
 const URL_ = 'https://hooks.example.com/voice-crm';
 const create = (t: { session: string }, body: Record<string, unknown> = {}, token = t.session) =>
@@ -208,5 +220,26 @@ describe('messages and attempts of another organization', () => {
     expect((await ctx.request('POST', `/webhooks/messages/${missing}/resend`, { token: a.session })).status).toBe(404);
     expect((await ctx.request('GET', '/webhooks/messages/msg_nothex', { token: a.session })).status).toBe(422);
     expect((await ctx.request('GET', '/webhooks/messages?event_type=nope', { token: a.session })).status).toBe(400);
+  });
+});
+
+describe('the guarded client', () => {
+  it('refuses a private address at each attempt (recorded as a failed attempt), so the receiver is never called', async () => {
+    const t = await crmTenant(ctx);
+    const e = await create(t, { url: receiver.url });
+    expect((await ctx.request('POST', '/deals', { token: t.session, body: { name: 'SSRF', stage: 'prospecting' } })).status).toBe(200);
+    const attempts = await waitFor(async () => {
+      const res = await ctx.request('GET', `/webhooks/endpoints/${e.body.id}/attempts`, { token: t.session });
+      return res.body.data.length > 0 && res.body.data;
+    });
+    expect(attempts[0]).toMatchObject({
+      status: 'failed',
+      response_status_code: null,
+      error: expect.stringMatching(/not a public address/),
+    });
+    const [delivery] = (await ctx.request('GET', `/webhooks/endpoints/${e.body.id}/messages`, { token: t.session })).body.data;
+    expect(delivery).toMatchObject({ status: 'pending', attempts: 1 });
+    expect(Date.parse(delivery.next_attempt_at) - Date.now()).toBeGreaterThan(30_000);
+    expect(receiver.received).toHaveLength(0);
   });
 });
