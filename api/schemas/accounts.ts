@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ACCOUNT_INDUSTRIES } from '../../domain/accounts';
-import { TagNames, Timestamp, Uuid, cappedLimit } from './common';
+import { TagNames, Timestamp, Uuid, cappedLimit, offsetQuery } from './common';
 
 /** Industries an account can be filed under; snake_case, stable, with `other` as the catch-all. */
 export const AccountIndustry = z.enum(ACCOUNT_INDUSTRIES).openapi('AccountIndustry');
@@ -75,7 +75,7 @@ export const Account = z
 
 export const AccountListQuery = z.object({
   limit: cappedLimit(ACCOUNT_LIST_DEFAULT, ACCOUNT_LIST_MAX),
-  offset: z.coerce.number().int().min(0).default(0),
+  offset: offsetQuery(),
   search: z
     .string()
     .max(200)

@@ -3,7 +3,7 @@ import { SIGNATURE_LAYOUTS } from '../../domain/card-signature';
 import { CARD_EVENT_TYPES, CARD_LINKS_MAX, LEAD_STATUSES, UTM_FIELDS } from '../../domain/cards';
 import { trimmedText } from '../../domain/trimmed-text';
 import { HttpUrl } from './accounts';
-import { Timestamp, Uuid, dateInput, timestampInput } from './common';
+import { Timestamp, Uuid, dateInput, offsetQuery, timestampInput } from './common';
 
 // Cards, their share links (managed and public), attribution events and public media.
 
@@ -33,7 +33,7 @@ const PageLimit = (byDefault: number, max: number) =>
     .max(max)
     .default(byDefault)
     .openapi({ description: `Page size, default ${byDefault}, at most ${max}` });
-const Offset = z.coerce.number().int().min(0).max(1_000_000).default(0);
+const Offset = offsetQuery(1_000_000);
 const Bool = z.enum(['true', 'false']).transform((v) => v === 'true');
 
 const cardFields = {

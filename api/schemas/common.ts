@@ -60,6 +60,17 @@ export const cappedLimit = (
     .transform((n) => Math.min(n, max))
     .openapi({ type: 'integer', minimum: 1, default: fallback, description, 'x-capped': true });
 
+/** A query parameter's text as a number when it is a decimal integer (`-` allowed, so a negative one meets its bound). */
+const decimalInteger = (value: unknown) => (typeof value === 'string' && /^-?[0-9]+$/.test(value) ? Number(value) : value);
+
+/**
+ * A page offset: a decimal integer from 0 (to `max` when given), default 0. Any other text, the empty one
+ * included, is 422 like every invalid integer: `z.coerce.number()` read `offset=` and `offset= ` as 0, `1e3` as
+ * 1000 and `0x10` as 16, and its document said the parameter could be null.
+ */
+export const offsetQuery = (max = Number.MAX_SAFE_INTEGER) =>
+  z.preprocess(decimalInteger, z.number().int().min(0).max(max)).default(0);
+
 /**
  * Tags of contacts, deals and accounts: plain names kept on the row (not references to the tag table), trimmed,
  * 1 to 100 characters, at most 50.

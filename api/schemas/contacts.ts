@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FUNNEL_MOVES, STAGES, type FunnelMove, type Stage } from '../../domain/contacts';
-import { TagNames, Uuid, cappedLimit } from './common';
+import { TagNames, Uuid, cappedLimit, offsetQuery } from './common';
 
 export { FUNNEL_MOVES, STAGES, type FunnelMove, type Stage };
 
@@ -79,7 +79,7 @@ export const ContactListQuery = z.object({
   tag: z.string().max(100).optional().openapi({ description: 'Contacts carrying this tag name' }),
   owner_id: z.string().max(200).optional(),
   limit: cappedLimit(50, 200, 'Default 50; values above 200 are served as 200'),
-  offset: z.coerce.number().int().min(0).default(0),
+  offset: offsetQuery(),
 });
 export const CONTACT_LIST_MAX = 200;
 

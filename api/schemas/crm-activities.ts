@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { HttpUrl } from './accounts';
-import { Timestamp, Uuid, cappedLimit, timestampInput } from './common';
+import { Timestamp, Uuid, cappedLimit, offsetQuery, timestampInput } from './common';
 
 export const ACTIVITY_FEED_DEFAULT = 50;
 export const ACTIVITY_FEED_MAX = 200;
@@ -61,7 +61,7 @@ export const ActivityFeedQuery = z.object({
     .default('false')
     .openapi({ description: 'true drops activities whose effective_time is in the future' }),
   limit: cappedLimit(ACTIVITY_FEED_DEFAULT, ACTIVITY_FEED_MAX),
-  offset: z.coerce.number().int().min(0).default(0),
+  offset: offsetQuery(),
 });
 
 export const ActivityParams = z.object({ activity_id: Uuid });

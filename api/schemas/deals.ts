@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEAL_STAGES } from '../../domain/deals';
-import { TagNames, Timestamp, Uuid, cappedLimit, dateInput } from './common';
+import { TagNames, Timestamp, Uuid, cappedLimit, dateInput, offsetQuery } from './common';
 
 export const DealStage = z.enum(DEAL_STAGES).openapi('DealStage');
 
@@ -73,7 +73,7 @@ export const DealListQuery = z.object({
   account_id: Uuid.optional(),
   owner_id: z.string().min(1).max(200).optional(),
   limit: cappedLimit(DEAL_LIST_DEFAULT, DEAL_LIST_MAX),
-  offset: z.coerce.number().int().min(0).default(0),
+  offset: offsetQuery(),
 });
 
 export const DealParams = z.object({ deal_id: Uuid });

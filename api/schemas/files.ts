@@ -1,7 +1,7 @@
 import { trimmedText } from '../../domain/trimmed-text';
 import { z } from 'zod';
 import { FILE_STATUSES, MAX_UPLOAD_BYTES } from '../../domain/files';
-import { Uuid, cappedLimit } from './common';
+import { Uuid, cappedLimit, offsetQuery } from './common';
 
 const ContentType = z
   .string()
@@ -58,7 +58,7 @@ export const FileListQuery = z.object({
   folder_id: Uuid.optional().openapi({ description: 'Files directly in this folder' }),
   status: z.enum(FILE_STATUSES).optional().openapi({ description: 'Archived files are listed only when asked for' }),
   limit: cappedLimit(50, 200, 'Default 50; values above 200 are served as 200'),
-  offset: z.coerce.number().int().min(0).default(0),
+  offset: offsetQuery(),
 });
 export const FILE_LIST_MAX = 200;
 
@@ -87,7 +87,7 @@ export const FolderParams = z.object({ folder_id: Uuid });
 export const FolderListQuery = z.object({
   parent_id: Uuid.optional().openapi({ description: 'Only the direct children of this folder; all folders when absent' }),
   limit: cappedLimit(200, 500, 'Default 200; values above 500 are served as 500'),
-  offset: z.coerce.number().int().min(0).default(0),
+  offset: offsetQuery(),
 });
 export const FOLDER_LIST_MAX = 500;
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { INDUSTRY_SYNONYMS, criteriaProblems } from '../../domain/icp-criteria';
 import { CRITERION_TYPES, FACT_FIELDS, ICP_FIT_MAX_ACCOUNTS, RANGE_PATTERN, RUN_STATUSES } from '../../domain/intelligence';
-import { Timestamp, Uuid } from './common';
+import { Timestamp, Uuid, offsetQuery } from './common';
 
 /** Postgres text and jsonb cannot hold NUL characters: refused here (422) and said so in the document. */
 const NO_NUL = /^[^\u0000]*$/;
@@ -93,7 +93,7 @@ export const WorkflowParams = z.object({ workflow_id: z.string().max(200) });
 
 export const Page = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50),
-  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+  offset: offsetQuery(1_000_000),
 });
 
 const Status = z.enum(RUN_STATUSES);

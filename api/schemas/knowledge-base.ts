@@ -10,7 +10,7 @@ import {
   SOURCE_TYPES,
   VECTOR_WEIGHT,
 } from '../../domain/knowledge-base';
-import { Timestamp, Uuid } from './common';
+import { Timestamp, Uuid, offsetQuery } from './common';
 
 const Name = z.string().trim().min(1).max(200);
 const Description = z.string().max(2000);
@@ -124,7 +124,7 @@ export const DatasetSourceParams = z.object({ dataset_id: Uuid, source_id: Uuid 
 
 export const Page = {
   limit: z.coerce.number().int().min(1).max(200).default(50),
-  offset: z.coerce.number().int().min(0).max(1_000_000).default(0),
+  offset: offsetQuery(1_000_000),
 };
 export const DatasetListQuery = z.object(Page);
 export const PatternSearchQuery = z.object({

@@ -79,3 +79,29 @@ describe('request text encoding', () => {
     expect(Object.keys(doc.paths['/tags'].post.responses)).toEqual(expect.arrayContaining(['400', '413', '415', '422']));
   });
 });
+
+describe('query integers', () => {
+  it('refuses an empty, blank or non-decimal offset with 422 on every list that takes one, and the document says integer', async () => {
+    const doc = (await ctx.request('GET', '/openapi.json')).body;
+    const lists = Object.entries(
+      doc.paths as Record<string, Record<string, { parameters?: { name: string; schema: { type: unknown } }[] }>>,
+    )
+      .filter(([path, ops]) => !path.includes('{') && ops.get?.parameters?.some((p) => p.name === 'offset'))
+      .map(([path, ops]) => ({ path, schema: ops.get!.parameters!.find((p) => p.name === 'offset')!.schema }));
+    expect(lists.map((l) => l.path)).toEqual(expect.arrayContaining(['/deals', '/accounts', '/contacts', '/files/list', '/folders']));
+    const offsetIssue = (body: { detail?: unknown }) =>
+      Array.isArray(body.detail) && body.detail.some((d: { loc: unknown[] }) => d.loc[0] === 'query' && d.loc[1] === 'offset');
+    for (const { path, schema } of lists) {
+      expect(schema.type, path).toBe('integer'); // not ['integer', 'null']: a null offset is no offset a query can send
+      for (const bad of ['', '%20', '1e3', '0x10', '1.5', '-1', 'abc']) {
+        const res = await ctx.request('GET', `${path}?offset=${bad}`, { token: t.session });
+        expect(res.status, `${path}?offset=${bad} ${res.text}`).toBe(422);
+        expect(offsetIssue(res.body), `${path}?offset=${bad}`).toBe(true);
+      }
+      const good = await ctx.request('GET', `${path}?offset=3`, { token: t.session });
+      expect(offsetIssue(good.body), `${path}?offset=3 ${good.text}`).toBe(false);
+    }
+    const deals = await ctx.request('GET', '/deals?offset=', { token: t.session });
+    expect(deals.body.detail[0]).toMatchObject({ type: 'float_type', loc: ['query', 'offset'], input: '' });
+  });
+});
