@@ -1,3 +1,5 @@
+import { isDomainError } from '../errors';
+
 // What an SMTP failure at send time means for a step (no I/O: the sender and its tests read it). The
 // server we speak to answers for the recipient at `RCPT TO` and for the message after `DATA`; before
 // that (greeting, login, `MAIL FROM`) it answers for our mailbox. A 5xx is for good, a 4xx for now.
@@ -62,6 +64,9 @@ export function classifySmtpFailure(error: unknown): SmtpFailure {
   const response = typeof e.response === 'string' ? e.response.trim() : '';
   const detail = (response || ownWords(e) || e.message || String(error)).slice(0, 500);
   const status = ENHANCED.exec(response)?.[1] ?? (typeof e.responseCode === 'number' ? String(e.responseCode) : null);
+  // Refused before any connection (the mailbox's server is not a public host, its settings are gone):
+  // nothing was sent, and trying again would not help.
+  if (isDomainError(error, 'invalid') || isDomainError(error, 'not_found')) return { kind: 'refused', status: null, detail };
   const code = e.responseCode;
   const command = (e.command ?? '').toUpperCase();
   const atRecipient = command === 'RCPT TO' || command === 'DATA';

@@ -52,6 +52,12 @@ describe('an SMTP failure at send time', () => {
     expect(classifySmtpFailure(greeting)).toMatchObject({ kind: 'retry' });
   });
 
+  it("a mailbox whose server may not be used is refused before any connection, with the service's words", async () => {
+    const { invalid } = await import('../../domain/errors');
+    const refused = invalid('SMTP server not reachable: smtp.host must name a public mail server that answers on smtp.port');
+    expect(classifySmtpFailure(refused)).toEqual({ kind: 'refused', status: null, detail: refused.message });
+  });
+
   it('a connection lost once the message may have been taken is in doubt (counted as sent, never sent twice)', () => {
     const idle = Object.assign(new Error('Timeout'), { code: 'ETIMEDOUT', timeoutType: 'SOCKET_TIMEOUT', command: 'CONN' });
     expect(classifySmtpFailure(idle)).toMatchObject({ kind: 'doubt' });
