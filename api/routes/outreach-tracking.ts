@@ -7,7 +7,7 @@ import { errorPage } from '../middleware/html-errors';
 import { clientAddress } from '../middleware/client-address';
 import { reply, type Routes } from '../route';
 import { ErrorBody } from '../schemas/common';
-import { TrackingTokenParams } from '../schemas/outreach-tracking';
+import { IGNORED_QUERY_NOTE, IgnoredQuery, QUERY_NOT_UTF8, TrackingTokenParams } from '../schemas/outreach-tracking';
 
 // Open and click tracking of sent steps (services/outreach/tracking.ts), reached on a sending domain's
 // tracking host without a token: the path's signed token is the capability. Rate limits only stop
@@ -34,6 +34,7 @@ const CLICK_RESPONSES = {
     description: 'Redirect to the link as the step wrote it',
     headers: { Location: { description: 'The recorded URL', schema: { type: 'string' as const } } },
   },
+  ...QUERY_NOT_UTF8,
   ...unknownToken,
 } as const;
 
@@ -68,10 +69,13 @@ export function registerOutreachTrackingRoutes(routes: Routes, deps: AppDeps): v
     path: '/t/o/{token}.gif',
     tag: TAG,
     summary: 'Open pixel of a tracked step: records an open (a person’s, or a machine’s apart) and answers a 1×1 GIF',
+    description: IGNORED_QUERY_NOTE,
     auth: 'public',
     params: TrackingTokenParams,
+    query: IgnoredQuery,
     responses: {
       200: { description: 'A transparent 1×1 GIF', schema: z.string().openapi({ format: 'binary' }), contentType: 'image/gif' },
+      ...QUERY_NOT_UTF8,
       ...unknownToken,
     },
     handler: async ({ params, ctx }) => {
@@ -90,8 +94,10 @@ export function registerOutreachTrackingRoutes(routes: Routes, deps: AppDeps): v
     tag: TAG,
     summary:
       'Link of a tracked step: records a click and redirects to the URL recorded for that message and link (never one from the request)',
+    description: IGNORED_QUERY_NOTE,
     auth: 'public',
     params: TrackingTokenParams,
+    query: IgnoredQuery,
     responses: CLICK_RESPONSES,
     handler: async ({ params, ctx }) => {
       const found = await tracking.followClick(publicDeps, params.token, requestOf(ctx)).then(

@@ -3,10 +3,10 @@ import { z } from 'zod';
 import { isDomainError } from '../../domain/errors';
 import * as unsub from '../../services/outreach/unsubscribe';
 import type { AppDeps } from '../deps';
-import { clientAddress } from '../middleware/client-address';
 import { readRawBody } from '../middleware/raw-body';
 import { reply, type Routes } from '../route';
 import { ErrorBody, validationError } from '../schemas/common';
+import { IGNORED_QUERY_NOTE, IgnoredQuery, QUERY_NOT_UTF8 } from '../schemas/outreach-tracking';
 import { UnsubscribeAnswer, UnsubscribeForm, UnsubscribeParams } from '../schemas/outreach-unsubscribe';
 import { registerOutreachTrackingRoutes } from './outreach-tracking';
 
@@ -19,6 +19,7 @@ const PUBLIC_HEADERS = { 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-ref
 // A person who follows the link (Accept: text/html) gets the unknown-link 404 and the 429 as a page; an
 // API client keeps the JSON body, as on the card share pages.
 const errors = {
+  ...QUERY_NOT_UTF8,
   404: {
     description: 'Unknown token (every unknown token answers the same); a small HTML page when the request prefers text/html',
     schema: z.string(),
@@ -26,7 +27,8 @@ const errors = {
     json: ErrorBody,
   },
   429: {
-    description: 'Too many requests from this address; retry after Retry-After seconds (an HTML page when the request prefers text/html)',
+    description:
+      'Too many requests for this link (OUTREACH_UNSUBSCRIBE_PER_TOKEN a window); retry after Retry-After seconds (an HTML page when the request prefers text/html)',
     schema: z.string(),
     contentType: 'text/html',
     json: ErrorBody,
@@ -62,11 +64,13 @@ export function registerOutreachUnsubscribeRoutes(routes: Routes, deps: AppDeps)
     path: '/outreach/unsubscribe/{token}',
     tag: TAG,
     summary: 'The unsubscribe confirmation page (HTML with a button that POSTs); a GET changes nothing',
+    description: IGNORED_QUERY_NOTE,
     auth: 'public',
     params: UnsubscribeParams,
+    query: IgnoredQuery,
     responses: { 200: { description: 'HTML page', schema: z.string(), contentType: 'text/html' }, ...errors },
     handler: async ({ params, ctx }) => {
-      const page = await asPageForBrowsers(ctx, () => unsub.unsubscribePage(publicDeps, params.token, clientAddress(ctx)));
+      const page = await asPageForBrowsers(ctx, () => unsub.unsubscribePage(publicDeps, params.token));
       if (!page.ok) return page.reply;
       return reply(200, page.value, PAGE_HEADERS, 'text/html; charset=utf-8');
     },
@@ -77,8 +81,10 @@ export function registerOutreachUnsubscribeRoutes(routes: Routes, deps: AppDeps)
     path: '/outreach/unsubscribe/{token}',
     tag: TAG,
     summary: 'One-click unsubscribe (RFC 8058): lists the address (reason unsubscribe) and stops the enrollment; idempotent',
+    description: IGNORED_QUERY_NOTE,
     auth: 'public',
     params: UnsubscribeParams,
+    query: IgnoredQuery,
     documented: { body: UnsubscribeForm, bodyContentTypes: ['application/x-www-form-urlencoded'] },
     responses: {
       200: {
@@ -93,7 +99,7 @@ export function registerOutreachUnsubscribeRoutes(routes: Routes, deps: AppDeps)
     handler: async ({ params, ctx }) => {
       // The body says nothing the path does not: read (bounded) and dropped.
       await readRawBody(ctx, unsub.UNSUBSCRIBE_BODY_LIMIT_BYTES);
-      const done = await asPageForBrowsers(ctx, () => unsub.unsubscribe(publicDeps, params.token, clientAddress(ctx)));
+      const done = await asPageForBrowsers(ctx, () => unsub.unsubscribe(publicDeps, params.token));
       if (!done.ok) return done.reply;
       if (prefersHtml(ctx)) return reply(200, done.value.html, PAGE_HEADERS, 'text/html; charset=utf-8');
       return reply(200, done.value.answer, PUBLIC_HEADERS);

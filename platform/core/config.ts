@@ -254,8 +254,11 @@ const schema = z.object({
   OUTREACH_IMAP_POLL_SECONDS: intIn(1, 86_400).default(60),
   /** An out-of-office answer that names no return date pauses its enrollment this many days. */
   OUTREACH_AUTO_REPLY_PAUSE_DAYS: intIn(1, 60).default(3),
-  /** Requests to the public unsubscribe page and one-click POST per client address per CARD_RATE_WINDOW_SECONDS. */
-  OUTREACH_UNSUBSCRIBE_PER_ADDRESS: intIn(1, 1_000_000).default(30),
+  /**
+   * Requests to the public unsubscribe page and one-click POST per unsubscribe link (token) per
+   * CARD_RATE_WINDOW_SECONDS: by link, not by client address, since mailbox providers post from a few servers.
+   */
+  OUTREACH_UNSUBSCRIBE_PER_TOKEN: intIn(1, 1_000_000).default(30),
   // Readiness: when each organization's nightly refresh runs (cron, UTC) and how old a profile must be to be recomputed.
   READINESS_NIGHTLY_CRON: z
     .string()

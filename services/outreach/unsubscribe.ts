@@ -2,7 +2,6 @@ import * as seqs from '../../db/outreach/sequences';
 import { senderOfToken, type UnsubscribeSender } from '../../db/outreach/unsubscribe';
 import { notFound, rateLimited } from '../../domain/errors';
 import { escapeHtml } from '../../domain/outreach/templates';
-import { addressSubject } from '../../platform/core/client-address';
 import { publicBaseUrl, type Config } from '../../platform/core/config';
 import { RateLimiter } from '../../platform/core/rate-limit';
 import type { ServiceDeps } from '../deps';
@@ -11,7 +10,7 @@ import { suppressAddress } from './suppressions';
 // One-click unsubscribe (RFC 8058). Every sequence step names `/outreach/unsubscribe/{token}`, the
 // enrollment's random token: a POST lists the address (reason `unsubscribe`) and stops the enrollment;
 // a GET only shows a page whose button makes that POST (link scanners prefetch GETs). Unknown tokens
-// are one 404; the client address is limited before any lookup, so guessing costs the same budget.
+// are one 404; each link is limited (OUTREACH_UNSUBSCRIBE_PER_TOKEN a window) before its lookup.
 
 export const UNSUBSCRIBE_TOKEN = /^[0-9a-f]{64}$/;
 export const UNSUBSCRIBE_BODY_LIMIT_BYTES = 1024;
@@ -19,17 +18,22 @@ export const UNSUBSCRIBE_BODY_LIMIT_BYTES = 1024;
 export const unsubscribeUrl = (config: Pick<Config, 'PUBLIC_BASE_URL' | 'PORT'>, token: string) =>
   `${publicBaseUrl(config).replace(/\/+$/, '')}/outreach/unsubscribe/${token}`;
 
-export const createUnsubscribeLimiter = (config: Pick<Config, 'OUTREACH_UNSUBSCRIBE_PER_ADDRESS' | 'CARD_RATE_WINDOW_SECONDS'>) =>
-  new RateLimiter({ limit: config.OUTREACH_UNSUBSCRIBE_PER_ADDRESS, windowSeconds: config.CARD_RATE_WINDOW_SECONDS });
+/**
+ * Requests per link (token), not per client address: a mailbox provider posts every one-click unsubscribe
+ * of its users from a few servers, and a limit per address would refuse them. A token is 256 random bits,
+ * so a limit per token costs a guesser nothing it did not already lack; malformed tokens never reach it.
+ */
+export const createUnsubscribeLimiter = (config: Pick<Config, 'OUTREACH_UNSUBSCRIBE_PER_TOKEN' | 'CARD_RATE_WINDOW_SECONDS'>) =>
+  new RateLimiter({ limit: config.OUTREACH_UNSUBSCRIBE_PER_TOKEN, windowSeconds: config.CARD_RATE_WINDOW_SECONDS });
 
 type UnsubscribeDeps = Pick<ServiceDeps, 'sql'> & { limiter: RateLimiter };
 
 const hidden = () => notFound('Unsubscribe link not found');
 
-async function enrollmentOf(deps: UnsubscribeDeps, token: string, address: string) {
-  const taken = deps.limiter.take(addressSubject(address));
-  if (!taken.ok) throw rateLimited('Too many requests, retry later', taken.retryAfterSeconds);
+async function enrollmentOf(deps: UnsubscribeDeps, token: string) {
   if (!UNSUBSCRIBE_TOKEN.test(token)) throw hidden();
+  const taken = deps.limiter.take(token);
+  if (!taken.ok) throw rateLimited('Too many requests, retry later', taken.retryAfterSeconds);
   const enrollment = await seqs.findByUnsubscribeToken(deps.sql, token);
   if (!enrollment) throw hidden();
   return enrollment;
@@ -39,12 +43,8 @@ async function enrollmentOf(deps: UnsubscribeDeps, token: string, address: strin
  * Lists the address and stops the enrollment; the same answer every time (idempotent). Answers the
  * JSON body and the page a browser gets (naming the address and the sender).
  */
-export async function unsubscribe(
-  deps: UnsubscribeDeps,
-  token: string,
-  address: string,
-): Promise<{ answer: { unsubscribed: true }; html: string }> {
-  const found = await enrollmentOf(deps, token, address);
+export async function unsubscribe(deps: UnsubscribeDeps, token: string): Promise<{ answer: { unsubscribed: true }; html: string }> {
+  const found = await enrollmentOf(deps, token);
   await deps.sql.begin(async (tx) => {
     const enrollment = (await seqs.findByUnsubscribeToken(tx, token, true))!;
     await seqs.markUnsubscribed(tx, enrollment.org_id, enrollment.id);
@@ -79,8 +79,8 @@ function senderText(sender: UnsubscribeSender): string {
 const recipientText = (email: string | null) => (email ? `<strong>${escapeHtml(email)}</strong>` : 'your address');
 
 /** The confirmation page, naming the address and the sender: nothing changes until its button is pressed. */
-export async function unsubscribePage(deps: UnsubscribeDeps, token: string, address: string): Promise<string> {
-  const enrollment = await enrollmentOf(deps, token, address);
+export async function unsubscribePage(deps: UnsubscribeDeps, token: string): Promise<string> {
+  const enrollment = await enrollmentOf(deps, token);
   const sender = await senderOfToken(deps.sql, token);
   if (enrollment.unsubscribed_at) return unsubscribedPage(enrollment.email, sender);
   return page(
@@ -98,7 +98,7 @@ const ERROR_PAGES: Record<number, [string, string]> = {
     'This unsubscribe link is not valid',
     'Check that the whole link from the email was opened, or reply to the sender asking to be removed.',
   ],
-  429: ['Too many requests', 'Too many requests came from your network. Please wait a minute and try again.'],
+  429: ['Too many requests', 'This link was opened too many times in a short while. Please wait a minute and try again.'],
 };
 
 /** The unknown-link 404 and the 429 as a person's browser gets them (API clients keep the JSON body). */
