@@ -1,6 +1,6 @@
 import * as tables from '../db/custom-data';
 import type { TableRow } from '../db/custom-data';
-import { conflict, invalid, notFound, tooLarge, unprocessable } from '../domain/errors';
+import { conflict, invalid, notFound, unprocessable } from '../domain/errors';
 import {
   KEY_TYPES,
   emptiesByAccident,
@@ -131,7 +131,8 @@ export async function writeRows(
   mode: 'replace' | 'upsert',
 ): Promise<WriteReport> {
   const max = deps.config.CUSTOM_DATA_REPLACE_MAX_ROWS;
-  if (rows.length > max) throw tooLarge(`At most ${max} rows per ${mode}; this one has ${rows.length}`);
+  if (rows.length > max)
+    throw unprocessable([{ loc: ['body', 'rows'], msg: `At most ${max} rows per ${mode}; this one has ${rows.length}` }]);
   return deps.sql.begin(async (tx) => {
     const table = await tables.getTable(tx, orgId, name, { lock: true });
     if (!table) throw tableNotFound();

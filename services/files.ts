@@ -1,6 +1,6 @@
 import * as files from '../db/files';
 import type { FileRow, FolderRow } from '../db/files';
-import { conflict, invalid, notFound, tooLarge } from '../domain/errors';
+import { conflict, invalid, notFound, unprocessable } from '../domain/errors';
 import { URL_TTL_SECONDS, downloadRefusal, storageKey, type FileStatus } from '../domain/files';
 import { newId } from '../platform/core/ids';
 import type { ServiceDeps } from './deps';
@@ -57,7 +57,7 @@ export async function initiateUpload(
 ) {
   const maxBytes = deps.config.UPLOAD_MAX_BYTES;
   if (input.size_bytes != null && input.size_bytes > maxBytes)
-    throw tooLarge(`size_bytes is above the maximum file size (${maxBytes} bytes)`);
+    throw unprocessable([{ loc: ['body', 'size_bytes'], msg: `size_bytes is above the maximum file size (${maxBytes} bytes)` }]);
   const id = newId();
   const key = storageKey(orgId, id);
   const folderId = input.folder_id ?? null;

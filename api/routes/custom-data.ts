@@ -31,7 +31,7 @@ export function registerCustomDataRoutes(routes: Routes, deps: AppDeps): void {
       schema: ErrorBody,
     },
     413: {
-      description: 'Body over CUSTOM_DATA_REPLACE_BODY_LIMIT_BYTES, or more rows than CUSTOM_DATA_REPLACE_MAX_ROWS',
+      description: 'Body over CUSTOM_DATA_REPLACE_BODY_LIMIT_BYTES',
       schema: ErrorBody,
     },
   } as const;

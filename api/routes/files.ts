@@ -38,10 +38,6 @@ export function registerFileRoutes(routes: Routes, deps: AppDeps): void {
       200: { description: 'The file, pending upload, with its upload URL', schema: InitiatedUpload },
       ...authErrors,
       404: { description: 'folder_id is not a folder of the organization', schema: ErrorBody },
-      413: {
-        description: 'size_bytes above the maximum file size (UPLOAD_MAX_BYTES), or a body above BODY_LIMIT_BYTES',
-        schema: ErrorBody,
-      },
       ...validationError,
       ...storageFailed,
     },

@@ -70,7 +70,8 @@ export const WriteRowsBody = (maxRows: number) =>
     .strictObject({
       rows: z
         .array(z.record(z.string(), z.unknown()))
-        .openapi({ maxItems: maxRows, description: `Objects, at most ${maxRows} (CUSTOM_DATA_REPLACE_MAX_ROWS); more is 413` }),
+        .max(maxRows)
+        .openapi({ description: `Objects, at most ${maxRows} (CUSTOM_DATA_REPLACE_MAX_ROWS)` }),
     })
     .openapi('CustomDataRows');
 

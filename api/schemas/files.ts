@@ -25,7 +25,7 @@ export const File = z
   })
   .openapi('File');
 
-/** The body, with the deployment's UPLOAD_MAX_BYTES as the document's maximum (above it is 413, not 422). */
+/** The body, with the deployment's UPLOAD_MAX_BYTES as the maximum of size_bytes: above it is 422, as any bound the document states. */
 export const InitiateUploadBody = (maxBytes: number) =>
   z
     .strictObject({
@@ -35,9 +35,9 @@ export const InitiateUploadBody = (maxBytes: number) =>
         .number()
         .int()
         .min(0)
-        .max(MAX_UPLOAD_BYTES)
+        .max(Math.min(maxBytes, MAX_UPLOAD_BYTES))
         .optional()
-        .openapi({ maximum: maxBytes, description: `At most ${maxBytes} bytes (UPLOAD_MAX_BYTES); more is 413` }),
+        .openapi({ description: `At most ${maxBytes} bytes (UPLOAD_MAX_BYTES)` }),
       folder_id: Uuid.nullable().optional(),
     })
     .openapi('InitiateUploadRequest');

@@ -347,10 +347,10 @@ describe('POST /core/custom-data/tables/{name}/replace', () => {
     expect(res.body).toMatchObject({ received: MAX_ROWS, written: MAX_ROWS, live_after: MAX_ROWS });
   }, 120_000);
 
-  it('refuses one row more with 413, and the global body limit still holds everywhere else', async () => {
+  it('refuses one row more with 422 (the maxItems the document states), and the global body limit still holds everywhere else', async () => {
     const tooMany = await replace(a, bulkName, [...bulkRows, { id: -1, v: 'one more' }]);
-    expect(tooMany.status).toBe(413);
-    expect(tooMany.body.detail).toBe(`At most ${MAX_ROWS} rows per replace; this one has ${MAX_ROWS + 1}`);
+    expect(tooMany.status).toBe(422);
+    expect(tooMany.body.detail[0]).toMatchObject({ type: 'too_long', loc: ['body', 'rows'], ctx: { max_length: MAX_ROWS } });
     const declareBig = await declare(a, uniqueName('huge'), { ...ORDERS, description: 'x'.repeat(1_100_000) });
     expect(declareBig.status).toBe(413);
   }, 120_000);

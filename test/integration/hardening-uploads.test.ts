@@ -76,14 +76,14 @@ describe.each([
     expect(res.body).toMatchObject({ status: 'uploaded', size_bytes: 10 });
   });
 
-  it('refuses a declared size above UPLOAD_MAX_BYTES with 413, creating nothing', async () => {
+  it('refuses a declared size above UPLOAD_MAX_BYTES with 422, as the bound the document states, creating nothing', async () => {
     const before = (await ctx.deps.sql`SELECT count(*)::int AS n FROM files`)[0]!.n;
     const res = await ctx.request('POST', '/files/initiate-upload', {
       token: t.session,
       body: { name: 'big', content_type: 'text/plain', size_bytes: MAX + 1 },
     });
-    expect(res.status).toBe(413);
-    expect(res.body).toEqual({ detail: `size_bytes is above the maximum file size (${MAX} bytes)` });
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toEqual([expect.objectContaining({ type: 'less_than_equal', loc: ['body', 'size_bytes'], ctx: { le: MAX } })]);
     expect((await ctx.deps.sql`SELECT count(*)::int AS n FROM files`)[0]!.n).toBe(before);
   });
 
