@@ -135,13 +135,7 @@ export async function endConversation(db: Db, orgId: string, id: string, end: Co
 }
 
 /** The summary and outcome written after the call. */
-export async function recordSummary(
-  db: Db,
-  orgId: string,
-  id: string,
-  summary: string,
-  outcome: Record<string, unknown>,
-): Promise<void> {
+export async function recordSummary(db: Db, orgId: string, id: string, summary: string, outcome: Record<string, unknown>): Promise<void> {
   await db`
     UPDATE conversations SET summary = ${summary}, outcome = outcome || ${db.json(outcome as never)}, updated_at = now()
     WHERE org_id = ${orgId} AND id = ${id}`;

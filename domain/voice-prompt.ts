@@ -20,7 +20,11 @@ export function systemPrompt(config: AgentConfig, instructions: string, contact:
   const parts = [SPEAKING_RULES, instructions.trim()];
   if (config.language && !config.language.toLowerCase().startsWith('en')) parts.push(`Speak ${config.language}.`);
   if (contact && Object.keys(contact).length)
-    parts.push(`The person on the call, from the CRM: ${Object.entries(contact).map(([k, v]) => `${k.replace('_', ' ')}: ${v}`).join('; ')}.`);
+    parts.push(
+      `The person on the call, from the CRM: ${Object.entries(contact)
+        .map(([k, v]) => `${k.replace('_', ' ')}: ${v}`)
+        .join('; ')}.`,
+    );
   if (config.transfer.enabled && config.transfer.rules.length)
     parts.push(
       `Transfer the call with the transfer_call tool when: ${config.transfer.rules.map((r, i) => `(${i + 1}) ${r.condition}`).join(' ')}`,

@@ -25,7 +25,10 @@ export function conversationSummary(turns: readonly SummaryTurn[], reason: strin
   const caller = turns.filter((t) => t.role === 'caller' && t.text.trim());
   const tools = [...new Set(turns.filter((t) => t.role === 'tool').map((t) => String(t.audit.tool ?? 'a tool')))];
   const parts: string[] = [];
-  if (caller.length) parts.push(`The caller said: "${clip(caller[0]!.text, 160)}"${caller.length > 1 ? ` and ${caller.length - 1} more time${caller.length > 2 ? 's' : ''}` : ''}.`);
+  if (caller.length)
+    parts.push(
+      `The caller said: "${clip(caller[0]!.text, 160)}"${caller.length > 1 ? ` and ${caller.length - 1} more time${caller.length > 2 ? 's' : ''}` : ''}.`,
+    );
   else parts.push('The caller said nothing.');
   if (tools.length) parts.push(`The agent used ${tools.join(', ')}.`);
   parts.push(REASONS[reason] ?? `The call ended (${reason}).`);

@@ -32,9 +32,7 @@ const destinationParameter = (destinations: Destination[]) => ({
       type: 'integer',
       minimum: 1,
       maximum: destinations.length,
-      description: destinations
-        .map((d, i) => `${i + 1}: ${d.description ?? d.phone_number ?? d.sip_uri}`)
-        .join('; '),
+      description: destinations.map((d, i) => `${i + 1}: ${d.description ?? d.phone_number ?? d.sip_uri}`).join('; '),
     },
   },
   required: destinations.length > 1 ? ['destination'] : [],
@@ -45,16 +43,47 @@ export function voiceTools(config: AgentConfig): VoiceTool[] {
   for (const t of config.tools) {
     switch (t.type) {
       case 'webhook':
-        tools.push({ kind: 'webhook', name: t.name, description: t.description, parameters: t.parameters, tool: t, speakWhileWaiting: t.speak_while_waiting ?? null });
+        tools.push({
+          kind: 'webhook',
+          name: t.name,
+          description: t.description,
+          parameters: t.parameters,
+          tool: t,
+          speakWhileWaiting: t.speak_while_waiting ?? null,
+        });
         break;
       case 'knowledge_base':
-        tools.push({ kind: 'knowledge_base', name: t.name, description: t.description, parameters: QUERY, datasetIds: t.dataset_ids, resultsCount: t.results_count, speakWhileWaiting: null });
+        tools.push({
+          kind: 'knowledge_base',
+          name: t.name,
+          description: t.description,
+          parameters: QUERY,
+          datasetIds: t.dataset_ids,
+          resultsCount: t.results_count,
+          speakWhileWaiting: null,
+        });
         break;
       case 'transfer_call':
-        tools.push({ kind: 'transfer', name: t.name, description: t.description, parameters: destinationParameter(t.destinations), destinations: t.destinations, mode: t.mode, message: t.message, speakWhileWaiting: null });
+        tools.push({
+          kind: 'transfer',
+          name: t.name,
+          description: t.description,
+          parameters: destinationParameter(t.destinations),
+          destinations: t.destinations,
+          mode: t.mode,
+          message: t.message,
+          speakWhileWaiting: null,
+        });
         break;
       case 'end_call':
-        tools.push({ kind: 'end_call', name: t.name, description: t.description, parameters: { type: 'object', properties: {} }, message: t.message, speakWhileWaiting: null });
+        tools.push({
+          kind: 'end_call',
+          name: t.name,
+          description: t.description,
+          parameters: { type: 'object', properties: {} },
+          message: t.message,
+          speakWhileWaiting: null,
+        });
         break;
     }
   }
@@ -71,7 +100,8 @@ export function voiceTools(config: AgentConfig): VoiceTool[] {
     });
   if (config.transfer.enabled && !taken.has('transfer_call')) {
     const destinations: Destination[] = config.transfer.rules.map((r) => ({ phone_number: r.destination, description: r.condition }));
-    if (config.transfer.default_destination) destinations.push({ phone_number: config.transfer.default_destination, description: 'anything else' });
+    if (config.transfer.default_destination)
+      destinations.push({ phone_number: config.transfer.default_destination, description: 'anything else' });
     if (destinations.length)
       tools.push({
         kind: 'transfer',

@@ -11,13 +11,52 @@ const normalize = (text: string): string =>
     .replace(/\s+/g, ' ')
     .trim();
 
-const words = (text: string): string[] => normalize(text).replace(/[.]+$/g, '').split(/[\s-]+/).filter(Boolean);
+const words = (text: string): string[] =>
+  normalize(text)
+    .replace(/[.]+$/g, '')
+    .split(/[\s-]+/)
+    .filter(Boolean);
 
 /** Listening noises: said while the agent speaks, they mean "go on", never "stop". */
 const BACKCHANNELS = new Set([
-  'uh huh', 'uh-huh', 'uhhuh', 'mhm', 'mm hmm', 'mm-hmm', 'mmhmm', 'hmm', 'mm', 'hm', 'um', 'uh', 'ah', 'oh', 'right',
-  'okay', 'ok', 'ok ok', 'yeah', 'yep', 'yes', 'sure', 'i see', 'got it', 'alright', 'all right', 'cool', 'nice',
-  'great', 'exactly', 'true', 'indeed', 'ja', 'oui', 'si', 'vale', 'genau', 'd accord',
+  'uh huh',
+  'uh-huh',
+  'uhhuh',
+  'mhm',
+  'mm hmm',
+  'mm-hmm',
+  'mmhmm',
+  'hmm',
+  'mm',
+  'hm',
+  'um',
+  'uh',
+  'ah',
+  'oh',
+  'right',
+  'okay',
+  'ok',
+  'ok ok',
+  'yeah',
+  'yep',
+  'yes',
+  'sure',
+  'i see',
+  'got it',
+  'alright',
+  'all right',
+  'cool',
+  'nice',
+  'great',
+  'exactly',
+  'true',
+  'indeed',
+  'ja',
+  'oui',
+  'si',
+  'vale',
+  'genau',
+  'd accord',
 ]);
 
 /** A caller's speech while the agent talks that is only a backchannel (or nothing): the agent goes on. */
@@ -39,9 +78,7 @@ export const isShortAnswer = (text: string): boolean => {
   return w.length > 0 && w.length <= 2 && w.some((x) => SHORT_ANSWERS.has(x));
 };
 
-const NUMBER_WORDS = new Set([
-  'zero', 'oh', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'double', 'triple',
-]);
+const NUMBER_WORDS = new Set(['zero', 'oh', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'double', 'triple']);
 const SPELLING_WORDS = new Set(['at', 'dot', 'dash', 'hyphen', 'underscore', 'slash', 'point']);
 
 /**
@@ -52,9 +89,7 @@ export function isSpelling(text: string): boolean {
   const w = words(text);
   if (!w.length) return false;
   const tail = w.slice(-4);
-  const spelled = tail.filter(
-    (x) => /^\d+$/.test(x) || /^[a-z]$/.test(x) || NUMBER_WORDS.has(x) || SPELLING_WORDS.has(x) || /@/.test(x),
-  );
+  const spelled = tail.filter((x) => /^\d+$/.test(x) || /^[a-z]$/.test(x) || NUMBER_WORDS.has(x) || SPELLING_WORDS.has(x) || /@/.test(x));
   // The last word itself is spelled, and most of the tail is.
   const last = tail.at(-1)!;
   const lastSpelled = /^\d+$/.test(last) || /^[a-z]$/.test(last) || NUMBER_WORDS.has(last) || SPELLING_WORDS.has(last);

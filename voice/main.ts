@@ -22,7 +22,12 @@ if (!config.SPEECH_BASE_URL) {
 const sql = createSql(requireDatabaseUrl(config), config.DATABASE_POOL_MAX, databaseTimeouts(config));
 const storage = createConfiguredStorage(config, loadMasterKey(config.ENCRYPTION_KEY, config.dataDir));
 await storage.ensureReady();
-const temporal = createTemporalClient(config.TEMPORAL_ADDRESS ?? 'localhost:7233', config.TEMPORAL_NAMESPACE, {}, config.TEMPORAL_REQUEST_TIMEOUT_MS);
+const temporal = createTemporalClient(
+  config.TEMPORAL_ADDRESS ?? 'localhost:7233',
+  config.TEMPORAL_NAMESPACE,
+  {},
+  config.TEMPORAL_REQUEST_TIMEOUT_MS,
+);
 const speech = await localSpeechStack(config.SPEECH_BASE_URL);
 const model = createChatModel(config, logger);
 const engine = createEngine({ config, sql, temporal, storage, logger, speech, model, engineId: `voice-${randomUUID().slice(0, 8)}` });
@@ -30,7 +35,10 @@ await ensureRecordingRetentionSchedule({ temporal, config, logger }).catch((erro
   logger.warn({ err: error }, 'the recording retention schedule could not be made; the next start tries again'),
 );
 engine.server.listen(config.VOICE_PORT, config.HOST, () =>
-  logger.info({ port: config.VOICE_PORT, recognizer: speech.recognizer.name, voice: speech.voice.name, model: model.name }, 'voice engine listening'),
+  logger.info(
+    { port: config.VOICE_PORT, recognizer: speech.recognizer.name, voice: speech.voice.name, model: model.name },
+    'voice engine listening',
+  ),
 );
 
 async function shutdown(signal: string) {

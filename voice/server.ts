@@ -90,7 +90,7 @@ export function createEngine(deps: EngineDeps): Engine {
       void (async () => {
         const claims = await verifyVoiceSessionToken(deps.config, url.searchParams.get('token') ?? '');
         // The page that opened the socket must be the one the session was minted for.
-        if (!claims || claims.channel !== 'widget' || (claims.origin && req.headers.origin !== claims.origin))
+        if (claims?.channel !== 'widget' || (claims.origin && req.headers.origin !== claims.origin))
           return socket.close(REFUSED, 'invalid session token');
         await converse(claims, (id) => new WidgetSocket(socket, id), socket);
       })();

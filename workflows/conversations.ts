@@ -1,11 +1,6 @@
 import { allHandlersFinished, condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { ConversationActivities } from '../activities/conversations';
-import {
-  type ConversationEnded,
-  type ConversationInput,
-  conversationEndedSignal,
-  runToolUpdate,
-} from './conversation-messages';
+import { type ConversationEnded, type ConversationInput, conversationEndedSignal, runToolUpdate } from './conversation-messages';
 
 const { runConversationTool } = proxyActivities<ConversationActivities>({
   // A tool's own timeout is at most 60 s; a transfer asks the provider once.

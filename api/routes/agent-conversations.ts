@@ -14,7 +14,12 @@ export function registerAgentConversationRoutes(routes: Routes, deps: AppDeps): 
     auth: { scope: 'agentsRead' },
     params: IdParams,
     query: ConversationListQuery,
-    responses: { 200: { description: 'A page of conversations', schema: ConversationList }, ...authErrors, ...notFoundError, ...validationError },
+    responses: {
+      200: { description: 'A page of conversations', schema: ConversationList },
+      ...authErrors,
+      ...notFoundError,
+      ...validationError,
+    },
     handler: async ({ params, query, auth }) => queries.listAgentConversations(deps, orgOf(auth), params.id, query),
   });
   routes.add({
@@ -24,7 +29,12 @@ export function registerAgentConversationRoutes(routes: Routes, deps: AppDeps): 
     summary: 'One conversation with its transcript, turn by turn, and each turn’s audit',
     auth: { scope: 'agentsRead' },
     params: ConversationParams,
-    responses: { 200: { description: 'The conversation', schema: ConversationDetail }, ...authErrors, ...notFoundError, ...validationError },
+    responses: {
+      200: { description: 'The conversation', schema: ConversationDetail },
+      ...authErrors,
+      ...notFoundError,
+      ...validationError,
+    },
     handler: async ({ params, auth }) => queries.getAgentConversation(deps, orgOf(auth), params.id, params.conversation_id),
   });
   routes.add({
@@ -35,7 +45,10 @@ export function registerAgentConversationRoutes(routes: Routes, deps: AppDeps): 
     auth: { scope: 'agentsRead' },
     params: ConversationParams,
     responses: {
-      302: { description: 'To the recording', headers: { Location: { description: 'A URL valid for 5 minutes', schema: { type: 'string' } } } },
+      302: {
+        description: 'To the recording',
+        headers: { Location: { description: 'A URL valid for 5 minutes', schema: { type: 'string' } } },
+      },
       502: { description: 'The object store failed', schema: ErrorBody },
       ...authErrors,
       ...notFoundError,

@@ -21,7 +21,9 @@ export const Conversation = z
     channel: z.enum(['twilio', 'widget', 'sip', 'vapi', 'simulated']).nullable(),
     direction: z.enum(['inbound', 'outbound']).nullable(),
     phone_number: z.string().nullable(),
-    status: z.string().openapi({ description: '`in_progress`, `completed`, `transferred`, `voicemail`, `no_input`, `failed`, or a campaign call status' }),
+    status: z
+      .string()
+      .openapi({ description: '`in_progress`, `completed`, `transferred`, `voicemail`, `no_input`, `failed`, or a campaign call status' }),
     end_reason: z.string().nullable(),
     started_at: z.string().nullable(),
     ended_at: z.string().nullable(),
@@ -44,7 +46,9 @@ export const ConversationTurn = z
     interrupted: z.boolean(),
     started_ms: z.number().int().nullable(),
     ended_ms: z.number().int().nullable(),
-    audit: z.record(z.string(), z.unknown()).openapi({ description: 'stage timings (ms), the text heard, tool inputs and outputs, the version' }),
+    audit: z
+      .record(z.string(), z.unknown())
+      .openapi({ description: 'stage timings (ms), the text heard, tool inputs and outputs, the version' }),
     created_at: z.string(),
   })
   .openapi('ConversationTurn');

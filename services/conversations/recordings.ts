@@ -9,7 +9,12 @@ import { recordingRetentionScheduleId, recordingRetentionWorkflowRef } from '../
 
 export const recordingKey = (orgId: string, conversationId: string) => `conversations/${orgId}/${conversationId}.wav`;
 
-export async function storeRecording(deps: Pick<ServiceDeps, 'storage'>, orgId: string, conversationId: string, wav: Buffer): Promise<string> {
+export async function storeRecording(
+  deps: Pick<ServiceDeps, 'storage'>,
+  orgId: string,
+  conversationId: string,
+  wav: Buffer,
+): Promise<string> {
   const key = recordingKey(orgId, conversationId);
   await deps.storage.put(key, wav, { contentType: 'audio/wav', contentLength: wav.length });
   return key;

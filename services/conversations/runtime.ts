@@ -7,7 +7,12 @@ import { conflict, notFound } from '../../domain/errors';
 import { fillVariables } from '../../domain/voice-prompt';
 import type { ServiceDeps } from '../deps';
 import { signalWorkflow, startWorkflow } from '../workflow-client';
-import { conversationEndedSignal, conversationWorkflowId, conversationWorkflowRef, type ConversationEnded } from '../../workflows/conversation-messages';
+import {
+  conversationEndedSignal,
+  conversationWorkflowId,
+  conversationWorkflowRef,
+  type ConversationEnded,
+} from '../../workflows/conversation-messages';
 import type { VoiceSessionClaims } from './session-tokens';
 
 // What the conversation engine asks of the CRM: open a conversation for a session (the agent's version,
@@ -71,9 +76,7 @@ export async function openConversation(deps: Deps, claims: VoiceSessionClaims, e
       direction: claims.direction,
       phone_number: (claims.direction === 'outbound' ? claims.to : claims.from) ?? null,
     }));
-  const contactFields = contact
-    ? Object.fromEntries(CONTACT_FIELDS.flatMap((f) => (contact[f] ? [[f, String(contact[f])]] : [])))
-    : null;
+  const contactFields = contact ? Object.fromEntries(CONTACT_FIELDS.flatMap((f) => (contact[f] ? [[f, String(contact[f])]] : []))) : null;
   const values = { ...config.variables, ...(contactFields ?? {}), agent_name: agent.name };
   await startWorkflow(deps, conversationWorkflowRef, orgId, {
     workflowId: conversationWorkflowId(row.id),

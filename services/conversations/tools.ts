@@ -90,7 +90,15 @@ export async function runConversationTool(deps: Deps, input: RunToolInput): Prom
         return done(await webhook(deps, tool.tool, input.arguments));
       case 'knowledge_base':
         return done(
-          await knowledge(deps, input.orgId, conversation.agent_id, conversation.agent_version, tool.datasetIds, tool.resultsCount, String(input.arguments.query ?? '')),
+          await knowledge(
+            deps,
+            input.orgId,
+            conversation.agent_id,
+            conversation.agent_version,
+            tool.datasetIds,
+            tool.resultsCount,
+            String(input.arguments.query ?? ''),
+          ),
         );
       case 'transfer': {
         const index = Number(input.arguments.destination ?? 1) - 1;

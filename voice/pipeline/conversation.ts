@@ -58,7 +58,16 @@ export class Conversation {
   private ended?: ConversationEnded;
   private readonly done: Promise<void>;
   private resolveDone!: () => void;
-  private current?: { turn: AgentTurn; controller: AbortController; seq: number; startedMs: number; segments: Set<string>; finished: boolean; audit: Record<string, unknown>; sentences: { text: string; samples: number }[] };
+  private current?: {
+    turn: AgentTurn;
+    controller: AbortController;
+    seq: number;
+    startedMs: number;
+    segments: Set<string>;
+    finished: boolean;
+    audit: Record<string, unknown>;
+    sentences: { text: string; samples: number }[];
+  };
   private pending?: PendingCaller;
   private respondTimer?: NodeJS.Timeout;
   private idleTimer?: NodeJS.Timeout;
@@ -106,7 +115,10 @@ export class Conversation {
       language: this.config.language,
       onEvent: (event) => this.onListen(event),
     });
-    this.limitTimer = setTimeout(() => void this.finishWith({ reason: 'max_duration', status: 'completed' }, this.config.end_call.message ?? GOODBYE), this.config.limits.max_duration_seconds * 1000);
+    this.limitTimer = setTimeout(
+      () => void this.finishWith({ reason: 'max_duration', status: 'completed' }, this.config.end_call.message ?? GOODBYE),
+      this.config.limits.max_duration_seconds * 1000,
+    );
     if (this.config.first_speaker === 'agent' && this.opened.firstMessage) this.speak({ fixedText: this.opened.firstMessage });
     else this.armIdle();
     await this.done;
@@ -118,7 +130,8 @@ export class Conversation {
   private onAudio(samples: Int16Array): void {
     this.recorder.addCaller(samples);
     this.listen?.write(samples);
-    if (this.callerSpeakingSince !== null && this.agentSpeaking() && performance.now() - this.callerSpeakingSince > LONG_SPEECH_MS) this.interrupt();
+    if (this.callerSpeakingSince !== null && this.agentSpeaking() && performance.now() - this.callerSpeakingSince > LONG_SPEECH_MS)
+      this.interrupt();
   }
 
   private onDtmf(digit: string): void {
@@ -128,7 +141,16 @@ export class Conversation {
     this.dtmfTimer = setTimeout(() => {
       const digits = this.dtmf;
       this.dtmf = '';
-      this.takeCallerTurn({ text: `[The caller pressed the keys: ${digits}]`, startMs: this.elapsedMs(), endMs: this.elapsedMs(), sttMs: 0, stoppedAt: performance.now() }, null);
+      this.takeCallerTurn(
+        {
+          text: `[The caller pressed the keys: ${digits}]`,
+          startMs: this.elapsedMs(),
+          endMs: this.elapsedMs(),
+          sttMs: 0,
+          stoppedAt: performance.now(),
+        },
+        null,
+      );
     }, DTMF_GAP_MS);
   }
 
@@ -281,23 +303,26 @@ export class Conversation {
       },
     );
     this.current = { ...state, turn };
-    turn
-      .run()
-      .then(
-        () => this.turnFinished(seq),
-        (error: Error) => {
-          if (controller.signal.aborted) return;
-          this.o.logger.warn({ err: error, conversationId: this.opened.id }, 'agent turn failed');
-          this.turnFinished(seq, error.message);
-        },
-      );
+    turn.run().then(
+      () => this.turnFinished(seq),
+      (error: Error) => {
+        if (controller.signal.aborted) return;
+        this.o.logger.warn({ err: error, conversationId: this.opened.id }, 'agent turn failed');
+        this.turnFinished(seq, error.message);
+      },
+    );
   }
 
   private async runTool(run: ToolRun, seq: number): Promise<string> {
     const started = performance.now();
     let result: ToolCallResult;
     try {
-      result = await this.o.ports.runTool({ turn: seq, callId: run.call.id, name: run.call.name, arguments: (run.call.input ?? {}) as Record<string, unknown> });
+      result = await this.o.ports.runTool({
+        turn: seq,
+        callId: run.call.id,
+        name: run.call.name,
+        arguments: (run.call.input ?? {}) as Record<string, unknown>,
+      });
     } catch (error) {
       result = { ok: false, content: `The tool failed: ${(error as Error).message}`, ms: Math.round(performance.now() - started) };
     }
@@ -318,37 +343,12 @@ export class Conversation {
     return JSON.stringify({ ok: result.ok, result: result.content });
   }
 
+  /** The model and the speech of the turn are done; the caller may still be hearing it. */
   private turnFinished(seq: number, error?: string): void {
     const current = this.current;
     if (!current || current.seq !== seq) return;
     current.finished = true;
-    const text = current.turn.text;
-    this.context.push(...current.turn.added.filter((m) => m.role !== 'assistant' || m.content || m.toolCalls));
-    void this.record({
-      seq: current.seq,
-      role: 'agent',
-      text,
-      heard_text: null,
-      interrupted: false,
-      started_ms: current.startedMs,
-      ended_ms: this.elapsedMs() + Math.round(this.playout.pendingMs()),
-      audit: {
-        ...current.audit,
-        timings: {
-          eot_ms: current.audit.eot_ms,
-          stt_ms: current.audit.stt_ms,
-          ...current.turn.timings,
-        },
-        tools: current.turn.toolsCalled,
-        model: this.o.model.name,
-        voice: this.o.speech.voice.name,
-        version: this.opened.version,
-        ...(error ? { error } : {}),
-      },
-    });
-    if (text) this.transport.transcript('agent', text, true);
-    if (this.config.end_call.phrases.length && saysEndPhrase(text, this.config.end_call.phrases))
-      this.endAfterSpeaking ??= { reason: 'agent_ended', status: 'completed' };
+    if (error) current.audit.error = error;
     if (!current.segments.size) this.afterSpeech();
   }
 
@@ -358,9 +358,11 @@ export class Conversation {
     if (current.finished && !current.segments.size) this.afterSpeech();
   }
 
-  /** The agent has finished speaking and the caller has heard it all. */
+  /** The agent has finished speaking and the caller has heard it all: the turn goes to the context and the record. */
   private afterSpeech(): void {
+    const current = this.current;
     this.current = undefined;
+    if (current) this.keepTurn(current, null);
     if (this.endAfterSpeaking) {
       const ended = this.endAfterSpeaking;
       void this.end(ended, ended.status !== 'transferred');
@@ -368,6 +370,50 @@ export class Conversation {
     }
     this.armIdle();
     if (this.pending && !this.respondTimer && this.callerSpeakingSince === null) this.scheduleResponse();
+  }
+
+  /**
+   * Writes an agent turn and keeps it in the model's context: all of it, or, when the caller cut it
+   * (`heardMs`), the part heard; its tool calls and their results either way.
+   */
+  private keepTurn(current: NonNullable<typeof this.current>, heardMs: number | null): void {
+    const sentences = current.sentences
+      .filter(Boolean)
+      .map((s) => ({ text: s.text, durationMs: (s.samples * 1000) / this.transport.sampleRate }));
+    const full = current.turn.text || sentences.map((s) => s.text).join(' ');
+    const heard = heardMs === null ? null : heardText(sentences, heardMs);
+    for (const message of current.turn.added) {
+      if (message.role === 'tool') this.context.push(message);
+      else if (message.role === 'assistant' && message.toolCalls)
+        this.context.push({ ...message, content: heardMs === null ? message.content : '' });
+    }
+    const said = heardMs === null ? full : heard;
+    if (said) this.context.push({ role: 'assistant', content: said });
+    if (heardMs !== null) {
+      const heardWords = (heard ?? '').replace(/…$/, '').split(/\s+/).filter(Boolean).length;
+      this.lastCut = { remainder: full.split(/\s+/).slice(heardWords).join(' '), at: performance.now() };
+    }
+    void this.record({
+      seq: current.seq,
+      role: 'agent',
+      text: full,
+      heard_text: heard,
+      interrupted: heardMs !== null,
+      started_ms: current.startedMs,
+      ended_ms: this.elapsedMs(),
+      audit: {
+        ...current.audit,
+        timings: { eot_ms: current.audit.eot_ms, stt_ms: current.audit.stt_ms, ...current.turn.timings },
+        tools: current.turn.toolsCalled,
+        model: this.o.model.name,
+        voice: this.o.speech.voice.name,
+        version: this.opened.version,
+        ...(heardMs === null ? {} : { heard_ms: Math.round(heardMs) }),
+      },
+    });
+    if (full) this.transport.transcript('agent', said ?? '', true);
+    if (heardMs === null && this.config.end_call.phrases.length && saysEndPhrase(full, this.config.end_call.phrases))
+      this.endAfterSpeaking ??= { reason: 'agent_ended', status: 'completed' };
   }
 
   /** A real interruption: the caller's audio buffer is cleared, the context keeps only what was heard. */
@@ -379,22 +425,7 @@ export class Conversation {
     this.transport.clear();
     this.recorder.truncateAgent();
     this.playout.clear();
-    const sentences = current.sentences.filter(Boolean).map((s) => ({ text: s.text, durationMs: (s.samples * 1000) / this.transport.sampleRate }));
-    const heard = heardText(sentences, heardMs);
-    const full = current.turn.text || sentences.map((s) => s.text).join(' ');
-    const heardWords = heard.replace(/…$/, '').split(/\s+/).filter(Boolean).length;
-    this.lastCut = { remainder: full.split(/\s+/).slice(heardWords).join(' '), at: performance.now() };
-    if (heard) this.context.push({ role: 'assistant', content: heard });
-    void this.record({
-      seq: current.seq,
-      role: 'agent',
-      text: full,
-      heard_text: heard,
-      interrupted: true,
-      started_ms: current.startedMs,
-      ended_ms: this.elapsedMs(),
-      audit: { ...current.audit, timings: { ...current.turn.timings }, heard_ms: Math.round(heardMs), version: this.opened.version },
-    });
+    this.keepTurn(current, heardMs);
   }
 
   private cancelCurrent(): void {
@@ -416,7 +447,10 @@ export class Conversation {
         this.speak({ fixedText: IDLE_PROMPT });
         return;
       }
-      void this.finishWith({ reason: 'silence', status: this.heardCaller ? 'completed' : 'no_input' }, this.config.end_call.message ?? GOODBYE);
+      void this.finishWith(
+        { reason: 'silence', status: this.heardCaller ? 'completed' : 'no_input' },
+        this.config.end_call.message ?? GOODBYE,
+      );
     }, this.config.limits.silence_timeout_seconds * 1000);
   }
 
@@ -446,7 +480,9 @@ export class Conversation {
     if (this.ended) return;
     this.ended = ended;
     for (const t of [this.respondTimer, this.idleTimer, this.limitTimer, this.dtmfTimer]) clearTimeout(t);
+    const current = this.current;
     this.cancelCurrent();
+    if (current) this.keepTurn(current, current.finished && this.playout.pendingMs() === 0 ? null : this.playout.heardMs());
     this.listen?.close();
     if (hangUp && ended.reason !== 'caller_hung_up') await this.o.ports.hangUpCall().catch(() => {});
     this.transport.close(ended.reason);

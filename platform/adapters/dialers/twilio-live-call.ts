@@ -22,7 +22,10 @@ export async function updateTwilioCall(
     url,
     {
       method: 'POST',
-      headers: { authorization: twilioAuthorization(account.accountSid, account.authToken), 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        authorization: twilioAuthorization(account.accountSid, account.authToken),
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       body: form.toString(),
     },
     LIVE_CALL_TIMEOUT_MS,
