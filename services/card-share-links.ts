@@ -116,6 +116,13 @@ export interface Visit {
   via?: 'qr' | 'link';
 }
 
+/** A visit from where the request came from and its query (the UTM fields it carries, and `via`). */
+export function visitFrom(origin: Pick<Visit, 'address' | 'userAgent' | 'referrer'>, query: Utm & { via?: Visit['via'] }): Visit {
+  const utm: Utm = {};
+  for (const field of UTM_FIELDS) if (query[field] !== undefined) utm[field] = query[field];
+  return { ...origin, utm, via: query.via };
+}
+
 type PublicDeps = Pick<ServiceDeps, 'sql' | 'config' | 'logger'> & { limiters: ShareLimiters };
 
 function take(limiter: RateLimiter, key: string): void {
@@ -217,6 +224,24 @@ export async function linkClick(deps: PublicDeps, token: string, index: number, 
   await record(deps, link, 'link_click', visit, { index, label: target.label, url: target.url });
   return target.url;
 }
+
+const FORM_TRUE = new Set(['on', 'true', '1', 'yes']);
+
+/**
+ * The lead as a plain HTML form posts it, made into the JSON body's shape: an empty optional input counts as
+ * not given (name and email stay, to be refused as empty), and the ticked consent checkbox ("on") is true.
+ */
+export function leadFromForm(fields: Record<string, string>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(fields)
+      .filter(([key, value]) => value !== '' || key === 'name' || key === 'email')
+      .map(([key, value]) => [key, key === 'consent' && FORM_TRUE.has(value.toLowerCase()) ? true : value]),
+  );
+}
+
+/** The refused fields of a lead as its form page names them (`form` for the body as a whole). */
+export const leadProblems = (issues: readonly { loc: readonly (string | number)[]; msg: string }[]) =>
+  issues.map((issue) => ({ field: String(issue.loc.slice(1).join('.') || 'form'), message: issue.msg }));
 
 export interface LeadInput {
   name: string;

@@ -1,7 +1,6 @@
 import type Koa from 'koa';
 import { z } from 'zod';
-import { LEAD_PAGE_CSP, leadProblemsPage, leadThanksPage } from '../../domain/card-lead-pages';
-import { UTM_FIELDS, type Utm } from '../../domain/cards';
+import { leadProblemsPage, leadThanksPage } from '../../domain/card-lead-pages';
 import { isDomainError } from '../../domain/errors';
 import { contentDisposition } from '../../platform/adapters/storage';
 import * as share from '../../services/card-share-links';
@@ -9,7 +8,7 @@ import { actor, orgOf } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { clientAddress } from '../middleware/client-address';
 import { reply, type Routes } from '../route';
-import { ErrorBody, ValidationErrorBody, authErrors, notFoundError, validationError } from '../schemas/common';
+import { authErrors, notFoundError, validationError } from '../schemas/common';
 import { HttpError, ValidationError, fromZodError } from '../errors';
 import { readFormBody } from '../middleware/form-body';
 import { errorPage } from '../middleware/html-errors';
@@ -19,7 +18,6 @@ import {
   CardParams,
   LEAD_BODY_LIMIT_BYTES,
   LeadBody,
-  LeadReceived,
   LinkClickParams,
   PublicCard,
   QrQuery,
@@ -29,6 +27,7 @@ import {
   TokenParams,
   VisitQuery,
 } from '../schemas/cards';
+import { LEAD_PAGE_HEADERS, LEAD_RESPONSES, PUBLIC_HEADERS, publicErrors } from '../schemas/card-share-links';
 
 // Share links of a card: managed with a token of the card's organization, opened by anyone through the
 // link or its QR code (/share/{token}...). The public routes are limited per client address and per
@@ -36,43 +35,12 @@ import {
 
 const TAG = 'Card Share Links' as const;
 
-// A request that prefers text/html (a browser navigating) gets these errors as a small HTML page instead
-// of the JSON body (api/middleware/html-errors.ts): a person never sees raw JSON.
-const hiddenLink = {
-  404: {
-    description: 'Unknown, revoked or expired link (indistinguishable); a small HTML page when the request prefers text/html',
-    schema: ErrorBody,
-  },
-} as const;
-const limited = {
-  429: {
-    description:
-      'Too many requests from this address or for this link; retry after Retry-After seconds (an HTML page when the request prefers text/html)',
-    schema: ErrorBody,
-    headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' as const } } },
-  },
-} as const;
-const publicErrors = {
-  400: { description: 'A parameter value outside its choices', schema: ErrorBody },
-  ...hiddenLink,
-  ...limited,
-  ...validationError,
-} as const;
-
-/** Headers of every public answer: nothing cached by the way (each load counts), no token in Referer. */
-const PUBLIC_HEADERS = { 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer', 'X-Content-Type-Options': 'nosniff' };
-
-function visitOf(ctx: Koa.Context, query: z.output<typeof VisitQuery>): share.Visit {
-  const utm: Utm = {};
-  for (const field of UTM_FIELDS) if (query[field] !== undefined) utm[field] = query[field];
-  return {
-    address: clientAddress(ctx),
-    userAgent: ctx.get('User-Agent') || undefined,
-    referrer: ctx.get('Referer') || undefined,
-    utm,
-    via: query.via,
-  };
-}
+/** Where a public request came from: its address (for limits only), User-Agent and Referer, and the query's attribution. */
+const visitOf = (ctx: Koa.Context, query: z.output<typeof VisitQuery>): share.Visit =>
+  share.visitFrom(
+    { address: clientAddress(ctx), userAgent: ctx.get('User-Agent') || undefined, referrer: ctx.get('Referer') || undefined },
+    query,
+  );
 
 export function registerCardShareLinkRoutes(routes: Routes, deps: AppDeps): void {
   const publicDeps = { ...deps, limiters: share.createShareLimiters(deps.config) };
@@ -273,38 +241,6 @@ export function registerCardShareLinkRoutes(routes: Routes, deps: AppDeps): void
   });
 }
 
-const LEAD_PAGE_HEADERS = { ...PUBLIC_HEADERS, 'Content-Security-Policy': LEAD_PAGE_CSP };
-const LEAD_RESPONSES = {
-  200: {
-    description: 'Received (the same answer whether the email was known or not); a thank-you page for a form post that prefers text/html',
-    schema: z.string(),
-    contentType: 'text/html',
-    json: LeadReceived,
-  },
-  400: {
-    description: 'A parameter value outside its choices, or a body that is not valid UTF-8 (or nested deeper than JSON_MAX_DEPTH)',
-    schema: ErrorBody,
-  },
-  404: {
-    description: `${hiddenLink[404].description}; also for a form post that prefers text/html`,
-    schema: z.string(),
-    contentType: 'text/html',
-    json: ErrorBody,
-  },
-  413: { description: `Body larger than ${LEAD_BODY_LIMIT_BYTES} bytes`, schema: ErrorBody },
-  415: {
-    description: 'A body other than JSON or a form (application/x-www-form-urlencoded), or in a charset other than UTF-8',
-    schema: ErrorBody,
-  },
-  422: {
-    description: 'Validation failed; for a form post that prefers text/html, a page naming the refused fields',
-    schema: z.string(),
-    contentType: 'text/html',
-    json: ValidationErrorBody,
-  },
-  429: { ...limited[429], schema: z.string(), contentType: 'text/html', json: ErrorBody },
-} as const;
-
 /** The lead from a JSON body or a plain form post, validated by the same schema (422 as for any body). */
 async function readLead(ctx: Koa.Context, config: AppDeps['config']): Promise<z.output<typeof LeadBody>> {
   const limitBytes = Math.min(LEAD_BODY_LIMIT_BYTES, config.BODY_LIMIT_BYTES);
@@ -312,12 +248,7 @@ async function readLead(ctx: Koa.Context, config: AppDeps['config']): Promise<z.
   let input: unknown = {};
   if (sendsBody && ctx.is('application/x-www-form-urlencoded')) {
     // What a browser sends for the form: empty optional inputs, and the ticked checkbox as "on".
-    const fields = await readFormBody(ctx, limitBytes);
-    input = Object.fromEntries(
-      Object.entries(fields)
-        .filter(([key, value]) => value !== '' || key === 'name' || key === 'email')
-        .map(([key, value]) => [key, key === 'consent' && FORM_TRUE.has(value.toLowerCase()) ? true : value]),
-    );
+    input = share.leadFromForm(await readFormBody(ctx, limitBytes));
   } else if (sendsBody) {
     if (!ctx.is('application/json', '+json'))
       throw new HttpError(415, `Unsupported media type ${ctx.request.type}: send application/json or application/x-www-form-urlencoded`);
@@ -329,29 +260,13 @@ async function readLead(ctx: Koa.Context, config: AppDeps['config']): Promise<z.
   return parsed.data;
 }
 
-const FORM_TRUE = new Set(['on', 'true', '1', 'yes']);
-
 /** A failure of the lead post: an HTML page for a browser's form post, the JSON error otherwise. */
 function leadFailurePage(page: boolean, error: unknown, back: string) {
   if (!page) throw error;
   const html = (status: 404 | 422 | 429, body: string, headers: Record<string, string> = {}) =>
     reply(status, body, { ...LEAD_PAGE_HEADERS, ...headers }, 'text/html; charset=utf-8');
-  if (error instanceof ValidationError)
-    return html(
-      422,
-      leadProblemsPage(
-        error.issues.map((issue) => ({ field: String(issue.loc.slice(1).join('.') || 'form'), message: issue.msg })),
-        back,
-      ),
-    );
-  if (isDomainError(error, 'unprocessable'))
-    return html(
-      422,
-      leadProblemsPage(
-        (error.fields ?? []).map((f) => ({ field: String(f.loc.slice(1).join('.') || 'form'), message: f.msg })),
-        back,
-      ),
-    );
+  const refused = error instanceof ValidationError ? error.issues : isDomainError(error, 'unprocessable') ? (error.fields ?? []) : null;
+  if (refused) return html(422, leadProblemsPage(share.leadProblems(refused), back));
   if (isDomainError(error, 'not_found')) return html(404, errorPage(404));
   if (isDomainError(error, 'rate_limited')) {
     const retryAfter = String(Math.ceil(error.retryAfterSeconds ?? 60));
