@@ -19,13 +19,17 @@ import { benchChatAccuracy } from './chat/accuracy';
 import { benchAssistantsLatency } from './assistants-latency';
 import { benchAssistantsHeldOut } from './assistants/heldout';
 import { benchSpeech } from './speech';
+import { benchVoice } from './voice';
 
 // `npm run bench [-- name ...] [-- --seconds N]`: runs the named benchmarks (all by default) and prints
 // their figures as JSON. Every run is bounded in time and sends traffic to loopback only.
 const args = process.argv.slice(2);
 const secondsFlag = args.indexOf('--seconds');
 const seconds = secondsFlag >= 0 ? Number(args[secondsFlag + 1]) : 10;
-const names = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--seconds');
+// Flags followed by a value (that value is not a bench's name).
+const VALUE_FLAGS = new Set(['--seconds', '--calls', '--concurrency', '--turns', '--engine']);
+const flagValue = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+const names = args.filter((a, i) => !a.startsWith('--') && !VALUE_FLAGS.has(args[i - 1] ?? ''));
 
 const BENCHES = {
   identity: async () => {
@@ -102,6 +106,18 @@ const BENCHES = {
   'llm-writers': () => benchLlmWriters(),
   // The local speech models: recognizers' WER and time on bench/fixtures/voice/, voice, VAD, turn model, served latencies.
   speech: () => benchSpeech(),
+  // Simulated Twilio callers through bench/fixtures/voice-script.json: voice-to-voice p50/p95, turn-taking errors, the
+  // audit rows' split by stage (--calls N, --concurrency C, --turns K, --engine ws://…, --stub, --check, --verbose).
+  voice: () =>
+    benchVoice({
+      calls: Number(flagValue('--calls') ?? 3),
+      concurrency: Number(flagValue('--concurrency') ?? 1),
+      turns: flagValue('--turns') ? Number(flagValue('--turns')) : undefined,
+      engineUrl: flagValue('--engine'),
+      stub: args.includes('--stub'),
+      check: args.includes('--check'),
+      verbose: args.includes('--verbose'),
+    }),
   // 60 s unless --seconds is given; the API runs as a process of its own.
   load: async () => {
     const env = await startBenchEnvironment();

@@ -1,5 +1,7 @@
-// PCM16 helpers for the simulated caller: WAV reading (espeak-ng's --stdout), resampling to the
-// telephone rate, loudness per frame, little-endian byte conversions.
+import { pcmFromBytes } from '../../../voice/audio/pcm';
+
+// What the simulated caller needs beside the engine's audio helpers (voice/audio): WAV reading
+// (espeak-ng's --stdout), resampling to the telephone rate, test tones.
 
 /** The samples and rate of a mono 16-bit PCM WAV file (espeak-ng writes a data size of 0 or ~0 on a pipe: read to the end). */
 export function readWav(wav: Buffer): { sampleRate: number; pcm: Int16Array } {
@@ -26,19 +28,6 @@ export function readWav(wav: Buffer): { sampleRate: number; pcm: Int16Array } {
     offset = body + size + (size % 2);
   }
   throw new Error('WAV file without a data chunk');
-}
-
-export function pcmFromBytes(bytes: Uint8Array): Int16Array {
-  const out = new Int16Array(Math.floor(bytes.length / 2));
-  const view = new DataView(bytes.buffer, bytes.byteOffset, out.length * 2);
-  for (let i = 0; i < out.length; i++) out[i] = view.getInt16(i * 2, true);
-  return out;
-}
-
-export function bytesFromPcm(pcm: Int16Array): Buffer {
-  const out = Buffer.alloc(pcm.length * 2);
-  for (let i = 0; i < pcm.length; i++) out.writeInt16LE(pcm[i]!, i * 2);
-  return out;
 }
 
 /**
@@ -68,14 +57,6 @@ export function resample(pcm: Int16Array, fromRate: number, toRate: number): Int
     out[i] = Math.max(-32768, Math.min(32767, Math.round(norm ? sum / norm : 0)));
   }
   return out;
-}
-
-/** Root mean square of the samples (0 for none). */
-export function rms(pcm: Int16Array): number {
-  if (!pcm.length) return 0;
-  let sum = 0;
-  for (const s of pcm) sum += s * s;
-  return Math.sqrt(sum / pcm.length);
 }
 
 /** A sine tone, for tests that need audible audio without a voice. */

@@ -1,5 +1,5 @@
-import { MULAW_SILENCE, mulawToPcm } from './g711';
-import { rms } from './pcm';
+import { MULAW_SILENCE, mulawToPcm } from '../../../voice/audio/mulaw';
+import { rms } from '../../../voice/audio/pcm';
 
 // Twilio's side of the engine's audio: what it plays to the caller and when. Received media is queued
 // and played at 8,000 bytes a second from the moment it arrives (or when the audio before it ends); a

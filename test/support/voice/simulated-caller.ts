@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
-import { MULAW_SILENCE, mulawToPcm, pcmToMulaw } from './g711';
-import { rms } from './pcm';
+import { MULAW_SILENCE, mulawToPcm, pcmToMulaw } from '../../../voice/audio/mulaw';
+import { rms } from '../../../voice/audio/pcm';
 import { Playback, type ClearRecord, type PlayedSegment } from './playback';
 import { synthesize, transcribe, type SpeechSource } from './speech';
 
@@ -127,6 +127,8 @@ export class SimulatedCaller {
   private readonly outbound: OutFrame[] = [];
   private readonly sentFrames: Buffer[] = [];
   private readonly utterances: UtteranceState[] = [];
+  /** Every audible frame heard, in order: when it started and ended playing. */
+  private readonly audibleFrames: { at: number; endAt: number }[] = [];
   private readonly silenceMs: number;
   private readonly audibleRms: number;
   private readonly source: SpeechSource | null;
@@ -324,6 +326,46 @@ export class SimulatedCaller {
     return this.said.map(publicSentence);
   }
 
+  /** When the first audible agent frame at or after `t` started playing; null if none yet. */
+  firstAudibleAfter(t: number): number | null {
+    let lo = 0;
+    let hi = this.audibleFrames.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.audibleFrames[mid]!.at < t) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.audibleFrames[lo]?.at ?? null;
+  }
+
+  /** When the last audible agent frame heard finished playing; null if none yet. */
+  get lastAudibleHeardAt(): number | null {
+    return this.audibleFrames.at(-1)?.endAt ?? null;
+  }
+
+  /**
+   * Awaits the agent's reply to what ended at `after` (e.g. a sentence's lastAudibleAt): its first audible
+   * frame at or after that instant, then `utteranceSilenceMs` without one and nothing queued. Independent of hear().
+   */
+  async waitForReply(after: number, options: { timeoutMs?: number } = {}): Promise<{ startedAt: number; endedAt: number }> {
+    const deadline = performance.now() + (options.timeoutMs ?? 30_000);
+    const startedAt = await this.until(() => this.firstAudibleAfter(after), deadline - performance.now(), 'a reply');
+    const endedAt = await this.waitForQuiet({ timeoutMs: Math.max(0, deadline - performance.now()) });
+    return { startedAt, endedAt };
+  }
+
+  /** Awaits `utteranceSilenceMs` without an audible agent frame and nothing queued; resolves with when the last audible frame ended. */
+  waitForQuiet(options: { timeoutMs?: number } = {}): Promise<number> {
+    return this.until(
+      () => {
+        const last = this.lastAudibleHeardAt ?? this.openedAt;
+        return performance.now() - last >= this.silenceMs && this.playback.queuedMs < FRAME_MS ? last : undefined;
+      },
+      options.timeoutMs ?? 30_000,
+      'the agent to be quiet',
+    );
+  }
+
   /** Every utterance heard so far, finished or not (for assertions after the call). */
   get heardUtterances(): readonly { startedAt: number; endedAt: number | null }[] {
     return this.utterances.map((u) => ({ startedAt: u.startedAt, endedAt: u.done ? u.done.endedAt : null }));
@@ -482,6 +524,7 @@ export class SimulatedCaller {
   private listen(final = false): void {
     for (const frame of this.playback.listen()) {
       if (!frame.audible) continue;
+      this.audibleFrames.push({ at: frame.at, endAt: frame.endAt });
       let current = this.utterances.at(-1);
       if (!current || current.done) {
         current = { startedAt: frame.at, lastAudibleEnd: frame.endAt, done: null };

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { bytesFromPcm, pcmFromBytes, readWav, resample } from './pcm';
+import { pcmFromBytes, pcmToBytes } from '../../../voice/audio/pcm';
+import { readWav, resample } from './pcm';
 
 // What the simulated caller says and understands: sentences synthesized by the speech server
 // (POST /v1/speak at 8 kHz) or, without one, by espeak-ng (22.05 kHz WAV on stdout, resampled here:
@@ -61,7 +62,7 @@ export async function transcribe(pcm: Int16Array, speechBaseUrl: string, timeout
   const res = await fetch(new URL(`/v1/transcribe?sample_rate=${CALLER_RATE}`, speechBaseUrl), {
     method: 'POST',
     headers: { 'Content-Type': 'application/octet-stream' },
-    body: bytesFromPcm(pcm),
+    body: pcmToBytes(pcm),
     signal: AbortSignal.timeout(timeoutMs),
   });
   if (!res.ok) throw new Error(`speech server /v1/transcribe answered ${res.status}: ${await res.text()}`);
