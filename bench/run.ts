@@ -7,6 +7,7 @@ import { benchAuthFlood } from './auth-flood';
 import { benchBodyFlood } from './body-flood';
 import { benchCustomData } from './custom-data';
 import { benchNotifications } from './notifications';
+import { benchWebhooks } from './webhooks';
 import { benchIntelligence } from './intelligence';
 import { benchMixedLoad } from './load';
 import { benchKnowledgeBase } from './knowledge-base';
@@ -73,6 +74,8 @@ const BENCHES = {
   notifications: () => benchNotifications(),
   // Starts its own Temporal dev server, Postgres, API, worker and a discarding SMTP server.
   outreach: () => benchOutreach(),
+  // Starts its own Temporal dev server, Postgres, API, worker and five local receivers (one down, one slow).
+  webhooks: () => benchWebhooks(),
   // Starts its own Temporal dev server, Postgres, API, worker and local company sites.
   intelligence: () => benchIntelligence(seconds),
   // Ingestion chunks/s with the real embedder, then query p50/p95 (whole request, database part) at KB_BENCH_CHUNKS chunks (100k).

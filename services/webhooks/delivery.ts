@@ -1,8 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import type { Db } from '../../db/client';
 import { membersByExternalIds } from '../../db/notifications';
+import * as deliveries from '../../db/webhook-deliveries';
+import type { AttemptRecord, DueDelivery } from '../../db/webhook-deliveries';
 import * as db from '../../db/webhooks';
-import type { AttemptRecord, DueDelivery, EndpointRow } from '../../db/webhooks';
+import type { EndpointRow } from '../../db/webhooks';
 import { RESPONSE_KEPT_BYTES, type WebhookBody, failedLongEnough, isDelivered, messageIdFrom, retryDelayMs } from '../../domain/webhooks';
 import { newId } from '../../platform/core/ids';
 import { guardedRequest } from '../../platform/adapters/web/guarded-http';
@@ -168,9 +170,9 @@ export async function deliverDue(
   if (!endpoint) return { state: 'gone', delivered: 0, failed: 0, more: false, nextDueInMs: null };
   if (!endpoint.enabled) return { state: 'disabled', delivered: 0, failed: 0, more: false, nextDueInMs: null };
   const leaseSeconds = Math.ceil(stepBoundMs(config) / 1000);
-  const due = await db.claimDue(sql, orgId, endpointId, config.WEBHOOK_BATCH_SIZE, leaseSeconds);
+  const due = await deliveries.claimDue(sql, orgId, endpointId, config.WEBHOOK_BATCH_SIZE, leaseSeconds);
   if (due.length === 0)
-    return { state: 'active', delivered: 0, failed: 0, more: false, nextDueInMs: await db.nextDueInMs(sql, orgId, endpointId) };
+    return { state: 'active', delivered: 0, failed: 0, more: false, nextDueInMs: await deliveries.nextDueInMs(sql, orgId, endpointId) };
 
   const sealed = await db.getSealedSecrets(sql, orgId, endpointId);
   if (!sealed) return { state: 'gone', delivered: 0, failed: 0, more: false, nextDueInMs: null };
@@ -184,7 +186,7 @@ export async function deliverDue(
     // The endpoint may have been deleted or changed while the batch was out.
     const current = await db.getEndpoint(tx, orgId, endpointId, { lock: true });
     if (!current) return 'gone' as const;
-    await db.recordAttempts(tx, orgId, endpointId, records);
+    await deliveries.recordAttempts(tx, orgId, endpointId, records);
     const successes = records.filter((r) => r.status === 'succeeded');
     const failingSince = await db.recordEndpointOutcome(tx, orgId, endpointId, {
       lastSuccessAt: successes.length ? successes[successes.length - 1]!.created_at : null,
@@ -202,6 +204,6 @@ export async function deliverDue(
     delivered,
     failed: records.length - delivered,
     more,
-    nextDueInMs: state === 'active' && !more ? await db.nextDueInMs(sql, orgId, endpointId) : null,
+    nextDueInMs: state === 'active' && !more ? await deliveries.nextDueInMs(sql, orgId, endpointId) : null,
   };
 }

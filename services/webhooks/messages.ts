@@ -1,5 +1,7 @@
+import * as deliveries from '../../db/webhook-deliveries';
+import type { AttemptRow, DeliveryRow, DeliveryStatus } from '../../db/webhook-deliveries';
 import * as db from '../../db/webhooks';
-import type { AttemptRow, DeliveryRow, DeliveryStatus, MessageRow } from '../../db/webhooks';
+import type { MessageRow } from '../../db/webhooks';
 import { conflict, notFound } from '../../domain/errors';
 import { MESSAGE_ID_PATTERN, WEBHOOK_EVENT_TYPES, messageIdFrom, uuidFromMessageId } from '../../domain/webhooks';
 import type { ServiceDeps } from '../deps';
@@ -68,8 +70,8 @@ export async function getMessage(deps: Pick<ServiceDeps, 'sql'>, orgId: string, 
   const id = messageUuid(messageId);
   const row = await db.getMessage(deps.sql, orgId, id);
   if (!row) throw messageNotFound();
-  const deliveries = await db.messageDeliveries(deps.sql, orgId, id);
-  return { ...messageView(row), deliveries: deliveries.map((d) => ({ ...deliveryView(d), url: d.url })) };
+  const sent = await deliveries.messageDeliveries(deps.sql, orgId, id);
+  return { ...messageView(row), deliveries: sent.map((d) => ({ ...deliveryView(d), url: d.url })) };
 }
 
 /** The messages that went to an endpoint, newest first, with their delivery to it. */
@@ -81,7 +83,13 @@ export async function listEndpointMessages(
 ) {
   if (!(await db.getEndpoint(deps.sql, orgId, endpointId))) throw endpointNotFound();
   const after = decodeCursor(query.cursor, CreatedCursor);
-  const { rows, total } = await db.endpointDeliveries(deps.sql, orgId, endpointId, { status: query.status }, { limit: query.limit, after });
+  const { rows, total } = await deliveries.endpointDeliveries(
+    deps.sql,
+    orgId,
+    endpointId,
+    { status: query.status },
+    { limit: query.limit, after },
+  );
   return cursorPage(
     rows,
     query.limit,
@@ -124,7 +132,7 @@ async function attempts(
   page: Page,
 ) {
   const after = decodeCursor(page.cursor, CreatedCursor);
-  const { rows, total } = await db.listAttempts(deps.sql, orgId, filters, { limit: page.limit, after });
+  const { rows, total } = await deliveries.listAttempts(deps.sql, orgId, filters, { limit: page.limit, after });
   return cursorPage(rows, page.limit, total, (last) => ({ t: last.cursor_t, id: last.id }), attemptView);
 }
 
@@ -135,8 +143,8 @@ export async function resendToEndpoint(deps: Pick<ServiceDeps, 'sql'>, orgId: st
     const endpoint = await db.getEndpoint(tx, orgId, endpointId, { lock: true });
     if (!endpoint) throw endpointNotFound();
     if (!endpoint.enabled) throw conflict('The webhook endpoint is disabled: enable it before resending');
-    if (!(await db.requeueDeliveries(tx, orgId, id, { endpointId })).length) throw messageNotFound();
-    const [delivery] = (await db.messageDeliveries(tx, orgId, id)).filter((d) => d.endpoint_id === endpointId);
+    if (!(await deliveries.requeueDeliveries(tx, orgId, id, { endpointId })).length) throw messageNotFound();
+    const [delivery] = (await deliveries.messageDeliveries(tx, orgId, id)).filter((d) => d.endpoint_id === endpointId);
     return { ...deliveryView(delivery!), url: delivery!.url };
   });
 }
@@ -146,7 +154,7 @@ export async function resendFailed(deps: Pick<ServiceDeps, 'sql'>, orgId: string
   const id = messageUuid(messageId);
   return deps.sql.begin(async (tx) => {
     if (!(await db.getMessage(tx, orgId, id))) throw messageNotFound();
-    const endpoints = await db.requeueDeliveries(tx, orgId, id, 'failed');
+    const endpoints = await deliveries.requeueDeliveries(tx, orgId, id, 'failed');
     return { message_id: messageIdFrom(id), endpoint_ids: endpoints };
   });
 }

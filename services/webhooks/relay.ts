@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Sql } from '../../db/client';
+import { overdueEndpoints } from '../../db/webhook-deliveries';
 import * as db from '../../db/webhooks';
 import type { Config } from '../../platform/core/config';
 import type { Logger } from '../../platform/core/logger';
@@ -43,7 +44,7 @@ export async function wakeEndpointActor(deps: { temporal: Client; config: RelayC
 
 /** Wakes the actors of endpoints whose deliveries are overdue (a missed wake-up, an actor that ended); how many. */
 export async function sweepOverdue(deps: { sql: Sql; temporal: Client; config: RelayConfig; logger: Logger }): Promise<number> {
-  const overdue = await db.overdueEndpoints(deps.sql, deps.config.WEBHOOK_SWEEP_INTERVAL_SECONDS, 1000);
+  const overdue = await overdueEndpoints(deps.sql, deps.config.WEBHOOK_SWEEP_INTERVAL_SECONDS, 1000);
   for (const e of overdue) await wakeEndpointActor(deps, e.org_id, e.id);
   return overdue.length;
 }
@@ -53,15 +54,23 @@ export interface WebhookRelay {
 }
 
 /**
+ * How soon an endpoint's actor is woken again after a wake-up: the step a wake-up starts claims every
+ * delivery due by then, so a burst of events costs a few signals, not one each.
+ */
+const WAKE_SPACING_MS = 100;
+
+/**
  * LISTENs on the deliveries' channel (Postgres delivers a notification only when its writer commits) and
- * wakes each endpoint named, once per burst: while one wake-up is being sent, further ones for the same
- * endpoint collapse into one. A sweep every WEBHOOK_SWEEP_INTERVAL_SECONDS wakes endpoints whose
- * deliveries are overdue, whatever a missed notification or an unreachable Temporal left behind.
+ * wakes each endpoint named, at most once per WAKE_SPACING_MS: further notifications for the same endpoint
+ * collapse into one wake-up at the end of the spacing. A sweep every WEBHOOK_SWEEP_INTERVAL_SECONDS wakes
+ * endpoints whose deliveries are overdue, whatever a missed notification or an unreachable Temporal left behind.
  */
 export async function startWebhookRelay(deps: { sql: Sql; temporal: Client; config: RelayConfig; logger: Logger }): Promise<WebhookRelay> {
   const waiting = new Map<string, string>(); // endpoint id → organization id
+  const wokenAt = new Map<string, number>(); // endpoint id → when it was last woken (ms)
   let sweepWanted = false;
   let running: Promise<void> | null = null;
+  let later: NodeJS.Timeout | null = null;
   let stopped = false;
   let failing = false;
 
@@ -69,18 +78,35 @@ export async function startWebhookRelay(deps: { sql: Sql; temporal: Client; conf
     if (running || stopped) return;
     running = (async () => {
       while ((waiting.size > 0 || sweepWanted) && !stopped) {
-        const batch = [...waiting];
-        waiting.clear();
+        const now = Date.now();
+        for (const [id, at] of wokenAt) if (now - at >= WAKE_SPACING_MS) wokenAt.delete(id);
+        const ready = [...waiting].filter(([endpointId]) => !wokenAt.has(endpointId));
+        for (const [endpointId] of ready) waiting.delete(endpointId);
         const sweep = sweepWanted;
         sweepWanted = false;
         try {
-          for (const [endpointId, orgId] of batch) await wakeEndpointActor(deps, orgId, endpointId);
+          for (const [endpointId, orgId] of ready) {
+            wokenAt.set(endpointId, Date.now());
+            await wakeEndpointActor(deps, orgId, endpointId);
+          }
           if (sweep) await sweepOverdue(deps);
           failing = false;
         } catch (error) {
           // What was not woken is overdue by the next sweep, which wakes it then.
           if (!failing) deps.logger.warn({ err: error }, 'webhook relay failed; its sweep retries');
           failing = true;
+        }
+        if (ready.length === 0 && waiting.size > 0 && !sweepWanted) {
+          // Only endpoints woken a moment ago wait: come back when the first spacing ends.
+          const soonest = Math.min(...[...waiting.keys()].map((id) => (wokenAt.get(id) ?? now) + WAKE_SPACING_MS));
+          later ??= setTimeout(
+            () => {
+              later = null;
+              drain();
+            },
+            Math.max(1, soonest - now),
+          );
+          break;
         }
       }
     })().finally(() => {
@@ -115,6 +141,7 @@ export async function startWebhookRelay(deps: { sql: Sql; temporal: Client; conf
     stop: async () => {
       stopped = true;
       clearInterval(timer);
+      if (later) clearTimeout(later);
       await listener?.unlisten().catch(() => {});
       await running;
     },
