@@ -106,8 +106,8 @@ export async function updateEndpoint(
     enabled === undefined
       ? db``
       : enabled
-        ? // Enabled again: its failure streak starts afresh.
-          db`, enabled = true, disabled_reason = NULL, disabled_at = NULL, failing_since = NULL`
+        ? // Enabled again: its failure streak starts afresh (an endpoint already on keeps its own).
+          db`, enabled = true, disabled_reason = NULL, disabled_at = NULL, failing_since = CASE WHEN enabled THEN failing_since END`
         : db`, enabled = false, disabled_reason = CASE WHEN enabled THEN 'manual' ELSE disabled_reason END,
               disabled_at = CASE WHEN enabled THEN now() ELSE disabled_at END`;
   const [row]: [EndpointRow?] = await db`
