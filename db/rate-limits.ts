@@ -34,3 +34,10 @@ export async function sweepWindows(db: Db, before: Date, limit = 10_000): Promis
     )`;
   return rows.count;
 }
+
+/** Returns `n` leased requests a process did not serve to the window's count, while the window lasts. */
+export async function returnUnserved(db: Db, subject: string, windowEndsAt: Date, n: number): Promise<void> {
+  await db`
+    UPDATE rate_limit_windows SET used = greatest(0, used - ${n}::int)
+    WHERE subject = ${subject} AND window_ends_at = ${windowEndsAt} AND window_ends_at > now()`;
+}

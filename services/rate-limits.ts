@@ -6,8 +6,9 @@ import type { ServiceDeps } from './deps';
 // Quotas shared by every API process without a database round trip per request: a process reserves a
 // lease of several requests of a subject's quota at once (one upsert, db/rate-limits.ts) and serves them
 // from memory. The database never hands out more than the quota, so the processes together never admit
-// more than it; what they can lose is the unserved rest of leases (shrinking as the quota runs out), and a
-// spent quota is refused from memory until its window ends, without asking the database again.
+// more than it. What a process leased and does not serve (its clients went quiet, or moved to another
+// process) goes back to the count once the subject has been idle here for a second, so the others can
+// use it; a spent quota is refused from memory, asking the database again at most once a second.
 
 export interface Taken {
   allowed: boolean;
@@ -21,8 +22,13 @@ interface Bucket {
   tokens: number;
   /** The window's count across processes as of this process's last lease. */
   used: number;
-  /** The database said the quota is spent: refused here until the window ends. */
+  /** The database said the quota is spent: refused here without asking again until `recheckAt`. */
   spent: boolean;
+  recheckAt: number;
+  /** When this process last served a request of the subject. */
+  lastTakenAt: number;
+  /** Tokens admitted without the database (it did not answer): never given back to its count. */
+  unbacked: number;
   pending?: Promise<void>;
 }
 
@@ -30,11 +36,15 @@ interface Bucket {
 const LEASE_TIMEOUT_MS = 2000;
 /** Subjects tracked at most; past it the oldest bucket is dropped (its rest of a lease is lost, never exceeded). */
 const MAX_BUCKETS = 100_000;
+/** A subject idle this long gives its unserved lease back; a spent quota is asked about again this often. */
+const IDLE_MS = 1000;
 
 export class SharedRateLimiter {
   private readonly buckets = new Map<string, Bucket>();
   /** The latest window end seen: a later one drops buckets of ended windows and sweeps the table. */
   private latestEnd = 0;
+  /** Gives idle subjects' leases back, while any bucket holds some. */
+  private returner: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly deps: Pick<ServiceDeps, 'sql' | 'logger'>,
@@ -51,9 +61,10 @@ export class SharedRateLimiter {
     const bucket = this.bucketOf(subject, policy, now);
     if (bucket.tokens > 0) {
       bucket.tokens--;
+      bucket.lastTakenAt = now;
       return { allowed: true, state: stateOf(bucket, policy, now) };
     }
-    if (bucket.spent) return { allowed: false, state: stateOf(bucket, policy, now) };
+    if (bucket.spent && now < bucket.recheckAt) return { allowed: false, state: stateOf(bucket, policy, now) };
     bucket.pending ??= this.lease(subject, bucket, policy).finally(() => {
       bucket.pending = undefined;
     });
@@ -78,7 +89,7 @@ export class SharedRateLimiter {
     const bucket = this.buckets.get(subject);
     if (bucket && bucket.endsAt === endsAt) return bucket;
     if (endsAt > this.latestEnd) this.windowBegan(endsAt, policy);
-    const fresh: Bucket = { endsAt, tokens: 0, used: 0, spent: false };
+    const fresh: Bucket = { endsAt, tokens: 0, used: 0, spent: false, recheckAt: 0, lastTakenAt: now, unbacked: 0 };
     this.buckets.delete(subject);
     if (this.buckets.size >= MAX_BUCKETS) this.buckets.delete(this.buckets.keys().next().value!);
     this.buckets.set(subject, fresh);
@@ -109,15 +120,42 @@ export class SharedRateLimiter {
       if (lease === 'late') throw new Error(`no lease within ${LEASE_TIMEOUT_MS} ms`);
       bucket.used = lease.used;
       bucket.tokens += lease.granted;
-      if (lease.granted === 0) bucket.spent = true;
+      bucket.spent = lease.granted === 0;
+      if (bucket.spent) bucket.recheckAt = this.now() + IDLE_MS;
+      else this.returner ??= setInterval(() => this.returnIdle(), IDLE_MS).unref();
     } catch (err) {
       // A database that cannot count is no reason to refuse: the process admits a lease of its own, and
       // asks again once that is served. The limit holds again when the database answers.
       query.catch(() => {});
       this.deps.logger.warn({ err, subject }, 'rate limit lease failed; admitting a local lease');
       bucket.tokens += this.leaseMax;
+      bucket.unbacked += this.leaseMax;
+      bucket.spent = false;
     } finally {
       clearTimeout(timer);
+    }
+  }
+
+  /** Leases of subjects idle here for a second go back to their windows' counts, for other processes. */
+  private returnIdle(): void {
+    const now = this.now();
+    let holding = false;
+    for (const [subject, bucket] of this.buckets) {
+      const unserved = bucket.tokens - bucket.unbacked;
+      if (unserved <= 0 || bucket.pending || bucket.endsAt <= now) continue;
+      if (now - bucket.lastTakenAt < IDLE_MS) {
+        holding = true;
+        continue;
+      }
+      bucket.tokens -= unserved;
+      bucket.used -= unserved;
+      outsideRequestScope(() => windows.returnUnserved(this.deps.sql, subject, new Date(bucket.endsAt), unserved)).catch((err: unknown) =>
+        this.deps.logger.debug({ err, subject }, 'unserved rate limit lease not returned'),
+      );
+    }
+    if (!holding) {
+      clearInterval(this.returner);
+      this.returner = undefined;
     }
   }
 }

@@ -208,6 +208,32 @@ describe('two API processes over one database', () => {
     }
   });
 
+  it("gives a process's unserved lease back once its subject is idle there, for the other process to serve", async () => {
+    const env = { RATE_LIMIT_KEY_REQUESTS: '100', RATE_LIMIT_ORG_REQUESTS: '1000' };
+    const [a, b] = [await startApp(env), await startApp(env)];
+    try {
+      await awayFromWindowEnd();
+      const t = await newTenant(ctx);
+      // One request through A leases an eighth of the quota (13) and serves one of them.
+      expect((await a.request('GET', '/me', { token: t.session })).status).toBe(200);
+      // B gets the rest (87), and A's 12 once A has been idle for a second and B, refused, asks again
+      // (at most a second later): every request of the quota is served, none more.
+      let served = count(await burst(b.request, t.session, 120), 200);
+      expect(served).toBeGreaterThanOrEqual(100 - 13);
+      const deadline = Date.now() + 10_000;
+      while (served < 99 && Date.now() < deadline) {
+        const res = await b.request('GET', '/me', { token: t.session });
+        if (res.status === 200) served++;
+        else await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(served).toBe(99);
+      expect((await b.request('GET', '/me', { token: t.session })).status).toBe(429);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
   it('asks the database once per lease, not once per request', async () => {
     const app = await startApp({ RATE_LIMIT_KEY_REQUESTS: '100000', RATE_LIMIT_ORG_REQUESTS: '100000', RATE_LIMIT_LEASE_MAX: '40' });
     try {
