@@ -4,8 +4,9 @@
 
 const PATTERNS: [RegExp, string][] = [
   [/[A-Za-z0-9._%+-]+\s*(@|\bat\b)\s*[A-Za-z0-9-]+(\s*(\.|\bdot\b)\s*[A-Za-z]{2,})+/gi, '[email]'],
-  // Six or more digits, possibly grouped by spaces, dashes or dots: cards, accounts, phones, identifiers.
-  [/(\+?\d[\d\s.-]{4,}\d)/g, '[number]'],
+  // Six or more digits, possibly grouped by spaces, dashes, dots or commas (as recognizers write long numbers):
+  // cards, accounts, phones, identifiers.
+  [/(\+?\d[\d\s.,-]{4,}\d)/g, '[number]'],
   [
     /\b(zero|one|two|three|four|five|six|seven|eight|nine|oh)(\s+(zero|one|two|three|four|five|six|seven|eight|nine|oh)){5,}\b/gi,
     '[number]',

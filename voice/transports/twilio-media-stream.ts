@@ -65,14 +65,19 @@ export class TwilioMediaStream implements CallTransport {
     socket.once('close', () => this.hangup('caller_hung_up'));
   }
 
+  /** Keys pressed and a hang-up while the conversation was opening are handed over once it listens. */
+  private early: ((events: TransportEvents) => void)[] = [];
+
   bind(events: TransportEvents): void {
     this.events = events;
+    for (const replay of this.early.splice(0)) replay(events);
   }
 
   private hangup(reason: string) {
     if (this.ended) return;
     this.ended = true;
-    this.events?.hangup(reason);
+    if (this.events) this.events.hangup(reason);
+    else this.early.push((events) => events.hangup(reason));
   }
 
   private onFrame(data: WebSocket.RawData) {
@@ -87,9 +92,12 @@ export class TwilioMediaStream implements CallTransport {
         if (frame.media.track && frame.media.track !== 'inbound') return;
         this.events?.audio(mulawToPcm(Buffer.from(frame.media.payload, 'base64')));
         return;
-      case 'dtmf':
-        this.events?.dtmf(frame.dtmf.digit);
+      case 'dtmf': {
+        const digit = frame.dtmf.digit;
+        if (this.events) this.events.dtmf(digit);
+        else this.early.push((events) => events.dtmf(digit));
         return;
+      }
       case 'mark':
         if (this.pendingMarks.delete(frame.mark.name)) this.events?.played(frame.mark.name);
         return;
