@@ -12,6 +12,7 @@ import {
   ThreadMessage,
   ThreadParams,
   ThreadSummary,
+  replyContent,
 } from '../schemas/outreach-unibox';
 
 // Routes only declare: schemas, auth, the statuses they answer, and a one-line call into the service.
@@ -81,6 +82,6 @@ export function registerOutreachUniboxRoutes(routes: Routes, deps: AppDeps): voi
       },
     },
     handler: async ({ params, body, auth }) =>
-      reply(200, await unibox.replyToThread(deps, orgOf(auth), actor(auth), params.thread_id, body)),
+      reply(200, await unibox.replyToThread(deps, orgOf(auth), actor(auth), params.thread_id, replyContent(body))),
   });
 }

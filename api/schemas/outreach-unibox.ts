@@ -99,12 +99,36 @@ export const MarkReadBody = z
   .strictObject({ read: z.boolean().default(true).openapi({ description: 'false marks the thread unread again' }) })
   .openapi('OutreachMarkRead');
 
+/**
+ * A reply's text is `body` (and its HTML `body_html`), as sequence steps name them; `text` and `html`,
+ * the names this route took first, are still read. Exactly one of body and text, at most one of
+ * body_html and html.
+ */
 export const ReplyBody = z
   .strictObject({
-    text: z.string().min(1).max(20_000),
-    html: z.string().max(100_000).nullable().optional(),
+    body: z.string().min(1).max(20_000).optional().openapi({ description: 'The reply’s text, as sequence steps name it' }),
+    body_html: z.string().max(100_000).nullable().optional().openapi({ description: 'Its HTML; without it the text is sent as HTML too' }),
+    text: z.string().min(1).max(20_000).optional().openapi({ description: 'Same as body (the earlier name); send one of the two' }),
+    html: z
+      .string()
+      .max(100_000)
+      .nullable()
+      .optional()
+      .openapi({ description: 'Same as body_html (the earlier name); send at most one of the two' }),
   })
-  .openapi('OutreachReply');
+  .refine((b) => (b.body === undefined) !== (b.text === undefined), { message: 'Send exactly one of body or text', path: ['body'] })
+  .refine((b) => b.body_html === undefined || b.html === undefined, {
+    message: 'Send at most one of body_html or html',
+    path: ['body_html'],
+  })
+  .openapi('OutreachReply', {
+    description: 'Exactly one of `body` or `text` (the same field under its earlier name), and at most one of `body_html` or `html`',
+    oneOf: [{ required: ['body'] }, { required: ['text'] }],
+    not: { required: ['body_html', 'html'] },
+  });
+
+/** The reply's text and HTML, whichever names they came under. */
+export const replyContent = (b: z.output<typeof ReplyBody>) => ({ text: (b.body ?? b.text)!, html: b.body_html ?? b.html ?? null });
 
 export const InboundHeaders = z.object({
   'webhook-id': z.string().optional().openapi({ description: 'Message id of the delivery' }),
