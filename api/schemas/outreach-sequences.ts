@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NEXT_SEND_REASONS } from '../../domain/outreach/next-send';
 import { CreatedCursor, CursorPagination, cursorQuery } from '../pagination';
 import { Timestamp, timestampInput, Uuid } from './common';
 import {
@@ -151,7 +152,14 @@ export const Enrollment = z
     contact_id: Uuid,
     status: EnrollmentStatusEnum,
     next_step: z.number().int(),
-    next_send_at: Timestamp.nullable(),
+    next_send_at: Timestamp.nullable().openapi({
+      description:
+        'When the next step really goes out: its due time, moved to the mailbox’s next window opening, the next local day when today’s cap is sent, or the end of its send gap; null when final, or when no mailbox can send it (see next_send_reason)',
+    }),
+    next_send_reason: z.enum(NEXT_SEND_REASONS).nullable().openapi({
+      description:
+        'Why next_send_at is then: scheduled (the step’s delay), due (goes out in the next cycle), automatic_answer (held until paused_until), retry (the server refused the last attempt for now), sending_window (the mailbox’s window is closed; its next opening), daily_limit (today’s cap is sent; the next local day’s opening), send_gap (the mailbox is spacing its sends), mailbox_unavailable (no active mailbox can send it; next_send_at null), sequence_not_active (draft or paused: when it is due once the sequence runs); null for a final enrollment',
+    }),
     thread_id: Uuid.nullable(),
     last_sent_at: Timestamp.nullable(),
     stopped_at: Timestamp.nullable(),

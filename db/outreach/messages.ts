@@ -336,3 +336,26 @@ export async function failedAttempts(db: Db, orgId: string, enrollmentId: string
     WHERE org_id = ${orgId} AND enrollment_id = ${enrollmentId} AND step = ${step} AND direction = 'outbound' AND status = 'failed'`;
   return row!.n;
 }
+
+/** Mailboxes of the organization among `ids`, as the sender reads them, without a lock (a read that shows when it sends). */
+export async function poolMailboxes(db: Db, orgId: string, ids: string[]): Promise<PoolMailbox[]> {
+  if (!ids.length) return [];
+  return db<PoolMailbox[]>`SELECT ${MAILBOX_COLUMNS(db)} FROM outreach_mailboxes WHERE org_id = ${orgId} AND id = ANY(${ids}::uuid[])`;
+}
+
+/** Per enrollment, the attempts at its current step the server refused (`enrollment_id|step` → count). */
+export async function refusedAttempts(
+  db: Db,
+  orgId: string,
+  steps: { enrollment_id: string; step: number }[],
+): Promise<Map<string, number>> {
+  if (!steps.length) return new Map();
+  const rows = await db<{ enrollment_id: string; step: number; n: number }[]>`
+    SELECT m.enrollment_id, m.step, count(*)::int AS n
+    FROM outreach_messages m
+    JOIN (SELECT unnest(${steps.map((s) => s.enrollment_id)}::uuid[]) AS enrollment_id, unnest(${steps.map((s) => s.step)}::int[]) AS step) s
+      ON s.enrollment_id = m.enrollment_id AND s.step = m.step
+    WHERE m.org_id = ${orgId} AND m.direction = 'outbound' AND m.status = 'failed'
+    GROUP BY m.enrollment_id, m.step`;
+  return new Map(rows.map((r) => [`${r.enrollment_id}|${r.step}`, r.n]));
+}

@@ -14,6 +14,7 @@ import {
   type SequenceMove,
   type SequenceStatus,
 } from '../../domain/outreach/sequences';
+import type { NextSend } from '../../domain/outreach/next-send';
 import { unknownVariables } from '../../domain/outreach/templates';
 import type { Config } from '../../platform/core/config';
 import {
@@ -27,6 +28,7 @@ import {
 import type { ServiceDeps } from '../deps';
 import { CreatedCursor, cursorPage, decodeCursor } from '../pagination';
 import { iso } from '../views';
+import { nextSends } from './next-send';
 import { signalWithStart, startWorkflow } from '../workflow-client';
 
 // Outreach sequences and their enrollments: definitions, the lifecycle (a state table in domain/, the
@@ -75,7 +77,11 @@ export function sequenceView(row: SequenceRow, stats?: Record<string, number>) {
   };
 }
 
-export function enrollmentView(row: EnrollmentRow, now = new Date()) {
+/**
+ * An enrollment as read. `next` is its next send as the sender would make it (services/outreach/next-send.ts):
+ * the time and why then; without it (a final enrollment) the stored due time and no reason.
+ */
+export function enrollmentView(row: EnrollmentRow, next?: NextSend, now = new Date()) {
   // Why an active enrollment waits, while it does: an automatic answer's pause until its return date.
   const paused = row.status === 'active' && !!row.paused_until && row.paused_until.getTime() > now.getTime();
   return {
@@ -84,7 +90,8 @@ export function enrollmentView(row: EnrollmentRow, now = new Date()) {
     contact_id: row.contact_id,
     status: row.status,
     next_step: row.next_step,
-    next_send_at: iso(row.next_send_at),
+    next_send_at: iso(next ? next.at : row.next_send_at),
+    next_send_reason: next?.reason ?? null,
     thread_id: row.thread_id,
     last_sent_at: iso(row.last_sent_at),
     stopped_at: iso(row.stopped_at),
@@ -322,12 +329,13 @@ export async function enrollContacts(
             : ('no_email' as const);
         return { contact_id: id, reason };
       });
-    return { inserted, skipped, status: sequence.status };
+    return { inserted, skipped, status: sequence.status, sequence };
   });
   if (result.status === 'active' && result.inserted.length) {
     await wakeSender(deps, orgId, sequenceId).catch((error) => deps.logger.warn({ err: error, sequenceId }, 'outreach sender not woken'));
   }
-  return { enrolled: result.inserted.map((r) => enrollmentView(r)), skipped: result.skipped };
+  const next = await nextSends(deps.sql, orgId, result.sequence, result.inserted);
+  return { enrolled: result.inserted.map((r) => enrollmentView(r, next.get(r.id))), skipped: result.skipped };
 }
 
 export async function listEnrollments(
@@ -336,25 +344,27 @@ export async function listEnrollments(
   sequenceId: string,
   q: { status?: EnrollmentStatus; limit: number; cursor?: string },
 ) {
-  await sequenceOf(deps.sql, orgId, sequenceId);
+  const sequence = await sequenceOf(deps.sql, orgId, sequenceId);
   const after = decodeCursor(q.cursor, CreatedCursor);
   const [rows, total] = await Promise.all([
     db.listEnrollments(deps.sql, orgId, sequenceId, { status: q.status, limit: q.limit, after }),
     db.countEnrollments(deps.sql, orgId, sequenceId, q.status),
   ]);
+  const next = await nextSends(deps.sql, orgId, sequence, rows);
   return cursorPage(
     rows,
     q.limit,
     total,
     (last) => ({ t: last.cursor_t!, id: last.id }),
-    (r) => enrollmentView(r),
+    (r) => enrollmentView(r, next.get(r.id)),
   );
 }
 
 export async function getEnrollment(deps: Pick<ServiceDeps, 'sql'>, orgId: string, sequenceId: string, id: string) {
   const row = await db.getEnrollment(deps.sql, orgId, sequenceId, id);
   if (!row) throw notFound('Enrollment not found');
-  return enrollmentView(row);
+  const sequence = await sequenceOf(deps.sql, orgId, sequenceId);
+  return enrollmentView(row, (await nextSends(deps.sql, orgId, sequence, [row])).get(row.id));
 }
 
 /** Takes a contact out of the sequence: no further step goes out; its thread stays. A final enrollment is a 409. */
