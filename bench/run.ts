@@ -4,6 +4,7 @@ import { benchAccounts } from './accounts';
 import { benchCampaigns } from './campaigns';
 import { benchOutreach } from './outreach';
 import { benchAuthFlood } from './auth-flood';
+import { benchRateLimits } from './rate-limits';
 import { benchBodyFlood } from './body-flood';
 import { benchCustomData } from './custom-data';
 import { benchNotifications } from './notifications';
@@ -45,6 +46,15 @@ const BENCHES = {
     const env = await startBenchEnvironment();
     try {
       return await benchAccounts(env, seconds);
+    } finally {
+      await env.close();
+    }
+  },
+  // GET /me with rate limits off, on (leased), and on with a database statement per request, on one database.
+  'rate-limits': async () => {
+    const env = await startBenchEnvironment();
+    try {
+      return await benchRateLimits(env, seconds);
     } finally {
       await env.close();
     }
@@ -93,6 +103,7 @@ const BENCHES = {
     benchAnalyticsParser({
       verbose: args.includes('--verbose'),
       heldOut: args.includes('--held-out'),
+      kinds: args.includes('--kinds'),
       lexical: args.includes('--lexical'),
       noModel: args.includes('--no-model'),
     }),

@@ -25,7 +25,16 @@ export type GuardVerdict = { ok: true; relations: string[] } | { ok: false; rule
 export const DEFAULT_SCHEMA = 'analytics';
 
 /** The CRM views every organization reads. */
-export const CRM_VIEWS = ['accounts', 'contacts', 'deals', 'activities', 'tags', 'campaigns'] as const;
+export const CRM_VIEWS = [
+  'accounts',
+  'contacts',
+  'deals',
+  'activities',
+  'tags',
+  'campaigns',
+  'campaign_contacts',
+  'conversations',
+] as const;
 
 // Aggregates, window functions and side-effect-free scalar functions. Nothing that sets configuration,
 // sleeps, reads files or large objects, opens connections, touches sequences, locks or other backends,

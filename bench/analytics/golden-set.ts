@@ -680,6 +680,17 @@ export async function seedGoldenCrm(sql: Sql, orgId: string): Promise<void> {
              (gen_random_uuid(), ${orgId}, 'Summer webinar', 'completed', 0, '{}', 2, 900, 'carol', 'carol', '2025-06-20', '2025-08-31', '2025-08-31'),
              (gen_random_uuid(), ${orgId}, 'Q4 upsell', 'active', 3, '{}', 4, 600, 'carol', 'carol', '2025-10-06', '2025-10-06', NULL),
              (gen_random_uuid(), ${orgId}, 'Black Friday', 'canceled', 0, '{}', 2, 300, 'bob', 'bob', '2025-11-01', '2025-11-20', '2025-11-20')`;
+    // People the campaigns call: Renewals 3 (2 pending), Q4 upsell 5 (pending), Winter 2 (completed).
+    await tx`
+      INSERT INTO campaign_contacts (id, org_id, campaign_id, phone_numbers, status, attempts, next_attempt_at, created_at, updated_at)
+      SELECT gen_random_uuid(), ${orgId}, c.id, ARRAY['+1555010' || n], s.status, CASE WHEN s.status = 'pending' THEN 0 ELSE 1 END,
+             CASE WHEN s.status = 'pending' THEN c.created_at END, c.created_at, c.created_at
+      FROM campaigns c
+      CROSS JOIN LATERAL (VALUES ('Renewals', 1, 'pending'), ('Renewals', 2, 'pending'), ('Renewals', 3, 'completed'),
+                                 ('Q4 upsell', 4, 'pending'), ('Q4 upsell', 5, 'pending'), ('Q4 upsell', 6, 'pending'),
+                                 ('Q4 upsell', 7, 'pending'), ('Q4 upsell', 8, 'pending'), ('Winter', 9, 'completed'),
+                                 ('Winter', 10, 'completed')) AS s(campaign, n, status)
+      WHERE c.org_id = ${orgId} AND c.name = s.campaign`;
   });
 }
 

@@ -13,7 +13,7 @@ import { decideFirstStep } from '../../services/ai-chat/intent-step';
 import { runRead } from '../../services/ai-chat/tools';
 import { attemptQuery } from '../../services/analytics-assistant/query-runner';
 import { prepareCatalogTerms, understandQuestion } from '../../services/analytics-assistant/understanding';
-import { sameResult } from '../analytics/golden-set';
+import { answers } from '../analytics/scoring';
 import { startAssistantsDatabase } from './database';
 import { withDefaultEmbedder } from '../local-embedder';
 import { type HeldOutOrg, seedHeldOutOrg } from './heldout-seed';
@@ -182,37 +182,6 @@ function summary(results: Outcome[]) {
     by_difficulty: by('difficulty'),
     wrong: results.filter((r) => !r.ok).map((r) => `${r.id}${r.confident ? '!' : ''}`),
   };
-}
-
-/**
- * An answer holds the gold when some of its columns, as many as the gold has, give the gold's rows (an answer
- * may show more than was asked, e.g. the value beside a name); nothing found and a lone zero or null say the same.
- */
-export function answers(rows: unknown[][], gold: unknown[][]): boolean {
-  const nothing = (r: unknown[][]) =>
-    r.length === 0 || (r.length === 1 && r[0]!.length >= 1 && r[0]!.every((v) => v === null || Number(v) === 0));
-  if (gold.length === 0 || (gold.length === 1 && gold[0]!.length === 1 && nothing(gold))) return nothing(rows);
-  if (rows.length !== gold.length) return false;
-  const width = gold[0]?.length ?? 0;
-  const columns = rows[0]?.length ?? 0;
-  if (columns < width) return false;
-  for (const pick of combinations(columns, width))
-    if (
-      sameResult(
-        rows.map((row) => pick.map((i) => row[i])),
-        gold,
-      )
-    )
-      return true;
-  return false;
-}
-
-function* combinations(n: number, k: number, start = 0, prefix: number[] = []): Generator<number[]> {
-  if (prefix.length === k) {
-    yield prefix;
-    return;
-  }
-  for (let i = start; i < n; i++) yield* combinations(n, k, i + 1, [...prefix, i]);
 }
 
 const numbersIn = (text: string) => (text.replace(/(\d),(\d{3})/g, '$1$2').match(/-?\d+(?:\.\d+)?/g) ?? []).map(Number);

@@ -1,3 +1,4 @@
+import { ACCOUNT_INDUSTRIES } from '../accounts';
 import { DEAL_STAGES } from '../deals';
 
 /**
@@ -21,6 +22,10 @@ export interface FieldDef {
   values?: readonly string[];
   /** False for free text nobody groups by (descriptions, bodies). */
   groupable?: boolean;
+  /** What a number counts or a date means, said beside it in an answer ("minutes", "employees"); money says its currency column. */
+  unit?: string;
+  /** Values a field takes by rule even when no record has them yet (an industry nobody sells to is still an industry). */
+  known?: readonly string[];
 }
 
 export interface JoinDef {
@@ -54,7 +59,23 @@ export interface EntityDef {
   examples: readonly string[];
 }
 
-const ownerField: FieldDef = { sql: 't.owner_id', type: 'text', synonyms: ['owner', 'owners', 'owned', 'rep', 'reps', 'salesperson'] };
+const ownerField: FieldDef = {
+  sql: 't.owner_id',
+  type: 'text',
+  synonyms: [
+    'owner',
+    'owners',
+    'owned',
+    'owns',
+    'rep',
+    'reps',
+    'salesperson',
+    'sales rep',
+    'sales reps',
+    'account manager',
+    'account executive',
+  ],
+};
 const tagsField: FieldDef = { sql: 't.tags', type: 'tags', synonyms: ['tag', 'tags', 'tagged', 'label', 'labels', 'labelled', 'labeled'] };
 const created: FieldDef = {
   sql: 't.created_at',
@@ -67,6 +88,7 @@ export const CONTACT_STAGES = ['new', 'contacted', 'responded', 'converted', 'di
 export const CAMPAIGN_STATUSES = ['paused', 'active', 'completed', 'canceled'] as const;
 export const ACTIVITY_TYPES = ['call', 'email', 'meeting', 'note', 'task'] as const;
 export const CLOSED_STAGES = ['closed_won', 'closed_lost'] as const;
+export const CAMPAIGN_CONTACT_STATUSES = ['pending', 'calling', 'completed', 'failed', 'canceled'] as const;
 
 export const CRM_ENTITIES: Record<string, EntityDef> = {
   accounts: {
@@ -99,15 +121,37 @@ export const CRM_ENTITIES: Record<string, EntityDef> = {
     fields: {
       id: { sql: 't.id', type: 'id', synonyms: [], groupable: false },
       name: { sql: 't.name', type: 'text', synonyms: ['name', 'names', 'account name', 'company name'] },
-      domain: { sql: 't.domain', type: 'text', synonyms: ['domain', 'domains', 'web domain', 'website domain'] },
-      industry: { sql: 't.industry', type: 'text', synonyms: ['industry', 'industries', 'sector', 'sectors', 'vertical', 'verticals'] },
-      website: { sql: 't.website', type: 'text', synonyms: ['website', 'websites', 'site', 'url'], groupable: false },
-      description: { sql: 't.description', type: 'text', synonyms: ['description'], groupable: false },
+      domain: { sql: 't.domain', type: 'text', synonyms: ['domain', 'domains', 'web domain', 'website domain', 'domain name'] },
+      industry: {
+        sql: 't.industry',
+        type: 'text',
+        synonyms: ['industry', 'industries', 'sector', 'sectors', 'vertical', 'verticals'],
+        known: ACCOUNT_INDUSTRIES,
+      },
+      website: {
+        sql: 't.website',
+        type: 'text',
+        synonyms: ['website', 'websites', 'site', 'url', 'web site', 'homepage'],
+        groupable: false,
+      },
+      description: { sql: 't.description', type: 'text', synonyms: ['description', 'descriptions'], groupable: false },
       owner_id: ownerField,
       employee_count: {
         sql: 't.employee_count',
         type: 'number',
-        synonyms: ['employees', 'employee', 'employee count', 'headcount', 'staff', 'people', 'size', 'workforce'],
+        synonyms: [
+          'employees',
+          'employee',
+          'employee count',
+          'headcount',
+          'staff',
+          'people',
+          'size',
+          'workforce',
+          'account size',
+          'company size',
+        ],
+        unit: 'employees',
       },
       health_score: {
         sql: 't.health_score',
@@ -150,9 +194,21 @@ export const CRM_ENTITIES: Record<string, EntityDef> = {
         type: 'text',
         synonyms: ['title', 'titles', 'job title', 'job titles', 'role', 'roles', 'position', 'positions'],
       },
-      department: { sql: 't.department', type: 'text', synonyms: ['department', 'departments', 'team'] },
-      phone: { sql: 't.phone', type: 'text', synonyms: ['phone', 'phone number'], groupable: false },
+      department: { sql: 't.department', type: 'text', synonyms: ['department', 'departments', 'team', 'teams'] },
+      phone: {
+        sql: 't.phone',
+        type: 'text',
+        synonyms: ['phone', 'phones', 'phone number', 'phone numbers', 'telephone', 'mobile', 'number to call'],
+        groupable: false,
+      },
+      linkedin_url: {
+        sql: 't.linkedin_url',
+        type: 'text',
+        synonyms: ['linkedin', 'linkedin profile', 'linkedin url', 'linkedin profiles', 'linkedin page'],
+        groupable: false,
+      },
       company: { sql: 't.company', type: 'text', synonyms: ['company as entered'] },
+      company_domain: { sql: 't.company_domain', type: 'text', synonyms: ['company domain as entered'] },
       source: {
         sql: 't.source',
         type: 'text',
@@ -205,15 +261,26 @@ export const CRM_ENTITIES: Record<string, EntityDef> = {
           'arr',
           'bookings',
         ],
+        unit: 'currency',
       },
       currency: { sql: 't.currency', type: 'text', synonyms: ['currency', 'currencies'] },
       owner_id: ownerField,
       close_date: {
         sql: 't.close_date',
         type: 'date',
-        synonyms: ['close date', 'closing date', 'expected close', 'closing', 'due to close', 'expected to close', 'expected close date'],
+        synonyms: [
+          'close date',
+          'closing date',
+          'expected close',
+          'closing',
+          'due to close',
+          'expected to close',
+          'expected close date',
+          'close',
+          'closes',
+        ],
       },
-      closed_at: { sql: 't.closed_at', type: 'date', synonyms: ['closed', 'won', 'lost', 'win', 'closed at', 'close'] },
+      closed_at: { sql: 't.closed_at', type: 'date', synonyms: ['closed', 'won', 'lost', 'win', 'closed at'] },
       tags: tagsField,
       created_at: created,
       updated_at: updated,
@@ -240,6 +307,7 @@ export const CRM_ENTITIES: Record<string, EntityDef> = {
         sql: 't.duration_minutes',
         type: 'number',
         synonyms: ['minutes', 'duration', 'time spent', 'length', 'hours', 'how long', 'spent', 'spend'],
+        unit: 'minutes',
       },
       created_by: {
         sql: 't.created_by',
@@ -247,6 +315,7 @@ export const CRM_ENTITIES: Record<string, EntityDef> = {
         synonyms: ['author', 'authors', 'logged by', 'created by', 'user', 'users', 'person who logged'],
       },
       created_at: { ...created, synonyms: ['logged', 'created', 'added', 'recorded'] },
+      effective_time: { sql: 't.effective_time', type: 'date', synonyms: ['effective time', 'takes place', 'took place', 'happened'] },
     },
     joins: {
       account: { entity: 'accounts', foreignKey: 'account_id' },
@@ -265,8 +334,9 @@ export const CRM_ENTITIES: Record<string, EntityDef> = {
     defaultDate: 'created_at',
     fields: {
       name: { sql: 't.name', type: 'text', synonyms: ['name', 'names'] },
-      color: { sql: 't.color', type: 'text', synonyms: ['color', 'colour'] },
+      color: { sql: 't.color', type: 'text', synonyms: ['color', 'colour', 'colors', 'colours'] },
       created_at: created,
+      updated_at: updated,
     },
     joins: {},
     children: {},
@@ -284,15 +354,88 @@ export const CRM_ENTITIES: Record<string, EntityDef> = {
       name: { sql: 't.name', type: 'text', synonyms: ['name', 'names'] },
       status: { sql: 't.status', type: 'enum', values: CAMPAIGN_STATUSES, synonyms: ['status', 'statuses', 'state'] },
       priority: { sql: 't.priority', type: 'number', synonyms: ['priority'] },
-      max_attempts: { sql: 't.max_attempts', type: 'number', synonyms: ['attempts', 'max attempts'] },
+      max_attempts: {
+        sql: 't.max_attempts',
+        type: 'number',
+        synonyms: ['max attempts', 'maximum attempts', 'attempts per contact'],
+        unit: 'attempts',
+      },
+      retry_backoff_seconds: {
+        sql: 't.retry_backoff_seconds',
+        type: 'number',
+        synonyms: ['backoff', 'retry backoff', 'wait between attempts', 'retry delay'],
+        unit: 'seconds',
+      },
+      agent_id: { sql: 't.agent_id::text', type: 'text', synonyms: ['agent', 'agents', 'voice agent'] },
       timezone: { sql: 't.timezone', type: 'text', synonyms: ['timezone', 'time zone'] },
       created_by: { sql: 't.created_by', type: 'text', synonyms: ['creator', 'created by'] },
       created_at: created,
+      updated_at: updated,
       closed_at: { sql: 't.closed_at', type: 'date', synonyms: ['closed', 'ended', 'finished'] },
     },
     joins: {},
-    children: {},
+    children: { campaign_contacts: 'campaign_id', conversations: 'campaign_id' },
     examples: ['How many campaigns are active?', 'campaigns by status'],
+  },
+  campaign_contacts: {
+    name: 'campaign_contacts',
+    relation: 'campaign_contacts',
+    singular: 'campaign contact',
+    synonyms: ['campaign contact', 'campaign contacts', 'campaign member', 'campaign members', 'people called', 'numbers called'],
+    label: 'phone',
+    defaultDate: 'created_at',
+    defaultNumber: 'attempts',
+    fields: {
+      phone: { sql: 't.phone', type: 'text', synonyms: ['phone', 'phone number', 'number'], groupable: false },
+      status: { sql: 't.status', type: 'enum', values: CAMPAIGN_CONTACT_STATUSES, synonyms: ['status', 'statuses', 'state'] },
+      attempts: { sql: 't.attempts', type: 'number', synonyms: ['attempts', 'call attempts', 'tries'], unit: 'attempts' },
+      last_outcome: { sql: 't.last_outcome', type: 'text', synonyms: ['outcome', 'outcomes', 'last outcome', 'result'] },
+      timezone: { sql: 't.timezone', type: 'text', synonyms: ['timezone', 'time zone'] },
+      scheduled_at: { sql: 't.scheduled_at', type: 'date', synonyms: ['scheduled'] },
+      next_attempt_at: { sql: 't.next_attempt_at', type: 'date', synonyms: ['next attempt', 'next call', 'due'] },
+      dialed_at: { sql: 't.dialed_at', type: 'date', synonyms: ['dialed'] },
+      created_at: { ...created, synonyms: ['added', 'enrolled', 'created'] },
+      updated_at: updated,
+    },
+    joins: { campaign: { entity: 'campaigns', foreignKey: 'campaign_id' } },
+    children: {},
+    examples: ['How many contacts are in the spring campaign?', 'campaign contacts by status', 'how many people are still pending'],
+  },
+  conversations: {
+    name: 'conversations',
+    relation: 'conversations',
+    singular: 'conversation',
+    synonyms: [
+      'conversation',
+      'conversations',
+      'agent call',
+      'agent calls',
+      'voice call',
+      'voice calls',
+      'agent conversation',
+      'agent conversations',
+    ],
+    label: 'phone_number',
+    defaultDate: 'created_at',
+    defaultNumber: 'duration_seconds',
+    fields: {
+      phone_number: { sql: 't.phone_number', type: 'text', synonyms: ['phone', 'phone number', 'number'], groupable: false },
+      direction: { sql: 't.direction', type: 'enum', values: ['inbound', 'outbound'], synonyms: ['direction'] },
+      status: { sql: 't.status', type: 'text', synonyms: ['status', 'statuses', 'state'] },
+      agent_id: { sql: 't.agent_id::text', type: 'text', synonyms: ['agent', 'agents', 'voice agent'] },
+      duration_seconds: {
+        sql: 't.duration_seconds',
+        type: 'number',
+        synonyms: ['duration', 'length', 'seconds', 'how long'],
+        unit: 'seconds',
+      },
+      started_at: { sql: 't.started_at', type: 'date', synonyms: ['started', 'start'] },
+      ended_at: { sql: 't.ended_at', type: 'date', synonyms: ['ended', 'end'] },
+      created_at: { ...created, synonyms: ['created', 'recorded'] },
+    },
+    joins: { campaign: { entity: 'campaigns', foreignKey: 'campaign_id' } },
+    children: {},
+    examples: ['How many conversations did the agents have?', 'average call length of the voice agents'],
   },
 };
 

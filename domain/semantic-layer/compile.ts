@@ -187,7 +187,9 @@ function filterSql(filter: Filter, entity: EntityDef, catalog: Catalog, resolve:
       const field = child.fields[w.field];
       if (!field) throw new PlanError(`${filter.entity} have no field ${w.field}`);
       // The child's columns are written for alias t; inside the subquery the child is c.
-      return ` AND ${field.sql.replace(/\bt\./g, 'c.')} IN (${w.values.map(scalarSql).join(', ')})`;
+      const column = field.sql.replace(/\bt\./g, 'c.');
+      const list = w.values.map(scalarSql).join(', ');
+      return w.op === 'not_in' ? ` AND (${column} NOT IN (${list}) OR ${column} IS NULL)` : ` AND ${column} IN (${list})`;
     });
     const exists = `EXISTS (SELECT 1 FROM ${child.relation} AS c WHERE c.${foreignKey} = t.id${where.join('')})`;
     return filter.op === 'without' ? `NOT ${exists}` : exists;
@@ -199,9 +201,12 @@ function filterSql(filter: Filter, entity: EntityDef, catalog: Catalog, resolve:
     case 'not_null':
       return def.type === 'tags' ? `cardinality(${sql}) > 0` : `${sql} IS NOT NULL`;
     case 'contains':
-      return def.type === 'tags'
-        ? `EXISTS (SELECT 1 FROM unnest(${sql}) AS x(v) WHERE x.v ILIKE ${literal(`%${escapeLike(filter.value)}%`)})`
-        : `${sql} ILIKE ${literal(`%${escapeLike(filter.value)}%`)}`;
+    case 'starts_with':
+    case 'ends_with': {
+      const piece = escapeLike(filter.value);
+      const pattern = literal(filter.op === 'starts_with' ? `${piece}%` : filter.op === 'ends_with' ? `%${piece}` : `%${piece}%`);
+      return def.type === 'tags' ? `EXISTS (SELECT 1 FROM unnest(${sql}) AS x(v) WHERE x.v ILIKE ${pattern})` : `${sql} ILIKE ${pattern}`;
+    }
     case 'in':
     case 'not_in': {
       if (def.type === 'tags') {

@@ -89,5 +89,5 @@ export function singularHead(mentions: Mention[], target: Mention | undefined): 
 
 export const joinsTo = (def: EntityDef, others: string[]) => Object.values(def.joins).some((j) => others.includes(j.entity));
 
-export const CRM = ['accounts', 'contacts', 'deals', 'activities', 'tags', 'campaigns'];
+export const CRM = ['accounts', 'contacts', 'deals', 'activities', 'tags', 'campaigns', 'campaign_contacts', 'conversations'];
 export const charOf = (text: string, token: number) => text.split(' ').slice(0, token).join(' ').length + (token > 0 ? 1 : 0);

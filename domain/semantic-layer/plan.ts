@@ -25,18 +25,28 @@ export const Filter = z.discriminatedUnion('op', [
   z
     .object({ op: z.enum(['gt', 'gte', 'lt', 'lte']), field: fieldPath, value: z.union([z.number().finite(), z.string().max(40)]) })
     .strict(),
-  z.object({ op: z.literal('contains'), field: fieldPath, value: z.string().min(1).max(200) }).strict(),
+  /** Text that holds, starts with or ends with a piece ("a .fr domain", "names starting with C"), case-insensitive. */
+  z.object({ op: z.enum(['contains', 'starts_with', 'ends_with']), field: fieldPath, value: z.string().min(1).max(200) }).strict(),
   z.object({ op: z.enum(['is_null', 'not_null']), field: fieldPath }).strict(),
   /**
    * Rows with none (`without`) or at least one (`with`) row of a child entity pointing at them; `where`
-   * narrows the child rows counted ("accounts with no won deals": deals whose stage is closed_won).
+   * narrows the child rows counted ("accounts with no won deals": deals whose stage is closed_won; "without an
+   * open deal": deals whose stage is not one of the closed ones).
    */
   z
     .object({
       op: z.enum(['without', 'with']),
       entity: z.string().min(1).max(63),
       where: z
-        .array(z.object({ field: z.string().regex(/^[a-z_][a-z0-9_]*$/), values: z.array(scalar).min(1).max(100) }).strict())
+        .array(
+          z
+            .object({
+              field: z.string().regex(/^[a-z_][a-z0-9_]*$/),
+              op: z.enum(['in', 'not_in']).optional(),
+              values: z.array(scalar).min(1).max(100),
+            })
+            .strict(),
+        )
         .max(4)
         .optional(),
     })

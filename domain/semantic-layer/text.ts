@@ -10,10 +10,13 @@ export const fold = (text: string) =>
     .replace(/\p{M}+/gu, '')
     .toLowerCase();
 
-/** The words of a text, folded; `.`, `@`, `-`, `_` and `'` stay inside a word (acme.com, a@b.co, closed_won). */
-export function words(text: string): string[] {
+/**
+ * The words of a text, folded; `.`, `@`, `-`, `_` and `'` stay inside a word (acme.com, a@b.co, closed_won).
+ * `keepCase`: the same words with their capitals ("Initech"), one for one, to tell a name from a common word.
+ */
+export function words(text: string, keepCase = false): string[] {
   return (
-    fold(text)
+    (keepCase ? text.normalize('NFKD').replace(/\p{M}+/gu, '') : fold(text))
       .replace(/(\d),(?=\d{3}\b)/g, '$1')
       .replace(/[’`]/g, "'")
       .replace(/[^\p{L}\p{N}.@_\-'$€£%]+/gu, ' ')

@@ -19,6 +19,8 @@ export interface ValueMatch extends ValueEntry {
   start: number;
   end: number;
   how: 'exact' | 'word' | 'near';
+  /** The same value in other fields of equal rank ("completed" of campaigns and of campaign contacts): the plan's entity picks. */
+  others?: ValueEntry[];
 }
 
 export interface AmbiguousMatch {
@@ -30,6 +32,8 @@ export interface AmbiguousMatch {
 
 /** Fields whose values are names of records: a single word of them may identify one. */
 const NAME_FIELDS = new Set(['name', 'first_name', 'last_name', 'company']);
+/** Fields of a closed or short set of values: a common word ("open", "calls") may still be one of them; not a title ("Owner"). */
+const KIND_FIELDS = new Set(['stage', 'status', 'type', 'industry', 'tags', 'currency', 'source', 'direction', 'email_domain', 'domain']);
 
 /** The order in which a phrase found under several fields is read (a stage before a deal named like it). */
 const FIELD_RANK: Record<string, number> = {
@@ -60,12 +64,13 @@ export class ValueIndex {
     /** Other words for a value: "won" for the stage closed_won. */
     aliases: [string, ValueEntry][] = [],
   ) {
-    for (const [key, entry] of aliases) push(this.exact, phrase(key), entry);
     const labels: [string, ValueEntry][] = [];
     for (const entry of entries) {
       const key = phrase(entry.value);
       if (!key) continue;
       push(this.exact, key, entry);
+      // Stored in snake case ("financial_services"), said in words.
+      if (key.includes('_')) push(this.exact, key.replace(/_/g, ' '), entry);
       const plural = key.split(' ').map(singular).join(' ');
       if (plural !== key) push(this.exact, plural, entry);
       if (entry.field === 'email_domain' && /^[a-z0-9-]{4,}\./.test(key)) labels.push([key.split('.')[0]!, entry]);
@@ -77,6 +82,8 @@ export class ValueIndex {
         if (parts.length > 1) for (const word of parts) if (word.length >= 3 && !common.has(word)) push(this.byWord, word, entry);
       }
     }
+    // Other words for values come after the organization's own: "software" as the data writes it ("Software") first.
+    for (const [key, entry] of aliases) push(this.exact, phrase(key), entry);
     // A mail domain by its name alone ("gmail" for gmail.com), unless that word names a record.
     for (const [label, entry] of labels) if (!this.byWord.has(label) && !this.exact.has(label)) push(this.exact, label, entry);
   }
@@ -115,12 +122,12 @@ export class ValueIndex {
               .map(singular)
               .join(' '),
           );
-        // A common word ("sales", "new") names a record only as part of a longer name.
-        if (found && size === 1 && this.common.has(said)) found = found.filter((e) => !NAME_FIELDS.has(e.field));
+        // A common word ("sales", "new", "owner") names a record or a title only as part of a longer name.
+        if (found && size === 1 && this.common.has(said)) found = found.filter((e) => KIND_FIELDS.has(e.field));
         if (!found?.length) continue;
         const best = pickBest(found);
-        if (best.length > 1) ambiguous.push({ start: s, end: s + size, said, candidates: best });
-        else matches.push({ ...best[0]!, start: s, end: s + size, how: 'exact' });
+        if (distinctValues(best) > 1) ambiguous.push({ start: s, end: s + size, said, candidates: best });
+        else matches.push({ ...best[0]!, start: s, end: s + size, how: 'exact', ...others(best) });
         claim(s, s + size);
       }
     }
@@ -130,8 +137,8 @@ export class ValueIndex {
       const found = this.byWord.get(word);
       if (found) {
         const best = pickBest(found);
-        if (best.length > 1) ambiguous.push({ start: s, end: s + 1, said: word, candidates: best });
-        else matches.push({ ...best[0]!, start: s, end: s + 1, how: 'word' });
+        if (distinctValues(best) > 1) ambiguous.push({ start: s, end: s + 1, said: word, candidates: best });
+        else matches.push({ ...best[0]!, start: s, end: s + 1, how: 'word', ...others(best) });
         claim(s, s + 1);
         continue;
       }
@@ -147,8 +154,8 @@ export class ValueIndex {
       }
       if (near.score >= 0.4) {
         const best = pickBest(near.entries);
-        if (best.length > 1) ambiguous.push({ start: s, end: s + 1, said: word, candidates: best });
-        else matches.push({ ...best[0]!, start: s, end: s + 1, how: 'near' });
+        if (distinctValues(best) > 1) ambiguous.push({ start: s, end: s + 1, said: word, candidates: best });
+        else matches.push({ ...best[0]!, start: s, end: s + 1, how: 'near', ...others(best) });
         claim(s, s + 1);
       }
     }
@@ -158,9 +165,15 @@ export class ValueIndex {
 
 function push(map: Map<string, ValueEntry[]>, key: string, entry: ValueEntry) {
   const list = map.get(key) ?? [];
-  if (!list.some((e) => e.entity === entry.entity && e.field === entry.field && e.value === entry.value)) list.push(entry);
+  const same = (e: ValueEntry) =>
+    e.entity === entry.entity && e.field === entry.field && e.value.toLowerCase() === entry.value.toLowerCase();
+  if (!list.some(same)) list.push(entry);
   map.set(key, list);
 }
+
+/** Two readings are a question to ask only when they are different values (one value of two entities is one reading). */
+const distinctValues = (entries: ValueEntry[]) => new Set(entries.map((e) => e.value.toLowerCase())).size;
+const others = (entries: ValueEntry[]) => (entries.length > 1 ? { others: entries.slice(1) } : {});
 
 /** The entries of the best-ranked field; several of them (two accounts named alike) are an ambiguity. */
 function pickBest(entries: ValueEntry[]): ValueEntry[] {

@@ -1,4 +1,4 @@
-import { CLOSED_STAGES } from './catalog';
+import { type Catalog, CLOSED_STAGES } from './catalog';
 import type { ValueEntry } from './values';
 
 /** Words of questions the parser reads by rule (folded, lower case). */
@@ -7,7 +7,7 @@ export const COUNT_WORDS = /\b(how many|number of|count of|count|no\. of|# of|qu
 export const SUM_WORDS =
   /\b(total|totals|sum|combined|overall|altogether|in total|aggregate|cumulative|how much|add up|adds up|added up)\b/;
 export const AVG_WORDS = /\b(average|avg|mean|typical)\b/;
-export const MIN_WORDS = /\b(minimum|min|lowest|smallest|least|fewest|cheapest|earliest|oldest|bottom)\b/;
+export const MIN_WORDS = /\b(minimum|min|lowest|smallest|least|fewest|cheapest|earliest|oldest|bottom|worst)\b/;
 export const MAX_WORDS = /\b(maximum|max|highest|largest|biggest|most|greatest|top|best|latest|newest|largest)\b/;
 export const DESC_WORDS = /\b(highest|largest|biggest|most|greatest|top|best|maximum|max|latest|newest|richest|heaviest)\b/;
 export const ASC_WORDS = /\b(lowest|smallest|least|fewest|bottom|worst|minimum|min|cheapest|earliest|oldest)\b/;
@@ -40,9 +40,23 @@ export const GROUP_LEAD =
 export const LIST_WORDS = /\b(list|show|which|what are|who are|who is|name|names|give|display|find|get|tell me)\b/;
 
 export const NEGATED_CHILD =
-  /\b(?:without|with no|with zero|have no|has no|having no|no|zero|lacking|lack|never had|never logged|never|don't have|do not have|doesn't have|does not have|haven't got|nobody|none|not linked to|not attached to|not associated with|not tied to|not connected to|unlinked to)\s+(?:(?:a|an|any|single|one|of|the|our|in|we|logged|had|have|won|closed|lost|signed)\s+)*([a-z]+)/g;
+  /\b(?:without|with no|with zero|have no|has no|having no|no|zero|lacking|lack|never had|never logged|never|don't have|do not have|doesn't have|does not have|haven't got|nobody|none|not linked to|not attached to|not associated with|not tied to|not connected to|unlinked to)\s+(?:(?:a|an|any|single|one|of|the|our|in|we|logged|had|have|has|won|closed|lost|signed|open|active|been|yet|ever|got|received|a single)\s+)*([a-z]+)/g;
 export const WITH_CHILD =
-  /\b(?:with|having|that have|who have|which have|that has|which has|has|have)\s+(?:at least one |any |some |one or more )([a-z]+)/g;
+  /\b(?:with|having|that have|who have|which have|that has|which has|has|have)\s+(?:at least one |any |some |one or more )(?:(?:open|active|won|lost|closed)\s+)?([a-z]+)/g;
+
+/** The verb of an activity said of a record: "never called", "not emailed", "met". */
+export const ACTIVITY_VERBS: Record<string, string> = {
+  called: 'call',
+  phoned: 'call',
+  rang: 'call',
+  emailed: 'email',
+  mailed: 'email',
+  met: 'meeting',
+};
+
+/** A question about what will be, which the data cannot answer. */
+export const FORECAST =
+  /\b(forecast|forecasts|predict|predicted|prediction|projected|projection|likely to|chance of|probability)\b|\bwill\s+(?:our|the|we|my)?\s*[a-z]+\s+be\b/;
 
 /** Superlative adjectives that rank by a field: "the healthiest company". */
 export const SUPERLATIVES: Record<string, { field: string; direction: 'asc' | 'desc' }> = {
@@ -97,6 +111,9 @@ export function valueAliases(): [string, ValueEntry][] {
     ['live', { entity: 'campaigns', field: 'status', value: 'active' }],
     ['finished', { entity: 'campaigns', field: 'status', value: 'completed' }],
     ['cancelled', { entity: 'campaigns', field: 'status', value: 'canceled' }],
+    ['waiting', { entity: 'campaign_contacts', field: 'status', value: 'pending' }],
+    ['queued', { entity: 'campaign_contacts', field: 'status', value: 'pending' }],
+    ['still to call', { entity: 'campaign_contacts', field: 'status', value: 'pending' }],
     ['responded', contactStage('responded')],
     ['contacted', contactStage('contacted')],
     ['calls', type('call')],
@@ -120,12 +137,80 @@ export function valueAliases(): [string, ValueEntry][] {
     ['gbp', { entity: 'deals', field: 'currency', value: 'GBP' }],
     ['pounds', { entity: 'deals', field: 'currency', value: 'GBP' }],
     ['£', { entity: 'deals', field: 'currency', value: 'GBP' }],
+    ...CURRENCY_NAMES.map(([word, code]): [string, ValueEntry] => [word, { entity: 'deals', field: 'currency', value: code }]),
   ];
+}
+
+/** Currencies by name and code, so a currency no deal carries is still a currency ("in Swiss francs": none). */
+const CURRENCY_NAMES: [string, string][] = [
+  ...[
+    'usd',
+    'eur',
+    'gbp',
+    'chf',
+    'jpy',
+    'cad',
+    'aud',
+    'nzd',
+    'inr',
+    'cny',
+    'sek',
+    'nok',
+    'dkk',
+    'pln',
+    'czk',
+    'brl',
+    'mxn',
+    'sgd',
+    'hkd',
+    'zar',
+  ].map((code): [string, string] => [code, code.toUpperCase()]),
+  ['us dollars', 'USD'],
+  ['pounds sterling', 'GBP'],
+  ['sterling', 'GBP'],
+  ['british pounds', 'GBP'],
+  ['swiss francs', 'CHF'],
+  ['swiss franc', 'CHF'],
+  ['francs', 'CHF'],
+  ['yen', 'JPY'],
+  ['japanese yen', 'JPY'],
+  ['canadian dollars', 'CAD'],
+  ['australian dollars', 'AUD'],
+  ['rupees', 'INR'],
+  ['indian rupees', 'INR'],
+  ['yuan', 'CNY'],
+  ['renminbi', 'CNY'],
+  ['swedish kronor', 'SEK'],
+  ['kronor', 'SEK'],
+  ['zloty', 'PLN'],
+  ['reais', 'BRL'],
+  ['pesos', 'MXN'],
+];
+
+/** Enum values of the catalog no word should take on its own ("other than", "calling campaigns"). */
+const NOT_ALONE = new Set(['other', 'calling', 'new']);
+
+/**
+ * The values fields take by rule (deal stages, statuses, the industries the API accepts), as other words for
+ * themselves: a value the organization has no record of yet is still read as that value, and finds nothing.
+ */
+export function knownValues(catalog: Catalog): [string, ValueEntry][] {
+  const out: [string, ValueEntry][] = [];
+  for (const def of Object.values(catalog))
+    for (const [field, f] of Object.entries(def.fields))
+      for (const value of [...(f.values ?? []), ...(f.known ?? [])]) {
+        if (NOT_ALONE.has(value)) continue;
+        const entry = { entity: def.name, field, value };
+        out.push([value, entry]);
+        if (value.includes('_')) out.push([value.replace(/_/g, ' '), entry]);
+      }
+  return out;
 }
 
 export const OPEN_DEALS =
   /\b(open|active|in progress|ongoing|live|in play|not closed|still open|unclosed)\s+(deal|deals|opportunit|pipeline)|\bopen pipeline\b|\bpipeline\b(?! stage)/;
-export const NOT_CLOSED = /\bnot (?:yet )?(?:been )?(?:won|lost|closed)\b|\bneither won nor lost\b|\bnor lost\b|\bstill open\b/;
+export const NOT_CLOSED =
+  /\bnot (?:yet )?(?:been )?closed\b|\bnot (?:yet )?(?:been )?(?:won or lost|lost or won|won nor lost)\b|\bnot yet (?:won|lost)\b|\bneither won nor lost\b|\bstill open\b/;
 export const CLOSED_DEALS = /\bclosed\b(?!\s*(won|lost|_))|\b(won or lost|lost or won)\b/;
 export { CLOSED_STAGES };
 

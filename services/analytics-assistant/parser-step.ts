@@ -26,7 +26,11 @@ export async function* parserStep(
   if (input.step === 0) {
     const understood = await understandQuestion(deps, input.orgId, input.question, { embedder: input.embedder, chooser: input.chooser });
     if (understood.kind === 'plan') {
-      writer.push({ type: 'data-plan', id: partId, data: { plan: understood.plan, read: understood.read, sql: understood.compiled.sql } });
+      writer.push({
+        type: 'data-plan',
+        id: partId,
+        data: { plan: understood.plan, read: understood.read, words: understood.words, sql: understood.compiled.sql },
+      });
       yield {
         type: 'tool-call',
         call: {

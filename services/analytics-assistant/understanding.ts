@@ -3,6 +3,7 @@ import { type Catalog, type CustomTableShape, catalogOf } from '../../domain/sem
 import { type CompiledPlan, PlanError, compilePlan } from '../../domain/semantic-layer/compile';
 import { type Understanding, CAPABILITIES, parseQuestion } from '../../domain/semantic-layer/parser';
 import type { Plan } from '../../domain/semantic-layer/plan';
+import type { WordReading } from '../../domain/semantic-layer/reading';
 import {
   type CatalogTerm,
   type Nearest,
@@ -16,7 +17,7 @@ import {
 } from '../../domain/semantic-layer/terms';
 import { words } from '../../domain/semantic-layer/text';
 import { ValueIndex, type ValueEntry } from '../../domain/semantic-layer/values';
-import { PARSER_WORDS, STOP_WORDS, SUPERLATIVES, valueAliases } from '../../domain/semantic-layer/vocabulary';
+import { PARSER_WORDS, STOP_WORDS, SUPERLATIVES, knownValues, valueAliases } from '../../domain/semantic-layer/vocabulary';
 import type { Embedder } from '../../platform/adapters/embedders/embedder';
 import type { ServiceDeps } from '../deps';
 import { readableSchema } from './schema';
@@ -26,7 +27,7 @@ import type { TermChooser } from './term-chooser';
 const INDEX_TTL_MS = 15_000;
 
 export type Understood =
-  | { kind: 'plan'; plan: Plan; compiled: CompiledPlan; read: string[]; catalog: Catalog }
+  | { kind: 'plan'; plan: Plan; compiled: CompiledPlan; read: string[]; words: WordReading[]; catalog: Catalog }
   | Exclude<Understanding, { kind: 'plan' }>;
 
 interface OrgIndex {
@@ -77,7 +78,7 @@ export async function orgIndex(deps: Pick<ServiceDeps, 'sql'>, orgId: string): P
   const built: OrgIndex = {
     at: Date.now(),
     catalog,
-    index: new ValueIndex(rows, vocabulary, valueAliases()),
+    index: new ValueIndex(rows, vocabulary, [...valueAliases(), ...knownValues(catalog)]),
     currencies,
     vocabulary: allKnown,
   };
