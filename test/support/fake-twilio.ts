@@ -26,7 +26,9 @@ import { parseTwiml, type TwimlVerb } from './twiml';
 // cold or warm transfer or a hang-up. A Media Stream attached to the call (`attachStream`) is stopped
 // when its instructions are replaced or the call ends, as Twilio stops a <Connect><Stream>.
 
-export type TwilioScript = 'answered' | 'busy' | 'no-answer' | 'machine' | 'failed' | 'lost' | 'reject' | 'drop' | 'live';
+export type TwilioScript = 'answered' | 'busy' | 'no-answer' | 'machine' | 'failed' | 'lost' | 'reject' | 'drop';
+/** A dialer's scripts, and `live`: answered, then in progress until hung up (the voice runtime's calls). */
+export type TwilioCallScript = TwilioScript | 'live';
 
 export interface FakeTwilioCall {
   sid: string;
@@ -109,13 +111,13 @@ export function signTwilio(authToken: string, url: string, params: Record<string
 
 const rfc2822 = (d: Date) => d.toUTCString().replace('GMT', '+0000');
 
-export async function startFakeTwilio(options: { stepMs?: number; script?: (to: string) => TwilioScript } = {}) {
+export async function startFakeTwilio(options: { stepMs?: number; script?: (to: string) => TwilioCallScript } = {}) {
   const accountSid = `AC${crypto.randomBytes(16).toString('hex')}`;
   const newToken = () => crypto.randomBytes(16).toString('hex');
   const accounts = new Map<string, { token: string; friendlyName: string; status: string; numbers: FakeTwilioNumber[] }>();
   const tokenOf = (sid: string) => accounts.get(sid)!.token;
   const stepMs = options.stepMs ?? 50;
-  const scripts = new Map<string, TwilioScript>();
+  const scripts = new Map<string, TwilioCallScript>();
   const calls = new Map<string, FakeTwilioCall>();
   /** Every create the fake accepted, by number. */
   const createsByNumber = new Map<string, number>();
@@ -141,7 +143,7 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
   let peak = 0;
   const gate = callHold();
   const timers = new Set<NodeJS.Timeout>();
-  const scriptOf = (to: string): TwilioScript => scripts.get(to) ?? options.script?.(to) ?? 'answered';
+  const scriptOf = (to: string): TwilioCallScript => scripts.get(to) ?? options.script?.(to) ?? 'answered';
 
   function error(res: http.ServerResponse, status: number, code: number, message: string): void {
     res.writeHead(status, { 'Content-Type': 'application/json' });
@@ -204,7 +206,7 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
   }
 
   /** Plays the call's scripted sequence: status changes, each followed by its callback. */
-  function play(c: FakeTwilioCall, script: TwilioScript): void {
+  function play(c: FakeTwilioCall, script: TwilioCallScript): void {
     const steps: { status: string; event: string; answeredBy?: string; final?: boolean; silent?: boolean }[] = [
       { status: 'initiated', event: 'initiated' },
     ];
@@ -596,7 +598,7 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
         if (p.name === 'Parameter' && p.attributes.name) parameters[p.attributes.name] = p.attributes.value ?? '';
       return { url: stream.attributes.url, parameters };
     },
-    script(number: string, script: TwilioScript) {
+    script(number: string, script: TwilioCallScript) {
       scripts.set(number, script);
     },
     /** Buys a number for the account. */
