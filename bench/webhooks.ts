@@ -21,7 +21,7 @@ import { startWorker, stopWorker } from './worker-process';
 // (receipt minus the message's timestamp) p50/p95/p99, the slow and recovered endpoints' completion times.
 
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
-const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 100);
+const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 50);
 const SCALE = Number(process.env.BENCH_WEBHOOK_SCALE ?? 10);
 const SLOW_MS = Number(process.env.BENCH_WEBHOOK_SLOW_MS ?? 250);
 const OUTAGE_MS = (600 / SCALE) * 1000;

@@ -169,14 +169,15 @@ export async function deliverDue(
   const endpoint = await db.getEndpoint(sql, orgId, endpointId);
   if (!endpoint) return { state: 'gone', delivered: 0, failed: 0, more: false, nextDueInMs: null };
   if (!endpoint.enabled) return { state: 'disabled', delivered: 0, failed: 0, more: false, nextDueInMs: null };
+  // Opened before anything is claimed: a secret that cannot be opened leaves the deliveries as they were.
+  const sealed = await db.getSealedSecrets(sql, orgId, endpointId);
+  if (!sealed) return { state: 'gone', delivered: 0, failed: 0, more: false, nextDueInMs: null };
+  const secrets = openSecrets(config, orgId, endpointId, sealed);
   const leaseSeconds = Math.ceil(stepBoundMs(config) / 1000);
   const due = await deliveries.claimDue(sql, orgId, endpointId, config.WEBHOOK_BATCH_SIZE, leaseSeconds);
   if (due.length === 0)
     return { state: 'active', delivered: 0, failed: 0, more: false, nextDueInMs: await deliveries.nextDueInMs(sql, orgId, endpointId) };
 
-  const sealed = await db.getSealedSecrets(sql, orgId, endpointId);
-  if (!sealed) return { state: 'gone', delivered: 0, failed: 0, more: false, nextDueInMs: null };
-  const secrets = openSecrets(config, orgId, endpointId, sealed);
   // In the order they fell due, at most WEBHOOK_ENDPOINT_CONCURRENCY in flight.
   const sent = await eachLimited(due, config.WEBHOOK_ENDPOINT_CONCURRENCY, (d) => send(config, endpoint.url, secrets, d));
   const records = due.map((d, i) => attemptRecord(config, endpoint.url, d, sent[i]!));
