@@ -6,6 +6,7 @@ import { loadConfig } from '../platform/core/config';
 import { mintVoiceSessionToken } from '../services/conversations/session-tokens';
 import { SimulatedCaller, type SpokenSentence } from '../test/support/voice/simulated-caller';
 import { synthesize } from '../test/support/voice/speech';
+import { startVoiceBenchEngine } from './voice-engine-env';
 import { startStubVoiceEngine } from './voice-stub-engine';
 
 // The voice runtime as a caller feels it: N simulated Twilio callers (test/support/voice/simulated-caller.ts)
@@ -26,7 +27,7 @@ import { startStubVoiceEngine } from './voice-stub-engine';
 //              with this machine's master key (the engine's DATA_DIR / ENCRYPTION_KEY); audit rows read from
 //              VOICE_BENCH_API_URL with VOICE_BENCH_API_KEY when both are set
 //   --stub     a naive in-process engine (bench/voice-stub-engine.ts) that shows what each figure catches
-//   neither    startEngineForBench() below
+//   neither    the engine as npm start runs it, with a published agent (bench/voice-engine-env.ts)
 //   --check    validates the script only
 // The caller speaks through the speech server (SPEECH_BASE_URL) or, without one, espeak-ng.
 
@@ -76,15 +77,9 @@ export interface BenchEngine {
   close(): Promise<void>;
 }
 
-/**
- * TODO(engine): start the engine for the bench as `npm start` runs it (Postgres, Temporal, the speech server,
- * the API and voice/main.ts on free ports), make an organization with a published agent and an API key,
- * and return tokens minted for it (channel 'twilio', a distinct `from` per call so its conversation is found).
- */
+/** The engine as `npm start` runs it, with a published agent (bench/voice-engine-env.ts). */
 export async function startEngineForBench(): Promise<BenchEngine> {
-  throw new EngineNotStarted(
-    'startEngineForBench is not written yet: give --engine ws://host:port (with VOICE_BENCH_TOKEN or VOICE_BENCH_ORG and VOICE_BENCH_AGENT) or --stub',
-  );
+  return startVoiceBenchEngine();
 }
 
 class EngineNotStarted extends Error {}

@@ -1,0 +1,106 @@
+import type { ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { startSpeechServer, type LocalSpeechServer } from '../dev-servers/speech-server';
+import { freePort } from '../dev-servers/ports';
+import { createChatModel } from '../platform/adapters/llm/chat-model-factory';
+import { ORGANIZATION_ID } from '../platform/core/temporal';
+import { findSpeechServer, findTemporalCli } from '../platform/core/tools';
+import { mintVoiceSessionToken } from '../services/conversations/session-tokens';
+import { createEngine } from '../voice/server';
+import { localSpeechStack } from '../voice/speech/local';
+import { jsonCaller, startBenchEnvironment } from './environment';
+import { startWorker, stopWorker } from './worker-process';
+
+// The engine as `npm start` runs it, for the voice bench: a throwaway Postgres, the Temporal dev server,
+// a worker process, the local speech server (or SPEECH_BASE_URL), the configured model (LLM_BASE_URL, else
+// the local one), and an organization with a published agent; tokens are minted for it per call.
+
+const AGENT_CONFIG = {
+  instructions: 'You are the front desk of Acme Parts, a car parts shop open nine to five on weekdays. Answer in one short sentence.',
+  first_speaker: 'user',
+  limits: { silence_timeout_seconds: 60, max_idle_prompts: 0 },
+  recording: { enabled: false },
+};
+
+export async function startVoiceBenchEngine() {
+  const cli = findTemporalCli();
+  if (!cli) throw new Error('temporal CLI not found: run `npm run tools` first');
+  const temporal = await TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: { type: 'existing-path', path: cli },
+      ip: '127.0.0.1',
+      searchAttributes: [ORGANIZATION_ID],
+      log: { format: 'json', level: 'error' },
+    },
+  });
+  let speech: LocalSpeechServer | undefined;
+  let speechBaseUrl = process.env.SPEECH_BASE_URL;
+  if (!speechBaseUrl) {
+    const command = findSpeechServer();
+    if (!command) throw new Error('the speech server is not installed: bash scripts/install-tools.sh speech');
+    speech = await startSpeechServer({ command, port: await freePort() });
+    speechBaseUrl = speech.url;
+  }
+  const llm: Record<string, string> = process.env.LLM_BASE_URL
+    ? { LLM_BASE_URL: process.env.LLM_BASE_URL, LLM_MODEL: process.env.LLM_MODEL ?? 'default' }
+    : {};
+  const env = await startBenchEnvironment({ TEMPORAL_ADDRESS: temporal.address, TEMPORAL_TASK_QUEUE: 'bench-voice', ...llm });
+  const workerDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vcrm-bench-voice-worker-'));
+  let worker: ChildProcess | undefined;
+  try {
+    worker = await startWorker({
+      DATABASE_URL: env.databaseUrl,
+      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_TASK_QUEUE: 'bench-voice',
+      DATA_DIR: workerDir,
+      ...llm,
+    });
+    const session = await env.deps.devIdp!.sign({
+      sub: 'bench',
+      org_id: 'bench-voice',
+      org_ids: ['bench-voice'],
+      permissions: ['api:read', 'api:manage', 'agents:manage', 'organizations:manage'],
+    });
+    const api = jsonCaller(env.baseUrl, () => session);
+    const agent = await api('POST', '/core/agents', { name: 'Bench front desk' });
+    await api('POST', `/core/agents/${agent.id}/versions`, { config: AGENT_CONFIG });
+    await api('POST', `/core/agents/${agent.id}/versions/1/publish`, {});
+    const key = await api('POST', '/organization-pats', { name: 'bench' });
+    const [org] = await env.deps.sql<{ id: string }[]>`SELECT id FROM organizations WHERE external_id = 'bench-voice'`;
+    const model = createChatModel(env.deps.config, env.deps.logger);
+    const engine = createEngine({ ...env.deps, speech: await localSpeechStack(speechBaseUrl), model, engineId: 'bench' });
+    await new Promise<void>((resolve) => engine.server.listen(0, '127.0.0.1', resolve));
+    const { port } = engine.server.address() as AddressInfo;
+    return {
+      url: `ws://127.0.0.1:${port}`,
+      speechBaseUrl,
+      api: { baseUrl: env.baseUrl, apiKey: key.pat_key as string },
+      model: model.name,
+      async session(call: number) {
+        const from = `+1555${String(call).padStart(7, '0')}`;
+        const { token } = await mintVoiceSessionToken(env.deps.config, { org: org!.id, agent: agent.id, channel: 'twilio', from }, 3600);
+        return { token, from, agentId: agent.id as string };
+      },
+      async close() {
+        for (const c of engine.live) await c.end({ reason: 'engine_stopped', status: 'failed' }, false);
+        engine.server.closeAllConnections();
+        engine.server.close();
+        await stopWorker(worker);
+        await env.close();
+        await speech?.stop();
+        await temporal.teardown();
+        fs.rmSync(workerDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await stopWorker(worker);
+    await env.close();
+    await speech?.stop();
+    await temporal.teardown();
+    throw error;
+  }
+}
