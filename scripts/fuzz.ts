@@ -143,6 +143,10 @@ const env: NodeJS.ProcessEnv = {
   DIALER_SIMULATED_LATENCY_MS: '200',
   // AI chat turns run on the local model here: one model call each keeps the fuzzer's CPU for the others.
   AI_CHAT_MAX_STEPS: '1',
+  // The fuzzer's thousands of requests from one key would spend a default quota in a minute and meet only
+  // 429s after it: quotas far above its rate (the limiter still runs; its own tests cover the 429).
+  RATE_LIMIT_KEY_REQUESTS: '100000000',
+  RATE_LIMIT_ORG_REQUESTS: '100000000',
 };
 // The telephony providers (Twilio, Vapi) as they answer keys they do not know: 401 to every request, so
 // connecting a telephony account is refused (400), never a 502 from a provider this machine cannot reach.

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import uuid
 from typing import Any
 
 import schemathesis
@@ -45,6 +46,15 @@ def ordered_window(start: str, end: str) -> tuple[str, str]:
     if minutes(start) > minutes(end):
         return end, start
     return ("00:00", start) if start != "00:00" else ("00:00", "23:59")
+
+
+@schemathesis.hook("map_case")
+def fresh_idempotency_key(context: Any, case: Any) -> Any:
+    """An Idempotency-Key names one request: a positive case reusing another case's key is 422, so each gets its own."""
+    headers = case.headers
+    if is_positive(case) and headers and "Idempotency-Key" in headers:
+        headers["Idempotency-Key"] = str(uuid.uuid4())
+    return case
 
 
 @schemathesis.hook("map_case").apply_to(operation_id="createCampaignCampaign")
