@@ -117,14 +117,15 @@ export const ReplyBody = z
       .openapi({ description: 'Same as body_html (the earlier name); send at most one of the two' }),
   })
   .refine((b) => (b.body === undefined) !== (b.text === undefined), { message: 'Send exactly one of body or text', path: ['body'] })
-  .refine((b) => b.body_html === undefined || b.html === undefined, {
+  // Two HTML texts (null counts as none) would leave the reply's HTML to a guess.
+  .refine((b) => b.body_html == null || b.html == null, {
     message: 'Send at most one of body_html or html',
     path: ['body_html'],
   })
   .openapi('OutreachReply', {
     description: 'Exactly one of `body` or `text` (the same field under its earlier name), and at most one of `body_html` or `html`',
     oneOf: [{ required: ['body'] }, { required: ['text'] }],
-    not: { required: ['body_html', 'html'] },
+    not: { properties: { body_html: { type: 'string' }, html: { type: 'string' } }, required: ['body_html', 'html'] },
   });
 
 /** The reply's text and HTML, whichever names they came under. */
