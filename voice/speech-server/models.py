@@ -15,7 +15,7 @@ from vad import SileroVad
 
 log = logging.getLogger("speech")
 
-DEFAULT_STT = "whisper-tiny.en"
+DEFAULT_STT = "whisper-base"  # measured against whisper-tiny.en: docs/decisions/voice.md
 
 
 def stt_models(models: Path) -> list[str]:

@@ -1,6 +1,6 @@
 """The local speech server: voice activity, speech recognition, end of turn and a voice, on the CPU.
 
-    python speech_server.py --port 8099 [--models .tools/speech-models] [--stt whisper-tiny.en]
+    python speech_server.py --port 8099 [--models .tools/speech-models] [--stt whisper-base]
 
 GET  /health                                   200 {"vad", "stt", "tts", "turn"} once every model is loaded
 WS   /v1/listen?sample_rate=8000|16000&language=en[&partials=0]
@@ -217,7 +217,7 @@ def main() -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--models", default=str(ROOT / ".tools" / "speech-models"), help="folder written by install_models.py")
-    parser.add_argument("--stt", default=DEFAULT_STT, help="recognizer folder under <models>/stt")
+    parser.add_argument("--stt", default=os.environ.get("SPEECH_STT", DEFAULT_STT), help="recognizer folder under <models>/stt (env SPEECH_STT)")
     parser.add_argument("--context", choices=("fit", "full"), default="fit", help="Whisper's window: the utterance, or 30 s")
     parser.add_argument("--threads", type=int, default=1, help="threads per model call")
     parser.add_argument("--workers", type=int, default=2, help="model calls at once (streams served in parallel)")
