@@ -26,6 +26,7 @@ type Service = {
   ports?: (string | number)[];
   volumes?: string[];
   healthcheck?: { test?: string | string[]; start_period?: string };
+  stop_grace_period?: string;
 };
 const compose = parse(read('docker-compose.yml')) as { services: Record<string, Service> };
 const services = compose.services;
@@ -100,8 +101,10 @@ describe('docker-compose.yml', () => {
       'temporal-ui',
       'minio',
       'embeddings',
+      'speech',
       'api',
       'worker',
+      'voice',
     ]) {
       expect(services, name).toHaveProperty(name);
     }
@@ -363,6 +366,101 @@ describe('docker-compose.yml: models and health', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+/** A compose duration ("45s", "1m30s") in seconds. */
+function seconds(duration: string | undefined): number {
+  let total = 0;
+  for (const [, n, unit] of (duration ?? '').matchAll(/(\d+)(h|m|s)/g))
+    total += Number(n) * { h: 3600, m: 60, s: 1 }[unit as 'h' | 'm' | 's'];
+  return total;
+}
+
+describe('docker-compose.yml: the conversation engine and the speech server', () => {
+  const voice = services.voice!;
+  const speech = services.speech!;
+  const image = dockerfile('docker/speech.Dockerfile');
+  const cmd = JSON.parse(image.text.match(/^CMD (\[.*\])$/m)![1]!) as string[];
+  const speechPort = cmd[cmd.indexOf('--port') + 1]!;
+
+  it('runs the engine from the api image with the voice script and the same environment', () => {
+    const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+    expect(voice.build).toEqual(services.api!.build);
+    expect(voice.image).toEqual(services.api!.image);
+    expect([voice.command].flat().join(' ')).toBe(scripts.voice);
+    expect(env(voice)).toEqual(env(services.api!));
+  });
+
+  it('publishes the engine on VOICE_PORT and health-checks its /health there', () => {
+    const config = loadConfig(resolvedAppEnv());
+    expect(config.VOICE_PORT).toBe(8001);
+    expect(voice.ports?.map(String)).toContain(`${config.VOICE_PORT}:${config.VOICE_PORT}`);
+    expect([voice.healthcheck?.test].flat().join(' ')).toContain(`http://127.0.0.1:${config.VOICE_PORT}/health`);
+    expect(voice.healthcheck?.start_period).toBeDefined();
+    // Unset, the public address is the published port; set, a wss:// address in front of it.
+    expect(config.VOICE_PUBLIC_URL).toBeUndefined();
+    expect(loadConfig(resolvedAppEnv({ VOICE_PUBLIC_URL: 'wss://voice.example.com' })).VOICE_PUBLIC_URL).toBe('wss://voice.example.com');
+  });
+
+  it('stops the engine only after its live calls had VOICE_DRAIN_SECONDS to finish', () => {
+    const drain = loadConfig(resolvedAppEnv()).VOICE_DRAIN_SECONDS;
+    expect(drain).toBe(30);
+    expect(seconds(voice.stop_grace_period)).toBeGreaterThanOrEqual(drain + 10);
+    // init forwards SIGTERM to node, which drains on it.
+    expect((voice as { init?: boolean }).init).toBe(true);
+  });
+
+  it('points the engine at the speech service, on the port its image listens on, and waits for it and the migrations', () => {
+    for (const extra of [{}, { SPEECH_BASE_URL: '' }] as Record<string, string>[]) {
+      const url = new URL(loadConfig(resolvedAppEnv(extra)).SPEECH_BASE_URL!);
+      expect(url.hostname).toBe('speech');
+      expect(url.port).toBe(speechPort);
+    }
+    expect(voice.depends_on).toMatchObject({
+      speech: { condition: 'service_healthy' },
+      api: { condition: 'service_healthy' },
+      'temporal-namespace': { condition: 'service_completed_successfully' },
+    });
+    expect(image.text).toMatch(new RegExp(`^EXPOSE ${speechPort}$`, 'm'));
+    expect([speech.healthcheck?.test].flat().join(' ')).toContain(`http://127.0.0.1:${speechPort}/health`);
+    expect(image.text).toContain(`http://127.0.0.1:${speechPort}/health`);
+    expect(speech.healthcheck?.start_period).toBeDefined();
+    // aiohttp gives open listening streams up to 60 s after SIGTERM.
+    expect(seconds(speech.stop_grace_period)).toBeGreaterThan(60);
+  });
+
+  it('builds the speech image with the installer npm start uses, from the same pinned python image, without root', () => {
+    const version = (JSON.parse(read('package.json')) as { version: string }).version;
+    expect(speech.build).toEqual({ context: '.', dockerfile: 'docker/speech.Dockerfile' });
+    expect(speech.image).toBe(`voice-crm-speech:${version}`);
+    // Both stages on the Python image the other Dockerfiles pin, so the venv's interpreter is where it was built.
+    expect(image.froms.map((f) => f.image)).toEqual([
+      dockerfile('Dockerfile').args.PYTHON_IMAGE,
+      dockerfile('Dockerfile').args.PYTHON_IMAGE,
+    ]);
+    expect(image.froms[0]!.image).toMatch(/^python:\d+\.\d+\.\d+-slim-bookworm$/);
+    // The install stage runs the installer's `speech` step (pinned requirements, RECORD-checked model files)
+    // with the files it reads, as a numeric user other than root (so it installs no Debian packages).
+    const install = image.text.slice(0, image.text.indexOf('\nFROM ', image.text.indexOf('AS install')));
+    expect(install).toMatch(/^COPY scripts\/install-tools\.sh scripts\/install-tools\.sh$/m);
+    expect(install).toMatch(
+      /^COPY voice\/speech-server\/requirements\.txt voice\/speech-server\/install_models\.py voice\/speech-server\/$/m,
+    );
+    expect(install).toMatch(/^RUN bash scripts\/install-tools\.sh speech$/m);
+    expect(install.match(/^USER\s+(\S+)/m)?.[1]).toMatch(/^[1-9]\d*$/);
+    expect(read('scripts/install-tools.sh')).toMatch(
+      /local requirements="\$root\/voice\/speech-server\/requirements\.txt" speech_venv="\$tools\/speech-venv"/,
+    );
+    // The runtime: the venv and the models where the installer put them, the server's files, a numeric user.
+    const users = [...image.text.matchAll(/^USER\s+(\S+)/gm)].map((m) => m[1]!);
+    expect(users.at(-1)).toMatch(/^[1-9]\d*$/);
+    expect(image.text).toMatch(/^WORKDIR \/app$/m);
+    expect(image.text).toMatch(/^COPY voice\/speech-server\/\*\.py voice\/speech-server\/$/m);
+    expect(cmd.slice(0, 2)).toEqual(['/app/.tools/speech-venv/bin/python', 'voice/speech-server/speech_server.py']);
+    expect(cmd[cmd.indexOf('--models') + 1]).toBe('/app/.tools/speech-models');
+    expect(cmd[cmd.indexOf('--host') + 1]).toBe('0.0.0.0');
+    expect(image.env.HF_HUB_OFFLINE).toBe('1');
   });
 });
 

@@ -42,6 +42,11 @@ type Container = {
   volumeMounts?: { name: string; mountPath: string }[];
 };
 type Probe = { httpGet?: { path: string; port: string }; exec?: { command: string[] } };
+type PodSpec = {
+  containers: (Container & { lifecycle?: { preStop?: { exec?: { command: string[] } } }; securityContext?: Record<string, unknown> })[];
+  volumes?: unknown[];
+  terminationGracePeriodSeconds?: number;
+};
 
 function render(values: string[], set: string[] = []): { objects: K8sObject[]; error: string } {
   const args = ['template', 'voice-crm', copy, '--kube-version', '1.33.0', ...values.flatMap((v) => ['-f', path.join(chartDir, v)])];
@@ -186,6 +191,160 @@ describe.skipIf(!fs.existsSync(helm))('Helm chart deploy/helm/voice-crm', () => 
     expect(container(worker).envFrom).toContainEqual({ secretRef: { name: 'voice-crm-config' } });
     expect(container(worker).volumeMounts).toContainEqual({ name: 'temporal-tls', mountPath: '/etc/temporal-tls', readOnly: true });
     expect(podSpec(worker).volumes).toContainEqual({ name: 'temporal-tls', secret: { secretName: 'temporal-client-tls' } });
+  });
+
+  it('runs the conversation engine from the app image with the voice script and the app configuration, probed on /health', () => {
+    const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+    const api = container(find(defaults.objects, 'Deployment', '-api'));
+    const deployment = find(defaults.objects, 'Deployment', '-voice');
+    const voice = container(deployment);
+    expect(voice.image).toBe(api.image);
+    expect(voice.command!.join(' ')).toBe(scripts.voice);
+    expect(voice.envFrom).toEqual(api.envFrom);
+    expect(voice.volumeMounts).toEqual(api.volumeMounts);
+    // It listens on VOICE_PORT, which the ConfigMap sets from the same value as the container's port.
+    const configMap = data(find(defaults.objects, 'ConfigMap', 'voice-crm'));
+    const port = voice.ports!.find((p) => p.name === 'ws')!;
+    expect(port.containerPort).toBe(Number(configMap.VOICE_PORT));
+    expect(port.containerPort).toBe(8001);
+    // /health is the engine's own route: 503 while draining, so the readiness probe takes a draining pod out.
+    expect(read('voice/server.ts')).toContain("req.url === '/health'");
+    for (const probe of [voice.startupProbe, voice.readinessProbe, voice.livenessProbe])
+      expect(probe?.httpGet).toEqual({ path: '/health', port: 'ws' });
+    // The Service forwards its port to the pods' WebSocket port.
+    const service = find(defaults.objects, 'Service', '-voice') as unknown as {
+      spec: { selector: Record<string, string>; ports: { name: string; targetPort: string; appProtocol?: string }[] };
+    };
+    expect(service.spec.selector).toEqual(
+      (deployment as unknown as { spec: { selector: { matchLabels: Record<string, string> } } }).spec.selector.matchLabels,
+    );
+    expect(service.spec.ports[0]).toMatchObject({ targetPort: 'ws', appProtocol: 'kubernetes.io/ws' });
+    // A PodDisruptionBudget keeps an engine up through voluntary disruptions.
+    const pdb = find(defaults.objects, 'PodDisruptionBudget', '-voice') as unknown as { spec: { selector: { matchLabels: unknown } } };
+    expect(pdb.spec.selector.matchLabels).toEqual(service.spec.selector);
+  });
+
+  it('gives an engine pod the pre-stop sleep and VOICE_DRAIN_SECONDS before it is killed, from one value', () => {
+    for (const [drain, objects] of [
+      [30, defaults.objects],
+      [600, render(['ci/default-values.yaml'], ['voice.drainSeconds=600']).objects],
+    ] as const) {
+      const configMap = data(find(objects, 'ConfigMap', 'voice-crm'));
+      expect(Number(configMap.VOICE_DRAIN_SECONDS)).toBe(drain);
+      expect(loadConfig({ ...configMap, ...data(find(objects, 'Secret', '-config')) }).VOICE_DRAIN_SECONDS).toBe(drain);
+      const pod = podSpec(find(objects, 'Deployment', '-voice')) as PodSpec;
+      const sleep = Number(pod.containers[0]!.lifecycle!.preStop!.exec!.command.at(-1));
+      expect(pod.containers[0]!.lifecycle!.preStop!.exec!.command[0]).toBe('sleep');
+      expect(sleep).toBeGreaterThan(0);
+      expect(pod.terminationGracePeriodSeconds!).toBeGreaterThanOrEqual(sleep + drain + 10);
+    }
+  });
+
+  it('runs the speech server from its own image, with SPEECH_BASE_URL pointing at its Service', () => {
+    const configMap = data(find(defaults.objects, 'ConfigMap', 'voice-crm'));
+    const config = loadConfig({ ...configMap, ...data(find(defaults.objects, 'Secret', '-config')) });
+    const url = new URL(config.SPEECH_BASE_URL!);
+    const service = find(defaults.objects, 'Service', '-speech') as unknown as { spec: { ports: { port: number; targetPort: string }[] } };
+    expect(url.hostname).toBe(find(defaults.objects, 'Service', '-speech').metadata.name);
+    expect(Number(url.port)).toBe(service.spec.ports[0]!.port);
+    const pod = podSpec(find(defaults.objects, 'Deployment', '-speech')) as PodSpec;
+    const speech = pod.containers[0]!;
+    const appVersion = (chartYaml.toJS() as { appVersion: string }).appVersion;
+    expect(speech.image).toBe(`voice-crm-speech:${appVersion}`);
+    // The image's server, venv and models (docker/speech.Dockerfile), on the port the Service targets.
+    const command = speech.command!;
+    const arg = (flag: string) => command[command.indexOf(flag) + 1];
+    expect(command.slice(0, 2)).toEqual(['/app/.tools/speech-venv/bin/python', 'voice/speech-server/speech_server.py']);
+    expect(arg('--host')).toBe('0.0.0.0');
+    expect(arg('--models')).toBe('/app/.tools/speech-models');
+    expect(Number(arg('--threads'))).toBeGreaterThan(0);
+    expect(Number(arg('--workers'))).toBeGreaterThan(0);
+    const port = speech.ports!.find((p) => p.name === service.spec.ports[0]!.targetPort)!;
+    expect(Number(arg('--port'))).toBe(port.containerPort);
+    expect(port.containerPort).toBe(Number(url.port));
+    const dockerfile = read('docker/speech.Dockerfile');
+    for (const path of ['/app/.tools/speech-venv', '/app/.tools/speech-models'])
+      expect(dockerfile).toContain(`COPY --from=install ${path} ${path}`);
+    expect(dockerfile).toMatch(/^WORKDIR \/app$/m);
+    // Probed on the server's /health, answered once every model is loaded.
+    expect(read('voice/speech-server/speech_server.py')).toContain('app.router.add_get("/health", health)');
+    for (const probe of [speech.startupProbe, speech.readinessProbe, speech.livenessProbe])
+      expect(probe?.httpGet).toEqual({ path: '/health', port: 'http' });
+    // Read-only root filesystem: HOME (the image sets /tmp) is a writable volume.
+    expect(speech.securityContext).toMatchObject({ readOnlyRootFilesystem: true });
+    expect(dockerfile).toMatch(/^\s+HOME=\/tmp\b/m);
+    expect(speech.volumeMounts).toContainEqual({ name: 'tmp', mountPath: '/tmp' });
+    // The user the image runs as (numeric), which the pod asserts.
+    const users = [...dockerfile.matchAll(/^USER\s+(\S+)/gm)].map((m) => m[1]!);
+    expect(
+      (
+        find(defaults.objects, 'Deployment', '-speech') as unknown as {
+          spec: { template: { spec: { securityContext: { runAsUser: number } } } };
+        }
+      ).spec.template.spec.securityContext.runAsUser,
+    ).toBe(Number(users.at(-1)));
+    // aiohttp gives open listening streams up to 60 s after SIGTERM: the grace period covers it and the pre-stop sleep.
+    const sleep = Number(speech.lifecycle!.preStop!.exec!.command.at(-1));
+    expect(pod.terminationGracePeriodSeconds!).toBeGreaterThan(60 + sleep);
+    find(defaults.objects, 'PodDisruptionBudget', '-speech');
+  });
+
+  it('hands out the engine at voice.publicUrl, or at wss://<host> of the chart’s Ingress, which routes to the engine', () => {
+    const config = loadConfig({
+      ...data(find(defaults.objects, 'ConfigMap', 'voice-crm')),
+      ...data(find(defaults.objects, 'Secret', '-config')),
+    });
+    expect(config.VOICE_PUBLIC_URL).toBe('wss://voice.example.com');
+    expect(defaults.objects.filter((o) => o.kind === 'Ingress')).toEqual([]);
+
+    const ingress = find(external.objects, 'Ingress', '-voice') as unknown as {
+      spec: {
+        ingressClassName: string;
+        tls: { hosts: string[]; secretName: string }[];
+        rules: { host: string; http: { paths: { backend: { service: { name: string; port: { name: string } } } }[] } }[];
+      };
+    };
+    const host = ingress.spec.rules[0]!.host;
+    expect(data(find(external.objects, 'ConfigMap', 'voice-crm')).VOICE_PUBLIC_URL).toBe(`wss://${host}`);
+    expect(ingress.spec.tls[0]!.hosts).toEqual([host]);
+    expect(ingress.spec.rules[0]!.http.paths[0]!.backend.service).toEqual({
+      name: find(external.objects, 'Service', '-voice').metadata.name,
+      port: { name: 'ws' },
+    });
+    // Scaled on CPU, in slowly: a removed engine drains its calls first.
+    const hpa = find(external.objects, 'HorizontalPodAutoscaler', '-voice') as unknown as {
+      spec: { scaleTargetRef: { name: string }; behavior?: { scaleDown?: { stabilizationWindowSeconds: number } } };
+    };
+    expect(hpa.spec.scaleTargetRef.name).toBe(find(external.objects, 'Deployment', '-voice').metadata.name);
+    expect(hpa.spec.behavior?.scaleDown?.stabilizationWindowSeconds).toBeGreaterThanOrEqual(300);
+    expect((find(external.objects, 'Deployment', '-voice') as unknown as { spec: { replicas?: number } }).spec.replicas).toBeUndefined();
+    // The engine reads Temporal's client certificate like the worker.
+    expect(container(find(external.objects, 'Deployment', '-voice')).volumeMounts).toContainEqual({
+      name: 'temporal-tls',
+      mountPath: '/etc/temporal-tls',
+      readOnly: true,
+    });
+  });
+
+  it('refuses a render where the engine has no public address, a wrong one, no speech service, or values the chart owns set elsewhere', () => {
+    expect(render(['ci/default-values.yaml'], ['voice.publicUrl=']).error).toMatch(/voice: set voice.publicUrl/);
+    expect(render(['ci/default-values.yaml'], ['voice.publicUrl=https://voice.example.com']).error).toMatch(
+      /must be a ws:\/\/ or wss:\/\/ URL/,
+    );
+    expect(render(['ci/default-values.yaml'], ['speech.enabled=false']).error).toMatch(/speech: the voice engine needs/);
+    expect(render(['ci/default-values.yaml'], ['config.VOICE_DRAIN_SECONDS=10']).error).toMatch(
+      /config.VOICE_DRAIN_SECONDS: the chart sets it/,
+    );
+    expect(render(['ci/default-values.yaml'], ['secret.values.VOICE_DRAIN_SECONDS=10']).error).toMatch(/voice.drainSeconds/);
+    expect(render(['ci/default-values.yaml'], ['voice.ingress.enabled=true']).error).toMatch(/voice.ingress.host is required/);
+    // Another speech server by address, or no engine at all, renders.
+    const outside = render(
+      ['ci/default-values.yaml'],
+      ['speech.enabled=false', 'secret.values.SPEECH_BASE_URL=http://speech.internal:8099'],
+    );
+    expect(outside.error).toBe('');
+    expect(outside.objects.filter((o) => o.metadata.name.endsWith('-speech'))).toEqual([]);
+    expect(render(['ci/default-values.yaml'], ['voice.enabled=false', 'voice.publicUrl=', 'speech.enabled=false']).error).toBe('');
   });
 
   it('refuses a render without Temporal, without the required secrets, or without any embeddings service', () => {

@@ -92,3 +92,21 @@ exec:
     - -e
     - {{ printf "const s = require('node:fs').statSync('/app/.data/worker-heartbeat.json', { throwIfNoEntry: false }); process.exit(s && Date.now() - s.mtimeMs < %d ? 0 : 1)" (mul (int .Values.worker.heartbeatMaxAgeSeconds) 1000) | quote }}
 {{- end -}}
+
+{{/* VOICE_PUBLIC_URL: voice.publicUrl, else wss://<voice.ingress.host> when the chart's Ingress is on. */}}
+{{- define "voice-crm.voicePublicUrl" -}}
+{{- if .Values.voice.publicUrl -}}
+{{- .Values.voice.publicUrl -}}
+{{- else if and .Values.voice.ingress.enabled .Values.voice.ingress.host -}}
+{{- printf "wss://%s" .Values.voice.ingress.host -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The voice pod's grace period: the pre-stop sleep, the drain, then ending what is still live. */}}
+{{- define "voice-crm.voiceGraceSeconds" -}}
+{{- add (int .Values.voice.preStopSleepSeconds) (int .Values.voice.drainSeconds) (int .Values.voice.shutdownSeconds) -}}
+{{- end -}}
+
+{{- define "voice-crm.speechImage" -}}
+{{- printf "%s:%s" .Values.speech.image.repository (default .Chart.AppVersion .Values.speech.image.tag) -}}
+{{- end -}}
