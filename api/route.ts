@@ -239,8 +239,8 @@ export interface RouteGuardPlan {
   headers?: Record<string, z.ZodType>;
   /** Once the caller is authenticated, before its auth rule is applied and before the body is read. */
   admit?(ctx: Koa.Context, auth: RequestAuth): void | Promise<void>;
-  /** Around the handler once the inputs are parsed: `respond` runs it and writes its answer into ctx. */
-  around?(ctx: Koa.Context, auth: RequestAuth, respond: () => Promise<void>): Promise<void>;
+  /** Around the handler once the inputs are parsed: `respond` runs it, writes its answer into ctx and returns it. */
+  around?(ctx: Koa.Context, auth: RequestAuth, respond: () => Promise<Reply>): Promise<void>;
 }
 
 export interface RouteGuard {
@@ -327,6 +327,7 @@ export class Routes {
         if (r.headers) ctx.set(r.headers);
         if (r.contentType) ctx.type = r.contentType;
         if (r.body !== undefined) ctx.body = r.body;
+        return r;
       };
       if (around && auth) await around(ctx, auth, respond);
       else await respond();

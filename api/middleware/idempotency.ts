@@ -5,7 +5,7 @@ import { type Answer, IdempotencyKeys, type KeyScope, fingerprintOf } from '../.
 import type { RequestAuth } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { HttpError, ValidationError } from '../errors';
-import type { GuardedRoute, ResponseSpec, RouteGuard } from '../route';
+import type { GuardedRoute, Reply, ResponseSpec, RouteGuard } from '../route';
 import { ErrorBody, ValidationErrorBody } from '../schemas/common';
 import { errorHandler } from './errors';
 import { principalOf } from './rate-limits';
@@ -62,15 +62,18 @@ function parseKey(value: string): string {
   return value;
 }
 
-/** What the handler answered, to keep; undefined for what is not kept (a 5xx, a stream, bytes). */
+/** A body as the answer carries it; undefined for what cannot be kept (a stream, bytes). */
+function bodyText(body: unknown): string | undefined {
+  if (body === null || body === undefined) return '';
+  if (typeof body === 'string') return body;
+  if (Buffer.isBuffer(body) || typeof (body as { pipe?: unknown }).pipe === 'function') return undefined;
+  return JSON.stringify(body);
+}
+
+/** What the request answered, to keep; undefined for what is not kept (a 5xx, a stream, bytes). */
 function answerOf(ctx: Koa.Context, before: Set<string>): Answer | undefined {
-  if (ctx.status >= 500) return undefined;
-  const body: unknown = ctx.body;
-  let text: string;
-  if (body === null || body === undefined) text = '';
-  else if (typeof body === 'string') text = body;
-  else if (Buffer.isBuffer(body) || typeof (body as { pipe?: unknown }).pipe === 'function') return undefined;
-  else text = JSON.stringify(body);
+  const text = bodyText(ctx.body);
+  if (ctx.status >= 500 || text === undefined) return undefined;
   // The headers the route set (its own, Content-Type), not those of this request (request id, rate limits).
   const headers: Answer['headers'] = {};
   for (const [name, value] of Object.entries(ctx.response.headers)) {
@@ -78,6 +81,20 @@ function answerOf(ctx: Koa.Context, before: Set<string>): Answer | undefined {
     headers[name] = Array.isArray(value) ? value : String(value);
   }
   return { status: ctx.status, headers, body: text };
+}
+
+/**
+ * What the handler answered after its request had been answered already (its deadline passed: 503), from
+ * the handler's own reply, since the response can no longer take it: the retry gets what was done.
+ */
+function lateAnswerOf(r: Reply): Answer | undefined {
+  const text = bodyText(r.body);
+  if (r.status >= 500 || text === undefined) return undefined;
+  const headers: Answer['headers'] = Object.fromEntries(Object.entries(r.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+  if (text !== '')
+    headers['content-type'] =
+      r.contentType ?? (typeof r.body === 'string' ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8');
+  return { status: r.status, headers, body: text };
 }
 
 function replay(ctx: Koa.Context, answer: Answer): void {
@@ -137,9 +154,12 @@ export function createIdempotencyGuard(deps: Pick<AppDeps, 'config' | 'sql' | 'l
     return documented;
   };
 
-  const around = async (ctx: Koa.Context, auth: RequestAuth, respond: () => Promise<void>): Promise<void> => {
+  const around = async (ctx: Koa.Context, auth: RequestAuth, respond: () => Promise<Reply>): Promise<void> => {
     const sent = ctx.headers['idempotency-key'];
-    if (sent === undefined) return respond();
+    if (sent === undefined) {
+      await respond();
+      return;
+    }
     const key = parseKey(Array.isArray(sent) ? sent.join(', ') : sent);
     const scope: KeyScope = { orgId: auth.orgId!, principal: principalOf(auth), key };
     const raw = (ctx.request as { rawBody?: string }).rawBody ?? '';
@@ -155,13 +175,16 @@ export function createIdempotencyGuard(deps: Pick<AppDeps, 'config' | 'sql' | 'l
     if (claimed.kind === 'replay') return replay(ctx, claimed.answer);
 
     const before = new Set(Object.keys(ctx.response.headers));
+    let answer: Answer | undefined;
     try {
-      await respond();
+      const r = await respond();
+      answer = ctx.headerSent ? lateAnswerOf(r) : answerOf(ctx, before);
     } catch (error) {
-      // The error becomes its answer here, as the error handler would make it further out, so it can be kept.
+      // The error becomes its answer here, as the error handler would make it further out, so it can be kept
+      // (unless the request was answered already: a failure after the deadline frees the key).
       await errorHandler()(ctx, () => Promise.reject(error));
+      answer = ctx.headerSent ? undefined : answerOf(ctx, before);
     }
-    const answer = answerOf(ctx, before);
     try {
       if (answer) await keys.complete(scope, claimed.claim, answer);
       else await keys.release(scope, claimed.claim);

@@ -47,6 +47,24 @@ const probeRoutes: AreaRoutes = (routes) => {
   });
 };
 
+let lateCalls = 0;
+/** A route that answers after the request's deadline (REQUEST_TIMEOUT_MS of the context that adds it). */
+const lateRoutes: AreaRoutes = (routes) => {
+  routes.add({
+    method: 'post',
+    path: '/test/idempotency/late',
+    tag: 'Service Health',
+    summary: 'answers 1.5 s after it was called',
+    auth: { scope: 'crmManage' },
+    responses: { 200: { description: 'the call', schema: z.object({ calls: z.number() }) } },
+    handler: async () => {
+      const call = ++lateCalls;
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      return { calls: call };
+    },
+  });
+};
+
 let ctx: TestContext;
 let t: Tenant;
 beforeAll(async () => {
@@ -240,6 +258,32 @@ describe('what is kept', () => {
     await expect
       .poll(async () => (await ctx.deps.sql`SELECT 1 FROM idempotency_keys WHERE key = 'old'`).length, { timeout: 10_000 })
       .toBe(0);
+  });
+});
+
+describe('a request past its deadline', () => {
+  it('leaves what its handler answered after the 503 for the retry, rather than running it again', async () => {
+    const late = await createTestContext({
+      extraAreas: [lateRoutes],
+      env: { REQUEST_TIMEOUT_MS: '1000', DATABASE_STATEMENT_TIMEOUT_MS: '300', DATABASE_RESPONSE_TIMEOUT_MS: '500' },
+    });
+    try {
+      const tenant = await newTenant(late);
+      const key = newKey();
+      const send = () => late.request('POST', '/test/idempotency/late', { token: tenant.session, headers: { 'Idempotency-Key': key } });
+      const first = await send();
+      expect(first.status).toBe(503);
+      await expect
+        .poll(async () => (await late.deps.sql`SELECT status FROM idempotency_keys WHERE key = ${key}`)[0]?.status, { timeout: 10_000 })
+        .toBe(200);
+      const retry = await send();
+      expect(retry.status).toBe(200);
+      expect(retry.headers.get('idempotent-replayed')).toBe('true');
+      expect(retry.body).toEqual({ calls: 1 });
+      expect(lateCalls).toBe(1);
+    } finally {
+      await late.close();
+    }
   });
 });
 
