@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { trimmedText } from './trimmed-text';
+import { TRIMMED, trimmedText } from './trimmed-text';
 
 // Rules of an agent's widgets: the origins that may embed one, its look, and the bounds of a session.
 // Zod's own `.meta` (not `.openapi`): domain schemas are imported without the OpenAPI extension.
@@ -13,15 +13,17 @@ export const WIDGET_SESSION_TTL_SECONDS = 120;
 const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
 /** The last label begins with a letter: no IP addresses over https (a browser's Origin would name them otherwise). */
 const TOP_LABEL = '[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
-const PORT = '(?::(?:6553[0-5]|655[0-2]\\d|65[0-4]\\d{2}|6[0-4]\\d{3}|[1-5]\\d{4}|[1-9]\\d{0,3}))?';
+const PORT = '(?::(?:6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[1-9][0-9]{0,3}))?';
 
 /**
  * An origin a widget may be embedded on: `https://host[:port]`, or plain http on the loopback names only
  * (`http://localhost[:port]`, `http://127.0.0.1[:port]`), for development. No path (a trailing `/` is
- * dropped), no query, no user, no wildcard: a browser's `Origin` header is compared with it exactly.
+ * dropped), no query, no user, no wildcard: a browser's `Origin` header is compared with it exactly. White
+ * space around it is trimmed first, and the document's pattern says so (as trimmed names do).
  */
-export const ORIGIN_PATTERN = `^(?:https://(?:${LABEL}\\.)*${TOP_LABEL}|http://(?:localhost|127\\.0\\.0\\.1))${PORT}/?$`;
-const ORIGIN = new RegExp(ORIGIN_PATTERN);
+const ORIGIN_BODY = `(?:https://(?:${LABEL}\\.)*${TOP_LABEL}|http://(?:localhost|127\\.0\\.0\\.1))${PORT}/?`;
+export const ORIGIN_PATTERN = `^[${TRIMMED}]*${ORIGIN_BODY}[${TRIMMED}]*$`;
+const ORIGIN = new RegExp(`^${ORIGIN_BODY}$`);
 
 /** The origin as a browser serializes it: lower case, without a trailing slash or the scheme's default port. */
 export function normalizeOrigin(origin: string): string {
@@ -32,6 +34,7 @@ export function normalizeOrigin(origin: string): string {
 export const WidgetOrigin = z
   .string()
   .max(300)
+  .trim()
   .regex(ORIGIN, 'must be an origin https://host[:port], or http://localhost[:port] or http://127.0.0.1[:port], without a path')
   .transform(normalizeOrigin)
   .meta({ pattern: ORIGIN_PATTERN, example: 'https://www.example.com' });
@@ -56,9 +59,14 @@ const fields = {
   greeting: trimmedText(500).nullable().meta({ description: 'text shown to the visitor above the button (not spoken)' }),
   theme_color: z
     .string()
+    .trim()
     .regex(/^#[0-9A-Fa-f]{6}$/, 'must be a color #rrggbb')
     .transform((color) => color.toLowerCase())
-    .meta({ pattern: '^#[0-9A-Fa-f]{6}$', example: '#0f766e', description: 'the button and accent color, #rrggbb' }),
+    .meta({
+      pattern: `^[${TRIMMED}]*#[0-9A-Fa-f]{6}[${TRIMMED}]*$`,
+      example: '#0f766e',
+      description: 'the button and accent color, #rrggbb',
+    }),
   button_label: trimmedText(40).meta({ description: 'the label of the floating button and of the start button' }),
   position: z.enum(WIDGET_POSITIONS).meta({ description: 'the corner of the page the floating button sits in' }),
 };

@@ -8,7 +8,7 @@ import { z } from 'zod';
 // Zod's own `.meta` (not `.openapi`): the worker imports domain schemas without the OpenAPI extension.
 
 /** The characters String.prototype.trim removes: ECMAScript WhiteSpace and LineTerminator. */
-const TRIMMED = '\\u0009-\\u000d\\u0020\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
+export const TRIMMED = '\\u0009-\\u000d\\u0020\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff';
 
 /** The pattern of a text of 1 to `max` characters once trimmed, none of them among `without` (escaped for a class). */
 export function trimmedPattern(max: number, without = ''): string {

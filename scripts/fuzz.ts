@@ -94,7 +94,7 @@ const KNOWN_FINDINGS: Rule[] = [
     reason: 'the inputs needed to generate, exactly one of several fields',
   },
   {
-    ids: ['createCard', 'createShareLead'],
+    ids: ['createCard', 'createShareLead', 'createAgentWidget'],
     statuses: [400, 422],
     reason: 'names trimmed before their length is checked, a name or an email',
   },

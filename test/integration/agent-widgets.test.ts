@@ -58,11 +58,11 @@ const mint = (widgetId: string, origin?: string, address = newAddress()) =>
   });
 
 describe('widgets: create, read, update, delete', () => {
-  it('creates a widget with the config defaults filled and its origins normalized, once each', async () => {
+  it('creates a widget with the config defaults filled and its origins trimmed and normalized, once each', async () => {
     const agent = await createAgent();
     const res = await call('POST', `/core/agents/${agent.id}/widgets`, {
       name: '  Site bubble ',
-      allowed_origins: ['https://Shop.Example:443/', 'https://shop.example', 'http://localhost:5173', 'http://127.0.0.1:80'],
+      allowed_origins: [' https://Shop.Example:443/\n', 'https://shop.example', 'http://localhost:5173', 'http://127.0.0.1:80'],
     });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
@@ -86,7 +86,7 @@ describe('widgets: create, read, update, delete', () => {
       button_label: 'Call us',
       position: 'bottom-left',
     };
-    const widget = await createWidget(agent.id, { config });
+    const widget = await createWidget(agent.id, { config: { ...config, theme_color: ' #AA3300 ' } });
     expect(widget.config).toEqual({ ...config, theme_color: '#aa3300' });
   });
 
