@@ -54,14 +54,14 @@ describe.skipIf(!executablePath)('the widget page in a browser', () => {
     await ctx?.close();
   });
 
-  async function publishedWidget() {
+  async function publishedWidget(allowedOrigins = [site.origin]) {
     const call = (method: string, p: string, body?: unknown) => ctx.request(method, p, { token: session, body });
     const agent = (await call('POST', '/core/agents', { name: 'Front desk' })).body;
     await call('POST', `/core/agents/${agent.id}/versions`, { config: { instructions: 'Help visitors.' } });
     await call('POST', `/core/agents/${agent.id}/versions/1/publish`, {});
     const res = await call('POST', `/core/agents/${agent.id}/widgets`, {
       name: 'Site bubble',
-      allowed_origins: [site.origin],
+      allowed_origins: allowedOrigins,
       config: { title: 'Acme help', greeting: 'Ask us anything.', button_label: 'Talk to Acme' },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -127,5 +127,32 @@ describe.skipIf(!executablePath)('the widget page in a browser', () => {
     expect(await widget.state()).toBe('ended');
     expect(engine.refused).toEqual([]);
     expect(widget.errors).toEqual([]);
+  });
+
+  it('shows nothing on a site the widget does not allow, and the browser refuses to frame its page there', {
+    timeout: 60_000,
+  }, async () => {
+    const widgetId = await publishedWidget(['https://elsewhere.example']);
+    const page = await browser.newPage();
+    const refusals: string[] = [];
+    page.on('console', (m) => refusals.push(m.text()));
+    await page.goto(site.pageUrl(widgetId));
+    await until(async () => refusals.some((text) => text.includes('widget.js: the widget is not available on this site')), 'the warning');
+    expect(await page.locator('[data-voice-widget] button').count()).toBe(0);
+    // Framed by hand, the page is refused by its frame-ancestors: nothing of it loads.
+    await page.evaluate(
+      (src) =>
+        new Promise<void>((resolve) => {
+          const frame = document.createElement('iframe');
+          frame.addEventListener('load', () => resolve(), { once: true });
+          frame.src = src;
+          document.body.append(frame);
+        }),
+      `${ctx.baseUrl}/widgets/${widgetId}`,
+    );
+    const frame = page.frames().find((f) => f !== page.mainFrame())!;
+    expect(await frame.$('#start')).toBeNull();
+    expect(refusals.some((text) => text.includes('frame-ancestors'))).toBe(true);
+    await page.close();
   });
 });
