@@ -34,7 +34,7 @@ export function registerAgentWidgetRoutes(routes: Routes, deps: AppDeps): void {
     tag: TAG,
     summary: 'Create a widget: a page and a script that let visitors of the allowed origins talk to the agent',
     description:
-      'Embed it with `<script src="<API>/widget.js" data-widget-id="<id>"></script>`: a floating button opens the page ' +
+      "Embed it with a script element loading this API's `/widget.js` with the attribute `data-widget-id` set to the widget's id: a floating button opens the page " +
       '`GET /widgets/{widget_id}` in an iframe, which opens a session (`POST /widgets/{widget_id}/sessions`) and talks to the ' +
       "agent's published version from the microphone.",
     auth: MANAGE,

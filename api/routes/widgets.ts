@@ -26,7 +26,7 @@ export function registerWidgetRoutes(routes: Routes, deps: AppDeps): void {
     method: 'get',
     path: '/widget.js',
     tag: TAG,
-    summary: 'The embed script: `<script src=".../widget.js" data-widget-id="…"></script>` adds a button that opens the widget',
+    summary: "The embed script: loaded with the attribute data-widget-id, it adds a floating button that opens the widget's page",
     auth: 'public',
     responses: { 200: { description: 'JavaScript', schema: z.string(), contentType: 'text/javascript' } },
     handler: async () =>
