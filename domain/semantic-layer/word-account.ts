@@ -65,7 +65,14 @@ export function accountPlanWords(input: {
   }
   if (plan.having.length > 0)
     mark(/\b(in total|total|combined|altogether|overall|spent|sum|add up|adds up|added up)\b/, 'condition on totals');
-  if (plan.dimensions.length > 0) mark(/\b(per|by|each|every|across|grouped|broken down|breakdown|split)\b/, 'group');
+  if (plan.dimensions.length > 0)
+    mark(/\b(per|by|each|every|across|grouped|broken down|breakdown|split|separately|individually)\b/, 'group');
+  // A rate said as a share of won out of closed, as a percentage.
+  if (plan.measures.some((m) => m.endsWith('_rate')))
+    mark(/\b(out of|divided by|over|plus|share|ratio|percentage|percent|proportion)\b/, 'measure rate');
+  // The web domain and the website say where an account is on the web.
+  if ([...paths].some((p) => /(^|\.)(domain|website)$/.test(p)))
+    mark(/\b(website|websites|site|sites|web|url|domain|domains)\b/, 'field domain');
   for (const [key, span] of Object.entries(rateSpans)) {
     const name = key.split(':')[0]!;
     if (plan.measures.includes(name)) use.use(span[0], span[1], `measure ${name}`);
@@ -78,8 +85,13 @@ export function accountPlanWords(input: {
   if (numeric) mark(/\b(value|values|amount|amounts|worth|size|sizes|revenue|money|sums?|totals?)\b/, 'measure');
   if (plan.dimensions.some((d) => d.grain))
     mark(/\b(days?|weeks?|months?|quarters?|years?|dates?|daily|weekly|monthly|quarterly|yearly|annually)\b/, 'group by period');
+  // An address said of a mail filter or field ("a gmail address", "gmail emails").
+  if ([...paths].some((p) => /(^|\.)(email|email_domain)$/.test(p))) mark(/\b(address|addresses|e-?mails?|mail)\b/, 'field email');
   // Formatting asked for ("rounded to 2 decimals") and "whatever their status": nothing to filter on.
-  mark(/\b(rounded|round) to \d+ (decimals?|decimal places|places|digits)\b/, 'format');
+  mark(
+    /\b(?:(?:rounded|round|to|with|in)\s+)?(?:\d+|one|two|three|four)\s+(?:decimals?|decimal places|places|digits)\b|\b(?:as an?|in|as)\s+(?:percentage|percent)\b|\brounded\b/,
+    'format',
+  );
   mark(/\b(whatever|regardless of|irrespective of) (?:their |its |the )?[a-z]+\b/, 'all values');
   // The records' own name ("customers" of an orders table whose label is its customer column) names what is counted.
   for (const m of mentions)

@@ -1,4 +1,5 @@
 import type { AssistantTranscript } from '../../domain/analytics-assistant';
+import { describeFilters } from '../../domain/semantic-layer/describe';
 import type { Plan } from '../../domain/semantic-layer/plan';
 
 /**
@@ -51,14 +52,16 @@ const showIn = (column: string, value: unknown) =>
     ? `${show(value)} (${(Number(value) * 100).toFixed(2)} %)`
     : show(value);
 
-/** What the plan counted or listed, in words: "deals (stage = negotiation)". */
+/** What the plan counted or listed, in words: "deals (stage = negotiation)"; its conditions when nothing was read aloud. */
 function subject(plan: Plan, read: string[]): string {
   const what = plan.entity.replace(/_/g, ' ');
-  return read.length ? `${what} (${read.join('; ')})` : what;
+  const said = read.length ? read : describeFilters(plan);
+  return said.length ? `${what} (${said.join('; ')})` : what;
 }
 
 export function composeAnswer(plan: Plan, read: string[], result: ResultPayload): string {
   const about = subject(plan, read);
+  // Nothing found is an answer: the conditions that found nothing are said, so a value the organization lacks shows.
   if (result.rows.length === 0) return `No ${about} match.`;
   const { columns, rows } = result;
   if (rows.length === 1 && columns.length === 1) return `${capital(label(columns[0]!))} of ${about}: ${showIn(columns[0]!, rows[0]![0])}.`;

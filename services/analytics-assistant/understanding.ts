@@ -107,7 +107,9 @@ export async function understandQuestion(
   const embedder = options.embedder && !options.embedder.lexical ? options.embedder : undefined;
   let asked = question;
   let termsRead: Nearest[] = [];
-  const unknown = embedder ? unknownWords(question, vocabulary, (w) => index.holds(w)) : [];
+  // A capitalised word past the first is a name ("Head of Growth", "Pied Piper"), never read by meaning as a catalog term.
+  const names = new Set(words(question, true).flatMap((w, i) => (i > 0 && /^\p{Lu}/u.test(w) ? [words(w)[0] ?? ''] : [])));
+  const unknown = embedder ? unknownWords(question, vocabulary, (w) => index.holds(w)).filter((w) => !names.has(w)) : [];
   if (embedder && unknown.length > 0) {
     // The embedder is an aid: when it fails or is slow to answer, the rules answer alone.
     const nearest = await nearestCatalogTerms(embedder, catalog, unknown).catch(() => []);

@@ -95,6 +95,30 @@ describe('the chat without a large model', () => {
     expect(Object.keys((input.input as { changes: object }).changes)).toEqual(['name']);
   });
 
+  it('adds a new person with every field said, title and phone included, once approved', async () => {
+    const chatId = await newChat(ctx, t.session);
+    // "Ada" is also an existing contact's first name: the new person is still a new person.
+    const { chunks } = await send(ctx, t.session, chatId, 'Add Ada Byron to Globex as COO, phone +1 555 0199');
+    const input = chunks.find((c) => c.type === 'tool-input-available') as { toolName: string; input: unknown };
+    expect(input).toEqual(
+      expect.objectContaining({
+        toolName: 'create_contact',
+        input: { account_id: ids.globex, first_name: 'Ada', last_name: 'Byron', title: 'COO', phone: '+1 555 0199' },
+      }),
+    );
+    const request = chunks.find((c) => c.type === 'tool-approval-request') as { approvalId: string };
+    await streamRequest(ctx, 'POST', `/ai/chats/${chatId}/approvals/${request.approvalId}`, t.session, { approved: true });
+    const [row] = await ctx.deps.sql`SELECT title, phone FROM contacts WHERE account_id = ${ids.globex} AND last_name = 'Byron'`;
+    expect(row).toEqual({ title: 'COO', phone: '+1 555 0199' });
+  });
+
+  it("answers a record's detail and says a name it does not know found nothing", async () => {
+    const detail = await send(ctx, t.session, await newChat(ctx, t.session), 'What industry is Globex in?');
+    expect(textOf(detail.answer)).toContain('software');
+    const none = await send(ctx, t.session, await newChat(ctx, t.session), 'Show me the deals we have with Initech');
+    expect(textOf(none.answer)).toMatch(/^No deals \(account name = Initech\) match\.$/);
+  });
+
   it('declines deletions and messages to everyone in a sentence, with no tool call', async () => {
     for (const message of ['Delete all accounts', 'Email everyone about the new pricing']) {
       const chatId = await newChat(ctx, t.session);

@@ -88,6 +88,32 @@ describe('the Analytics Assistant without a large model', () => {
     expect(await fingerprint(ctx.deps.sql)).toBe(before);
   });
 
+  it('lists what each word became, says the condition that found nothing, and declines a word it cannot read', async () => {
+    const { data, text } = await parts('How many deals do we have with Initech?');
+    const plan = data.find((p) => p.type === 'data-plan')!;
+    expect(plan.data.words).toContainEqual({ word: 'initech', as: 'value account.name = Initech (no record has it)' });
+    expect(plan.data.words).toContainEqual({ word: 'deals', as: 'entity deals' });
+    expect(data.find((p) => p.type === 'data-result')!.data.rows).toEqual([['0']]);
+    expect(text).toContain('account.name = Initech');
+    const unknown = await parts('Which accounts are in Spain?');
+    expect(unknown.data.some((p) => p.type === 'data-sql')).toBe(false);
+    expect(unknown.text).toMatch(/no place for accounts \(no country, city or address\)/);
+  });
+
+  it("counts a campaign's contacts of its own organization only", async () => {
+    for (const [tenant, pending] of [
+      [a, 2],
+      [b, 3],
+    ] as const)
+      await ctx.deps.sql`
+        INSERT INTO campaign_contacts (id, org_id, campaign_id, phone_numbers, status, next_attempt_at)
+        SELECT gen_random_uuid(), c.org_id, c.id, ARRAY['+15550100'], 'pending', now() FROM campaigns c, generate_series(1, ${pending})
+        WHERE c.org_id = ${tenant.orgId}`;
+    const { data } = await parts('How many campaign contacts are pending?');
+    expect(data.find((p) => p.type === 'data-plan')!.data.plan.entity).toBe('campaign_contacts');
+    expect(data.find((p) => p.type === 'data-result')!.data.rows).toEqual([['2']]);
+  });
+
   it('answers a question it cannot read with what it can answer, never an empty answer', async () => {
     const { text } = await parts('what will the weather be tomorrow');
     expect(text).toMatch(/I answer questions about your CRM data/);
