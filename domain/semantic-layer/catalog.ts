@@ -80,7 +80,7 @@ const tagsField: FieldDef = { sql: 't.tags', type: 'tags', synonyms: ['tag', 'ta
 const created: FieldDef = {
   sql: 't.created_at',
   type: 'date',
-  synonyms: ['created', 'added', 'new', 'creation', 'signed up', 'entered'],
+  synonyms: ['created', 'added', 'new', 'creation', 'signed up', 'entered', 'opened'],
 };
 const updated: FieldDef = { sql: 't.updated_at', type: 'date', synonyms: ['updated', 'changed', 'modified'] };
 
@@ -306,7 +306,7 @@ export const CRM_ENTITIES: Record<string, EntityDef> = {
       duration_minutes: {
         sql: 't.duration_minutes',
         type: 'number',
-        synonyms: ['minutes', 'duration', 'time spent', 'length', 'hours', 'how long', 'spent', 'spend'],
+        synonyms: ['minutes', 'duration', 'time spent', 'length', 'hours', 'how long', 'spent', 'spend', 'time'],
         unit: 'minutes',
       },
       created_by: {

@@ -404,7 +404,9 @@ export function parseQuestion(question: string, ctx: ParseContext): Understandin
     if (open || notClosedSpan) {
       plan.filters.push({ op: 'not_in', field: 'stage', values: [...CLOSED_STAGES] });
       read.push('stage open');
-      for (const span of [open, notClosedSpan]) if (span) use.use(span[0], span[1], 'value stage open');
+      for (const pattern of [OPEN_DEALS, NOT_CLOSED])
+        for (const m of text.matchAll(new RegExp(pattern.source, 'g')))
+          use.use(at(m.index ?? 0), at((m.index ?? 0) + m[0].length - 1) + 1, 'value stage open');
     } else if (closed && !range && !anyStage) {
       plan.filters.push({ op: 'in', field: 'stage', values: [...CLOSED_STAGES] });
       read.push('stage closed');

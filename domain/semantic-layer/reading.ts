@@ -29,7 +29,7 @@ export const NOISE = new Set(
   together among amongst behind sit sits sitting work works working worked carry carries carrying hold holds holding use uses using
   used matching matched early late onwards onward log logs logged recorded entered placed made whatever regardless irrespective
   priced denominated belong belongs belonging come comes came coming everyone everybody anyone anybody someone fall falls falling
-  lie lies land lands`.split(/\s+/),
+  lie lies land lands single alone received receive meet`.split(/\s+/),
 );
 
 /** Which words of a question the plan used, and as what. */

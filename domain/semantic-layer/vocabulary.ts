@@ -208,7 +208,7 @@ export function knownValues(catalog: Catalog): [string, ValueEntry][] {
 }
 
 export const OPEN_DEALS =
-  /\b(open|active|in progress|ongoing|live|in play|not closed|still open|unclosed)\s+(deal|deals|opportunit|pipeline)|\bopen pipeline\b|\bpipeline\b(?! stage)/;
+  /\b(open|active|in progress|ongoing|live|in play|not closed|still open|unclosed)\s+(?:[a-z]{3}\s+)?(deal|deals|opportunit|pipeline)|\bopen pipeline\b|\bpipeline\b(?! stage)/;
 export const NOT_CLOSED =
   /\bnot (?:yet )?(?:been )?closed\b|\bnot (?:yet )?(?:been )?(?:won or lost|lost or won|won nor lost)\b|\bnot yet (?:won|lost)\b|\bneither won nor lost\b|\bstill open\b/;
 export const CLOSED_DEALS = /\bclosed\b(?!\s*(won|lost|_))|\b(won or lost|lost or won)\b/;

@@ -85,6 +85,8 @@ export function accountPlanWords(input: {
   if (numeric) mark(/\b(value|values|amount|amounts|worth|size|sizes|revenue|money|sums?|totals?)\b/, 'measure');
   if (plan.dimensions.some((d) => d.grain))
     mark(/\b(days?|weeks?|months?|quarters?|years?|dates?|daily|weekly|monthly|quarterly|yearly|annually)\b/, 'group by period');
+  // A yes/no field grouped by is its "status" or "flag".
+  if (plan.dimensions.some((d) => fieldType(catalog, plan.entity, d.field) === 'bool')) mark(/\b(status|flag|flags|yes|no)\b/, 'group');
   // An address said of a mail filter or field ("a gmail address", "gmail emails").
   if ([...paths].some((p) => /(^|\.)(email|email_domain)$/.test(p))) mark(/\b(address|addresses|e-?mails?|mail)\b/, 'field email');
   // Formatting asked for ("rounded to 2 decimals") and "whatever their status": nothing to filter on.

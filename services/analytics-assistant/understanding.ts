@@ -109,7 +109,9 @@ export async function understandQuestion(
   let termsRead: Nearest[] = [];
   // A capitalised word past the first is a name ("Head of Growth", "Pied Piper"), never read by meaning as a catalog term.
   const names = new Set(words(question, true).flatMap((w, i) => (i > 0 && /^\p{Lu}/u.test(w) ? [words(w)[0] ?? ''] : [])));
-  const unknown = embedder ? unknownWords(question, vocabulary, (w) => index.holds(w)).filter((w) => !names.has(w)) : [];
+  // "unpaid", "non-vip": a known word with a negating prefix is the parser's own to read.
+  const prefixed = (w: string) => /^(un|non)/.test(w) && vocabulary.has(w.replace(/^(un|non-?)/, ''));
+  const unknown = embedder ? unknownWords(question, vocabulary, (w) => index.holds(w)).filter((w) => !names.has(w) && !prefixed(w)) : [];
   if (embedder && unknown.length > 0) {
     // The embedder is an aid: when it fails or is slow to answer, the rules answer alone.
     const nearest = await nearestCatalogTerms(embedder, catalog, unknown).catch(() => []);
