@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import * as kb from '../db/knowledge-base';
 import { CANDIDATES_PER_RANKING, FULL_TEXT_BOUNDS } from '../domain/knowledge-base';
+import { exactTerms } from '../domain/knowledge-base-terms';
 import { embedderFor } from '../platform/adapters/embedders/embedder';
 import { startLocalEmbeddingsServer, type LocalEmbeddingsServer } from '../dev-servers/embeddings-server';
 import { newId } from '../platform/core/ids';
@@ -24,7 +25,8 @@ import { startWorker, stopWorker } from './worker-process';
 //    Rows go in through the service's SQL (insertChunkRows, publishGenerations, attachSources).
 // 3. KB_BENCH_QUERIES queries (default 200; a third rare-token, two thirds everyday wording), each
 //    timed twice: the whole POST /knowledge-base/datasets/{id}/query over HTTP (query embedding
-//    included), and the database part alone (rankChunks with the same embedding).
+//    included), and the database part alone (rankChunks with the same embedding and exact terms);
+//    then 60 quoted phrases of four words the filler repeats, the exact terms' worst case (database part).
 //
 // KB_BENCH_PARTS=contention runs instead: queries while a large source ingests (see benchQueriesDuringIngestion).
 
@@ -238,6 +240,8 @@ export async function benchKnowledgeBase() {
           model: embedder.model,
           candidates: CANDIDATES_PER_RANKING,
           ...FULL_TEXT_BOUNDS,
+          exactTerms: exactTerms(text).terms,
+          exactWords: exactTerms(text).words,
         }),
       );
     for (const question of questions) {
@@ -258,6 +262,17 @@ export async function benchKnowledgeBase() {
       await rank('', vector!);
       vectorOnly.push(performance.now() - t);
     }
+    // The exact terms' worst case: a quoted phrase of words that tens of thousands of chunks hold.
+    const quoted: number[] = [];
+    for (let i = 0; i < Math.min(60, queryCount); i++) {
+      const words = pick(q, sentences).split(' ');
+      const start = Math.floor(q() * Math.max(1, words.length - 4));
+      const question = `Which article says "${words.slice(start, start + 4).join(' ')}"?`;
+      const [vector] = await embedder.embed([question], 'query');
+      const t = performance.now();
+      await rank(question, vector!);
+      quoted.push(performance.now() - t);
+    }
     return {
       embedder: embedder.model,
       ingestion: { chunks: embedded, seconds: +ingestionSeconds.toFixed(1), chunks_per_second: +(embedded / ingestionSeconds).toFixed(1) },
@@ -271,6 +286,8 @@ export async function benchKnowledgeBase() {
       query_database_full_text_only_p95_ms: ms(percentile(fullTextOnly, 95)),
       query_database_vector_only_p50_ms: ms(percentile(vectorOnly, 50)),
       query_database_vector_only_p95_ms: ms(percentile(vectorOnly, 95)),
+      query_database_quoted_phrase_p50_ms: ms(percentile(quoted, 50)),
+      query_database_quoted_phrase_p95_ms: ms(percentile(quoted, 95)),
       query_embedding_p50_ms: ms(percentile(embedding, 50)),
       query_embedding_p95_ms: ms(percentile(embedding, 95)),
     };

@@ -347,6 +347,11 @@ export interface RankedChunk {
   /** 1-based place in the vector ranking, and its cosine similarity to the query. */
   vector_rank: number | null;
   vector_similarity: number | null;
+  /**
+   * The rarity-weighted share of the query's exact terms found in the dataset that the chunk holds, in
+   * [0, 1]; null when the query has none found (or names none).
+   */
+  exact_score: number | null;
 }
 
 export interface RankQuery {
@@ -361,6 +366,10 @@ export interface RankQuery {
   maxTerms: number;
   /** A word the table statistics put in more chunks than this is not fetched (reading its index entries costs more than it tells), only weighed on the others' candidates. */
   commonRows: number;
+  /** Exact terms (identifiers, names, quoted phrases: domain `exactTerms`), matched folded as phrases. */
+  exactTerms?: string[];
+  /** Other query words, matched folded only when full text finds none of their lexemes (an accent left out). */
+  exactWords?: string[];
 }
 
 /**
@@ -375,6 +384,12 @@ export interface RankQuery {
  * (a word that fills its quota, or is not fetched, is common: ln 2). A chunk scores the weighted share of
  * the query's words it holds, so chunks holding every word rank first (AND before OR), then by ts_rank.
  * Vector: cosine distance in the dataset's embedding space through the HNSW index of that dimension.
+ * Exact terms: each is folded (kb_fold: case, accents, separators) and fetches at most `perTerm`
+ * chunks holding all its folded words from their own index (kb_chunks_exact_idx), and only those are
+ * checked for the words in order, so a phrase of common words costs at most `perTerm` checks. A term's
+ * weight is ln(1 + perTerm / holders) / ln(1 + perTerm), 1 for a term one chunk holds; a chunk's
+ * exact_score is the sum of the weights of the terms it holds over the number of terms found. The
+ * `candidates` best by exact_score join the candidates of the other two rankings.
  * Membership (dataset, ready source, visible generation) is checked per candidate by primary keys, so
  * the cost does not grow with the dataset's number of sources.
  */
@@ -429,11 +444,39 @@ export async function rankChunks(db: Db, orgId: string, datasetId: string, query
         FROM (SELECT DISTINCT ON (id) id, tsv FROM hits ORDER BY id) h CROSS JOIN anyword a
         ORDER BY score DESC, density DESC, h.id LIMIT ${candidates}) l),
     semantic AS (${semantic}),
+    exact_input AS MATERIALIZED (
+      SELECT kb_fold(u.term) AS folded FROM unnest(${query.exactTerms ?? []}::text[]) AS u(term)
+      UNION
+      -- a word full text finds nowhere, though it fetched its lexemes: its folded spelling may be there
+      SELECT kb_fold(u.word) FROM unnest(${query.exactWords ?? []}::text[]) AS u(word)
+      WHERE EXISTS (SELECT 1 FROM unnest(to_tsvector('english', u.word)) x JOIN fetched f USING (lexeme))
+        AND NOT EXISTS (SELECT 1 FROM unnest(to_tsvector('english', u.word)) x JOIN hits h USING (lexeme))),
+    exact_terms AS MATERIALIZED (
+      SELECT row_number() OVER (ORDER BY folded) AS i, phraseto_tsquery('simple', folded) AS phrase, plainto_tsquery('simple', folded) AS words
+      FROM exact_input WHERE folded <> ''),
+    exact_fetched AS MATERIALIZED (
+      SELECT e.i, h.id, h.content FROM exact_terms e CROSS JOIN LATERAL (
+        SELECT c.id, c.content FROM kb_chunks c WHERE c.org_id = ${orgId} AND kb_exact_tsv(c.content) @@ e.words AND ${member('c')} LIMIT ${perTerm}) h),
+    exact_hits AS MATERIALIZED (
+      SELECT f.i, f.id FROM exact_fetched f JOIN exact_terms e USING (i) WHERE e.phrase = e.words OR kb_exact_tsv(f.content) @@ e.phrase),
+    exact_weights AS MATERIALIZED (
+      SELECT e.i, e.phrase, ln(1 + ${query.perTerm}::float8 / n.hits) / ln(1 + ${query.perTerm}::float8) AS w,
+        (SELECT count(*) FROM exact_fetched f WHERE f.i = e.i) >= ${query.perTerm} AS capped
+      FROM exact_terms e JOIN (SELECT i, count(*) AS hits FROM exact_hits GROUP BY i) n USING (i)),
+    exact_found AS MATERIALIZED (SELECT count(*)::float8 AS n FROM exact_weights),
+    exact AS (
+      SELECT h.id FROM exact_hits h JOIN exact_weights w USING (i) GROUP BY h.id ORDER BY sum(w.w) DESC, h.id LIMIT ${candidates}),
     fused AS (
-      SELECT coalesce(l.id, s.id) AS id, l.r AS lexical_rank, l.score AS lexical_score, s.r AS vector_rank, s.similarity AS vector_similarity
-      FROM lexical l FULL JOIN semantic s ON s.id = l.id)
-    SELECT c.id AS chunk_id, c.source_id, c.ordinal, c.content, f.lexical_rank::int, f.lexical_score::float8, f.vector_rank::int, f.vector_similarity::float8
-    FROM fused f JOIN kb_chunks c ON c.id = f.id`;
+      SELECT i.id, l.r AS lexical_rank, l.score AS lexical_score, s.r AS vector_rank, s.similarity AS vector_similarity
+      FROM (SELECT id FROM lexical UNION SELECT id FROM semantic UNION SELECT id FROM exact) i
+      LEFT JOIN lexical l ON l.id = i.id LEFT JOIN semantic s ON s.id = i.id)
+    SELECT c.id AS chunk_id, c.source_id, c.ordinal, c.content, f.lexical_rank::int, f.lexical_score::float8, f.vector_rank::int, f.vector_similarity::float8,
+      CASE WHEN x.n > 0 THEN coalesce((
+        SELECT sum(w.w) FROM exact_weights w
+        -- a term whose fetch was capped may be held by a candidate it did not fetch
+        WHERE EXISTS (SELECT 1 FROM exact_hits h WHERE h.i = w.i AND h.id = c.id) OR (w.capped AND kb_exact_tsv(c.content) @@ w.phrase)), 0) / x.n
+      END::float8 AS exact_score
+    FROM fused f JOIN kb_chunks c ON c.id = f.id CROSS JOIN exact_found x`;
 }
 
 /** Serializes a source's lifecycle steps: the creating transaction, the workflow's first step, publish. */

@@ -24,6 +24,12 @@ export const CANDIDATES_PER_RANKING = 20;
 export const VECTOR_WEIGHT = 0.55;
 /** The same share for an embedder that is itself lexical (the built-in hashing one): its vectors repeat the words, without their rarity. */
 export const LEXICAL_EMBEDDER_VECTOR_WEIGHT = 0.3;
+/**
+ * The exact terms' share of a fused score when the query names any the dataset holds (identifiers,
+ * names, quoted phrases: domain/knowledge-base-terms.ts): at one half, a passage holding a rare term the
+ * query names ranks above every passage that does not (chosen on the tuning half of bench/retrieval).
+ */
+export const EXACT_WEIGHT = 0.5;
 /** Full text fetches at most this many chunks per query word, for at most this many words, before ranking. */
 export const FULL_TEXT_PER_TERM = 200;
 export const FULL_TEXT_MAX_TERMS = 16;
@@ -171,17 +177,23 @@ export function likePattern(pattern: string): string {
  * not ranks: reciprocal rank fusion gives the 20th weak word match as much as the 20th vector match.
  * Without a vector ranking (the dataset's model is not at hand) pass a weight of 0: full text has it all.
  * The weights stay when full text finds nothing, so scores of datasets stay comparable (an agent merges them).
+ * When the query names exact terms the dataset holds (some candidate has an `exact_score`), that score
+ * takes `exactWeight` of the whole and the rest above the remainder: a passage holding the identifier,
+ * name or phrase comes before near-duplicates that share every other word. Otherwise nothing changes.
  */
 export function fusedScores(
-  candidates: { lexical_score: number | null; vector_similarity: number | null }[],
+  candidates: { lexical_score: number | null; vector_similarity: number | null; exact_score?: number | null }[],
   vectorWeight = VECTOR_WEIGHT,
+  exactWeight = EXACT_WEIGHT,
 ): number[] {
   const similarities = candidates.map((c) => c.vector_similarity).filter((s): s is number => s !== null);
   const lo = Math.min(...similarities);
   const hi = Math.max(...similarities);
+  const exact = candidates.some((c) => (c.exact_score ?? 0) > 0) ? exactWeight : 0;
   return candidates.map((c) => {
     const vector = c.vector_similarity === null ? 0 : hi > lo ? (c.vector_similarity - lo) / (hi - lo) : 1;
     const lexical = c.lexical_score === null ? 0 : Math.min(1, c.lexical_score) ** 2;
-    return vectorWeight * vector + (1 - vectorWeight) * lexical;
+    const base = vectorWeight * vector + (1 - vectorWeight) * lexical;
+    return (1 - exact) * base + exact * Math.min(1, c.exact_score ?? 0);
   });
 }

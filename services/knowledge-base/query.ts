@@ -1,5 +1,6 @@
 import * as kb from '../../db/knowledge-base';
 import { upstream } from '../../domain/errors';
+import { exactTerms } from '../../domain/knowledge-base-terms';
 import {
   CANDIDATES_PER_RANKING,
   FULL_TEXT_BOUNDS,
@@ -13,9 +14,11 @@ import { datasetOf } from './views';
 
 /**
  * Hybrid retrieval over the dataset's ready sources: the full-text ranking (bounded, IDF-weighted) and
- * vector similarity in the dataset's embedding space, fused by score (domain `fusedScores`). Scores are
- * in [0, 1] (1: the nearest vector match holding every query word); ties by source, then position in
- * the source. The same function answers agents that use the dataset.
+ * vector similarity in the dataset's embedding space, fused by score (domain `fusedScores`), with the
+ * query's exact terms (identifiers, names, quoted phrases) matched whatever their case, accents and
+ * separators and put first. Scores are in [0, 1] (1: the nearest vector match holding every query word
+ * and every exact term); ties by source, then position in the source. The same function answers agents
+ * that use the dataset.
  */
 export async function queryDataset(
   deps: Pick<ServiceDeps, 'sql' | 'config'>,
@@ -36,8 +39,17 @@ export async function queryDataset(
     }
   }
   const candidates = Math.max(CANDIDATES_PER_RANKING, input.results_count);
+  const { terms, words } = exactTerms(input.query);
   const ranked = await deps.sql.begin((tx) =>
-    kb.rankChunks(tx, orgId, datasetId, { text: input.query, embedding, model: dataset.embedding_model, candidates, ...FULL_TEXT_BOUNDS }),
+    kb.rankChunks(tx, orgId, datasetId, {
+      text: input.query,
+      embedding,
+      model: dataset.embedding_model,
+      candidates,
+      ...FULL_TEXT_BOUNDS,
+      exactTerms: terms,
+      exactWords: words,
+    }),
   );
   const scores = fusedScores(ranked, embedding === null ? 0 : embedder?.lexical ? LEXICAL_EMBEDDER_VECTOR_WEIGHT : VECTOR_WEIGHT);
   const results = ranked
