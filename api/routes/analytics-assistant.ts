@@ -1,6 +1,6 @@
 import * as questions from '../../services/analytics-assistant/questions';
-import * as runner from '../../services/analytics-assistant/query-runner';
-import * as schema from '../../services/analytics-assistant/schema';
+import * as runner from '../../services/assistants/query-runner';
+import * as schema from '../../services/assistants/schema';
 import { UI_MESSAGE_STREAM_CONTENT_TYPE, UI_MESSAGE_STREAM_HEADERS } from '../../platform/core/ui-message-stream';
 import { orgOf } from '../auth/context';
 import type { AppDeps } from '../deps';
@@ -29,7 +29,7 @@ const conversationNotFound = {
 export function registerAnalyticsAssistantRoutes(routes: Routes, deps: AppDeps): void {
   routes.add({
     method: 'get',
-    path: '/analytics-assistant/schema',
+    path: '/assistants/schema',
     tag,
     summary: "The relations and columns the caller's queries may read: the CRM views and the organization's custom-data views",
     auth: { scope: 'dataAccess' },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MAX_SQL_LENGTH } from '../../services/analytics-assistant/guard';
+import { MAX_SQL_LENGTH } from '../../services/assistants/guard';
 import { CreatedCursor } from '../../services/pagination';
 import { CursorPagination } from '../pagination';
 import { Timestamp, Uuid, cappedLimit } from './common';

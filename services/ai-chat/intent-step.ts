@@ -3,7 +3,7 @@ import type { TranscriptMessage } from '../../domain/ai-chat';
 import { type ChatIntent, type Target, parseChatIntent } from '../../domain/semantic-layer/chat-intents';
 import type { ChatEvent } from '../../platform/adapters/llm/chat-model';
 import type { Embedder } from '../../platform/adapters/embedders/embedder';
-import { orgIndex, understandQuestion } from '../analytics-assistant/understanding';
+import { orgIndex, understandQuestion } from '../assistants/understanding';
 import type { ServiceDeps } from '../deps';
 import { composeChatAnswer } from './compose';
 import { CONTACT_FIELDS, DEAL_FIELDS } from './search-plans';

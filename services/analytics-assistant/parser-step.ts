@@ -4,9 +4,9 @@ import type { ChatEvent } from '../../platform/adapters/llm/chat-model';
 import type { Embedder } from '../../platform/adapters/embedders/embedder';
 import type { ServiceDeps } from '../deps';
 import type { FrameWriter } from '../ui-stream/writer';
-import { composeAnswer, lastResult } from './answer';
-import type { TermChooser } from './term-chooser';
-import { understandQuestion } from './understanding';
+import { composeAnswer, lastResult } from '../assistants/answer';
+import type { TermChooser } from '../assistants/term-chooser';
+import { understandQuestion } from '../assistants/understanding';
 
 /** The name recorded on turns the semantic layer answered. */
 export const PARSER_MODEL = 'builtin:semantic-layer';

@@ -1,6 +1,6 @@
 import type { AssistantTranscript } from '../../domain/analytics-assistant';
 import type { ChatMessage } from '../../platform/adapters/llm/chat-model';
-import type { SchemaRelation } from './schema';
+import type { SchemaRelation } from '../assistants/schema';
 
 /** Attempts at a statement per question: refusals and database errors go back to the model this many times at most. */
 export const MAX_SQL_ATTEMPTS = 3;

@@ -4,16 +4,16 @@ import { type AssistantTranscript, RUN_SQL_TOOL, toolOutput } from '../../domain
 import type { UiFrame } from '../../domain/ui-message-stream';
 import type { ChatModel } from '../../platform/adapters/llm/chat-model';
 import { createEmbedder } from '../../platform/adapters/embedders/embedder';
-import { localTermChooser } from './term-chooser';
+import { localTermChooser } from '../assistants/term-chooser';
 import type { ServiceDeps } from '../deps';
 import { beginModelStep, relayModelStream, type StreamedStep } from '../ui-stream/steps';
 import { closeTurnStream } from '../ui-stream/turn-end';
 import { FrameWriter } from '../ui-stream/writer';
 import { PARSER_MODEL, parserStep } from './parser-step';
 import { modelMessages, systemPrompt } from './prompt';
-import { attemptQuery } from './query-runner';
-import { readableSchema } from './schema';
-import { understandQuestion } from './understanding';
+import { attemptQuery } from '../assistants/query-runner';
+import { readableSchema } from '../assistants/schema';
+import { understandQuestion } from '../assistants/understanding';
 
 type Deps = Pick<ServiceDeps, 'sql' | 'config' | 'logger'>;
 

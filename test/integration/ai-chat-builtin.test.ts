@@ -108,7 +108,7 @@ describe('the chat without a large model', () => {
     );
     const request = chunks.find((c) => c.type === 'tool-approval-request') as { approvalId: string };
     await streamRequest(ctx, 'POST', `/ai/chats/${chatId}/approvals/${request.approvalId}`, t.session, { approved: true });
-    const [row] = await ctx.deps.sql`SELECT title, phone FROM contacts WHERE account_id = ${ids.globex} AND last_name = 'Byron'`;
+    const [row] = await ctx.deps.sql`SELECT title, phone FROM contacts WHERE account_id = ${ids.globex!} AND last_name = 'Byron'`;
     expect(row).toEqual({ title: 'COO', phone: '+1 555 0199' });
   });
 

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeReaderPools, orgToken, readerPool } from '../../db/analytics-assistant';
-import { runStatement } from '../../services/analytics-assistant/query-runner';
+import { runStatement } from '../../services/assistants/query-runner';
 import { ATTACKS, HARMLESS, withOther } from '../support/analytics-attacks';
 import { type AnalyticsTenant, analyticsTenant, fingerprint, seedCrm, seedOrders } from '../support/analytics';
 import { createTestContext, type TestContext } from '../support/context';
@@ -28,9 +28,9 @@ afterAll(async () => {
 const query = (t: AnalyticsTenant, sql: string, token = t.session) =>
   ctx.request('POST', '/analytics-assistant/query', { token, body: { sql } });
 
-describe('GET /analytics-assistant/schema', () => {
+describe('GET /assistants/schema', () => {
   it('lists the CRM views and the organization’s own custom-data views, with column types and descriptions', async () => {
-    const res = await ctx.request('GET', '/analytics-assistant/schema', { token: a.session });
+    const res = await ctx.request('GET', '/assistants/schema', { token: a.session });
     expect(res.status).toBe(200);
     const names = res.body.relations.map((r: { name: string }) => r.name);
     expect(names).toEqual(
@@ -56,9 +56,9 @@ describe('GET /analytics-assistant/schema', () => {
 
   it('needs data:access (403 without it, 401 without a token)', async () => {
     const key = await createOrgKey(ctx, a.session, { scopes: ['api:read'] });
-    expect((await ctx.request('GET', '/analytics-assistant/schema', { token: key })).status).toBe(403);
+    expect((await ctx.request('GET', '/assistants/schema', { token: key })).status).toBe(403);
     expect((await query(a, 'SELECT 1', key)).status).toBe(403);
-    expect((await ctx.request('GET', '/analytics-assistant/schema')).status).toBe(401);
+    expect((await ctx.request('GET', '/assistants/schema')).status).toBe(401);
     const dataKey = await createOrgKey(ctx, a.session, { scopes: ['data:access'] });
     expect((await query(a, 'SELECT count(*) FROM accounts', dataKey)).body.rows).toEqual([['3']]);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CRM_VIEWS, statementText, wrapStatement } from '../../domain/analytics-assistant';
-import { checkSql } from '../../services/analytics-assistant/guard';
+import { checkSql } from '../../services/assistants/guard';
 import { ATTACKS, HARMLESS, withOther } from '../support/analytics-attacks';
 
 const ALLOWED = new Set([...CRM_VIEWS.map((v) => `analytics.${v}`), 'custom_data_aaaa.orders']);

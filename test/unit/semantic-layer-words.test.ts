@@ -7,7 +7,7 @@ import { parseQuestion, type Understanding } from '../../domain/semantic-layer/p
 import { Plan } from '../../domain/semantic-layer/plan';
 import { type ValueEntry, ValueIndex } from '../../domain/semantic-layer/values';
 import { STOP_WORDS, knownValues, valueAliases } from '../../domain/semantic-layer/vocabulary';
-import { checkSql } from '../../services/analytics-assistant/guard';
+import { checkSql } from '../../services/assistants/guard';
 
 // Every word of a question accounted for, and the layer's reach over the whole CRM: without a database,
 // over a small organization's values in memory.

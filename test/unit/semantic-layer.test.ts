@@ -9,7 +9,7 @@ import { phrase, similarity } from '../../domain/semantic-layer/text';
 import { type ValueEntry, ValueIndex } from '../../domain/semantic-layer/values';
 import { type CatalogTerm, catalogTerms, clearlyNearest, nearestTerms, readAsTerms, unknownWords } from '../../domain/semantic-layer/terms';
 import { PARSER_WORDS, STOP_WORDS, valueAliases } from '../../domain/semantic-layer/vocabulary';
-import { checkSql } from '../../services/analytics-assistant/guard';
+import { checkSql } from '../../services/assistants/guard';
 
 // The semantic layer and the question parser without a database: a small organization's values in memory.
 
