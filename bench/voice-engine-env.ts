@@ -7,11 +7,13 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { startSpeechServer, type LocalSpeechServer } from '../dev-servers/speech-server';
 import { freePort } from '../dev-servers/ports';
 import { createChatModel } from '../platform/adapters/llm/chat-model-factory';
+import { createLogger } from '../platform/core/logger';
 import { ORGANIZATION_ID } from '../platform/core/temporal';
 import { findSpeechServer, findTemporalCli } from '../platform/core/tools';
 import { mintVoiceSessionToken } from '../services/conversations/session-tokens';
 import { createEngine } from '../voice/server';
 import { localSpeechStack } from '../voice/speech/local';
+import { warmUp } from '../voice/warm-up';
 import { jsonCaller, startBenchEnvironment } from './environment';
 import { startWorker, stopWorker } from './worker-process';
 
@@ -20,8 +22,10 @@ import { startWorker, stopWorker } from './worker-process';
 // the local one), and an organization with a published agent; tokens are minted for it per call.
 
 const AGENT_CONFIG = {
-  instructions: 'You are the front desk of Acme Parts, a car parts shop open nine to five on weekdays. Answer in one short sentence.',
-  first_speaker: 'user',
+  instructions:
+    'You are the receptionist of the Bright Smile dental clinic, open nine to five on weekdays. You book, move and cancel appointments. Answer in one short sentence.',
+  first_message: 'Hello, Bright Smile dental clinic. How can I help you?',
+  first_speaker: 'agent',
   limits: { silence_timeout_seconds: 60, max_idle_prompts: 0 },
   recording: { enabled: false },
 };
@@ -72,7 +76,10 @@ export async function startVoiceBenchEngine() {
     const key = await api('POST', '/organization-pats', { name: 'bench' });
     const [org] = await env.deps.sql<{ id: string }[]>`SELECT id FROM organizations WHERE external_id = 'bench-voice'`;
     const model = createChatModel(env.deps.config, env.deps.logger);
-    const engine = createEngine({ ...env.deps, speech: await localSpeechStack(speechBaseUrl), model, engineId: 'bench' });
+    await warmUp(model);
+    // VOICE_BENCH_LOG=info: the engine's own log lines on stderr (the bench's environment is silent).
+    const logger = process.env.VOICE_BENCH_LOG ? createLogger(process.env.VOICE_BENCH_LOG as 'info') : env.deps.logger;
+    const engine = createEngine({ ...env.deps, logger, speech: await localSpeechStack(speechBaseUrl), model, engineId: 'bench' });
     await new Promise<void>((resolve) => engine.server.listen(0, '127.0.0.1', resolve));
     const { port } = engine.server.address() as AddressInfo;
     return {

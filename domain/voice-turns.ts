@@ -83,17 +83,13 @@ const SPELLING_WORDS = new Set(['at', 'dot', 'dash', 'hyphen', 'underscore', 'sl
 
 /**
  * The caller is spelling something (digits, letters, an e-mail address) and may only be pausing: the
- * end of the turn waits longer. True when the last words are digits, single letters or spelling words.
+ * end of the turn waits longer. True when the last word is a digit group, a single letter, a number word
+ * or a spelling word ("at", "dot"): a recognizer writes "my number is 077" for a first group of digits.
  */
 export function isSpelling(text: string): boolean {
-  const w = words(text);
-  if (!w.length) return false;
-  const tail = w.slice(-4);
-  const spelled = tail.filter((x) => /^\d+$/.test(x) || /^[a-z]$/.test(x) || NUMBER_WORDS.has(x) || SPELLING_WORDS.has(x) || /@/.test(x));
-  // The last word itself is spelled, and most of the tail is.
-  const last = tail.at(-1)!;
-  const lastSpelled = /^\d+$/.test(last) || /^[a-z]$/.test(last) || NUMBER_WORDS.has(last) || SPELLING_WORDS.has(last);
-  return lastSpelled && spelled.length >= Math.min(2, tail.length);
+  const last = words(text).at(-1);
+  if (!last) return false;
+  return /^\d[\d.,]*$/.test(last) || /^[a-z]$/.test(last) || NUMBER_WORDS.has(last) || SPELLING_WORDS.has(last) || /@/.test(last);
 }
 
 export interface TurnWaitRules {

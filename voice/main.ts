@@ -9,6 +9,7 @@ import { createTemporalClient } from '../platform/core/temporal';
 import { ensureRecordingRetentionSchedule } from '../services/conversations/recordings';
 import { createEngine } from './server';
 import { localSpeechStack } from './speech/local';
+import { warmUp } from './warm-up';
 
 // The conversation engine process: Twilio Media Streams and widget sockets in, agents speaking out.
 // SIGINT/SIGTERM drain: no new conversation is taken (health answers 503), live ones go on to their end
@@ -30,6 +31,7 @@ const temporal = createTemporalClient(
 );
 const speech = await localSpeechStack(config.SPEECH_BASE_URL);
 const model = createChatModel(config, logger);
+logger.info({ model: model.name, ms: await warmUp(model) }, 'model ready');
 const engine = createEngine({ config, sql, temporal, storage, logger, speech, model, engineId: `voice-${randomUUID().slice(0, 8)}` });
 await ensureRecordingRetentionSchedule({ temporal, config, logger }).catch((error: Error) =>
   logger.warn({ err: error }, 'the recording retention schedule could not be made; the next start tries again'),
@@ -53,5 +55,7 @@ async function shutdown(signal: string) {
   await temporal.connection.close().catch(() => {});
   process.exit(0);
 }
+// One conversation's failure is never the process's: every other live call would go with it.
+process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection in a conversation'));
 process.once('SIGINT', () => void shutdown('SIGINT'));
 process.once('SIGTERM', () => void shutdown('SIGTERM'));

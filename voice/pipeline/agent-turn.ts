@@ -89,6 +89,9 @@ export class AgentTurn {
       this.sentences[index] = spoken;
       this.hooks.sentenceDone(spoken, index);
     })();
+    // Handled here as well as where the turn awaits it: a barge-in aborts speech while the turn may be
+    // waiting on the model or a tool, and an abort must never surface as an unhandled rejection.
+    this.speaking.catch(() => {});
   }
 
   /** Starts synthesis at once and buffers it, so it overlaps the playing of the sentence before. */
