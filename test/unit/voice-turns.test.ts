@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { redactPii } from '../../domain/pii-redaction';
+import { fillVariables, isVoicemailGreeting } from '../../domain/voice-prompt';
+import { conversationOutcome } from '../../domain/voice-summary';
+import {
+  DEFAULT_TURN_WAIT,
+  heardText,
+  isBackchannel,
+  isShortAnswer,
+  isSpelling,
+  SentenceSplitter,
+  saysEndPhrase,
+  turnWaitMs,
+} from '../../domain/voice-turns';
+import { mulawToPcm, pcmToMulaw } from '../../voice/audio/mulaw';
+
+describe('turn-taking rules', () => {
+  it('hears listening noises as backchannels, never a request', () => {
+    for (const t of ['Uh-huh.', 'mm-hmm', 'Right.', 'okay', 'yeah yeah', 'I see.', '']) expect(isBackchannel(t), t).toBe(true);
+    for (const t of ['No, stop.', 'Wait, I need brake pads', 'yeah but the price', 'right now please'])
+      expect(isBackchannel(t), t).toBe(false);
+  });
+
+  it('never drops a short yes or no: it is answered at once', () => {
+    for (const t of ['Yes.', 'no', 'Yeah.', 'Nope']) {
+      expect(isShortAnswer(t), t).toBe(true);
+      expect(turnWaitMs(t, { complete: false })).toBe(DEFAULT_TURN_WAIT.completeMs);
+    }
+  });
+
+  it('waits longer while the caller spells digits, letters or an address', () => {
+    for (const t of ['My number is 077', 'four eight', 'j o h n', 'john dot smith at']) expect(isSpelling(t), t).toBe(true);
+    for (const t of ['What are your opening hours?', 'I need it fixed']) expect(isSpelling(t), t).toBe(false);
+    expect(turnWaitMs('my number is 077', { complete: true })).toBe(DEFAULT_TURN_WAIT.spellingMs);
+    expect(turnWaitMs('I would like to', { complete: false })).toBe(DEFAULT_TURN_WAIT.incompleteMs);
+    expect(turnWaitMs('What time do you open?', { complete: true })).toBe(DEFAULT_TURN_WAIT.completeMs);
+  });
+
+  it('finds end-call phrases as whole words', () => {
+    expect(saysEndPhrase('Okay, goodbye then!', ['goodbye'])).toBe(true);
+    expect(saysEndPhrase('Goodbyes are hard', ['goodbye'])).toBe(false);
+  });
+
+  it('keeps what the caller heard of a cut turn', () => {
+    const sentences = [
+      { text: 'We sell brakes.', durationMs: 1000 },
+      { text: 'We ship in two days to every town.', durationMs: 2000 },
+    ];
+    expect(heardText(sentences, 200)).toBe('');
+    expect(heardText(sentences, 500)).toBe('We…');
+    expect(heardText(sentences, 1000)).toBe('We sell brakes.');
+    expect(heardText(sentences, 2000)).toBe('We sell brakes. We ship in two…');
+    expect(heardText(sentences, 9000)).toBe('We sell brakes. We ship in two days to every town.');
+  });
+
+  it('splits streamed text into sentences, not at abbreviations', () => {
+    const s = new SentenceSplitter();
+    expect(s.push('Hello there. Dr. Smith is')).toEqual(['Hello there.']);
+    expect(s.push(' in today! And')).toEqual(['Dr. Smith is in today!']);
+    expect(s.flush()).toEqual(['And']);
+  });
+});
+
+describe('what a conversation keeps', () => {
+  it('redacts card numbers, phones and e-mail addresses, however the recognizer wrote them', () => {
+    expect(redactPii('My card is 4111 1111 1111 1111').text).toBe('My card is [number]');
+    expect(redactPii('It is 4,111,111,111,111,1').text).toBe('It is [number]');
+    expect(redactPii('write to dana at example dot com').text).toBe('write to [email]');
+    expect(redactPii('I need 2 tyres for 300 dollars')).toEqual({ text: 'I need 2 tyres for 300 dollars', redacted: false });
+  });
+
+  it('fills variables and leaves unknown ones as written', () => {
+    expect(fillVariables('Hi {{ first_name }}, {{missing}}', { first_name: 'Dana' })).toBe('Hi Dana, {{missing}}');
+  });
+
+  it('tells a voicemail greeting from a person', () => {
+    expect(isVoicemailGreeting('Please leave a message after the tone')).toBe(true);
+    expect(isVoicemailGreeting('Hello, Sam speaking')).toBe(false);
+  });
+
+  it('states the outcome from the turns and the end', () => {
+    const turns = [{ role: 'caller' as const, text: 'hi', heard_text: null, audit: {} }];
+    expect(conversationOutcome(turns, 'completed', 'caller_hung_up', null).disposition).toBe('answered');
+    expect(conversationOutcome([], 'no_input', 'silence', null).disposition).toBe('no_input');
+    expect(conversationOutcome(turns, 'transferred', 'transferred', '+14155550100')).toMatchObject({
+      disposition: 'transferred',
+      transferred_to: '+14155550100',
+    });
+    expect(conversationOutcome(turns, 'voicemail', 'voicemail', null).disposition).toBe('voicemail');
+  });
+});
+
+describe('μ-law', () => {
+  it('round-trips speech within the codec’s step', () => {
+    const pcm = Int16Array.from({ length: 800 }, (_, i) => Math.round(8000 * Math.sin(i / 5)));
+    const back = mulawToPcm(pcmToMulaw(pcm));
+    for (let i = 0; i < pcm.length; i++) expect(Math.abs(back[i]! - pcm[i]!)).toBeLessThanOrEqual(Math.abs(pcm[i]!) / 16 + 8);
+    expect(pcmToMulaw(new Int16Array([0]))[0]).toBe(0xff);
+  });
+});
