@@ -13,6 +13,7 @@ import { createOutreachActivities } from './outreach';
 import { createIntegrationActivities } from './integrations';
 import { createAiChatActivities } from './ai-chat';
 import { createAnalyticsAssistantActivities } from './analytics-assistant';
+import { createConversationActivities } from './conversations';
 import { createWebhookActivities } from './webhooks';
 
 /** Every area's activities, registered on the worker as one object. */
@@ -33,6 +34,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createIntegrationActivities(deps),
     ...createAiChatActivities(deps),
     ...createAnalyticsAssistantActivities(deps),
+    ...createConversationActivities(deps),
     ...createWebhookActivities(deps),
   };
 }

@@ -22,6 +22,7 @@ import { registerIdentityRoutes } from './routes/identity';
 import { registerObjectRoutes } from './routes/objects';
 import { registerAgentsRoutes } from './routes/agents';
 import { registerAgentKnowledgeRoutes } from './routes/agent-knowledge';
+import { registerAgentConversationRoutes } from './routes/agent-conversations';
 import { registerAccountRoutes } from './routes/accounts';
 import { registerActivityRoutes } from './routes/crm-activities';
 import { registerDealRoutes } from './routes/deals';
@@ -77,6 +78,7 @@ const AREAS: AreaRoutes[] = [
   registerFileRoutes,
   registerAgentsRoutes,
   registerAgentKnowledgeRoutes,
+  registerAgentConversationRoutes,
   registerCampaignRoutes,
   registerTelephonyCallbackRoutes,
   registerCredentialRoutes,

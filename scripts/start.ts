@@ -314,6 +314,18 @@ specs.push({
   },
 });
 
+// The conversation engine: Twilio Media Streams and widget sockets, with the speech models' server.
+if (env.SPEECH_BASE_URL) {
+  specs.push({
+    name: 'voice',
+    dependsOn: dependencies,
+    async start(output) {
+      const proc = spawned(process.execPath, [...tsx, path.join(PROJECT_ROOT, 'voice', 'main.ts')], output);
+      return readyOrExit(proc, waitForPort(config.VOICE_PORT), 'voice');
+    },
+  });
+} else say('voice engine: not started (no speech models: scripts/install-tools.sh speech); agents cannot speak');
+
 const supervisor = new Supervisor(specs, { ...DEFAULT_SUPERVISOR_OPTIONS, say });
 const shutdown = (code: number) => {
   if (supervisor.isStopping) return;
@@ -340,6 +352,7 @@ try {
 if (!supervisor.isStopping) {
   say(`API         ${base}`);
   say(`API docs    ${base}/docs`);
+  if (env.SPEECH_BASE_URL) say(`Voice       ws://localhost:${config.VOICE_PORT} (Twilio Media Streams, widgets)`);
   if (temporalUi) say(`Temporal UI ${temporalUi}`);
   say('ready (Ctrl+C stops everything)');
 }

@@ -15,3 +15,4 @@ export * from './outreach-imap';
 export * from './ai-chat';
 export * from './analytics-assistant';
 export * from './webhooks';
+export * from './conversations';

@@ -142,6 +142,11 @@ const schema = z.object({
   // The conversation engine (voice/main.ts): its port, and the address clients reach it at (TwiML streams,
   // widget sessions); unset: ws://localhost:<VOICE_PORT>.
   VOICE_PORT: port.default(8001),
+  // Live conversations an engine lets finish on SIGTERM before it ends them.
+  VOICE_DRAIN_SECONDS: intIn(0, 3600).default(30),
+  // The speech models (voice activity, recognition, turns, speech): the local speech server npm start runs,
+  // or another serving the same protocol (docs/decisions/voice.md).
+  SPEECH_BASE_URL: z.url().optional(),
   VOICE_PUBLIC_URL: z
     .string()
     .regex(/^wss?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, 'must be a ws:// or wss:// URL')
