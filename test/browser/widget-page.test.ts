@@ -143,6 +143,10 @@ describe.skipIf(!executablePath)('the widget page in a browser', () => {
     await page.evaluate(
       (src) =>
         new Promise<void>((resolve) => {
+          // Runs in the page: its document (the project's type checking has no DOM library).
+          const { document } = globalThis as unknown as {
+            document: { createElement(tag: string): any; body: { append(node: unknown): void } };
+          };
           const frame = document.createElement('iframe');
           frame.addEventListener('load', () => resolve(), { once: true });
           frame.src = src;
