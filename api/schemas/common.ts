@@ -68,8 +68,7 @@ const decimalInteger = (value: unknown) => (typeof value === 'string' && /^-?[0-
  * included, is 422 like every invalid integer: `z.coerce.number()` read `offset=` and `offset= ` as 0, `1e3` as
  * 1000 and `0x10` as 16, and its document said the parameter could be null.
  */
-export const offsetQuery = (max = Number.MAX_SAFE_INTEGER) =>
-  z.preprocess(decimalInteger, z.number().int().min(0).max(max)).default(0);
+export const offsetQuery = (max = Number.MAX_SAFE_INTEGER) => z.preprocess(decimalInteger, z.number().int().min(0).max(max)).default(0);
 
 /**
  * Tags of contacts, deals and accounts: plain names kept on the row (not references to the tag table), trimmed,
