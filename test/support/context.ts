@@ -63,6 +63,10 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
     LOG_LEVEL: 'info',
     // The outreach tests' SMTP and IMAP servers listen on loopback (outreach-mailboxes-hosts.test.ts turns it off).
     OUTREACH_ALLOW_PRIVATE_MAIL_HOSTS: 'true',
+    // Tests poll and write in bursts: quotas far above any test's rate (every request still goes through the
+    // limiter); the rate-limit tests set their own.
+    RATE_LIMIT_ORG_REQUESTS: '1000000',
+    RATE_LIMIT_KEY_REQUESTS: '1000000',
     ...(options.s3
       ? {
           S3_ENDPOINT: s3.endpoint,
