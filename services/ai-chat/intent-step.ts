@@ -8,9 +8,6 @@ import type { ServiceDeps } from '../deps';
 import { composeChatAnswer } from './compose';
 import { CONTACT_FIELDS, DEAL_FIELDS } from './search-plans';
 
-/** The name recorded on turns the built-in understanding answered. */
-export const INTENT_MODEL = 'builtin:semantic-layer';
-
 type Deps = Pick<ServiceDeps, 'sql'>;
 
 const LIST_FIELDS: Record<string, string[]> = { contacts: CONTACT_FIELDS, deals: DEAL_FIELDS };

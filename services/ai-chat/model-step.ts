@@ -4,11 +4,11 @@ import { type TranscriptMessage, toolDefinitions } from '../../domain/ai-chat';
 import type { UiFrame } from '../../domain/ui-message-stream';
 import type { ChatModel } from '../../platform/adapters/llm/chat-model';
 import { createEmbedder } from '../../platform/adapters/embedders/embedder';
+import { BUILTIN_MODEL, type RunContext, runKernelStep } from '../assistants/turn-kernel';
 import type { ServiceDeps } from '../deps';
-import { beginModelStep, relayModelStream, type StreamedStep } from '../ui-stream/steps';
-import { FrameWriter } from '../ui-stream/writer';
+import type { StreamedStep } from '../ui-stream/steps';
 import { modelMessages } from './context';
-import { INTENT_MODEL, intentStep } from './intent-step';
+import { intentStep } from './intent-step';
 import { userText } from './turns';
 
 export interface StepInput {
@@ -22,23 +22,13 @@ export interface StepInput {
 }
 
 export type StepResult = StreamedStep;
-
-/** What the running activity gives a step: its attempt, a heartbeat, and the signal of its cancellation. */
-export interface RunContext {
-  attempt: number;
-  heartbeat: () => void;
-  signal: AbortSignal;
-}
-
-const tag = (turnId: string) => turnId.slice(-8);
-const STOP_POLL_MS = 500;
+export type { RunContext };
 
 /**
- * One model call of a turn, streamed to the chat's stream as it comes: `start` (first step of a
- * segment), `start-step`, the text as `text-*` frames, then each tool call as `tool-input-available`,
- * written together with the step's result, so a retry returns that result instead of calling again.
- * A retry after a cut-off attempt (a killed worker) closes the text that attempt left open, leaves its
- * frames out of the stored message, and calls the model again.
+ * One model call of a chat turn, the chat's policy over the assistants' turn kernel: the chat's
+ * transcript and tools (none on the final step), its stop flag, its tool calls as `tool-input-available`
+ * frames, and the step's result stored with its last frames, so a retried activity returns it rather
+ * than calling the model again. Without `LLM_BASE_URL` the service's own understanding answers.
  */
 export async function runModelStep(
   deps: Pick<ServiceDeps, 'sql' | 'logger' | 'config'>,
@@ -55,60 +45,37 @@ export async function runModelStep(
     getStream(deps.sql, orgId, chatId),
   ]);
   if (!turn || turn.ended_at || !chat || !stream) return { text: '', toolCalls: [], finishReason: 'other' };
-
-  const source = `${turnId}:${step}:model`;
-  const start: UiFrame | null = stream.segment_open ? null : { type: 'start', messageId: turn.assistant_message_id };
-  const { cutOff } = await beginModelStep(deps.sql, orgId, chatId, { model: source, opening: `${turnId}:${step}:start` }, start);
-  if (cutOff) deps.logger.info({ orgId, chatId, turnId, step, attempt: run.attempt }, 'model step redone after a cut-off attempt');
-
-  const writer = new FrameWriter(deps.sql, orgId, chatId, source);
   const builtin = !deps.config.LLM_BASE_URL;
   const messages = await modelMessages(deps.sql, chat, turn, input.transcript);
-  const textId = `text-${step}-${run.attempt}-${tag(turnId)}`;
-  const streamed: StreamedStep = { text: '', toolCalls: [], finishReason: 'stop' };
-  // A stop reaches the call through Postgres within STOP_POLL_MS (a cancellation through Temporal waits for a heartbeat to go out).
-  const stop = new AbortController();
-  const signal = AbortSignal.any([run.signal, stop.signal]);
-  const beat = setInterval(() => {
-    run.heartbeat();
-    db.stopRequested(deps.sql, orgId, turnId).then(
-      (stopped) => stopped && stop.abort(),
-      () => {},
-    );
-  }, STOP_POLL_MS);
-  try {
-    // Without a capable model configured, the service's own understanding answers (a small local model cannot pick tools).
-    const events = builtin
-      ? intentStep(deps, {
-          orgId,
-          message: userText(turn.user_message),
-          step,
-          transcript: input.transcript,
-          embedder: createEmbedder(deps.config),
-        })
-      : model.stream({ messages, tools: input.final ? [] : toolDefinitions(), signal, temperature: 0.2 });
-    const ids = { textId, callId: (n: number) => `call-${step}-${n}-${tag(turnId)}` };
-    await relayModelStream(events, writer, ids, streamed, run.heartbeat);
-  } catch (error) {
-    clearInterval(beat);
-    if (!stop.signal.aborted || run.signal.aborted) {
-      // Failed or canceled mid-answer: what was streamed stays, closed (the turn's end writes the rest).
-      await writer.finish(streamed.text ? [{ type: 'text-end', id: textId }] : [], async () => {}).catch(() => {});
-      throw error;
-    }
-    // Stopped: the answer so far is the step's result, without its tool calls.
-    streamed.toolCalls = [];
-    streamed.finishReason = 'stopped';
-  }
-  clearInterval(beat);
-  const result: StepResult = streamed;
-  const last: UiFrame[] = [
-    ...(result.text ? [{ type: 'text-end' as const, id: textId }] : []),
-    ...result.toolCalls.map((c): UiFrame => ({ type: 'tool-input-available', toolCallId: c.id, toolName: c.name, input: c.input })),
-  ];
-  await writer.finish(last, async (tx) => {
-    await db.insertStepResult(tx, orgId, turnId, step, 'model', result);
-    if (step === 0) await db.setTurnModel(tx, orgId, turnId, builtin ? INTENT_MODEL : model.name);
-  });
+  const { result, cutOff } = await runKernelStep(
+    deps,
+    {
+      orgId,
+      streamId: chatId,
+      turnId,
+      step,
+      messageId: turn.assistant_message_id,
+      // Without a capable model configured, the service's own understanding answers (a small local model cannot pick tools).
+      events: (signal) =>
+        builtin
+          ? intentStep(deps, {
+              orgId,
+              message: userText(turn.user_message),
+              step,
+              transcript: input.transcript,
+              embedder: createEmbedder(deps.config),
+            })
+          : model.stream({ messages, tools: input.final ? [] : toolDefinitions(), signal, temperature: 0.2 }),
+      stopRequested: () => db.stopRequested(deps.sql, orgId, turnId),
+      closing: (r) =>
+        r.toolCalls.map((c): UiFrame => ({ type: 'tool-input-available', toolCallId: c.id, toolName: c.name, input: c.input })),
+      store: async (tx, r) => {
+        await db.insertStepResult(tx, orgId, turnId, step, 'model', r);
+        if (step === 0) await db.setTurnModel(tx, orgId, turnId, builtin ? BUILTIN_MODEL : model.name);
+      },
+    },
+    run,
+  );
+  if (cutOff) deps.logger.info({ orgId, chatId, turnId, step, attempt: run.attempt }, 'model step redone after a cut-off attempt');
   return result;
 }

@@ -2,21 +2,14 @@ import type { Readable } from 'node:stream';
 import { getTurn } from '../../db/ai-chat';
 import { getStream } from '../../db/ui-streams';
 import type { ServiceDeps } from '../deps';
-import { streamResponse } from '../ui-stream/response';
+import { turnStream } from '../assistants/turn-kernel';
 import { ownChat } from './chats';
 
 type StreamDeps = Pick<ServiceDeps, 'sql' | 'logger' | 'config'>;
 
 /** The chat's stream from `afterId` to the end of the segment being written: what a turn or an approval answers. */
-export function chatStream(deps: StreamDeps, orgId: string, chatId: string, afterId: number): Readable {
-  return streamResponse(deps, {
-    orgId,
-    streamId: chatId,
-    afterId,
-    keepAliveMs: deps.config.AI_CHAT_KEEPALIVE_MS,
-    idleTimeoutMs: deps.config.AI_CHAT_STREAM_IDLE_TIMEOUT_MS,
-  });
-}
+export const chatStream = (deps: StreamDeps, orgId: string, chatId: string, afterId: number): Readable =>
+  turnStream(deps, orgId, chatId, afterId);
 
 /**
  * GET /ai/chats/{chat_id}/stream: the active turn's latest segment, replayed after `lastEventId` and then

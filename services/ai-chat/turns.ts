@@ -1,15 +1,14 @@
 import type { Readable } from 'node:stream';
 import * as db from '../../db/ai-chat';
 import type { TurnStatus } from '../../db/ai-chat';
-import { getStream } from '../../db/ui-streams';
 import { type TranscriptMessage, completeTranscript, titleFrom } from '../../domain/ai-chat';
 import { conflict } from '../../domain/errors';
 import type { UiMessage } from '../../domain/ui-message-stream';
 import { newId } from '../../platform/core/ids';
 import { aiChatTurnWorkflowRef, aiChatWorkflowId, stopTurnSignal } from '../../workflows/ai-chat-messages';
 import type { ServiceDeps } from '../deps';
-import { closeTurnStream } from '../ui-stream/turn-end';
-import { signalWorkflow, startAfterPreviousRun } from '../workflow-client';
+import { closeTurn, openTurn } from '../assistants/turn-kernel';
+import { signalWorkflow } from '../workflow-client';
 import { ownChat } from './chats';
 import { chatStream } from './stream';
 
@@ -31,32 +30,34 @@ export async function sendMessage(
     const chat = await ownChat({ sql: tx as never }, orgId, userId, chatId, true);
     if (chat.active_turn_id) throw conflict('A turn is active in this chat: wait for it to finish, answer its approval, or stop it');
     if (await db.messageIdTaken(tx, orgId, chatId, message.id)) throw conflict(`A message with id ${message.id} is already in this chat`);
-    const stream = await getStream(tx, orgId, chatId);
-    const last = Number(stream!.last_frame_id);
     const turnId = newId();
     const turns = await db.listTurns(tx, orgId, chatId);
-    await db.insertTurn(tx, orgId, {
-      id: turnId,
-      chat_id: chatId,
-      user_message: message,
-      assistant_message_id: `msg-${turnId}`,
-      first_frame_id: last + 1,
+    const record = async (firstFrameId: number) => {
+      await db.insertTurn(tx, orgId, {
+        id: turnId,
+        chat_id: chatId,
+        user_message: message,
+        assistant_message_id: `msg-${turnId}`,
+        first_frame_id: firstFrameId,
+      });
+      const title = turns.length === 0 && chat.title === 'New chat' ? titleFrom(userText(message)) : undefined;
+      await db.setActiveTurn(tx, orgId, chatId, turnId, title);
+    };
+    return openTurn(tx, deps, orgId, chatId, record, {
+      ref: aiChatTurnWorkflowRef,
+      options: {
+        workflowId: aiChatWorkflowId(chatId),
+        args: [
+          {
+            orgId,
+            chatId,
+            turnId,
+            maxSteps: deps.config.AI_CHAT_MAX_STEPS,
+            approvalTtlMs: deps.config.AI_CHAT_APPROVAL_TTL_SECONDS * 1000,
+          },
+        ],
+      },
     });
-    const title = turns.length === 0 && chat.title === 'New chat' ? titleFrom(userText(message)) : undefined;
-    await db.setActiveTurn(tx, orgId, chatId, turnId, title);
-    await startAfterPreviousRun(deps, aiChatTurnWorkflowRef, orgId, {
-      workflowId: aiChatWorkflowId(chatId),
-      args: [
-        {
-          orgId,
-          chatId,
-          turnId,
-          maxSteps: deps.config.AI_CHAT_MAX_STEPS,
-          approvalTtlMs: deps.config.AI_CHAT_APPROVAL_TTL_SECONDS * 1000,
-        },
-      ],
-    });
-    return last;
   });
   return chatStream(deps, orgId, chatId, afterId);
 }
@@ -100,24 +101,31 @@ export async function endTurn(
   },
 ): Promise<void> {
   const { orgId, chatId, turnId } = input;
-  await deps.sql.begin(async (tx) => {
-    const turn = await db.getTurn(tx, orgId, turnId, true);
-    if (!turn || turn.ended_at) return;
-    const parts = await closeTurnStream(
-      tx,
-      deps,
-      orgId,
-      chatId,
-      { id: turnId, messageId: turn.assistant_message_id, firstFrameId: Number(turn.first_frame_id) },
-      { error: input.error, finishReason: input.outcome === 'stopped' ? 'other' : input.error ? 'error' : 'stop' },
-    );
-    await db.endTurn(tx, orgId, turnId, {
-      status: STATUS[input.outcome] ?? 'completed',
-      parts,
-      transcript: completeTranscript(input.transcript),
-      model: null,
-      steps: input.steps,
-    });
-    await db.clearActiveTurn(tx, orgId, chatId, turnId);
-  });
+  await closeTurn(
+    deps,
+    { orgId, streamId: chatId, error: input.error, finishReason: input.outcome === 'stopped' ? 'other' : input.error ? 'error' : 'stop' },
+    {
+      load: async (tx) => {
+        const turn = await db.getTurn(tx, orgId, turnId, true);
+        return (
+          turn && {
+            id: turnId,
+            messageId: turn.assistant_message_id,
+            firstFrameId: Number(turn.first_frame_id),
+            ended: Boolean(turn.ended_at),
+          }
+        );
+      },
+      store: async (tx, parts) => {
+        await db.endTurn(tx, orgId, turnId, {
+          status: STATUS[input.outcome] ?? 'completed',
+          parts,
+          transcript: completeTranscript(input.transcript),
+          model: null,
+          steps: input.steps,
+        });
+        await db.clearActiveTurn(tx, orgId, chatId, turnId);
+      },
+    },
+  );
 }

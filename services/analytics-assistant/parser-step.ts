@@ -8,9 +8,6 @@ import { composeAnswer, lastResult } from '../assistants/answer';
 import type { TermChooser } from '../assistants/term-chooser';
 import { understandQuestion } from '../assistants/understanding';
 
-/** The name recorded on turns the semantic layer answered. */
-export const PARSER_MODEL = 'builtin:semantic-layer';
-
 /**
  * A step of the assistant without a large model, as events like a model's: the first step reads the
  * question into a plan (streamed as a `data-plan` part) and calls run_sql with its SQL; the next writes

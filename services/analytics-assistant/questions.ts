@@ -8,9 +8,8 @@ import { partsFromFrames } from '../../domain/ui-message-stream';
 import { newId } from '../../platform/core/ids';
 import { analyticsAssistantTurnWorkflowRef, analyticsAssistantWorkflowId } from '../../workflows/analytics-assistant-messages';
 import type { ServiceDeps } from '../deps';
-import { startAfterPreviousRun } from '../workflow-client';
 import { CreatedCursor, cursorPage, decodeCursor } from '../pagination';
-import { streamResponse } from '../ui-stream/response';
+import { openTurn, turnStream } from '../assistants/turn-kernel';
 import { MAX_SQL_ATTEMPTS } from './prompt';
 
 const conversationNotFound = () => notFound('Conversation not found');
@@ -36,30 +35,28 @@ export async function ask(
       conversation = await db.insertConversation(tx, orgId, { id: newId(), owner_user_id: userId, title: titleOf(body.question) });
       await createStream(tx, orgId, conversation.id);
     }
-    const stream = await getStream(tx, orgId, conversation.id);
-    const last = Number(stream!.last_frame_id);
+    const id = conversation.id;
     const turnId = newId();
-    await db.insertTurn(tx, orgId, {
-      id: turnId,
-      conversation_id: conversation.id,
-      question: body.question,
-      answer_message_id: `msg-${turnId}`,
-      first_frame_id: last + 1,
+    const record = async (firstFrameId: number) => {
+      await db.insertTurn(tx, orgId, {
+        id: turnId,
+        conversation_id: id,
+        question: body.question,
+        answer_message_id: `msg-${turnId}`,
+        first_frame_id: firstFrameId,
+      });
+      await db.setActiveTurn(tx, orgId, id, turnId);
+    };
+    const last = await openTurn(tx, deps, orgId, id, record, {
+      ref: analyticsAssistantTurnWorkflowRef,
+      options: {
+        workflowId: analyticsAssistantWorkflowId(id),
+        args: [{ orgId, conversationId: id, turnId, maxAttempts: MAX_SQL_ATTEMPTS }],
+      },
     });
-    await db.setActiveTurn(tx, orgId, conversation.id, turnId);
-    await startAfterPreviousRun(deps, analyticsAssistantTurnWorkflowRef, orgId, {
-      workflowId: analyticsAssistantWorkflowId(conversation.id),
-      args: [{ orgId, conversationId: conversation.id, turnId, maxAttempts: MAX_SQL_ATTEMPTS }],
-    });
-    return { conversationId: conversation.id, afterId: last };
+    return { conversationId: id, afterId: last };
   });
-  const stream = streamResponse(deps, {
-    orgId,
-    streamId: conversationId,
-    afterId,
-    keepAliveMs: deps.config.AI_CHAT_KEEPALIVE_MS,
-    idleTimeoutMs: deps.config.AI_CHAT_STREAM_IDLE_TIMEOUT_MS,
-  });
+  const stream = turnStream(deps, orgId, conversationId, afterId);
   return { conversationId, stream };
 }
 

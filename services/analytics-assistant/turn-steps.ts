@@ -6,14 +6,12 @@ import type { ChatModel } from '../../platform/adapters/llm/chat-model';
 import { createEmbedder } from '../../platform/adapters/embedders/embedder';
 import { localTermChooser } from '../assistants/term-chooser';
 import type { ServiceDeps } from '../deps';
-import { beginModelStep, relayModelStream, type StreamedStep } from '../ui-stream/steps';
-import { closeTurnStream } from '../ui-stream/turn-end';
-import { FrameWriter } from '../ui-stream/writer';
-import { PARSER_MODEL, parserStep } from './parser-step';
-import { modelMessages, systemPrompt } from './prompt';
 import { attemptQuery } from '../assistants/query-runner';
 import { readableSchema } from '../assistants/schema';
+import { BUILTIN_MODEL, type RunContext, closeTurn, runKernelStep } from '../assistants/turn-kernel';
 import { understandQuestion } from '../assistants/understanding';
+import { parserStep } from './parser-step';
+import { modelMessages, systemPrompt } from './prompt';
 
 type Deps = Pick<ServiceDeps, 'sql' | 'config' | 'logger'>;
 
@@ -28,18 +26,15 @@ export interface StepResult {
   toolCalls: { id: string; name: string; input: unknown }[];
 }
 
-export interface RunContext {
-  attempt: number;
-  heartbeat: () => void;
-  signal: AbortSignal;
-}
+export type { RunContext };
 
 const tag = (turnId: string) => turnId.slice(-8);
 
 /**
- * One model call: its text streams to the conversation's stream as it comes; its tool calls are the
- * result. `final`: no tools offered, so the model answers in text. A retry after a cut-off attempt
- * closes the text that attempt left open and leaves its frames out of the stored answer.
+ * One model call, the Analytics Assistant's policy over the assistants' turn kernel: the schema and the
+ * conversation's earlier questions as the model's context, run_sql as its only tool (none on the final
+ * step, so the model answers in text), the semantic layer's plan as a hint to a capable model. Without
+ * `LLM_BASE_URL` the semantic layer answers (the local model cannot write SQL).
  */
 export async function modelStep(
   deps: Deps,
@@ -51,9 +46,6 @@ export async function modelStep(
   const turn = await conversations.getTurn(deps.sql, orgId, turnId);
   const stream = await getStream(deps.sql, orgId, conversationId);
   if (!turn || turn.ended_at || !stream) return { text: '', toolCalls: [] };
-  const source = `${turnId}:${step}:model`;
-  const start: UiFrame | null = step === 0 && !stream.segment_open ? { type: 'start', messageId: turn.answer_message_id } : null;
-  await beginModelStep(deps.sql, orgId, conversationId, { model: source, opening: `${turnId}:${step}:start` }, start);
   const [relations, earlier] = await Promise.all([
     readableSchema(deps, orgId),
     conversations.previousTurns(deps.sql, orgId, conversationId, turnId, 10),
@@ -65,42 +57,39 @@ export async function modelStep(
     turn.question,
     input.transcript,
   );
-  const writer = new FrameWriter(deps.sql, orgId, conversationId, source);
-  const textId = `text-${step}-${run.attempt}-${tag(turnId)}`;
-  const streamed: StreamedStep = { text: '', toolCalls: [], finishReason: 'stop' };
-  const beat = setInterval(run.heartbeat, 1000);
-  // Without a capable model configured, the semantic layer answers (the local model cannot write SQL).
   const parser = !deps.config.LLM_BASE_URL;
-  try {
-    const tools = input.final ? [] : [{ ...RUN_SQL_TOOL, parameters: RUN_SQL_TOOL.parameters as unknown as Record<string, unknown> }];
-    const events = parser
-      ? parserStep(
-          deps,
-          {
-            orgId,
-            question: turn.question,
-            step,
-            transcript: input.transcript,
-            embedder: createEmbedder(deps.config),
-            chooser: localTermChooser(deps.config),
-          },
-          writer,
-          `plan-${tag(turnId)}`,
-        )
-      : model.stream({ messages, tools, signal: run.signal, temperature: 0 });
-    const ids = { textId, callId: (n: number) => `call-${step}-${n}-${tag(turnId)}` };
-    await relayModelStream(events, writer, ids, streamed, run.heartbeat);
-  } catch (error) {
-    await writer.finish(streamed.text ? [{ type: 'text-end', id: textId }] : [], async () => {}).catch(() => {});
-    throw error;
-  } finally {
-    clearInterval(beat);
-  }
-  const { text, toolCalls } = streamed;
-  await writer.finish(text ? [{ type: 'text-end', id: textId }] : [], async (tx) => {
-    if (step === 0) await conversations.setTurnModel(tx, orgId, turnId, parser ? PARSER_MODEL : model.name);
-  });
-  return { text, toolCalls };
+  const tools = input.final ? [] : [{ ...RUN_SQL_TOOL, parameters: RUN_SQL_TOOL.parameters as unknown as Record<string, unknown> }];
+  const { result } = await runKernelStep(
+    deps,
+    {
+      orgId,
+      streamId: conversationId,
+      turnId,
+      step,
+      messageId: turn.answer_message_id,
+      events: (signal, writer) =>
+        parser
+          ? parserStep(
+              deps,
+              {
+                orgId,
+                question: turn.question,
+                step,
+                transcript: input.transcript,
+                embedder: createEmbedder(deps.config),
+                chooser: localTermChooser(deps.config),
+              },
+              writer,
+              `plan-${tag(turnId)}`,
+            )
+          : model.stream({ messages, tools, signal, temperature: 0 }),
+      store: async (tx) => {
+        if (step === 0) await conversations.setTurnModel(tx, orgId, turnId, parser ? BUILTIN_MODEL : model.name);
+      },
+    },
+    run,
+  );
+  return { text: result.text, toolCalls: result.toolCalls };
 }
 
 /**
@@ -135,35 +124,42 @@ export async function runSqlCall(
   return { message: { role: 'tool', toolCallId: call.id, content: toolOutput({ ok: true, ...outcome.result }) }, ok: true };
 }
 
-/** The turn's end: closes the segment, stores the answer as the client saw it and the transcript, frees the conversation. One transaction; a repeat does nothing. */
+/** The turn's end, the Analytics Assistant's record of it: the answer as the client saw it, its text, the transcript; the conversation freed. */
 export async function endTurn(
   deps: Pick<ServiceDeps, 'sql'> & { logger?: Pick<ServiceDeps['logger'], 'warn'> },
   input: TurnRef & { error: string | null; transcript: AssistantTranscript },
 ): Promise<void> {
   const { orgId, conversationId, turnId } = input;
-  await deps.sql.begin(async (tx) => {
-    const turn = await conversations.getTurn(tx, orgId, turnId, true);
-    if (!turn || turn.ended_at) return;
-    const parts = await closeTurnStream(
-      tx,
-      deps,
-      orgId,
-      conversationId,
-      { id: turnId, messageId: turn.answer_message_id, firstFrameId: Number(turn.first_frame_id) },
-      { error: input.error, finishReason: input.error ? 'error' : 'stop' },
-    );
-    const answers = input.transcript.filter((m) => m.role === 'assistant' && m.content.trim());
-    const text = answers.length ? answers[answers.length - 1]!.content : null;
-    await conversations.endTurn(tx, orgId, turnId, {
-      status: input.error ? 'failed' : 'completed',
-      parts,
-      text,
-      transcript: input.transcript,
-      model: null,
-      error: input.error,
-    });
-    await conversations.clearActiveTurn(tx, orgId, conversationId, turnId);
-  });
+  await closeTurn(
+    deps,
+    { orgId, streamId: conversationId, error: input.error, finishReason: input.error ? 'error' : 'stop' },
+    {
+      load: async (tx) => {
+        const turn = await conversations.getTurn(tx, orgId, turnId, true);
+        return (
+          turn && {
+            id: turnId,
+            messageId: turn.answer_message_id,
+            firstFrameId: Number(turn.first_frame_id),
+            ended: Boolean(turn.ended_at),
+          }
+        );
+      },
+      store: async (tx, parts) => {
+        const answers = input.transcript.filter((m) => m.role === 'assistant' && m.content.trim());
+        const text = answers.length ? answers[answers.length - 1]!.content : null;
+        await conversations.endTurn(tx, orgId, turnId, {
+          status: input.error ? 'failed' : 'completed',
+          parts,
+          text,
+          transcript: input.transcript,
+          model: null,
+          error: input.error,
+        });
+        await conversations.clearActiveTurn(tx, orgId, conversationId, turnId);
+      },
+    },
+  );
 }
 
 /** The parser's reading of the question, given to a capable model as a hint it may use or correct. */
