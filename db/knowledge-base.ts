@@ -385,11 +385,14 @@ export interface RankQuery {
  * the query's words it holds, so chunks holding every word rank first (AND before OR), then by ts_rank.
  * Vector: cosine distance in the dataset's embedding space through the HNSW index of that dimension.
  * Exact terms: each is folded (kb_fold: case, accents, separators) and fetches at most `perTerm`
- * chunks holding all its folded words from their own index (kb_chunks_exact_idx), and only those are
- * checked for the words in order, so a phrase of common words costs at most `perTerm` checks. A term's
- * weight is ln(1 + perTerm / holders) / ln(1 + perTerm), 1 for a term one chunk holds; a chunk's
- * exact_score is the sum of the weights of the terms it holds over the number of terms found. The
- * `candidates` best by exact_score join the candidates of the other two rankings.
+ * chunks holding its folded words from their own index (exact_tsv), leaving out words the statistics
+ * put in more than `commonRows` chunks; only those chunks are checked for the words in order (on the
+ * stored vector), so a term costs at most `perTerm` cheap checks. A term whose every word is that common
+ * is not fetched: it is common itself, and only checked on the other rankings' candidates. A term's
+ * weight is ln(1 + perTerm / holders) / ln(1 + perTerm), 1 for a term one chunk holds (a common or
+ * capped term counts as perTerm holders); a chunk's exact_score is the sum of the weights of the terms
+ * it holds over the number of terms found. The `candidates` best by exact_score join the candidates of
+ * the other two rankings.
  * Membership (dataset, ready source, visible generation) is checked per candidate by primary keys, so
  * the cost does not grow with the dataset's number of sources.
  */
@@ -452,31 +455,47 @@ export async function rankChunks(db: Db, orgId: string, datasetId: string, query
       WHERE EXISTS (SELECT 1 FROM unnest(to_tsvector('english', u.word)) x JOIN fetched f USING (lexeme))
         AND NOT EXISTS (SELECT 1 FROM unnest(to_tsvector('english', u.word)) x JOIN hits h USING (lexeme))),
     exact_terms AS MATERIALIZED (
-      SELECT row_number() OVER (ORDER BY folded) AS i, phraseto_tsquery('simple', folded) AS phrase, plainto_tsquery('simple', folded) AS words
-      FROM exact_input WHERE folded <> ''),
+      SELECT row_number() OVER (ORDER BY e.folded) AS i, phraseto_tsquery('simple', e.folded) AS phrase, r.fetch
+      FROM exact_input e CROSS JOIN LATERAL (
+        -- the term's words the statistics do not call common; none: the term is common itself
+        SELECT nullif(string_agg(quote_literal(w.word), ' & '), '')::tsquery AS fetch
+        FROM unnest(tsvector_to_array(to_tsvector('simple', e.folded))) AS w(word)
+        WHERE coalesce((
+          SELECT st.freq * greatest(rel.reltuples, 0) FROM pg_stats s
+          CROSS JOIN LATERAL unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS st(word, freq)
+          CROSS JOIN (SELECT reltuples FROM pg_class WHERE oid = 'kb_chunks'::regclass) rel
+          WHERE s.schemaname = current_schema() AND s.tablename = 'kb_chunks' AND s.attname = 'exact_tsv' AND st.word = w.word), 0) <= ${query.commonRows}) r
+      WHERE e.folded <> ''),
     exact_fetched AS MATERIALIZED (
-      SELECT e.i, h.id, h.content FROM exact_terms e CROSS JOIN LATERAL (
-        SELECT c.id, c.content FROM kb_chunks c WHERE c.org_id = ${orgId} AND kb_exact_tsv(c.content) @@ e.words AND ${member('c')} LIMIT ${perTerm}) h),
+      SELECT e.i, h.id, h.exact_tsv FROM exact_terms e CROSS JOIN LATERAL (
+        SELECT c.id, c.exact_tsv FROM kb_chunks c WHERE c.org_id = ${orgId} AND c.exact_tsv @@ e.fetch AND ${member('c')} LIMIT ${perTerm}) h
+      WHERE e.fetch IS NOT NULL),
     exact_hits AS MATERIALIZED (
-      SELECT f.i, f.id FROM exact_fetched f JOIN exact_terms e USING (i) WHERE e.phrase = e.words OR kb_exact_tsv(f.content) @@ e.phrase),
+      SELECT f.i, f.id FROM exact_fetched f JOIN exact_terms e USING (i) WHERE f.exact_tsv @@ e.phrase),
     exact_weights AS MATERIALIZED (
-      SELECT e.i, e.phrase, ln(1 + ${query.perTerm}::float8 / n.hits) / ln(1 + ${query.perTerm}::float8) AS w,
-        (SELECT count(*) FROM exact_fetched f WHERE f.i = e.i) >= ${query.perTerm} AS capped
-      FROM exact_terms e JOIN (SELECT i, count(*) AS hits FROM exact_hits GROUP BY i) n USING (i)),
-    exact_found AS MATERIALIZED (SELECT count(*)::float8 AS n FROM exact_weights),
+      -- a fetched term by its holders; a common term, or one whose fetch was capped, is checked on the candidates
+      SELECT e.i, e.phrase, e.fetch IS NULL AS common,
+        ln(1 + ${query.perTerm}::float8 / coalesce(n.hits, ${query.perTerm})) / ln(1 + ${query.perTerm}::float8) AS w,
+        e.fetch IS NULL OR (SELECT count(*) FROM exact_fetched f WHERE f.i = e.i) >= ${query.perTerm} AS unchecked
+      FROM exact_terms e LEFT JOIN (SELECT i, count(*) AS hits FROM exact_hits GROUP BY i) n USING (i)
+      WHERE n.hits IS NOT NULL OR e.fetch IS NULL),
     exact AS (
       SELECT h.id FROM exact_hits h JOIN exact_weights w USING (i) GROUP BY h.id ORDER BY sum(w.w) DESC, h.id LIMIT ${candidates}),
     fused AS (
       SELECT i.id, l.r AS lexical_rank, l.score AS lexical_score, s.r AS vector_rank, s.similarity AS vector_similarity
       FROM (SELECT id FROM lexical UNION SELECT id FROM semantic UNION SELECT id FROM exact) i
-      LEFT JOIN lexical l ON l.id = i.id LEFT JOIN semantic s ON s.id = i.id)
-    SELECT c.id AS chunk_id, c.source_id, c.ordinal, c.content, f.lexical_rank::int, f.lexical_score::float8, f.vector_rank::int, f.vector_similarity::float8,
-      CASE WHEN x.n > 0 THEN coalesce((
-        SELECT sum(w.w) FROM exact_weights w
-        -- a term whose fetch was capped may be held by a candidate it did not fetch
-        WHERE EXISTS (SELECT 1 FROM exact_hits h WHERE h.i = w.i AND h.id = c.id) OR (w.capped AND kb_exact_tsv(c.content) @@ w.phrase)), 0) / x.n
-      END::float8 AS exact_score
-    FROM fused f JOIN kb_chunks c ON c.id = f.id CROSS JOIN exact_found x`;
+      LEFT JOIN lexical l ON l.id = i.id LEFT JOIN semantic s ON s.id = i.id),
+    candidate AS MATERIALIZED (SELECT f.*, c.source_id, c.ordinal, c.content, c.exact_tsv FROM fused f JOIN kb_chunks c ON c.id = f.id),
+    held AS MATERIALIZED (
+      SELECT c.id, w.i, w.w FROM candidate c JOIN exact_weights w
+        ON EXISTS (SELECT 1 FROM exact_hits h WHERE h.i = w.i AND h.id = c.id) OR (w.unchecked AND c.exact_tsv @@ w.phrase)),
+    -- terms found: every fetched term with holders, and a common term when a candidate holds it
+    exact_found AS MATERIALIZED (
+      SELECT count(*)::float8 AS n FROM exact_weights w WHERE NOT w.common OR EXISTS (SELECT 1 FROM held h WHERE h.i = w.i))
+    SELECT c.id AS chunk_id, c.source_id, c.ordinal, c.content, c.lexical_rank::int, c.lexical_score::float8, c.vector_rank::int,
+      c.vector_similarity::float8,
+      CASE WHEN x.n > 0 THEN coalesce((SELECT sum(h.w) FROM held h WHERE h.id = c.id), 0) / x.n END::float8 AS exact_score
+    FROM candidate c CROSS JOIN exact_found x`;
 }
 
 /** Serializes a source's lifecycle steps: the creating transaction, the workflow's first step, publish. */

@@ -177,19 +177,23 @@ export function likePattern(pattern: string): string {
  * not ranks: reciprocal rank fusion gives the 20th weak word match as much as the 20th vector match.
  * Without a vector ranking (the dataset's model is not at hand) pass a weight of 0: full text has it all.
  * The weights stay when full text finds nothing, so scores of datasets stay comparable (an agent merges them).
- * When the query names exact terms the dataset holds (some candidate has an `exact_score`), that score
- * takes `exactWeight` of the whole and the rest above the remainder: a passage holding the identifier,
- * name or phrase comes before near-duplicates that share every other word. Otherwise nothing changes.
+ * When the query names exact terms (`namesTerms`: known from the query alone, so every dataset of an agent
+ * scales alike), or a word full text could not find turns up in its folded spelling (some candidate has
+ * an `exact_score`), the exact score takes `exactWeight` of the whole and the rest the remainder: a
+ * passage holding the identifier, name or phrase comes before near-duplicates that share every other
+ * word, and a dataset holding none of the named terms scores at most 1 − `exactWeight`. Otherwise
+ * nothing changes.
  */
 export function fusedScores(
   candidates: { lexical_score: number | null; vector_similarity: number | null; exact_score?: number | null }[],
   vectorWeight = VECTOR_WEIGHT,
   exactWeight = EXACT_WEIGHT,
+  namesTerms = false,
 ): number[] {
   const similarities = candidates.map((c) => c.vector_similarity).filter((s): s is number => s !== null);
   const lo = Math.min(...similarities);
   const hi = Math.max(...similarities);
-  const exact = candidates.some((c) => (c.exact_score ?? 0) > 0) ? exactWeight : 0;
+  const exact = namesTerms || candidates.some((c) => (c.exact_score ?? 0) > 0) ? exactWeight : 0;
   return candidates.map((c) => {
     const vector = c.vector_similarity === null ? 0 : hi > lo ? (c.vector_similarity - lo) / (hi - lo) : 1;
     const lexical = c.lexical_score === null ? 0 : Math.min(1, c.lexical_score) ** 2;

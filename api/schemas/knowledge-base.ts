@@ -3,6 +3,7 @@ import {
   CHUNKING_METHODS,
   CHUNK_SIZE_MAX,
   CHUNK_SIZE_MIN,
+  EXACT_WEIGHT,
   RESULTS_COUNT_DEFAULT,
   RESULTS_COUNT_MAX,
   LEXICAL_EMBEDDER_VECTOR_WEIGHT,
@@ -178,7 +179,7 @@ export const QueryResults = z
           .min(0)
           .max(1)
           .openapi({
-            description: `${VECTOR_WEIGHT} × vector similarity (min-max normalized over the candidates) + ${+(1 - VECTOR_WEIGHT).toFixed(2)} × the square of the full-text score (IDF-weighted share of the query words held); ${LEXICAL_EMBEDDER_VECTOR_WEIGHT} and ${+(1 - LEXICAL_EMBEDDER_VECTOR_WEIGHT).toFixed(2)} for a dataset of the lexical builtin-hashing-384; 1 is the nearest vector match holding every word`,
+            description: `${VECTOR_WEIGHT} × vector similarity (min-max normalized over the candidates) + ${+(1 - VECTOR_WEIGHT).toFixed(2)} × the square of the full-text score (IDF-weighted share of the query words held); ${LEXICAL_EMBEDDER_VECTOR_WEIGHT} and ${+(1 - LEXICAL_EMBEDDER_VECTOR_WEIGHT).toFixed(2)} for a dataset of the lexical builtin-hashing-384; when the query names exact terms (identifiers, names, quoted phrases, matched regardless of case, accents and separators) that sum takes ${+(1 - EXACT_WEIGHT).toFixed(2)} and the rarity-weighted share of the terms the passage holds ${EXACT_WEIGHT}; 1 is the nearest vector match holding every word (and every exact term)`,
           }),
         source_id: Uuid,
         dataset_id: Uuid,

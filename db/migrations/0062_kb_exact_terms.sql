@@ -4,8 +4,9 @@
 -- dropped, the letters that do not decompose spelled out), every run of other characters than letters
 -- and digits one space, and a space between letters and digits, so "SKU-4471", "sku 4471" and
 -- "SKU4471" all read "sku 4471", and "Zoë Müller" and "ZOE MULLER" both "zoe muller". The folded words,
--- with their positions and no stemming or stop words ('simple'), are indexed, so a term is a phrase
--- query on the index.
+-- with their positions and no stemming or stop words ('simple'), are stored with each chunk and indexed,
+-- so a term is a phrase query: the index finds chunks holding its words, the stored vector checks their
+-- order without folding the text again (folding costs about 0.2 ms per chunk, the check microseconds).
 
 CREATE FUNCTION kb_fold(t text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN btrim(regexp_replace(regexp_replace(regexp_replace(
@@ -17,9 +18,11 @@ RETURN btrim(regexp_replace(regexp_replace(regexp_replace(
 CREATE FUNCTION kb_exact_tsv(content text) RETURNS tsvector LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
 RETURN to_tsvector('simple'::regconfig, kb_fold(content));
 
-CREATE INDEX kb_chunks_exact_idx ON kb_chunks USING gin (kb_exact_tsv(content));
+ALTER TABLE kb_chunks ADD COLUMN exact_tsv tsvector GENERATED ALWAYS AS (kb_exact_tsv(content)) STORED;
+CREATE INDEX kb_chunks_exact_idx ON kb_chunks USING gin (exact_tsv);
 
 -- Down Migration
 DROP INDEX kb_chunks_exact_idx;
+ALTER TABLE kb_chunks DROP COLUMN exact_tsv;
 DROP FUNCTION kb_exact_tsv(text);
 DROP FUNCTION kb_fold(text);

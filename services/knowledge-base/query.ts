@@ -3,6 +3,7 @@ import { upstream } from '../../domain/errors';
 import { exactTerms } from '../../domain/knowledge-base-terms';
 import {
   CANDIDATES_PER_RANKING,
+  EXACT_WEIGHT,
   FULL_TEXT_BOUNDS,
   LEXICAL_EMBEDDER_VECTOR_WEIGHT,
   VECTOR_WEIGHT,
@@ -51,7 +52,8 @@ export async function queryDataset(
       exactWords: words,
     }),
   );
-  const scores = fusedScores(ranked, embedding === null ? 0 : embedder?.lexical ? LEXICAL_EMBEDDER_VECTOR_WEIGHT : VECTOR_WEIGHT);
+  const vectorWeight = embedding === null ? 0 : embedder?.lexical ? LEXICAL_EMBEDDER_VECTOR_WEIGHT : VECTOR_WEIGHT;
+  const scores = fusedScores(ranked, vectorWeight, EXACT_WEIGHT, terms.length > 0);
   const results = ranked
     .map((r, i) => ({ ...r, score: scores[i]! }))
     .sort(

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as kb from '../../db/knowledge-base';
 import { exactTerms } from '../../domain/knowledge-base-terms';
-import { FULL_TEXT_BOUNDS, LEXICAL_EMBEDDER_VECTOR_WEIGHT, fusedScores } from '../../domain/knowledge-base';
+import { EXACT_WEIGHT, FULL_TEXT_BOUNDS, LEXICAL_EMBEDDER_VECTOR_WEIGHT, fusedScores } from '../../domain/knowledge-base';
 import { embedderFor } from '../../platform/adapters/embedders/embedder';
 import { importTexts } from '../../services/knowledge-base/datasets';
 import { createTestContext, type TestContext } from '../support/context';
@@ -133,6 +133,22 @@ describe('exact terms rank first', () => {
     const expected = new Map(ranked.map((r, i) => [r.chunk_id, Number(base[i]!.toFixed(6))]));
     for (const r of results) expect([...expected.values()]).toContain(r.score);
     expect(results.map((r) => r.score)).toEqual([...results.map((r) => r.score)].sort((a, b) => b - a));
+  });
+
+  it('scores a dataset holding none of the named terms at most the other half, so merged datasets keep the holder first', async () => {
+    const otherDataset = await ctx.request('POST', '/knowledge-base/datasets', { token: t.session, body: { name: 'Other kits' } });
+    await importTexts(ctx.deps, orgId, 'user:test', otherDataset.body.id, [
+      { name: 'other', text: 'Cordless drill kit warranty: cordless drill kits carry a three years warranty.' },
+    ]);
+    const query = 'cordless drill kit warranty SKU4471';
+    const res = await ctx.request('POST', `/knowledge-base/datasets/${otherDataset.body.id}/query`, {
+      token: t.session,
+      body: { query, results_count: 3 },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.results.length).toBeGreaterThan(0);
+    for (const r of res.body.results) expect(r.score).toBeLessThanOrEqual(1 - EXACT_WEIGHT);
+    expect((await ask(query))[0]!.score).toBeGreaterThan(res.body.results[0].score);
   });
 
   it("never brings another organization's passage that holds the identifier", async () => {

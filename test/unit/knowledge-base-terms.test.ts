@@ -84,6 +84,12 @@ describe('fusedScores with exact terms', () => {
     ).toEqual(without);
   });
 
+  it('scales a dataset holding none of the named terms to the other half, as it scales one that holds them', () => {
+    const plain = fusedScores([near, answer]);
+    const named = fusedScores([near, answer], undefined, EXACT_WEIGHT, true);
+    expect(named).toEqual(plain.map((x) => (1 - EXACT_WEIGHT) * x));
+  });
+
   it(`gives the exact terms ${EXACT_WEIGHT} of the score`, () => {
     const [only] = fusedScores([{ lexical_score: null, vector_similarity: null, exact_score: 1 }], 0.55);
     expect(only).toBeCloseTo(EXACT_WEIGHT);
