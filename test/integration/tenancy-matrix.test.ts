@@ -60,6 +60,8 @@ beforeAll(async () => {
   const agent = idOf(await create('/core/agents', { name: 'Caller' }));
   if (agent) {
     ids.id = agent;
+    const widget = idOf(await create(`/core/agents/${agent}/widgets`, { name: 'B widget', allowed_origins: ['https://b.example'] }));
+    if (widget) ids.widget_id = widget;
     const campaign = idOf(
       await create('/campaign/campaigns', {
         name: 'Spring',
@@ -245,6 +247,8 @@ const BODIES: Record<string, unknown> = {
   'POST /ai/chats/{chat_id}/messages': { message: { id: 'm', role: 'user', parts: [{ type: 'text', text: 'hi' }] } },
   'POST /ai/chats/{chat_id}/approvals/{approval_id}': { approved: true },
   'PATCH /webhooks/endpoints/{endpoint_id}': { description: 'x' },
+  'POST /core/agents/{id}/widgets': { name: 'x', allowed_origins: ['https://site.example'] },
+  'PATCH /core/agents/{id}/widgets/{widget_id}': { name: 'x' },
 };
 
 describe('tenancy matrix: another organization’s ids are 404 on every route', () => {
