@@ -116,7 +116,8 @@ const BENCHES = {
       lexical: args.includes('--lexical'),
     }),
   // Both assistants on the defaults over the held-out set kept apart (bench/fixtures/assistants-heldout.json): accuracy and confident wrong answers per kind.
-  'assistants-heldout': () => benchAssistantsHeldOut({ verbose: args.includes('--verbose'), lexical: args.includes('--lexical') }),
+  'assistants-heldout': () =>
+    benchAssistantsHeldOut({ verbose: args.includes('--verbose'), lexical: args.includes('--lexical'), model: args.includes('--model') }),
   // Both assistants on the defaults end to end (API, Temporal dev server, worker, local embedder): p50/p95 s to first text and to end.
   'assistants-latency': () => benchAssistantsLatency({ verbose: args.includes('--verbose') }),
   // The local language model: load time, time to first token, tokens/s (LLM_BENCH_THREADS, default 1,2).
