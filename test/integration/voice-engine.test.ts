@@ -176,7 +176,7 @@ needsSpeech('voice engine', () => {
     await caller.say('Can I come in on Tuesday?');
     // The line said while the tool runs, then the answer from its result (one utterance: the tool is quick).
     const spoken = await caller.waitForSpeech({ timeoutMs: 20_000, transcribe: true });
-    expect(words(spoken.text)).toMatch(/let me book/);
+    expect(words(spoken.text)).toMatch(/book/);
     expect(words(spoken.text)).toMatch(/tuesday|ten/);
     expect(hook.calls[0]!.body).toEqual({ day: 'Tuesday' });
     await caller.hangUp();
@@ -243,7 +243,7 @@ needsSpeech('voice engine', () => {
     const prompt = await caller.waitForSpeech({ timeoutMs: 15_000, transcribe: true });
     expect(words(prompt.text)).toMatch(/still there/);
     const goodbye = await caller.waitForSpeech({ timeoutMs: 15_000, transcribe: true });
-    expect(words(goodbye.text)).toMatch(/goodbye/);
+    expect(words(goodbye.text)).toMatch(/bye/);
     const closed = await caller.closed;
     expect(closed.by).toBe('engine');
     const conversation = await conversationOf(agentId);
