@@ -1,18 +1,16 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { waitFor } from '../support/campaigns';
 import { createTestContext, type TestContext } from '../support/context';
 import { startFakeChatLlm, type FakeChatLlm } from '../support/fake-chat-llm-server';
 import { startFakeTwilio, type FakeTwilio } from '../support/fake-twilio';
 import { newTenant, type Tenant } from '../support/identity';
-import { startTestEngine, type TestEngine } from '../support/voice/engine';
+import { finishedConversation, speechServer, startTestEngine, type TestEngine } from '../support/voice/engine';
 import { SimulatedCaller } from '../support/voice/simulated-caller';
 
 // What a call does beyond talking: a transfer asked of Twilio, keys pressed, a voicemail greeting on an
 // outbound call, personal data kept out of the transcript, the call written on the CRM contact.
 
-const speechUrl = inject('speechUrl');
-const needsSpeech = speechUrl ? describe : describe.skip;
-if (!speechUrl && process.env.CI === 'true') throw new Error('the speech server is required under CI');
+const { url: speechUrl, describe: needsSpeech } = speechServer();
 
 let ctx: TestContext;
 let llm: FakeChatLlm;
@@ -30,20 +28,6 @@ async function publishedAgent(config: Record<string, unknown>): Promise<string> 
   expect((await call('POST', `/core/agents/${agent.body.id}/versions`, { config })).status).toBe(200);
   expect((await call('POST', `/core/agents/${agent.body.id}/versions/1/publish`, {})).status).toBe(200);
   return agent.body.id;
-}
-
-async function finished(agentId: string) {
-  return waitFor(
-    async () => {
-      const list = await call('GET', `/core/agents/${agentId}/conversations`);
-      const id = list.body.data?.[0]?.id;
-      if (!id) return undefined;
-      const res = await call('GET', `/core/agents/${agentId}/conversations/${id}`);
-      return res.body.summary ? res.body : undefined;
-    },
-    30_000,
-    'the conversation summarized',
-  );
 }
 
 needsSpeech('voice calls', () => {
@@ -98,7 +82,7 @@ needsSpeech('voice calls', () => {
     const update = await waitFor(async () => twilio.updates.find((u) => u.callSid === live.sid && u.dial), 20_000, 'a transfer update');
     expect(update.answered).toBe(200);
     expect(JSON.stringify(update.dial)).toContain('+14155550100');
-    const detail = await finished(agentId);
+    const detail = await finishedConversation(ctx, t.session, agentId);
     expect(detail.status).toBe('transferred');
     expect(detail.outcome).toMatchObject({ disposition: 'transferred', transferred_to: '+14155550100' });
   }, 120_000);
@@ -126,7 +110,7 @@ needsSpeech('voice calls', () => {
     await caller.say('Hi, you have reached Sam. Please leave a message after the tone.');
     const closed = await caller.closed;
     expect(closed.by).toBe('engine');
-    const detail = await finished(agentId);
+    const detail = await finishedConversation(ctx, t.session, agentId);
     expect(detail.status).toBe('voicemail');
     expect(detail.outcome.disposition).toBe('voicemail');
     expect(llm.requests.length).toBe(requestsBefore);
@@ -155,7 +139,7 @@ needsSpeech('voice calls', () => {
     // The model knew who was calling, from the CRM.
     expect(llm.requests.at(-1)!.messages[0]!.content).toContain('Dana');
     await caller.hangUp();
-    const detail = await finished(agentId);
+    const detail = await finishedConversation(ctx, t.session, agentId);
     expect(detail.contact_id).toBe(contact.body.id);
     const spoken = detail.turns.find((turn: { role: string }) => turn.role === 'caller');
     expect(spoken.text).not.toMatch(/4111/);

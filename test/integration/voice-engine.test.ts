@@ -1,21 +1,19 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { waitFor } from '../support/campaigns';
 import { createTestContext, type TestContext } from '../support/context';
 import { startFakeChatLlm, type ChatRequestBody, type FakeChatLlm } from '../support/fake-chat-llm-server';
 import { startFakeWebsite, type FakeWebsite } from '../support/fake-website';
 import { newTenant, type Tenant } from '../support/identity';
-import { startTestEngine, type TestEngine } from '../support/voice/engine';
+import { finishedConversation, speechServer, startTestEngine, type TestEngine } from '../support/voice/engine';
 import { SimulatedCaller } from '../support/voice/simulated-caller';
 
 // The voice runtime as a caller meets it: a simulated Twilio Media Stream speaking synthesized sentences
 // in real time to the engine, which runs the agent's published version with the local speech models and
 // a scripted model; what the caller hears is transcribed back.
 
-const speechUrl = inject('speechUrl');
-const needsSpeech = speechUrl ? describe : describe.skip;
-if (!speechUrl && process.env.CI === 'true') throw new Error('the speech server is required under CI');
+const { url: speechUrl, describe: needsSpeech } = speechServer();
 
 let ctx: TestContext;
 let llm: FakeChatLlm;
@@ -124,14 +122,7 @@ needsSpeech('voice engine', () => {
       'turns recorded while the call is live',
     );
     await caller.hangUp();
-    const ended = await waitFor(
-      async () => {
-        const res = await call('GET', `/core/agents/${agentId}/conversations/${live.id}`);
-        return res.body.summary ? res.body : undefined;
-      },
-      30_000,
-      'summary written',
-    );
+    const ended = await finishedConversation(ctx, t.session, agentId);
     expect(ended.status).toBe('completed');
     expect(ended.end_reason).toBe('caller_hung_up');
     expect(ended.outcome.disposition).toBe('answered');
@@ -180,15 +171,7 @@ needsSpeech('voice engine', () => {
     expect(words(spoken.text)).toMatch(/tuesday|ten/);
     expect(hook.calls[0]!.body).toEqual({ day: 'Tuesday' });
     await caller.hangUp();
-    const conversation = await conversationOf(agentId);
-    const detail = await waitFor(
-      async () => {
-        const res = await call('GET', `/core/agents/${agentId}/conversations/${conversation.id}`);
-        return res.body.summary ? res.body : undefined;
-      },
-      30_000,
-      'summary',
-    );
+    const detail = await finishedConversation(ctx, t.session, agentId);
     const tool = detail.turns.find((turn: { role: string }) => turn.role === 'tool');
     expect(tool.audit).toMatchObject({ tool: 'book_visit', input: { day: 'Tuesday' }, ok: true });
   }, 120_000);
@@ -212,15 +195,7 @@ needsSpeech('voice engine', () => {
     expect(clear.at - (interruption.firstAudibleAt ?? interruption.startedAt)).toBeLessThan(2_500);
     expect(clear.at).toBeGreaterThan(started.startedAt);
     await caller.hangUp();
-    const conversation = await conversationOf(agentId);
-    const detail = await waitFor(
-      async () => {
-        const res = await call('GET', `/core/agents/${agentId}/conversations/${conversation.id}`);
-        return res.body.summary ? res.body : undefined;
-      },
-      30_000,
-      'summary',
-    );
+    const detail = await finishedConversation(ctx, t.session, agentId);
     const cut = detail.turns.find((turn: { interrupted: boolean }) => turn.interrupted);
     expect(cut).toBeDefined();
     expect(cut.heard_text.length).toBeLessThan(cut.text.length);
@@ -246,15 +221,7 @@ needsSpeech('voice engine', () => {
     expect(words(goodbye.text)).toMatch(/bye/);
     const closed = await caller.closed;
     expect(closed.by).toBe('engine');
-    const conversation = await conversationOf(agentId);
-    const detail = await waitFor(
-      async () => {
-        const res = await call('GET', `/core/agents/${agentId}/conversations/${conversation.id}`);
-        return res.body.summary ? res.body : undefined;
-      },
-      30_000,
-      'summary',
-    );
+    const detail = await finishedConversation(ctx, t.session, agentId);
     expect(detail.end_reason).toBe('silence');
     expect(detail.status).toBe('no_input');
   }, 120_000);

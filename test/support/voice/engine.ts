@@ -1,8 +1,10 @@
 import type { AddressInfo } from 'node:net';
+import { describe, inject } from 'vitest';
 import { createChatModel } from '../../../platform/adapters/llm/chat-model-factory';
 import { mintVoiceSessionToken, type VoiceSessionClaims } from '../../../services/conversations/session-tokens';
 import { createEngine, type Engine } from '../../../voice/server';
 import { localSpeechStack } from '../../../voice/speech/local';
+import { waitFor } from '../campaigns';
 import type { TestContext } from '../context';
 
 // The conversation engine in the test's process, on the test context's database, Temporal and storage,
@@ -36,4 +38,26 @@ export async function startTestEngine(ctx: TestContext, speechBaseUrl: string): 
       await new Promise((resolve) => engine.server.close(resolve));
     },
   };
+}
+
+/** The run's speech server; under CI a run without one fails instead of skipping the voice tests. */
+export function speechServer(): { url: string; describe: typeof describe | typeof describe.skip } {
+  const url = inject('speechUrl');
+  if (!url && process.env.CI === 'true') throw new Error('the speech server is required under CI');
+  return { url, describe: url ? describe : describe.skip };
+}
+
+/** The agent's newest conversation once its workflow has written the summary (the call has ended). */
+export function finishedConversation(ctx: TestContext, token: string, agentId: string) {
+  return waitFor(
+    async () => {
+      const list = await ctx.request('GET', `/core/agents/${agentId}/conversations`, { token });
+      const id = list.body.data?.[0]?.id;
+      if (!id) return undefined;
+      const res = await ctx.request('GET', `/core/agents/${agentId}/conversations/${id}`, { token });
+      return res.body.summary ? res.body : undefined;
+    },
+    30_000,
+    'the conversation summarized',
+  );
 }
