@@ -454,17 +454,19 @@ export async function rankChunks(db: Db, orgId: string, datasetId: string, query
       SELECT kb_fold(u.word) FROM unnest(${query.exactWords ?? []}::text[]) AS u(word)
       WHERE EXISTS (SELECT 1 FROM unnest(to_tsvector('english', u.word)) x JOIN fetched f USING (lexeme))
         AND NOT EXISTS (SELECT 1 FROM unnest(to_tsvector('english', u.word)) x JOIN hits h USING (lexeme))),
+    exact_common AS MATERIALIZED (
+      SELECT st.word FROM pg_stats s
+      CROSS JOIN LATERAL unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS st(word, freq)
+      CROSS JOIN (SELECT reltuples FROM pg_class WHERE oid = 'kb_chunks'::regclass) rel
+      WHERE s.schemaname = current_schema() AND s.tablename = 'kb_chunks' AND s.attname = 'exact_tsv'
+        AND st.freq * greatest(rel.reltuples, 0) > ${query.commonRows}),
     exact_terms AS MATERIALIZED (
       SELECT row_number() OVER (ORDER BY e.folded) AS i, phraseto_tsquery('simple', e.folded) AS phrase, r.fetch
       FROM exact_input e CROSS JOIN LATERAL (
         -- the term's words the statistics do not call common; none: the term is common itself
         SELECT nullif(string_agg(quote_literal(w.word), ' & '), '')::tsquery AS fetch
         FROM unnest(tsvector_to_array(to_tsvector('simple', e.folded))) AS w(word)
-        WHERE coalesce((
-          SELECT st.freq * greatest(rel.reltuples, 0) FROM pg_stats s
-          CROSS JOIN LATERAL unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS st(word, freq)
-          CROSS JOIN (SELECT reltuples FROM pg_class WHERE oid = 'kb_chunks'::regclass) rel
-          WHERE s.schemaname = current_schema() AND s.tablename = 'kb_chunks' AND s.attname = 'exact_tsv' AND st.word = w.word), 0) <= ${query.commonRows}) r
+        WHERE NOT EXISTS (SELECT 1 FROM exact_common c WHERE c.word = w.word)) r
       WHERE e.folded <> ''),
     exact_fetched AS MATERIALIZED (
       SELECT e.i, h.id, h.exact_tsv FROM exact_terms e CROSS JOIN LATERAL (
