@@ -257,7 +257,9 @@ export class Conversation {
   }
 
   private speak(what: { fixedText?: string; eotMs?: number; sttMs?: number }): void {
-    this.cancelCurrent();
+    // A turn still playing (keys pressed over it, the last line at the duration limit) is cut as a barge-in
+    // cuts it: the caller's buffer cleared, the part heard recorded.
+    if (this.current) this.interrupt();
     this.disarmIdle();
     const controller = new AbortController();
     const seq = this.seq++;
