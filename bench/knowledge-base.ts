@@ -25,8 +25,9 @@ import { startWorker, stopWorker } from './worker-process';
 //    Rows go in through the service's SQL (insertChunkRows, publishGenerations, attachSources).
 // 3. KB_BENCH_QUERIES queries (default 200; a third rare-token, two thirds everyday wording), each
 //    timed twice: the whole POST /knowledge-base/datasets/{id}/query over HTTP (query embedding
-//    included), and the database part alone (rankChunks with the same embedding and exact terms);
-//    then 60 quoted phrases of four words the filler repeats, the exact terms' worst case (database part).
+//    included), and the database part alone (rankChunks with the same embedding and exact terms, then
+//    the same without exact terms); then 60 quoted phrases of four words the filler repeats, the exact
+//    terms' worst case (database part).
 //
 // KB_BENCH_PARTS=contention runs instead: queries while a large source ingests (see benchQueriesDuringIngestion).
 
@@ -229,10 +230,11 @@ export async function benchKnowledgeBase() {
     await call('POST', `/knowledge-base/datasets/${dataset.id}/query`, { query: 'warm up', results_count: 5 });
     const whole: number[] = [];
     const database: number[] = [];
+    const withoutExact: number[] = [];
     const fullTextOnly: number[] = [];
     const vectorOnly: number[] = [];
     const embedding: number[] = [];
-    const rank = (text: string, vector: number[] | null) =>
+    const rank = (text: string, vector: number[] | null, exact = true) =>
       sql.begin((tx) =>
         kb.rankChunks(tx, orgId, dataset.id, {
           text,
@@ -240,8 +242,7 @@ export async function benchKnowledgeBase() {
           model: embedder.model,
           candidates: CANDIDATES_PER_RANKING,
           ...FULL_TEXT_BOUNDS,
-          exactTerms: exactTerms(text).terms,
-          exactWords: exactTerms(text).words,
+          ...(exact ? { exactTerms: exactTerms(text).terms, exactWords: exactTerms(text).words } : {}),
         }),
       );
     for (const question of questions) {
@@ -255,6 +256,10 @@ export async function benchKnowledgeBase() {
       t = performance.now();
       await rank(question, vector!);
       database.push(performance.now() - t);
+      // The same statement without the exact terms, right after: their cost, whatever the machine's load.
+      t = performance.now();
+      await rank(question, vector!, false);
+      withoutExact.push(performance.now() - t);
       t = performance.now();
       await rank(question, null);
       fullTextOnly.push(performance.now() - t);
@@ -282,6 +287,8 @@ export async function benchKnowledgeBase() {
       query_http_p95_ms: ms(percentile(whole, 95)),
       query_database_p50_ms: ms(percentile(database, 50)),
       query_database_p95_ms: ms(percentile(database, 95)),
+      query_database_without_exact_terms_p50_ms: ms(percentile(withoutExact, 50)),
+      query_database_without_exact_terms_p95_ms: ms(percentile(withoutExact, 95)),
       query_database_full_text_only_p50_ms: ms(percentile(fullTextOnly, 50)),
       query_database_full_text_only_p95_ms: ms(percentile(fullTextOnly, 95)),
       query_database_vector_only_p50_ms: ms(percentile(vectorOnly, 50)),
