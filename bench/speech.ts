@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT, findSpeechServer } from '../platform/core/tools';
 
@@ -17,6 +18,14 @@ export function benchSpeech(): Record<string, unknown> {
     { stdio: ['ignore', 'inherit', 'inherit'], timeout: 30 * 60_000 },
   );
   if (candidates.status !== 0) throw new Error('the candidate recognizers could not be installed');
+  // The caller set's audio is rendered here on first use (espeak-ng and the Piper voice), never committed.
+  if (!fs.existsSync(path.join(PROJECT_ROOT, 'bench', 'fixtures', 'voice', 'piper-joe', '01.wav'))) {
+    const made = spawnSync(command.python, [path.join(PROJECT_ROOT, 'bench', 'speech', 'make_fixtures.py'), '--models', command.models], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+      timeout: 20 * 60_000,
+    });
+    if (made.status !== 0) throw new Error('the caller set could not be rendered (bench/speech/make_fixtures.py; espeak-ng installed?)');
+  }
   const run = spawnSync(command.python, [path.join(PROJECT_ROOT, 'bench', 'speech', 'bench_speech.py'), '--models', command.models], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -4,13 +4,14 @@ Each sentence of sentences.json is spoken twice: by espeak-ng (Debian's espeak-n
 English voices and speeds: a voice the recognizers were never tuned on) and by the Piper voice the
 service speaks with (en_US-joe-medium). Both go through the same telephone path: band-limited to
 300-3400 Hz, 8 kHz G.711 mu-law, and back to 8 kHz PCM16 WAV, which is what a caller's audio looks like
-by the time it reaches the recognizer. The WAVs are committed (under 4 MB), so every run scores the
-same audio; this script is how they were made:
+by the time it reaches the recognizer. The WAVs are not committed: `npm run bench -- speech` runs this
+script when they are missing:
 
     .tools/speech-venv/bin/python bench/speech/make_fixtures.py
 
 espeak-ng's output is the same for the same text and version (1.51 here); Piper's is not (its
-generator adds noise), which is why the files, not this script, are the evaluation set.
+generator adds noise), so the Piper half differs slightly from one rendering to the next; keep the files
+between runs that are compared.
 """
 
 import argparse
