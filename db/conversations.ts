@@ -65,6 +65,27 @@ export async function insertConversation(db: Db, c: NewConversation): Promise<Co
   return row!;
 }
 
+/**
+ * A call Twilio is about to stream to the engine (an inbound number, a SIP domain): the row exists before
+ * the engine takes it, so the stream's token names it and stays short; one per provider call.
+ */
+export async function insertRingingConversation(
+  db: Db,
+  c: Omit<NewConversation, 'engine_id' | 'contact_id'> & { call_id: string },
+): Promise<ConversationRow> {
+  const [row] = await db<ConversationRow[]>`
+    INSERT INTO conversations (id, org_id, agent_id, agent_version, channel, direction, call_id, phone_number, status)
+    VALUES (${newId()}, ${c.org_id}, ${c.agent_id}, ${c.agent_version}, ${c.channel}, ${c.direction}, ${c.call_id},
+            ${c.phone_number}, 'ringing')
+    ON CONFLICT (org_id, channel, call_id) WHERE campaign_id IS NULL AND call_id IS NOT NULL DO NOTHING
+    RETURNING *`;
+  if (row) return row;
+  const [existing] = await db<ConversationRow[]>`
+    SELECT * FROM conversations WHERE org_id = ${c.org_id} AND channel = ${c.channel} AND call_id = ${c.call_id}
+    ORDER BY created_at LIMIT 1`;
+  return existing!;
+}
+
 /** A conversation the API made before the call (a campaign attempt) taken by the runtime. */
 export async function claimConversation(
   db: Db,

@@ -40,9 +40,11 @@ export interface OpenedConversation {
 
 const CONTACT_FIELDS = ['first_name', 'last_name', 'email', 'phone', 'title', 'company', 'department'] as const;
 
-async function contactOf(deps: Deps, orgId: string, claims: VoiceSessionClaims) {
+async function contactOf(deps: Deps, orgId: string, claims: VoiceSessionClaims, made: conversations.ConversationRow | undefined) {
   if (claims.contact) return contacts.getContact(deps.sql, orgId, claims.contact);
-  const number = claims.direction === 'outbound' ? claims.to : claims.from;
+  if (made?.contact_id) return contacts.getContact(deps.sql, orgId, made.contact_id);
+  // A row made before the call (campaign attempt, inbound number) knows the other party's number.
+  const number = (claims.direction === 'outbound' ? claims.to : claims.from) ?? made?.phone_number;
   if (!number) return undefined;
   const [row]: [contacts.ContactRow?] = await deps.sql`
     SELECT * FROM contacts WHERE org_id = ${orgId} AND phone = ${number} ORDER BY created_at, id LIMIT 1`;
@@ -59,7 +61,8 @@ export async function openConversation(deps: Deps, claims: VoiceSessionClaims, e
   const version = await versions.getVersion(deps.sql, orgId, agent.id, number);
   if (!version) throw notFound('Version not found');
   const config = AgentConfig.parse(version.config);
-  const contact = await contactOf(deps, orgId, claims);
+  const made = claims.conversation ? await conversations.getConversation(deps.sql, orgId, claims.conversation) : undefined;
+  const contact = await contactOf(deps, orgId, claims, made);
   const claim = {
     agent_version: number,
     channel: claims.channel,
