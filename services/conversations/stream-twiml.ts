@@ -18,7 +18,10 @@ type TokenConfig = Pick<Config, 'ENCRYPTION_KEY' | 'ENCRYPTION_KEYS_PREVIOUS' | 
  * cannot read elsewhere goes in the token (Twilio caps custom parameters at 500 characters); the
  * engine takes the call sid from the stream's start message.
  */
-export async function streamTwiml(config: TokenConfig, claims: VoiceSessionClaims | Parameters<typeof mintVoiceSessionToken>[1]): Promise<string> {
+export async function streamTwiml(
+  config: TokenConfig,
+  claims: VoiceSessionClaims | Parameters<typeof mintVoiceSessionToken>[1],
+): Promise<string> {
   const { token } = await mintVoiceSessionToken(config, claims, STREAM_TOKEN_TTL_SECONDS);
   if (token.length + 'token'.length > STREAM_PARAMETERS_MAX)
     throw new Error(`A stream token of ${token.length} characters is over Twilio's limit of custom parameters`);
