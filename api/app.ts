@@ -60,6 +60,7 @@ import { registerOutreachMailboxRoutes } from './routes/outreach-mailboxes';
 import { registerOutreachSuppressionRoutes } from './routes/outreach-suppressions';
 import { registerOutreachUnsubscribeRoutes } from './routes/outreach-unsubscribe';
 import { registerIntegrationRoutes } from './routes/integrations';
+import { registerSpeechAccountRoutes } from './routes/speech-accounts';
 import { registerFeedbackRoutes } from './routes/feedback';
 import { registerAiChatRoutes } from './routes/ai-chat';
 import { registerAnalyticsAssistantRoutes } from './routes/analytics-assistant';
@@ -101,6 +102,7 @@ const AREAS: AreaRoutes[] = [
   registerOutreachInboundRoutes,
   registerOutreachUnsubscribeRoutes,
   registerIntegrationRoutes,
+  registerSpeechAccountRoutes,
   registerFeedbackRoutes,
   registerAiChatRoutes,
   registerAnalyticsAssistantRoutes,

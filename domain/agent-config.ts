@@ -93,6 +93,8 @@ const Voice = z
 
 const Llm = z
   .object({
+    /** openai: the organization's OpenAI-compatible account runs `model`; unset: the deployment's model. */
+    provider: z.enum(['openai']).optional(),
     model: z.string().min(1).max(200).default('gpt-4o-mini'),
     temperature: z.number().min(0).max(2).default(0.7),
     max_tokens: z.number().int().min(1).max(32000).default(1024),

@@ -9,6 +9,14 @@ export type TelephonyProvider = keyof typeof TELEPHONY_PROVIDER_NAMES;
 export const TELEPHONY_PROVIDERS = Object.keys(TELEPHONY_PROVIDER_NAMES) as TelephonyProvider[];
 export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
 
+/**
+ * The speech and model providers an organization connects with an API key (one each): the voice engine
+ * runs an agent's transcriber, voice or model through them when its configuration names them.
+ */
+export const SPEECH_PROVIDER_NAMES = { deepgram: 'Deepgram', elevenlabs: 'ElevenLabs', cartesia: 'Cartesia', openai: 'OpenAI' } as const;
+export type SpeechProvider = keyof typeof SPEECH_PROVIDER_NAMES;
+export const SPEECH_PROVIDERS = Object.keys(SPEECH_PROVIDER_NAMES) as SpeechProvider[];
+
 /** Connect tokens are `ict_` and 32 random bytes (base64url); only their SHA-256 is stored. */
 export const CONNECT_TOKEN_PREFIX = 'ict_';
 export const CONNECT_TOKEN_PATTERN = /^ict_[A-Za-z0-9_-]{43}$/;

@@ -6,6 +6,7 @@ import { openConversation } from '../services/conversations/runtime';
 import { type VoiceSessionClaims, verifyVoiceSessionToken } from '../services/conversations/session-tokens';
 import { Conversation } from './pipeline/conversation';
 import { conversationPorts } from './ports';
+import { conversationProviders, withProviderAudit } from './speech/selection';
 import type { SpeechStack } from './speech/types';
 import { acceptTwilioStream } from './transports/twilio-media-stream';
 import type { CallTransport } from './transports/types';
@@ -50,13 +51,15 @@ export function createEngine(deps: EngineDeps): Engine {
     let conversation: Conversation | undefined;
     try {
       const opened = await openConversation(deps, claims, deps.engineId);
+      // The agent's cloud providers with the organization's keys, the local models behind them.
+      const providers = await conversationProviders(deps, opened);
       const transport = makeTransport(opened.id);
       conversation = new Conversation({
         opened,
         transport,
-        speech: deps.speech,
-        model: deps.model,
-        ports: conversationPorts(deps, opened, transport.callId),
+        speech: providers.speech,
+        model: providers.model,
+        ports: withProviderAudit(conversationPorts(deps, opened, transport.callId), providers),
         logger: deps.logger.child({ conversationId: opened.id }),
       });
       live.add(conversation);

@@ -147,6 +147,19 @@ const schema = z.object({
   // The speech models (voice activity, recognition, turns, speech): the local speech server npm start runs,
   // or another serving the same protocol (docs/decisions/voice.md).
   SPEECH_BASE_URL: z.url().optional(),
+  // Cloud speech and model providers an organization connects with its own keys (POST
+  // /integrations/speech-accounts): their addresses, the bound of a connection and of the first result
+  // (past either, the conversation falls back to the local models), docs/decisions/voice.md.
+  DEEPGRAM_API_BASE_URL: z.url().default('https://api.deepgram.com'),
+  ELEVENLABS_API_BASE_URL: z.url().default('https://api.elevenlabs.io'),
+  CARTESIA_API_BASE_URL: z.url().default('https://api.cartesia.ai'),
+  CARTESIA_VERSION: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date (YYYY-MM-DD)')
+    .default('2024-11-13'),
+  OPENAI_API_BASE_URL: z.url().default('https://api.openai.com/v1'),
+  SPEECH_PROVIDER_CONNECT_TIMEOUT_MS: intIn(100, 60_000).default(3000),
+  SPEECH_PROVIDER_FIRST_RESULT_MS: intIn(100, 60_000).default(5000),
   VOICE_PUBLIC_URL: z
     .string()
     .regex(/^wss?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, 'must be a ws:// or wss:// URL')

@@ -3,7 +3,14 @@ import * as db from '../../db/integrations';
 import type { Db } from '../../db/client';
 import type { ConnectionRow } from '../../db/integrations';
 import { isDomainError, notFound } from '../../domain/errors';
-import { TELEPHONY_PROVIDER_NAMES, isInvalidGrant, type ConnectionStatus, type TelephonyProvider } from '../../domain/integrations';
+import {
+  SPEECH_PROVIDER_NAMES,
+  TELEPHONY_PROVIDER_NAMES,
+  isInvalidGrant,
+  type ConnectionStatus,
+  type SpeechProvider,
+  type TelephonyProvider,
+} from '../../domain/integrations';
 import type { IntegrationProvider } from '../../platform/core/oauth-catalog';
 import { revokeToken } from '../../platform/adapters/oauth/client';
 import { refreshScheduleId } from '../../workflows/credential-messages';
@@ -31,7 +38,11 @@ export function connectionView(row: ConnectionRow, catalog: Map<string, Integrat
     kind: row.kind,
     provider: {
       key: row.integration,
-      name: p?.name ?? TELEPHONY_PROVIDER_NAMES[row.integration as TelephonyProvider] ?? row.integration,
+      name:
+        p?.name ??
+        TELEPHONY_PROVIDER_NAMES[row.integration as TelephonyProvider] ??
+        SPEECH_PROVIDER_NAMES[row.integration as SpeechProvider] ??
+        row.integration,
       simulated: p?.simulated ?? false,
     },
     status: row.status,

@@ -19,9 +19,20 @@ export interface ListenSession {
   readonly closed: Promise<void>;
 }
 
+export interface ListenOptions {
+  sampleRate: number;
+  language: string;
+  onEvent: (event: ListenEvent) => void;
+  /**
+   * A cloud recognizer whose stream fails after it opened (closed on it, no result in time) says why here,
+   * once, and writes nothing more; the conversation's fallback then listens locally (./fallback.ts).
+   */
+  onFailure?: (reason: string) => void;
+}
+
 export interface Recognizer {
   readonly name: string;
-  listen(options: { sampleRate: number; language: string; onEvent: (event: ListenEvent) => void }): Promise<ListenSession>;
+  listen(options: ListenOptions): Promise<ListenSession>;
   /** One utterance at once (replays, benchmarks). */
   transcribe(samples: Int16Array, sampleRate: number, signal?: AbortSignal): Promise<{ text: string; stt_ms: number }>;
 }
