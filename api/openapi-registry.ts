@@ -142,13 +142,29 @@ function finishDocument(document: Json): void {
   pruneComponents(document, components);
 }
 
-/** Whether an object schema refuses `{}`: a required field, a minimum of properties, or one of several required sets. */
+/**
+ * Whether an object schema refuses `{}`: a required field, a minimum of properties, one of several required sets,
+ * or a rule between fields (domain/schema-rules.ts) whose refused bodies include `{}` (none of the fields given).
+ */
 function demandsAField(schema: Json): boolean {
   if (Array.isArray(schema.required) && schema.required.length > 0) return true;
   if (typeof schema.minProperties === 'number' && schema.minProperties > 0) return true;
+  if (schema.not && typeof schema.not === 'object' && takesEmptyObject(schema.not as Json)) return true;
   return (['oneOf', 'anyOf'] as const).some(
     (key) => Array.isArray(schema[key]) && (schema[key] as Json[]).length > 0 && (schema[key] as Json[]).every(demandsAField),
   );
+}
+
+/** Whether `{}` matches a schema, read from the keywords that can refuse it (properties and contains cannot). */
+function takesEmptyObject(schema: Json): boolean {
+  if (Array.isArray(schema.required) && schema.required.length > 0) return false;
+  if (typeof schema.minProperties === 'number' && schema.minProperties > 0) return false;
+  if (schema.type !== undefined && ![schema.type].flat().includes('object')) return false;
+  if (Array.isArray(schema.anyOf) && !(schema.anyOf as Json[]).some(takesEmptyObject)) return false;
+  if (Array.isArray(schema.oneOf) && (schema.oneOf as Json[]).filter(takesEmptyObject).length !== 1) return false;
+  if (Array.isArray(schema.allOf) && !(schema.allOf as Json[]).every(takesEmptyObject)) return false;
+  if (schema.not && typeof schema.not === 'object' && takesEmptyObject(schema.not as Json)) return false;
+  return schema.enum === undefined && schema.const === undefined;
 }
 
 /**

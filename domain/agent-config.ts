@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { exactlyOneOf } from './schema-rules';
 import { trimmedText } from './trimmed-text';
 
 // The configuration a voice agent runs with: a domain rule shared by the API and the worker. Schemas here carry no `.openapi()` calls (only zod's own
@@ -47,7 +48,7 @@ const TransferDestination = z
   })
   .strict()
   .refine((d) => Boolean(d.phone_number) !== Boolean(d.sip_uri), 'exactly one of phone_number or sip_uri')
-  .meta({ oneOf: [{ required: ['phone_number'] }, { required: ['sip_uri'] }] });
+  .meta({ description: 'Exactly one of phone_number or sip_uri', ...exactlyOneOf(['phone_number', 'sip_uri']) });
 
 const TransferCallTool = z
   .object({

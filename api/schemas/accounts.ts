@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ACCOUNT_INDUSTRIES } from '../../domain/accounts';
+import { trimmedText } from '../../domain/trimmed-text';
 import { TagNames, Timestamp, Uuid, cappedLimit, offsetQuery } from './common';
 
 /** Industries an account can be filed under; snake_case, stable, with `other` as the catch-all. */
@@ -19,12 +20,12 @@ const Domain = z
 export const HttpUrl = z.url({ protocol: /^https?$/ }).max(2048);
 
 const accountFields = {
-  name: z.string().trim().min(1).max(300),
+  name: trimmedText(300),
   domain: Domain.nullable(),
   industry: AccountIndustry.nullable(),
   website: HttpUrl.nullable(),
   description: z.string().max(10_000).nullable(),
-  owner_id: z.string().trim().min(1).max(200).nullable(),
+  owner_id: trimmedText(200).nullable(),
   employee_count: z.number().int().min(0).max(100_000_000).nullable(),
   tags: TagNames,
 };

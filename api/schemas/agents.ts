@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CreatedCursor, CursorPagination, NameCursor, VersionCursor, cursorQuery } from '../pagination';
 import { AgentConfig, E164, InstructionBuilderInputs } from '../../domain/agent-config';
 import { SIP_PROVISIONING_KINDS, SIP_PROVISIONING_NOTE } from '../../domain/agents';
+import { atLeastOneOf, exactlyOneOf } from '../../domain/schema-rules';
 import { trimmedText } from '../../domain/trimmed-text';
 import { Widget } from './agent-widgets';
 import { Uuid, timestampInput } from './common';
@@ -20,7 +21,7 @@ const timeFilters = {
 
 export const AgentCreateBody = z
   .object({
-    name: z.string().trim().min(1).max(200),
+    name: trimmedText(200),
     description: z.string().max(5000).nullable().optional(),
     active: z.boolean().optional(),
     is_demo: z.boolean().optional(),
@@ -156,10 +157,10 @@ export const VersionCreateBody = z
     message: 'Send exactly one of config or base_version',
     path: ['config'],
   })
-  // The document states the rule too, so generators and clients send exactly one of the two.
+  // The document states the rule too, so validators and fuzzers send exactly one of the two.
   .openapi('AgentVersionCreate', {
-    description: 'Exactly one of `config` (a new configuration) or `base_version` (a version to copy)',
-    oneOf: [{ required: ['config'] }, { required: ['base_version'] }],
+    description: 'Exactly one of `config` (a new configuration) or `base_version` (a version to copy); else 422',
+    ...exactlyOneOf(['config', 'base_version']),
   });
 
 export const VersionUpdateBody = z
@@ -169,7 +170,10 @@ export const VersionUpdateBody = z
   })
   .strict()
   // Neither field is 400 (nothing to update): the document states that one of them is needed.
-  .openapi('AgentVersionUpdate', { anyOf: [{ required: ['config'] }, { required: ['instruction_builder_inputs'] }] });
+  .openapi('AgentVersionUpdate', {
+    description: 'At least one of `config` or `instruction_builder_inputs` (else 400: nothing to update)',
+    ...atLeastOneOf(['config', 'instruction_builder_inputs']),
+  });
 
 export const VersionListQuery = z.object({
   limit: Limit,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_CALLING_WINDOW, isValidTimeZone, minutesOf } from '../../domain/campaign-schedule';
 import { CALL_STATUSES, CAMPAIGN_STATUSES, CONTACT_STATES } from '../../domain/campaigns';
+import { ABSENT, refusing } from '../../domain/schema-rules';
 import { TIME_ZONE_DESCRIPTION, TIME_ZONE_NAMES } from './common';
 import { CreatedCursor, CursorPagination, cursorQuery } from '../pagination';
 import { Timestamp, Uuid, TimestampInput, timestampInput } from './common';
@@ -87,12 +88,10 @@ export const CreateCampaignBody = z
         });
     });
   })
-  // The same rule as the document states it: the campaign names an agent, or each of its contacts does.
+  // The same rule as the document states it: refused is a campaign without an agent that has a contact without one.
   .meta({
-    anyOf: [
-      { required: ['agent_id'] },
-      { properties: { contacts: { items: { required: ['agent_id'], properties: { agent_id: { type: 'string', format: 'uuid' } } } } } },
-    ],
+    description: 'The campaign names an agent (agent_id), or each of its contacts does (else 422 naming the contact)',
+    ...refusing({ required: ['contacts'], properties: { agent_id: ABSENT, contacts: { contains: { properties: { agent_id: ABSENT } } } } }),
   })
   .openapi('CreateCampaignRequest');
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FUNNEL_MOVES, STAGES, type FunnelMove, type Stage } from '../../domain/contacts';
+import { atLeastOneOf } from '../../domain/schema-rules';
 import { TagNames, Uuid, cappedLimit, offsetQuery } from './common';
 
 export { FUNNEL_MOVES, STAGES, type FunnelMove, type Stage };
@@ -28,6 +29,9 @@ export const CONTACT_FIELDS = Object.keys(ContactFields.shape) as ContactField[]
 /** One row of a CSV import, after its empty cells are dropped. */
 export const ImportRow = ContactFields.partial();
 
+/** What names a new contact: at least one of these, not null or empty. */
+const CONTACT_NAMES = ['first_name', 'last_name', 'email'] as const;
+
 /** Department is not accepted on create (422): it is set by PATCH or CSV import only. */
 export const CreateContactBody = ContactFields.omit({ department: true })
   .extend({ tags: TagNames })
@@ -37,10 +41,8 @@ export const CreateContactBody = ContactFields.omit({ department: true })
   })
   // The same rule as the document states it: one of the three present and not empty (null or "" names nobody).
   .openapi('ContactCreate', {
-    anyOf: (['first_name', 'last_name', 'email'] as const).map((field) => ({
-      required: [field],
-      properties: { [field]: { type: 'string', minLength: 1 } },
-    })),
+    description: 'At least one of first_name, last_name or email, not null or empty (else 422)',
+    ...atLeastOneOf(CONTACT_NAMES, [null, '']),
   });
 
 /** Any subset of the fields; stage is not among them, so sending it is a 422 (extra field). */

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { MIN_INTERVAL_SECONDS } from '../../domain/credentials';
 import { CreatedCursor, CursorPagination, cursorQuery } from '../pagination';
 import { NO_NUL_PATTERN } from '../openapi-registry';
+import { refusing } from '../../domain/schema-rules';
 import { secretField } from '../secret-fields';
 import { trimmedText } from '../../domain/trimmed-text';
 import { TIME_ZONE_DESCRIPTION, TIME_ZONE_NAMES, Timestamp, Uuid, TimestampInput } from './common';
@@ -125,12 +126,17 @@ export const CreateCredentialBody = z
     }),
     expires_at: TimestampInput.nullable().optional(),
   })
-  // Without a refresher the policy is manual and the input empty (else 400): the document states it too.
+  // Without a refresher the policy is manual and the input empty (else 400): the document states it too, as the
+  // bodies it refuses (no refresher, or null, with a policy other than manual or a non-empty input).
   .openapi('WorkflowCredentialCreate', {
-    anyOf: [
-      { required: ['refresher_workflow_id'], properties: { refresher_workflow_id: { type: 'string', format: 'uuid' } } },
-      { properties: { refresh_policy: { properties: { type: { const: 'manual' } } }, refresh_input: { maxProperties: 0 } } },
-    ],
+    description: 'Without a refresher_workflow_id the refresh_policy is manual (or left out) and the refresh_input empty (else 400)',
+    ...refusing({
+      properties: { refresher_workflow_id: { type: 'null' } },
+      anyOf: [
+        { required: ['refresh_policy'], properties: { refresh_policy: { not: { properties: { type: { const: 'manual' } } } } } },
+        { required: ['refresh_input'], properties: { refresh_input: { minProperties: 1 } } },
+      ],
+    }),
   });
 
 export const PatchCredentialBody = z

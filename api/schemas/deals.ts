@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEAL_STAGES } from '../../domain/deals';
+import { trimmedText } from '../../domain/trimmed-text';
 import { TagNames, Timestamp, Uuid, cappedLimit, dateInput, offsetQuery } from './common';
 
 export const DealStage = z.enum(DEAL_STAGES).openapi('DealStage');
@@ -21,11 +22,11 @@ export const Currency = z
 const Money = z.number().min(0).max(99_999_999_999_999);
 
 const dealFields = {
-  name: z.string().trim().min(1).max(300),
+  name: trimmedText(300),
   stage: DealStage,
   value: Money.nullable(),
   currency: Currency.nullable().openapi({ enum: [...CURRENCIES, null] }),
-  owner_id: z.string().trim().min(1).max(200).nullable(),
+  owner_id: trimmedText(200).nullable(),
   account_id: Uuid.nullable(),
   contact_id: Uuid.nullable(),
   close_date: dateInput('Expected close date').nullable(),

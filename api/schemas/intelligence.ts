@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { INDUSTRY_SYNONYMS, criteriaProblems } from '../../domain/icp-criteria';
 import { CRITERION_TYPES, FACT_FIELDS, ICP_FIT_MAX_ACCOUNTS, RANGE_PATTERN, RUN_STATUSES } from '../../domain/intelligence';
+import { exactlyOneOf, refusing } from '../../domain/schema-rules';
 import { Timestamp, Uuid, offsetQuery } from './common';
 
 /** Postgres text and jsonb cannot hold NUL characters: refused here (422) and said so in the document. */
@@ -42,16 +43,17 @@ const Criteria = z
     for (const problem of criteriaProblems(criteria)) ctx.addIssue({ code: 'custom', message: problem.message, path: problem.path });
   })
   // The weight rule as the document states it: every criterion is an exclusion, or one that is not weighs more than 0.
-  .meta({
-    anyOf: [
-      { items: { required: ['exclude'], properties: { exclude: { const: true } } } },
-      { contains: { required: ['weight'], properties: { weight: { exclusiveMinimum: 0 }, exclude: { const: false } } } },
-    ],
-  })
+  // Refused are the lists with a criterion that is not an exclusion and none that is not and weighs more than 0.
+  .meta(
+    refusing({
+      contains: { not: { required: ['exclude'], properties: { exclude: { const: true } } } },
+      not: { contains: { required: ['weight'], properties: { weight: { exclusiveMinimum: 0 }, exclude: { const: false } } } },
+    }),
+  )
   .describe(
     'Rules beyond the schema (422 naming the value): ranges run from low to high; country values are country names or ISO 3166-1 ' +
       'alpha-2/alpha-3 codes, compared by code; industry values are account industries (AccountIndustry) or one of the synonyms ' +
-      `${Object.keys(INDUSTRY_SYNONYMS).join(', ')}; at least one criterion that is not an exclusion weighs more than 0 (the anyOf). ` +
+      `${Object.keys(INDUSTRY_SYNONYMS).join(', ')}; at least one criterion that is not an exclusion weighs more than 0 (the not keyword). ` +
       'An account whose known facts cover less than half of the scoring weight gets outcome no_score, not a low score; ' +
       "the account's name is never a fact for keyword criteria.",
   );
@@ -107,19 +109,24 @@ const Hostname = z
   .max(253)
   .regex(/^(?=.{1,253}$)([a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+[a-zA-Z]{2,63}$/, 'must be a domain name like example.com');
 
+const RESEARCH_TARGETS = ['account_id', 'domain', 'website'] as const;
 export const CreateResearchRunBody = z
-  .union([
-    z.strictObject({ account_id: Uuid.describe("research the account's website (or domain); its fields are filled") }),
-    z.strictObject({ domain: Hostname.describe('research https://<domain>') }),
-    z.strictObject({
-      website: z
-        .url({ protocol: /^https?$/ })
-        .max(2000)
-        .describe('research this site (its origin)'),
-    }),
-  ])
-  .describe('exactly one of account_id, domain or website')
-  .openapi('ResearchRunCreate');
+  .strictObject({
+    account_id: Uuid.optional().describe("research the account's website (or domain); its fields are filled"),
+    domain: Hostname.optional().describe('research https://<domain>'),
+    website: z
+      .url({ protocol: /^https?$/ })
+      .max(2000)
+      .optional()
+      .describe('research this site (its origin)'),
+  })
+  .refine((b) => RESEARCH_TARGETS.filter((field) => b[field] !== undefined).length === 1, {
+    message: 'Send exactly one of account_id, domain or website',
+  })
+  .openapi('ResearchRunCreate', {
+    description: 'Exactly one of account_id, domain or website (else 422)',
+    ...exactlyOneOf(RESEARCH_TARGETS),
+  });
 
 export const ResearchRunQuery = Page.extend({ account_id: Uuid.optional(), status: Status.optional() });
 

@@ -11,9 +11,10 @@ import {
   SOURCE_TYPES,
   VECTOR_WEIGHT,
 } from '../../domain/knowledge-base';
+import { trimmedText } from '../../domain/trimmed-text';
 import { Timestamp, Uuid, offsetQuery } from './common';
 
-const Name = z.string().trim().min(1).max(200);
+const Name = trimmedText(200);
 const Description = z.string().max(2000);
 const SourceType = z.enum(SOURCE_TYPES);
 
@@ -105,14 +106,14 @@ export const CreateSourceBody = z
     z.strictObject({
       type: z.literal('URL'),
       url: HttpUrl,
-      name: Name.max(500).optional(),
+      name: Name.optional(),
       description: Description.optional(),
       chunking_strategy: ChunkingInput.optional(),
     }),
     z.strictObject({
       type: z.literal('FILE'),
       file_id: Uuid,
-      name: Name.max(500).optional(),
+      name: Name.optional(),
       description: Description.optional(),
       chunking_strategy: ChunkingInput.optional(),
     }),

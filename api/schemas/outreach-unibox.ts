@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { REPLY_CLASSES } from '../../domain/outreach/replies';
+import { givesNone, givesSeveral, refusing } from '../../domain/schema-rules';
 import { CreatedCursor, CursorPagination, cursorQuery } from '../pagination';
 import { Timestamp, Uuid } from './common';
 
@@ -124,8 +125,10 @@ export const ReplyBody = z
   })
   .openapi('OutreachReply', {
     description: 'Exactly one of `body` or `text` (the same field under its earlier name), and at most one of `body_html` or `html`',
-    oneOf: [{ required: ['body'] }, { required: ['text'] }],
-    not: { properties: { body_html: { type: 'string' }, html: { type: 'string' } }, required: ['body_html', 'html'] },
+    ...refusing(givesNone(['body', 'text']), givesSeveral(['body', 'text']), {
+      properties: { body_html: { type: 'string' }, html: { type: 'string' } },
+      required: ['body_html', 'html'],
+    }),
   });
 
 /** The reply's text and HTML, whichever names they came under. */

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { trimmedText } from '../../domain/trimmed-text';
 import { Uuid } from './common';
 
-const TagName = z.string().trim().min(1).max(100);
+const TagName = trimmedText(100);
 const Color = z
   .string()
   .regex(/^#[0-9a-fA-F]{6}$/, 'must be a hex color like #1a2b3c')
