@@ -98,9 +98,18 @@ export interface WidgetPage {
   transcript(): Promise<{ role: string; text: string }[]>;
 }
 
-/** Opens the site's page, clicks the floating button and returns the widget's page in its iframe, ready to start. */
-export async function widgetPage(browser: Browser, site: WidgetSite, widgetId: string): Promise<WidgetPage> {
+/**
+ * Opens the site's page, clicks the floating button and returns the widget's page in its iframe, ready to start.
+ * `initScript` runs in every frame before its own scripts (to observe what the widget's page does).
+ */
+export async function widgetPage(
+  browser: Browser,
+  site: WidgetSite,
+  widgetId: string,
+  options: { initScript?: () => void } = {},
+): Promise<WidgetPage> {
   const page = await browser.newPage({ viewport: { width: 1000, height: 800 } });
+  if (options.initScript) await page.addInitScript(options.initScript);
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));

@@ -18,7 +18,8 @@ export interface TestEngine {
   close(): Promise<void>;
 }
 
-export async function startTestEngine(ctx: TestContext, speechBaseUrl: string): Promise<TestEngine> {
+/** `port`: a port picked before the context was made (its VOICE_PUBLIC_URL names the engine); else any free one. */
+export async function startTestEngine(ctx: TestContext, speechBaseUrl: string, options: { port?: number } = {}): Promise<TestEngine> {
   const speech = await localSpeechStack(speechBaseUrl);
   const engine = createEngine({
     ...ctx.deps,
@@ -26,7 +27,7 @@ export async function startTestEngine(ctx: TestContext, speechBaseUrl: string): 
     model: createChatModel(ctx.config, ctx.deps.logger),
     engineId: 'voice-test',
   });
-  await new Promise<void>((resolve) => engine.server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => engine.server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = engine.server.address() as AddressInfo;
   return {
     engine,
