@@ -158,6 +158,10 @@ const refusingProvider = http.createServer((_req, res) => {
 await new Promise<void>((resolve) => refusingProvider.listen(0, '127.0.0.1', resolve));
 refusingProvider.unref();
 env.TWILIO_API_BASE_URL = env.VAPI_API_BASE_URL = `http://127.0.0.1:${(refusingProvider.address() as AddressInfo).port}`;
+// The speech and model providers' key checks likewise (POST /integrations/speech-accounts).
+for (const name of ['DEEPGRAM_API_BASE_URL', 'ELEVENLABS_API_BASE_URL', 'CARTESIA_API_BASE_URL'])
+  env[name] = `http://127.0.0.1:${(refusingProvider.address() as AddressInfo).port}`;
+env.OPENAI_API_BASE_URL = `http://127.0.0.1:${(refusingProvider.address() as AddressInfo).port}/v1`;
 // A fresh service of our own: never one the caller's environment points at.
 for (const name of ['DATABASE_URL', 'TEMPORAL_ADDRESS', 'S3_ENDPOINT', 'S3_BUCKET', 'IDP_JWKS_URL', 'PUBLIC_BASE_URL']) delete env[name];
 
