@@ -12,6 +12,14 @@ export default defineConfig({
     // No retries: a test awaits the event it asserts (a polled condition with a generous bound), never sleeps and retries.
     hookTimeout: 120_000,
     teardownTimeout: 60_000,
-    env: { LOG_LEVEL: 'silent', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    // Child processes (workers, the launcher) inherit these: the simulated dialer is asked for explicitly, and
+    // pacing set far above any test's calls, as test/support/context.ts sets them.
+    env: {
+      LOG_LEVEL: 'silent',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      DIALER_SIMULATED_ALLOWED: 'true',
+      CAMPAIGN_DEFAULT_CALLS_PER_SECOND: '1000',
+      CAMPAIGN_DEFAULT_CALLS_PER_SECOND_PER_NUMBER: '1000',
+    },
   },
 });

@@ -30,6 +30,7 @@ import { registerContactRoutes } from './routes/contacts';
 import { registerTagRoutes } from './routes/tags';
 import { registerFileRoutes } from './routes/files';
 import { registerCampaignRoutes } from './routes/campaigns';
+import { registerDoNotCallRoutes } from './routes/do-not-call';
 import { registerTelephonyCallbackRoutes } from './routes/telephony-callbacks';
 import { MEETING_CAPTURE_PATH, registerMeetingRoutes } from './routes/meetings';
 import { registerCardRoutes } from './routes/cards';
@@ -81,6 +82,7 @@ const AREAS: AreaRoutes[] = [
   registerAgentKnowledgeRoutes,
   registerAgentConversationRoutes,
   registerCampaignRoutes,
+  registerDoNotCallRoutes,
   registerTelephonyCallbackRoutes,
   registerCredentialRoutes,
   registerCustomDataRoutes,

@@ -35,6 +35,9 @@ export type NewCampaign = Omit<
 export interface ConcurrencySettingsRow {
   org_id: string;
   concurrency_limit: number;
+  /** Pacing (migration 0064); null: the deployment's default. */
+  calls_per_second: number | null;
+  calls_per_second_per_number: number | null;
   created_by: string;
   modified_by: string;
   created_at: Date;
@@ -152,12 +155,24 @@ export async function findConcurrencySettings(db: Db, orgId: string): Promise<Co
   return row;
 }
 
-export async function upsertConcurrencySettings(db: Db, orgId: string, limit: number, actor: string): Promise<ConcurrencySettingsRow> {
+/** The limit, and the pacing fields given (an omitted one keeps its stored value). */
+export async function upsertConcurrencySettings(
+  db: Db,
+  orgId: string,
+  limit: number,
+  actor: string,
+  pacing: { calls_per_second?: number; calls_per_second_per_number?: number } = {},
+): Promise<ConcurrencySettingsRow> {
+  const perSecond = pacing.calls_per_second ?? null;
+  const perNumber = pacing.calls_per_second_per_number ?? null;
   const [row] = await db<ConcurrencySettingsRow[]>`
-    INSERT INTO campaign_concurrency_settings (org_id, concurrency_limit, created_by, modified_by)
-    VALUES (${orgId}, ${limit}, ${actor}, ${actor})
+    INSERT INTO campaign_concurrency_settings (org_id, concurrency_limit, calls_per_second, calls_per_second_per_number, created_by, modified_by)
+    VALUES (${orgId}, ${limit}, ${perSecond}, ${perNumber}, ${actor}, ${actor})
     ON CONFLICT (org_id) DO UPDATE
-      SET concurrency_limit = EXCLUDED.concurrency_limit, modified_by = EXCLUDED.modified_by, updated_at = now()
+      SET concurrency_limit = EXCLUDED.concurrency_limit,
+          calls_per_second = coalesce(EXCLUDED.calls_per_second, campaign_concurrency_settings.calls_per_second),
+          calls_per_second_per_number = coalesce(EXCLUDED.calls_per_second_per_number, campaign_concurrency_settings.calls_per_second_per_number),
+          modified_by = EXCLUDED.modified_by, updated_at = now()
     RETURNING *`;
   return row!;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PhoneNumberInput } from './phone-numbers';
 import { exactlyOneOf } from './schema-rules';
 import { trimmedText } from './trimmed-text';
 
@@ -8,8 +9,8 @@ import { trimmedText } from './trimmed-text';
 /** A name the instructions may reference as {{name}}. */
 const VARIABLE_NAME = /^[a-zA-Z_][a-zA-Z0-9_]{0,63}$/;
 
-/** E.164: a plus, a country code not starting with 0, and at most 15 digits in all. */
-export const E164 = z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 phone number such as +14155550123');
+/** A phone number: E.164 and valid for its region (domain/phone-numbers.ts), stored normalized. */
+export const E164 = PhoneNumberInput;
 
 /** A BCP-47 language tag (language, optional script, region or variant subtags), e.g. en-US, pt-BR, zh-Hant-TW. */
 export const LanguageTag = z

@@ -28,6 +28,8 @@ const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: config.dataDir };
 if (!env.MEETING_WEBHOOK_SECRETS && !env.MEETING_VENDOR_BASE_URL)
   env.MEETING_WEBHOOK_SECRETS = developmentWebhookSecret(config.dataDir, 'meeting-webhook');
 if (!env.OUTREACH_INBOUND_SECRETS) env.OUTREACH_INBOUND_SECRETS = developmentWebhookSecret(config.dataDir, 'outreach-inbound');
+// On one machine, campaigns call through the simulated dialer unless told otherwise (a deployment's default is off).
+env.DIALER_SIMULATED_ALLOWED ??= 'true';
 const specs: ServiceSpec[] = [];
 
 function developmentWebhookSecret(dataDir: string, name: string): string {

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { CreatedCursor, CursorPagination, NameCursor, VersionCursor, cursorQuery } from '../pagination';
-import { AgentConfig, E164, InstructionBuilderInputs } from '../../domain/agent-config';
+import { AgentConfig, InstructionBuilderInputs } from '../../domain/agent-config';
 import { SIP_PROVISIONING_KINDS, SIP_PROVISIONING_NOTE } from '../../domain/agents';
 import { atLeastOneOf, exactlyOneOf } from '../../domain/schema-rules';
 import { trimmedText } from '../../domain/trimmed-text';
 import { Widget } from './agent-widgets';
 import { Uuid, timestampInput } from './common';
+import { PhoneNumberInput } from './phone-numbers';
 
 const Bool = z.enum(['true', 'false']);
 const Limit = z.coerce.number().int().min(1).max(200).default(50);
@@ -209,7 +210,7 @@ export const CompareBody = z
 
 export const GenerationStarted = z.object({ workflow_id: z.string() }).openapi('InstructionGenerationStarted');
 
-const NumberList = z.array(E164).max(100).nullable().default(null);
+const NumberList = z.array(PhoneNumberInput).max(100).nullable().default(null);
 
 export const PublishBody = z
   .object({
@@ -267,7 +268,7 @@ export const SipDeployment = z
 // Phone numbers
 
 export const PhoneNumberCreateBody = z
-  .object({ number: E164, label: z.string().trim().min(1).max(200).nullable().optional() })
+  .object({ number: PhoneNumberInput, label: z.string().trim().min(1).max(200).nullable().optional() })
   .strict()
   .openapi('PhoneNumberCreate');
 

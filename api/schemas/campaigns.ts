@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { DEFAULT_CALLING_WINDOW, isValidTimeZone, minutesOf } from '../../domain/campaign-schedule';
 import { CALL_STATUSES, CAMPAIGN_STATUSES, CONTACT_STATES } from '../../domain/campaigns';
+import { CALLS_PER_SECOND_MAX, CALLS_PER_SECOND_PER_NUMBER_MAX } from '../../domain/pacing';
 import { ABSENT, refusing } from '../../domain/schema-rules';
 import { TIME_ZONE_DESCRIPTION, TIME_ZONE_NAMES } from './common';
+import { PhoneNumberInput, phoneNumberField } from './phone-numbers';
 import { CreatedCursor, CursorPagination, cursorQuery } from '../pagination';
 import { Timestamp, Uuid, TimestampInput, timestampInput } from './common';
 
@@ -14,7 +16,6 @@ export const MAX_CONTACTS_PER_REQUEST = 10_000;
 export const CAMPAIGN_LIST_DEFAULT = 50;
 export const CAMPAIGN_LIST_MAX = 200;
 
-const PhoneNumber = z.string().regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 number such as +14155550100');
 const TimeZone = z
   .string()
   .max(64)
@@ -40,12 +41,16 @@ export const CallingWindow = z
 export const CampaignContactInput = z
   .object({
     external_id: z.string().trim().min(1).max(200).optional(),
-    phone_numbers: z.array(PhoneNumber).min(1).max(10).openapi({ description: 'Attempts rotate through them, first number first' }),
+    phone_numbers: z
+      .array(PhoneNumberInput)
+      .min(1)
+      .max(10)
+      .openapi({ description: 'Attempts rotate through them, first number first; each E.164 and valid for its region' }),
     timezone: TimeZone.optional().openapi({ description: "IANA zone of the contact; default the campaign's" }),
     scheduled_at: timestampInput('Not called before this instant').optional(),
     agent_id: Uuid.optional(),
     agent_config: JsonObject.optional(),
-    agent_number: PhoneNumber.optional().openapi({ description: 'The number the call comes from (E.164)' }),
+    agent_number: phoneNumberField('The number the call comes from').optional(),
     agent_version: z.number().int().min(1).max(2_147_483_647).optional(),
     initial_context: z.string().max(20_000).optional(),
     data: JsonObject.optional().openapi({ description: 'Free-form; the simulated dialer reads data.simulate.outcomes (one per attempt)' }),
@@ -60,7 +65,7 @@ export const CreateCampaignBody = z
     name: z.string().trim().min(1).max(200),
     external_id: z.string().trim().min(1).max(200).optional(),
     configuration_id: Uuid.optional(),
-    agent_number: PhoneNumber.optional().openapi({ description: 'The number the calls come from (E.164)' }),
+    agent_number: phoneNumberField('The number the calls come from').optional(),
     priority: z.number().int().min(0).max(999_999).default(0),
     agent_id: Uuid.optional(),
     version: z.number().int().min(1).max(2_147_483_647).optional().openapi({ description: 'Agent version the calls use' }),
@@ -121,6 +126,11 @@ export const Campaign = z
     created_by: z.string(),
     modified_by: z.string(),
     closed_at: Timestamp.nullable(),
+    simulated: z.boolean().openapi({
+      description:
+        "true: the organization's calls go through the simulated dialer (no telephony account of its own and none configured, " +
+        'DIALER_SIMULATED_ALLOWED on): nobody is really called; false otherwise',
+    }),
   })
   .openapi('Campaign');
 
@@ -185,6 +195,21 @@ export const ConcurrencySettingsBody = z
       .min(0)
       .max(10_000)
       .openapi({ description: 'Calls in flight at most across all campaigns; 0 stops new calls' }),
+    calls_per_second: z
+      .number()
+      .int()
+      .min(1)
+      .max(CALLS_PER_SECOND_MAX)
+      .optional()
+      .openapi({
+        description:
+          "Calls started per second at most through the organization's telephony account (Twilio's default is 1 per account); " +
+          'omitted: unchanged (the deployment default, 1, until set)',
+      }),
+    calls_per_second_per_number: z.number().int().min(1).max(CALLS_PER_SECOND_PER_NUMBER_MAX).optional().openapi({
+      description:
+        'Calls started per second at most from one caller number (agent_number, or the account default); omitted: unchanged (default 1)',
+    }),
   })
   .strict()
   .openapi('ConcurrencySettingsRequest');
@@ -193,6 +218,8 @@ export const ConcurrencySettings = z
   .object({
     organization_id: Uuid,
     concurrency_limit: z.number().int(),
+    calls_per_second: z.number().int().openapi({ description: 'Calls started per second at most through the account' }),
+    calls_per_second_per_number: z.number().int().openapi({ description: 'Calls started per second at most from one caller number' }),
     active: z.number().int().openapi({ description: 'Calls in flight right now' }),
     created_at: Timestamp.nullable(),
     updated_at: Timestamp.nullable(),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CreatedCursor, cursorQuery } from '../pagination';
 import { CONNECTION_STATUSES } from '../../domain/integrations';
 import { Timestamp, Uuid, cappedLimit } from './common';
+import { phoneNumberField } from './phone-numbers';
 
 const IntegrationKey = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'must be an integration key');
 const RedirectUrl = z
@@ -141,11 +142,7 @@ const TwilioAccountBody = z
       .string()
       .regex(/^[0-9a-fA-F]{32}$/, 'must be an auth token (32 hex digits)')
       .openapi({ description: "The account's auth token: places calls and verifies Twilio's signed callbacks; never returned" }),
-    from_number: z
-      .string()
-      .regex(/^\+[1-9]\d{1,14}$/, 'must be an E.164 number')
-      .optional()
-      .openapi({ description: 'Caller id when neither the campaign nor the contact names an agent_number' }),
+    from_number: phoneNumberField('Caller id when neither the campaign nor the contact names an agent_number').optional(),
   })
   .openapi('TwilioAccountKeys');
 

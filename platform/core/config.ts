@@ -173,7 +173,8 @@ const schema = z.object({
   DIALER: z.enum(['simulated', 'twilio', 'vapi']).default('simulated'),
   // An organization with no telephony account of its own (Integrations) and no DIALER account calls through
   // the simulated dialer only where this allows it; elsewhere its calls fail with `no_telephony_account`.
-  DIALER_SIMULATED_ALLOWED: bool.default(true),
+  // Off unless asked: a production deployment never fakes calls silently (`npm start` and the tests turn it on).
+  DIALER_SIMULATED_ALLOWED: bool.default(false),
   DIALER_SIMULATED_LATENCY_MS: intIn(0, 3_600_000).default(3000),
   DIALER_SIMULATED_OUTCOMES: z
     .string()
@@ -212,6 +213,10 @@ const schema = z.object({
   CAMPAIGN_START_SWEEP_SECONDS: intIn(1, 3600).default(10),
   CAMPAIGN_CALL_TIMEOUT_SECONDS: intIn(5, 86400).default(3600),
   CAMPAIGN_HISTORY_LIMIT: intIn(20, 50_000).default(5000),
+  // Pacing for organizations that set none (PUT /campaign/concurrency-settings): calls started per second through
+  // the account and through one caller number. Twilio's default is one call per second per account.
+  CAMPAIGN_DEFAULT_CALLS_PER_SECOND: intIn(1, 1000).default(1),
+  CAMPAIGN_DEFAULT_CALLS_PER_SECOND_PER_NUMBER: intIn(1, 1000).default(1),
   // Notifications: the mail transport (files under DATA_DIR/mail without SMTP_URL), digest windows,
   // the outbox relay's sweep and the per-organization actor's history bound.
   SMTP_URL: z
@@ -413,6 +418,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (config.DIALER === 'vapi' && !(config.VAPI_API_KEY && config.VAPI_PHONE_NUMBER_ID && config.VAPI_WEBHOOK_SECRET)) {
     throw new ConfigError(
       'Invalid configuration: VAPI_API_KEY, VAPI_PHONE_NUMBER_ID and VAPI_WEBHOOK_SECRET are required with DIALER=vapi',
+    );
+  }
+  if (config.DIALER !== 'simulated' && !config.PUBLIC_BASE_URL?.startsWith('https://')) {
+    // The provider posts every call's status to PUBLIC_BASE_URL: unset, it would be localhost.
+    throw new ConfigError(
+      `Invalid configuration: DIALER=${config.DIALER} needs PUBLIC_BASE_URL at the service's public https:// address (the provider's callbacks go there)`,
     );
   }
   if (config.S3_ENDPOINT && !(config.S3_ACCESS_KEY_ID && config.S3_SECRET_ACCESS_KEY)) {

@@ -11,6 +11,7 @@ import { CreatedCursor, cursorPage, decodeCursor } from '../pagination';
 import { iso } from '../views';
 import { conflictOnUnique } from '../../db/kit/unique';
 import { startCampaignWorkflow } from './workflow-start';
+import { dialsSimulated } from '../integrations/telephony-accounts';
 
 // A campaign's creation (row, contacts and workflow start) and its reads.
 
@@ -118,11 +119,11 @@ export async function createCampaign(
   startCampaignWorkflow(deps, orgId, id).catch((error: unknown) =>
     deps.logger.warn({ err: error, campaignId: id }, 'campaign workflow not started; its first move or the sweep starts it'),
   );
-  return campaignView(row);
+  return { ...campaignView(row), simulated: await dialsSimulated(deps, orgId) };
 }
 
 export async function listCampaigns(
-  deps: Pick<ServiceDeps, 'sql'>,
+  deps: Pick<ServiceDeps, 'sql' | 'config'>,
   orgId: string,
   query: { status?: CampaignStatus; limit: number; cursor?: string },
 ) {
@@ -131,10 +132,18 @@ export async function listCampaigns(
     campaigns.listCampaigns(deps.sql, orgId, { status: query.status, limit: query.limit, after }),
     campaigns.countCampaigns(deps.sql, orgId, query.status),
   ]);
-  return cursorPage(rows, query.limit, total, (last) => ({ t: last.cursor_t, id: last.id }), campaignView);
+  const simulated = await dialsSimulated(deps, orgId);
+  return cursorPage(
+    rows,
+    query.limit,
+    total,
+    (last) => ({ t: last.cursor_t, id: last.id }),
+    (row) => ({ ...campaignView(row), simulated }),
+  );
 }
 
-export async function getCampaign(deps: Pick<ServiceDeps, 'sql'>, orgId: string, campaignId: string) {
+export async function getCampaign(deps: Pick<ServiceDeps, 'sql' | 'config'>, orgId: string, campaignId: string) {
   const row = await campaignOf(deps.sql, orgId, campaignId);
-  return { ...campaignView(row), progress: await contacts.progressOf(deps.sql, orgId, row.id) };
+  const [progress, simulated] = await Promise.all([contacts.progressOf(deps.sql, orgId, row.id), dialsSimulated(deps, orgId)]);
+  return { ...campaignView(row), simulated, progress };
 }

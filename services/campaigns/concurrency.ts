@@ -6,8 +6,10 @@ import { dispatcherWorkflowId, wakeDispatcherSignal } from '../../workflows/camp
 import type { ServiceDeps } from '../deps';
 import { iso } from '../views';
 import { signalWorkflow } from '../workflow-client';
+import { pacingOf } from './pacing';
 
-// The organization's call concurrency: how many calls its dispatcher keeps in flight.
+// The organization's call concurrency: how many calls its dispatcher keeps in flight, and how fast it starts
+// them (services/campaigns/pacing.ts).
 
 /** The organization's own limit, else the deployment's default. */
 export const concurrencyLimit = (config: Pick<Config, 'CAMPAIGN_DEFAULT_CONCURRENCY'>, settings: ConcurrencySettingsRow | undefined) =>
@@ -18,6 +20,8 @@ async function settingsView(deps: Pick<ServiceDeps, 'sql' | 'config'>, orgId: st
   return {
     organization_id: orgId,
     concurrency_limit: concurrencyLimit(deps.config, row),
+    calls_per_second: pacingOf(deps.config, row).callsPerSecond,
+    calls_per_second_per_number: pacingOf(deps.config, row).callsPerSecondPerNumber,
     active,
     created_at: iso(row?.created_at ?? null),
     updated_at: iso(row?.updated_at ?? null),
@@ -32,9 +36,9 @@ export async function putConcurrencySettings(
   deps: Pick<ServiceDeps, 'sql' | 'config' | 'temporal' | 'logger'>,
   orgId: string,
   actor: string,
-  input: { concurrency_limit: number },
+  input: { concurrency_limit: number; calls_per_second?: number; calls_per_second_per_number?: number },
 ) {
-  await campaigns.upsertConcurrencySettings(deps.sql, orgId, input.concurrency_limit, actor);
+  await campaigns.upsertConcurrencySettings(deps.sql, orgId, input.concurrency_limit, actor, input);
   // Best effort: a running dispatcher re-reads the limit on its next cycle anyway.
   await signalWorkflow(deps, dispatcherWorkflowId(orgId), wakeDispatcherSignal).catch((err: unknown) =>
     deps.logger.debug({ err }, 'no dispatcher to wake'),

@@ -33,6 +33,9 @@ import type { ServiceDeps } from '../deps';
 import { cachedTelephonyOf, markTelephonyRefused } from '../integrations/telephony-accounts';
 import { signalWithStart } from '../workflow-client';
 import { concurrencyLimit } from './concurrency';
+import { failDoNotCallAttempts } from './do-not-call';
+import { createDialGate, pacingOf } from './pacing';
+import { pacedClaimBudget } from '../../domain/pacing';
 import { emitCallsEnded } from '../webhooks/area-events';
 
 // The organization's dispatcher (workflows/campaign-dispatch.ts): how services hand it call events and
@@ -182,9 +185,12 @@ export function createDispatchCycle(deps: Pick<ServiceDeps, 'sql' | 'config' | '
   async function claim(orgId: string): Promise<{ freeSlots: number; more: boolean }> {
     return sql.begin(async (tx) => {
       await campaigns.lockDispatch(tx, orgId, 'exclusive');
-      const limit = concurrencyLimit(config, await campaigns.findConcurrencySettings(tx, orgId));
+      const settings = await campaigns.findConcurrencySettings(tx, orgId);
+      const limit = concurrencyLimit(config, settings);
       const free = Math.max(0, limit - (await contacts.inFlightCount(tx, orgId)));
-      let budget = Math.min(free, config.CAMPAIGN_DISPATCH_PAGE_SIZE);
+      // No more than the pacing lets the next dial place within its horizon (services/campaigns/pacing.ts).
+      const cap = Math.min(free, config.CAMPAIGN_DISPATCH_PAGE_SIZE, pacedClaimBudget(pacingOf(config, settings)));
+      let budget = cap;
       let scanned = 0;
       const now = new Date();
       for (const campaign of budget > 0 ? await campaigns.activeCampaigns(tx, orgId) : []) {
@@ -234,15 +240,15 @@ export function createDispatchCycle(deps: Pick<ServiceDeps, 'sql' | 'config' | '
         }
         if (budget <= 0) break;
       }
-      const claimed = Math.min(free, config.CAMPAIGN_DISPATCH_PAGE_SIZE) - budget;
+      const claimed = cap - budget;
       return { freeSlots: free - claimed, more: budget === 0 && free - claimed > 0 };
     });
   }
 
   /** Hands every claimed, undialed attempt to the dialer; safe to repeat, the dialer keys on the attempt. */
-  async function dial(orgId: string, heartbeat: () => void): Promise<{ dialed: number; touched: string[] }> {
+  async function dial(orgId: string, heartbeat: () => void): Promise<{ dialed: number; touched: string[]; left: number }> {
     const targets = await contacts.undialedAttempts(sql, orgId);
-    if (!targets.length) return { dialed: 0, touched: [] };
+    if (!targets.length) return { dialed: 0, touched: [], left: 0 };
     const agentIds = [...new Set(targets.map((t) => t.agent_id).filter((a): a is string => !!a))];
     const missing = new Set(await campaigns.missingAgents(sql, orgId, agentIds));
     const dialed: { id: string; key: string }[] = [];
@@ -251,12 +257,20 @@ export function createDispatchCycle(deps: Pick<ServiceDeps, 'sql' | 'config' | '
     /** The connection's move to needs_reconnect: one per dial, however many of its lanes the provider refused. */
     let refusal: Promise<void> | undefined;
     const { dialer, connectionId } = await dialerOf(orgId);
+    // The do-not-call list and the pace, right before each call (services/campaigns/pacing.ts).
+    const gate = createDialGate(sql, orgId, pacingOf(config, await campaigns.findConcurrencySettings(sql, orgId)), heartbeat);
+    const listed: { id: string; key: string }[] = [];
+    let left = 0;
     await eachLimited(targets, DIAL_PARALLELISM, async (t) => {
       const key = attemptKey(t.campaign_id, t.id, t.attempts);
       if (!t.agent_id || missing.has(t.agent_id)) {
         rejected.push(failedEvent(key, 'agent_not_found'));
         return;
       }
+      const admission = await gate.admit(numberForAttempt(t.phone_numbers, t.attempts), t.agent_number);
+      if (admission === 'do_not_call') listed.push({ id: t.id, key });
+      if (admission === 'later') left += 1;
+      if (admission !== 'dial') return;
       try {
         await dialer.placeCall({
           idempotency_key: key,
@@ -285,9 +299,9 @@ export function createDispatchCycle(deps: Pick<ServiceDeps, 'sql' | 'config' | '
       heartbeat();
     });
     await contacts.markDialed(sql, orgId, dialed);
-    const touched = await recordCallEvents(sql, orgId, rejected);
+    const touched = [...(await recordCallEvents(sql, orgId, rejected)), ...(await failDoNotCallAttempts(sql, orgId, listed))];
     if (transient) throw transient; // the retry dials what is left, and nothing twice
-    return { dialed: dialed.length, touched };
+    return { dialed: dialed.length, touched, left };
   }
 
   /** Outcomes the dialer still holds for reports that never arrived, and calls overdue beyond the timeout. */
@@ -313,7 +327,7 @@ export function createDispatchCycle(deps: Pick<ServiceDeps, 'sql' | 'config' | '
     const touched = new Set(await recordCallEvents(sql, orgId, input.events));
     if (input.sweep) for (const id of await sweep(orgId)) touched.add(id);
     const { freeSlots, more } = await claim(orgId);
-    const { dialed, touched: rejectedIn } = await dial(orgId, heartbeat);
+    const { dialed, touched: rejectedIn, left } = await dial(orgId, heartbeat);
     for (const id of rejectedIn) touched.add(id);
     const [inFlight, next, settled] = await Promise.all([
       contacts.inFlightCount(sql, orgId),
@@ -325,7 +339,7 @@ export function createDispatchCycle(deps: Pick<ServiceDeps, 'sql' | 'config' | '
       inFlight,
       freeSlots,
       nextDueAt: next ? next.getTime() : null,
-      more,
+      more: more || left > 0,
       idle: inFlight === 0 && next === null,
       settledCampaigns: settled,
     };

@@ -13,6 +13,7 @@ import { campaignOf, campaignView } from './campaigns';
 import { signalDispatcher } from './dispatch';
 import { updateWorkflow } from '../workflow-client';
 import { startCampaignWorkflow } from './workflow-start';
+import { dialsSimulated } from '../integrations/telephony-accounts';
 
 // A campaign's lifecycle: moves asked of its workflow by the API, and the steps its workflow stores
 // (open, move, complete).
@@ -45,7 +46,7 @@ export async function moveCampaign(
     if (error instanceof WorkflowNotFoundError) throw conflict('The campaign workflow is no longer running');
     throw error;
   }
-  return campaignView(await campaignOf(sql, orgId, campaignId));
+  return { ...campaignView(await campaignOf(sql, orgId, campaignId)), simulated: await dialsSimulated(deps, orgId) };
 }
 
 /**

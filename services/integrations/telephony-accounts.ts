@@ -68,6 +68,7 @@ const view = (deps: Pick<ServiceDeps, 'config'>, row: ConnectionRow) => connecti
 
 /** Connects the organization's telephony account (one at a time: 409 while another is not revoked). */
 export async function connectTelephonyAccount(deps: Deps, orgId: string, actor: string, input: TelephonyAccountInput) {
+  assertPublicCallbacks(deps.config);
   const existing = await telephonyDb.liveTelephonyConnection(deps.sql, orgId);
   if (existing) throw oneAccountOnly(existing);
   const verified = await verify(deps, input);
@@ -119,6 +120,7 @@ export async function putTelephonyKeys(deps: Deps, orgId: string, actor: string,
   if (row.status === 'revoked' || !row.credential_id) throw conflict('The connection is revoked: connect the account again');
   if (row.integration !== input.provider)
     throw conflict(`The connection is a ${PROVIDER_NAMES[row.integration as TelephonyProvider]} account`);
+  assertPublicCallbacks(deps.config);
   const verified = await verify(deps, input);
   if (verified.external_id !== row.external_account_id)
     throw conflict(`These keys open another account than ${row.external_account_label}: delete this connection and connect the other`);
@@ -171,6 +173,27 @@ export async function telephonyOf(deps: Pick<ServiceDeps, 'sql' | 'config'>, org
   if (configured) return { kind: 'account', account: configured };
   if (deps.config.DIALER_SIMULATED_ALLOWED) return { kind: 'simulated' };
   return { kind: 'none', reason: 'no_telephony_account: connect a Twilio or Vapi account (POST /integrations/telephony-accounts)' };
+}
+
+/**
+ * Whether the organization's calls would go through the simulated dialer now (no account of its own, none
+ * configured, simulated allowed): what a campaign's answer says in `simulated`. Reads no credential.
+ */
+export async function dialsSimulated(deps: Pick<ServiceDeps, 'sql' | 'config'>, orgId: string): Promise<boolean> {
+  if (!deps.config.DIALER_SIMULATED_ALLOWED || configuredAccount(deps.config)) return false;
+  return !(await telephonyDb.liveTelephonyConnection(deps.sql, orgId));
+}
+
+/**
+ * A provider account sends every call's status to PUBLIC_BASE_URL: without a public https address there it
+ * would post to localhost, so connecting one is refused (409) until the deployment has one.
+ */
+function assertPublicCallbacks(config: ServiceDeps['config']): void {
+  if (!config.PUBLIC_BASE_URL?.startsWith('https://'))
+    throw conflict(
+      'Telephony accounts need the service at a public https address: PUBLIC_BASE_URL is ' +
+        `${config.PUBLIC_BASE_URL ? `${config.PUBLIC_BASE_URL}, not https` : 'unset'}, so the provider's callbacks would not reach it`,
+    );
 }
 
 const recent = new Map<string, { value: OrgTelephony; until: number }>();

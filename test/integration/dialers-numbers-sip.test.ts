@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/context';
+import { PUBLIC_BASE_URL } from '../support/public-base';
 import { startFakeTwilio, type FakeTwilio } from '../support/fake-twilio';
 import { startFakeVapi, type FakeVapi } from '../support/fake-vapi';
 import { createOrgKey, newTenant, orgUuid, type Tenant } from '../support/identity';
@@ -55,6 +56,7 @@ describe('Twilio: numbers and SIP domains', () => {
     ctx = await createTestContext({
       env: {
         DIALER: 'twilio',
+        PUBLIC_BASE_URL,
         TWILIO_API_BASE_URL: fake.url,
         TWILIO_ACCOUNT_SID: fake.accountSid,
         TWILIO_AUTH_TOKEN: fake.authToken,
@@ -63,6 +65,7 @@ describe('Twilio: numbers and SIP domains', () => {
         DIALER_PROVIDER_TIMEOUT_MS: '1000',
       },
     });
+    fake.reachAppAt(PUBLIC_BASE_URL, ctx.baseUrl);
     a = await newTenant(ctx);
     b = await newTenant(ctx);
   });
@@ -125,7 +128,7 @@ describe('Twilio: numbers and SIP domains', () => {
     const res = await ctx.request('POST', `/core/agents/${agentId}/deploy-as-sip`, { token: a.session });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const domain = [...fake.domains.values()].find((d) => d.domainName === `agent-${agentId}.sip.twilio.com`)!;
-    expect(domain).toMatchObject({ voiceUrl: `${ctx.baseUrl}/telephony/twilio/agents/${agentId}/voice`, voiceMethod: 'POST' });
+    expect(domain).toMatchObject({ voiceUrl: `${PUBLIC_BASE_URL}/telephony/twilio/agents/${agentId}/voice`, voiceMethod: 'POST' });
     expect(res.body).toMatchObject({
       agent_id: agentId,
       sip_uri: `sip:${agentId}@${domain.domainName}`,
@@ -258,6 +261,7 @@ describe('Vapi: numbers, and SIP recorded only', () => {
     ctx = await createTestContext({
       env: {
         DIALER: 'vapi',
+        PUBLIC_BASE_URL,
         VAPI_API_BASE_URL: fake.url,
         VAPI_API_KEY: fake.apiKey,
         VAPI_PHONE_NUMBER_ID: fake.phoneNumberId,
@@ -265,6 +269,7 @@ describe('Vapi: numbers, and SIP recorded only', () => {
         SIP_HOST,
       },
     });
+    fake.reachAppAt(PUBLIC_BASE_URL, ctx.baseUrl);
     t = await newTenant(ctx);
   });
   afterAll(async () => {

@@ -10,6 +10,7 @@ import {
   type CampaignTenant,
 } from '../support/campaigns';
 import { createTestContext, type TestContext } from '../support/context';
+import { PUBLIC_BASE_URL, appFetch } from '../support/public-base';
 import { signTwilio, startFakeTwilio, type FakeTwilio, type TwilioScript } from '../support/fake-twilio';
 import { startFakeVapi, type FakeVapi, type VapiScript } from '../support/fake-vapi';
 
@@ -159,6 +160,7 @@ describe('Twilio dialer', () => {
       worker: true,
       env: {
         DIALER: 'twilio',
+        PUBLIC_BASE_URL,
         TWILIO_API_BASE_URL: fake.url,
         TWILIO_ACCOUNT_SID: fake.accountSid,
         TWILIO_AUTH_TOKEN: fake.authToken,
@@ -168,6 +170,7 @@ describe('Twilio dialer', () => {
         DIALER_RECONCILE_AFTER_SECONDS: '1',
       },
     });
+    fake.reachAppAt(PUBLIC_BASE_URL, ctx.baseUrl);
   });
   afterAll(async () => {
     await ctx?.close();
@@ -251,7 +254,7 @@ describe('Twilio dialer', () => {
   it('refuses a forged or stale status callback, and a replayed one changes nothing', async () => {
     const final = fake.callbacks.find((cb) => cb.params.To === numbers[0] && cb.params.CallStatus === 'completed')!;
     const post = (url: string, params: Record<string, string>, signature?: string) =>
-      fetch(url, {
+      appFetch(ctx)(url, {
         method: 'POST',
         headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...(signature ? { 'X-Twilio-Signature': signature } : {}) },
         body: new URLSearchParams(params).toString(),
@@ -315,6 +318,7 @@ describe('Vapi dialer', () => {
       worker: true,
       env: {
         DIALER: 'vapi',
+        PUBLIC_BASE_URL,
         VAPI_API_BASE_URL: fake.url,
         VAPI_API_KEY: fake.apiKey,
         VAPI_PHONE_NUMBER_ID: fake.phoneNumberId,
@@ -323,6 +327,7 @@ describe('Vapi dialer', () => {
         DIALER_RECONCILE_AFTER_SECONDS: '1',
       },
     });
+    fake.reachAppAt(PUBLIC_BASE_URL, ctx.baseUrl);
   });
   afterAll(async () => {
     await ctx?.close();
@@ -381,7 +386,7 @@ describe('Vapi dialer', () => {
     };
     expect(body.assistant.model.messages[0]!.content).toContain('Offer the spring demo');
     expect(body.assistant.model.messages[0]!.content).toContain('Contact number 0');
-    expect(body.assistant.server).toEqual({ url: `${ctx.baseUrl}/telephony/vapi/events`, secret });
+    expect(body.assistant.server).toEqual({ url: `${PUBLIC_BASE_URL}/telephony/vapi/events`, secret });
     expect(body.assistant.serverMessages).toEqual(['status-update', 'end-of-call-report']);
     expect(body.metadata).toMatchObject({
       idempotency_key: expect.stringMatching(/^[0-9a-f-]{36}:[0-9a-f-]{36}:1$/),
@@ -425,7 +430,7 @@ describe('Vapi dialer', () => {
       return message.type === 'end-of-call-report' && message.call.customer.number === numbers[0];
     })!;
     const post = (body: string, headers: Record<string, string>) =>
-      fetch(report.url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body });
+      appFetch(ctx)(report.url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body });
     const before = await conversationsOf(ctx, run.campaign.id);
     const activitiesBefore = await callActivities(ctx, crm.answered);
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contact, conversationsOf, createCampaign, move, tenantWithAgent, waitForStatus, type CampaignTenant } from '../support/campaigns';
 import { createTestContext, type TestContext } from '../support/context';
+import { PUBLIC_BASE_URL, appFetch } from '../support/public-base';
 import { signTwilio, startFakeTwilio, type FakeTwilio } from '../support/fake-twilio';
 import { startFakeVapi, type FakeVapi } from '../support/fake-vapi';
 
@@ -30,6 +31,7 @@ describe('telephony accounts of the organizations', () => {
       env: {
         DIALER: 'simulated',
         DIALER_SIMULATED_ALLOWED: 'false',
+        PUBLIC_BASE_URL,
         TWILIO_API_BASE_URL: twilio.url,
         VAPI_API_BASE_URL: vapi.url,
         SIP_HOST,
@@ -38,6 +40,8 @@ describe('telephony accounts of the organizations', () => {
         DIALER_RECONCILE_AFTER_SECONDS: '1',
       },
     });
+    twilio.reachAppAt(PUBLIC_BASE_URL, ctx.baseUrl);
+    vapi.reachAppAt(PUBLIC_BASE_URL, ctx.baseUrl);
   });
   afterAll(async () => {
     await ctx?.close();
@@ -150,7 +154,7 @@ describe('telephony accounts of the organizations', () => {
     // A's callback signed with C's token (or naming no known account) is refused.
     const sent = twilio.callbacks.find((cb) => cb.params.AccountSid === twilio.accountSid)!;
     const post = (url: string, signature: string) =>
-      fetch(url, {
+      appFetch(ctx)(url, {
         method: 'POST',
         headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Twilio-Signature': signature },
         body: new URLSearchParams(sent.params).toString(),
@@ -164,7 +168,7 @@ describe('telephony accounts of the organizations', () => {
     const cConnection = (await ctx.request('GET', '/integrations/connections', { token: c.session })).body.data[0].id;
     const crossed = sent.url.replace(/account=[^&]+/, `account=${cConnection}`);
     const crossedParams = { ...sent.params, AccountSid: second.accountSid };
-    const res = await fetch(crossed, {
+    const res = await appFetch(ctx)(crossed, {
       method: 'POST',
       headers: {
         'Content-Type': 'application/x-www-form-urlencoded',
@@ -224,14 +228,14 @@ describe('telephony accounts of the organizations', () => {
     expect(ours.length).toBeGreaterThanOrEqual(4);
     expect(ours.every((m) => m.answered === 200 || m.answered === 202)).toBe(true);
     // The secret is the connection's own (made at connect time), not anything configured.
-    const forged = await fetch(ours[0]!.url, {
+    const forged = await appFetch(ctx)(ours[0]!.url, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'x-vapi-secret': 'not-the-secret-of-this-account' },
       body: ours[0]!.body,
     });
     expect(forged.status).toBe(401);
     // Without an account named, this deployment has no Vapi account of its own.
-    const unnamed = await fetch(ours[0]!.url.replace(/\?account=[^&]+/, ''), {
+    const unnamed = await appFetch(ctx)(ours[0]!.url.replace(/\?account=[^&]+/, ''), {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'x-vapi-secret': ours[0]!.secret },
       body: ours[0]!.body,
@@ -297,9 +301,9 @@ describe('telephony accounts of the organizations', () => {
     const revoked = await ctx.request('GET', `/integrations/connections/${made.body.id}`, { token: d.session });
     expect(revoked.body).toMatchObject({ status: 'revoked', credential_id: null });
     // A revoked account's callbacks are no longer accepted, and a new account can be connected.
-    const url = `${ctx.baseUrl}/telephony/twilio/status?key=x&account=${made.body.id}`;
+    const url = `${PUBLIC_BASE_URL}/telephony/twilio/status?key=x&account=${made.body.id}`;
     const params = { AccountSid: twilio.accountSid, CallSid: `CA${'0'.repeat(32)}`, CallStatus: 'completed' };
-    const late = await fetch(url, {
+    const late = await appFetch(ctx)(url, {
       method: 'POST',
       headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Twilio-Signature': signTwilio(twilio.authToken, url, params) },
       body: new URLSearchParams(params).toString(),

@@ -73,6 +73,8 @@ beforeAll(async () => {
   }
   const phone = idOf(await create('/core/phone-numbers', { number: '+14155550199' }));
   if (phone) ids.phone_id = phone;
+  // The do-not-call list is addressed by the number itself.
+  if (await create('/core/do-not-call', { number: '+14155550198' })) ids.number = '+14155550198';
   const profile = idOf(
     await create('/intelligence/icp-profiles', { name: 'ICP', criteria: [{ type: 'industry', values: ['software'], weight: 1 }] }),
   );

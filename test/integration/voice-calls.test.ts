@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { waitFor } from '../support/campaigns';
 import { createTestContext, type TestContext } from '../support/context';
+import { PUBLIC_BASE_URL } from '../support/public-base';
 import { startFakeChatLlm, type FakeChatLlm } from '../support/fake-chat-llm-server';
 import { startFakeTwilio, type FakeTwilio } from '../support/fake-twilio';
 import { newTenant, type Tenant } from '../support/identity';
@@ -40,12 +41,14 @@ needsSpeech('voice calls', () => {
         LLM_BASE_URL: llm.baseUrl,
         LLM_MODEL: 'fake-chat',
         DIALER: 'twilio',
+        PUBLIC_BASE_URL,
         TWILIO_API_BASE_URL: twilio.url,
         TWILIO_ACCOUNT_SID: twilio.accountSid,
         TWILIO_AUTH_TOKEN: twilio.authToken,
         TWILIO_FROM_NUMBER: '+15005550006',
       },
     });
+    twilio.reachAppAt(PUBLIC_BASE_URL, ctx.baseUrl);
     t = await newTenant(ctx);
     await call('GET', '/core/agents');
     const [org] = await ctx.deps.sql<{ id: string }[]>`SELECT id FROM organizations WHERE external_id = ${t.org}`;

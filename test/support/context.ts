@@ -67,6 +67,11 @@ export async function createTestContext(options: TestContextOptions = {}): Promi
     // limiter); the rate-limit tests set their own.
     RATE_LIMIT_ORG_REQUESTS: '1000000',
     RATE_LIMIT_KEY_REQUESTS: '1000000',
+    // The simulated dialer is off unless a deployment asks for it; the tests ask. Pacing far above any test's
+    // calls (the pacing tests set their own).
+    DIALER_SIMULATED_ALLOWED: 'true',
+    CAMPAIGN_DEFAULT_CALLS_PER_SECOND: '1000',
+    CAMPAIGN_DEFAULT_CALLS_PER_SECOND_PER_NUMBER: '1000',
     ...(options.s3
       ? {
           S3_ENDPOINT: s3.endpoint,

@@ -192,7 +192,7 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
     const sent: SentCallback = { url: c.statusCallback, params, signature, answered: 0 };
     callbacks.push(sent);
     try {
-      const res = await fetch(c.statusCallback, {
+      const res = await fetch(transport(c.statusCallback), {
         method: 'POST',
         headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Twilio-Signature': signature, 'User-Agent': 'TwilioProxy/1.1' },
         body: new URLSearchParams(params).toString(),
@@ -526,7 +526,16 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
+  // The service signs and names its callback URLs with PUBLIC_BASE_URL (https, as a provider needs); the
+  // fake delivers them to the test's local server, as a TLS proxy in front of the service would.
+  let route: { from: string; to: string } | undefined;
+  const transport = (url: string): string => (route && url.startsWith(route.from) ? route.to + url.slice(route.from.length) : url);
+
   return {
+    /** Delivers callbacks addressed under `publicBase` (the service's PUBLIC_BASE_URL) to `localBase` instead. */
+    reachAppAt(publicBase: string, localBase: string) {
+      route = { from: publicBase.replace(/\/$/, ''), to: localBase.replace(/\/$/, '') };
+    },
     url: `http://127.0.0.1:${port}`,
     accountSid,
     /** The first account's auth token (as rotated). */
@@ -643,7 +652,7 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
         From: 'sip:caller@example.org',
         To: `sip:${user}@${d.domainName}`,
       };
-      const res = await fetch(d.voiceUrl, {
+      const res = await fetch(transport(d.voiceUrl), {
         method: d.voiceMethod,
         headers: {
           'Content-Type': 'application/x-www-form-urlencoded',

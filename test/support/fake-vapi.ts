@@ -106,7 +106,7 @@ export async function startFakeVapi(options: { stepMs?: number; script?: (to: st
     const sent: SentMessage = { url: server.url, secret: server.secret ?? '', body, answered: 0 };
     messages.push(sent);
     try {
-      const res = await fetch(server.url, {
+      const res = await fetch(transport(server.url), {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', ...(server.secret ? { 'x-vapi-secret': server.secret } : {}) },
         body,
@@ -293,7 +293,16 @@ export async function startFakeVapi(options: { stepMs?: number; script?: (to: st
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
+  // The service signs and names its callback URLs with PUBLIC_BASE_URL (https, as a provider needs); the
+  // fake delivers them to the test's local server, as a TLS proxy in front of the service would.
+  let route: { from: string; to: string } | undefined;
+  const transport = (url: string): string => (route && url.startsWith(route.from) ? route.to + url.slice(route.from.length) : url);
+
   return {
+    /** Delivers callbacks addressed under `publicBase` (the service's PUBLIC_BASE_URL) to `localBase` instead. */
+    reachAppAt(publicBase: string, localBase: string) {
+      route = { from: publicBase.replace(/\/$/, ''), to: localBase.replace(/\/$/, '') };
+    },
     url: `http://127.0.0.1:${port}`,
     get apiKey() {
       return apiKey;

@@ -1,0 +1,75 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ConcurrencySettingsRow } from '../../db/campaigns';
+import type { Sql } from '../../db/client';
+import { advanceScopes, lockScopes } from '../../db/dial-pacing';
+import { isListed } from '../../db/do-not-call';
+import { ACCOUNT_SCOPE, DIAL_BUDGET_MS, intervalMs, numberScope, slotAt, type Pacing } from '../../domain/pacing';
+import type { Config } from '../../platform/core/config';
+
+// The gate every campaign call passes right before it is handed to the dialer (services/campaigns/dispatch.ts):
+// the do-not-call list is read, then the call's instant is reserved in Postgres at the organization's pace
+// (per account and per caller number) and waited for, heartbeating. One call passes the gate at a time, so a
+// dial reserves at most one instant ahead: a crashed or retried activity wastes at most that one, and calls
+// are never closer than the pace, whichever worker places them.
+
+type PacingConfig = Pick<Config, 'CAMPAIGN_DEFAULT_CALLS_PER_SECOND' | 'CAMPAIGN_DEFAULT_CALLS_PER_SECOND_PER_NUMBER'>;
+
+/** The organization's pace: its own settings, else the deployment's defaults. */
+export const pacingOf = (config: PacingConfig, settings: ConcurrencySettingsRow | undefined): Pacing => ({
+  callsPerSecond: settings?.calls_per_second ?? config.CAMPAIGN_DEFAULT_CALLS_PER_SECOND,
+  callsPerSecondPerNumber: settings?.calls_per_second_per_number ?? config.CAMPAIGN_DEFAULT_CALLS_PER_SECOND_PER_NUMBER,
+});
+
+/** What the gate says of one call: dial it now, its number is listed, or the dial's time is up (next cycle). */
+export type Admission = 'dial' | 'do_not_call' | 'later';
+
+/** Longest sleep between two heartbeats while waiting for an instant. */
+const HEARTBEAT_EVERY_MS = 1000;
+
+async function waitHeartbeating(ms: number, heartbeat: () => void): Promise<void> {
+  const until = Date.now() + ms;
+  for (let left = ms; left > 0; left = until - Date.now()) {
+    await sleep(Math.min(left, HEARTBEAT_EVERY_MS));
+    heartbeat();
+  }
+}
+
+/** Checks the list and reserves the call's instant in one transaction; the milliseconds to wait for it, or listed. */
+async function reserve(sql: Sql, orgId: string, pacing: Pacing, to: string, from: string | null): Promise<number | 'do_not_call'> {
+  return sql.begin(async (tx) => {
+    if (await isListed(tx, orgId, to)) return 'do_not_call' as const;
+    const number = numberScope(from);
+    // Always the account first, then the number: two gates lock in one order.
+    const rows = await lockScopes(tx, orgId, [ACCOUNT_SCOPE, number]);
+    const now = rows[0]!.now_ms;
+    const slot = slotAt(
+      now,
+      rows.map((r) => r.next_ms),
+    );
+    await advanceScopes(tx, orgId, [
+      { scope: ACCOUNT_SCOPE, nextMs: slot + intervalMs(pacing.callsPerSecond) },
+      { scope: number, nextMs: slot + intervalMs(pacing.callsPerSecondPerNumber) },
+    ]);
+    return slot - now;
+  });
+}
+
+/** A gate for one dial of the organization's claimed attempts. */
+export function createDialGate(sql: Sql, orgId: string, pacing: Pacing, heartbeat: () => void) {
+  const startedAt = Date.now();
+  let queue: Promise<unknown> = Promise.resolve();
+  return {
+    /** Resolves when the call to `to` from `from` may be placed, one caller at a time. */
+    admit(to: string, from: string | null): Promise<Admission> {
+      const turn = queue.then(async (): Promise<Admission> => {
+        if (Date.now() - startedAt > DIAL_BUDGET_MS) return 'later';
+        const wait = await reserve(sql, orgId, pacing, to, from);
+        if (wait === 'do_not_call') return wait;
+        if (wait > 0) await waitHeartbeating(wait, heartbeat);
+        return 'dial';
+      });
+      queue = turn.catch(() => undefined);
+      return turn;
+    },
+  };
+}
