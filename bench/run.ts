@@ -2,6 +2,7 @@ import { startBenchEnvironment } from './environment';
 import { benchIdentity } from './identity';
 import { benchAccounts } from './accounts';
 import { benchCampaigns } from './campaigns';
+import { benchPacing } from './pacing';
 import { benchOutreach } from './outreach';
 import { benchAuthFlood } from './auth-flood';
 import { benchRateLimits } from './rate-limits';
@@ -22,6 +23,7 @@ import { benchAssistantsLatency } from './assistants-latency';
 import { benchAssistantsHeldOut } from './assistants/heldout';
 import { benchSpeech } from './speech';
 import { benchVoice } from './voice';
+import { benchVoiceScale } from './voice-scale';
 
 // `npm run bench [-- name ...] [-- --seconds N]`: runs the named benchmarks (all by default) and prints
 // their figures as JSON. Every run is bounded in time and sends traffic to loopback only.
@@ -29,7 +31,7 @@ const args = process.argv.slice(2);
 const secondsFlag = args.indexOf('--seconds');
 const seconds = secondsFlag >= 0 ? Number(args[secondsFlag + 1]) : 10;
 // Flags followed by a value (that value is not a bench's name).
-const VALUE_FLAGS = new Set(['--seconds', '--calls', '--concurrency', '--turns', '--engine']);
+const VALUE_FLAGS = new Set(['--seconds', '--calls', '--concurrency', '--turns', '--engine', '--levels', '--rounds', '--cores']);
 const flagValue = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 const names = args.filter((a, i) => !a.startsWith('--') && !VALUE_FLAGS.has(args[i - 1] ?? ''));
 
@@ -72,6 +74,8 @@ const BENCHES = {
   },
   // Starts its own Temporal dev server, Postgres, API and worker.
   campaigns: () => benchCampaigns(),
+  // Dial pacing at 1, 10 and 100 calls a second: its own Temporal dev server, Postgres, API and worker.
+  pacing: () => benchPacing(),
   'custom-data': async () => {
     const env = await startBenchEnvironment();
     try {
@@ -136,6 +140,17 @@ const BENCHES = {
       engineUrl: flagValue('--engine'),
       stub: args.includes('--stub'),
       check: args.includes('--check'),
+      verbose: args.includes('--verbose'),
+    }),
+  // Concurrent simulated callers against one engine on the local models (1, 2, 4, 6, 8 …): voice-to-voice p50/p95 at each
+  // level, and the conversations per core before p95 doubles (--levels, --turns, --rounds, --cores, --all, --verbose).
+  'voice-scale': () =>
+    benchVoiceScale({
+      levels: (flagValue('--levels') ?? '1,2,4,6,8').split(',').map(Number),
+      turns: Number(flagValue('--turns') ?? 4),
+      rounds: Number(flagValue('--rounds') ?? 2),
+      cores: flagValue('--cores') ? Number(flagValue('--cores')) : undefined,
+      all: args.includes('--all'),
       verbose: args.includes('--verbose'),
     }),
   // 60 s unless --seconds is given; the API runs as a process of its own.

@@ -157,7 +157,7 @@ export interface CallRecord {
 
 const said = (s: SpokenSentence) => s.lastAudibleAt ?? s.endedAt;
 
-async function playCall(engine: BenchEngine, script: VoiceScript, call: number, verbose: boolean): Promise<CallRecord> {
+export async function playCall(engine: BenchEngine, script: VoiceScript, call: number, verbose: boolean): Promise<CallRecord> {
   const record: CallRecord = { call, turns: [], greetingMs: null, closedBy: '', protocolErrors: [], stageTimings: [] };
   let session: Awaited<ReturnType<BenchEngine['session']>>;
   let caller: SimulatedCaller;
