@@ -14,6 +14,11 @@ export interface SipEndpointRow {
   provider: string;
   provider_id: string | null;
   state: SipState;
+  /** Who may call it: a username and password, or IP addresses (null: nobody was let in, or nothing to let in). */
+  auth_kind: 'credentials' | 'ip_addresses' | null;
+  auth_username: string | null;
+  /** What the provider made to let callers in (Twilio's list and mapping sids), removed with the endpoint. */
+  auth_resources: Record<string, string>;
   created_by: string | null;
   created_at: Date;
   updated_at: Date;
@@ -43,6 +48,7 @@ export async function writeSipEndpoint(
     INSERT INTO agent_sip_endpoints (agent_id, org_id, sip_uri, provider, state, created_by)
     VALUES (${agentId}, ${orgId}, ${endpoint.sip_uri}, ${endpoint.provider}, ${endpoint.state}, ${actor})
     ON CONFLICT (agent_id) DO UPDATE SET sip_uri = EXCLUDED.sip_uri, provider = EXCLUDED.provider, provider_id = NULL,
+      auth_kind = NULL, auth_username = NULL, auth_resources = '{}',
       state = EXCLUDED.state, created_by = EXCLUDED.created_by, created_at = now(), updated_at = now()
     RETURNING *`;
   return row!;
@@ -68,4 +74,19 @@ export async function deleteSipEndpoint(db: Db, orgId: string, agentId: string, 
     ? await db`DELETE FROM agent_sip_endpoints WHERE org_id = ${orgId} AND agent_id = ${agentId} AND state = 'provisioning' RETURNING agent_id`
     : await db`DELETE FROM agent_sip_endpoints WHERE org_id = ${orgId} AND agent_id = ${agentId} RETURNING agent_id`;
   return rows.length > 0;
+}
+
+/** Records who may call the endpoint and what the provider made for it; undefined when the row is gone. */
+export async function setSipAuth(
+  db: Db,
+  orgId: string,
+  agentId: string,
+  auth: { kind: 'credentials' | 'ip_addresses'; username: string | null; resources: Record<string, string> },
+): Promise<SipEndpointRow | undefined> {
+  const [row]: [SipEndpointRow?] = await db`
+    UPDATE agent_sip_endpoints SET auth_kind = ${auth.kind}, auth_username = ${auth.username},
+           auth_resources = ${db.json(auth.resources)}, updated_at = now()
+    WHERE org_id = ${orgId} AND agent_id = ${agentId}
+    RETURNING *`;
+  return row;
 }

@@ -40,6 +40,8 @@ export const SIP_PROVISIONING_KINDS = ['recorded', 'provisioned'] as const;
 export const SIP_PROVISIONING_NOTE =
   'Recorded only: the address is stored and shown on the agent, but this deployment runs no SIP server or provider, so no call reaches the agent through it yet.';
 export const SIP_VAPI_NOTE =
-  'Recorded only: Vapi has no SIP domains, and a Vapi SIP number needs an assistant the service does not serve yet, so the address is stored and shown on the agent but no call reaches the agent through it.';
-export const sipTwilioNote = (domainSid: string, voiceUrl: string, bridgeTo: string) =>
-  `Provisioned at Twilio: SIP domain ${domainSid} sends each call to ${voiceUrl}, which bridges it to the agent at ${bridgeTo}.`;
+  'Recorded only: a Vapi SIP number is made with a username and password, and none was asked for, so the address is stored and shown on the agent but no call reaches the agent through it.';
+export const sipTwilioNote = (domainSid: string, voiceUrl: string, who: string) =>
+  `Provisioned at Twilio: SIP domain ${domainSid} lets in ${who} and sends each call to ${voiceUrl}, which connects it to the agent on the voice engine.`;
+export const sipVapiNote = (numberId: string) =>
+  `Provisioned at Vapi: SIP number ${numberId} lets in callers with the username and password, and asks the service for the agent's assistant on each call.`;

@@ -1,22 +1,26 @@
 import * as agents from '../db/agents';
 import * as sipEndpoints from '../db/agent-sip';
 import type { SipEndpointRow } from '../db/agent-sip';
-import { SIP_PROVISIONING_NOTE, SIP_VAPI_NOTE, sipTwilioNote, sipUri } from '../domain/agents';
+import { SIP_PROVISIONING_NOTE, SIP_VAPI_NOTE, sipTwilioNote, sipUri, sipVapiNote } from '../domain/agents';
 import { conflict, notFound, unavailable, upstream } from '../domain/errors';
 import { publicBaseUrl } from '../platform/core/config';
 import { ProviderError } from '../platform/adapters/dialers/http';
-import { telephonyAccount, twilioSipDomainName, twilioSipVoiceUrl } from '../platform/adapters/dialers/provisioning';
-import { agentTwiml } from '../platform/adapters/dialers/twilio';
+import type { SipAuth } from '../platform/adapters/dialers/inbound-routing';
+import { telephonyAccount, twilioSipDomainName, twilioSipVoiceUrl, type TelephonyAccount } from '../platform/adapters/dialers/provisioning';
 import type { TelephonyAccountSettings } from '../platform/adapters/dialers/accounts';
 import { verifyTwilioRequest } from './campaigns/telephony-callbacks';
+import { answerInboundCall } from './conversations/inbound';
+import { sipCredentials, type SipCredentials } from './sip-credentials';
 import { telephonyOf } from './integrations/telephony-accounts';
 import type { ServiceDeps } from './deps';
 import { iso } from './views';
 
 // An agent's SIP endpoint (docs/decisions/telephony.md). With the simulated dialer the address
-// sip:<agent_id>@<SIP_HOST> is recorded; with Twilio a SIP domain is made for the agent, whose calls
-// Twilio hands to POST /telephony/twilio/agents/{agent_id}/voice, answered with the TwiML campaign calls
-// use (bridge to the agent's SIP address); Vapi has no SIP domains, so the address is recorded there too.
+// sip:<agent_id>@<SIP_HOST> is recorded; with Twilio a SIP domain is made for the agent, callers let in by a
+// credential list (a username and password made here, shown once) or the IP addresses the request names,
+// and its calls Twilio hands to POST /telephony/twilio/agents/{agent_id}/voice are streamed to the voice
+// engine; with Vapi a SIP number with that username and password, whose calls ask the service for the
+// agent's assistant.
 
 type Deps = Pick<ServiceDeps, 'sql' | 'config' | 'logger'>;
 
@@ -32,17 +36,23 @@ export const sipView = (sip: SipEndpointRow | undefined) => ({
   provider_id: sip?.provider_id ?? null,
 });
 
-function deploymentView(deps: Pick<ServiceDeps, 'config'>, sip: SipEndpointRow, version: number, connectionId: string | null) {
+function deploymentView(
+  deps: Pick<ServiceDeps, 'config'>,
+  sip: SipEndpointRow,
+  version: number,
+  connectionId: string | null,
+  credentials: SipCredentials | null = null,
+) {
   const provisioned = sip.state === 'active';
+  const addresses = sip.auth_kind === 'ip_addresses' ? (sip.auth_resources.addresses ?? '').split(',').filter(Boolean) : null;
+  const who = addresses ? `calls from ${addresses.join(', ')}` : 'callers with the username and password';
   const note = !provisioned
     ? sip.provider === 'vapi'
       ? SIP_VAPI_NOTE
       : SIP_PROVISIONING_NOTE
-    : sipTwilioNote(
-        sip.provider_id ?? '',
-        twilioSipVoiceUrl(publicBaseUrl(deps.config), sip.agent_id, connectionId),
-        sipUri(sip.agent_id, deps.config.SIP_HOST),
-      );
+    : sip.provider === 'vapi'
+      ? sipVapiNote(sip.provider_id ?? '')
+      : sipTwilioNote(sip.provider_id ?? '', twilioSipVoiceUrl(publicBaseUrl(deps.config), sip.agent_id, connectionId), who);
   return {
     agent_id: sip.agent_id,
     sip_uri: sip.sip_uri,
@@ -52,17 +62,36 @@ function deploymentView(deps: Pick<ServiceDeps, 'config'>, sip: SipEndpointRow, 
     provider: sip.provider as 'simulated' | 'twilio' | 'vapi',
     state: sip.state as 'recorded' | 'active',
     provider_id: sip.provider_id,
+    auth: provisioned && sip.auth_kind ? { kind: sip.auth_kind, username: sip.auth_username, ip_addresses: addresses } : null,
+    credentials,
     note,
   };
 }
 
 const providerFailure = (error: ProviderError) => upstream(`The telephony provider failed: ${error.message}`);
 
+export interface SipDeployInput {
+  /** IPv4 addresses or CIDR ranges let in instead of a username and password. */
+  ip_addresses?: string[];
+}
+
+const toSipAuth = (input: SipDeployInput, credentials: SipCredentials | null): SipAuth =>
+  input.ip_addresses?.length
+    ? {
+        kind: 'ip_addresses',
+        addresses: input.ip_addresses.map((a) => {
+          const [ip, prefix] = a.split('/');
+          return { ip: ip!, prefix: prefix === undefined ? 32 : Number(prefix) };
+        }),
+      }
+    : { kind: 'credentials', ...credentials! };
+
 /**
- * Deploys the agent's published version over SIP (idempotent); 409 without a published version, 502
- * when the provider fails, and then nothing is left recorded.
+ * Deploys the agent's published version over SIP (idempotent: an endpoint already made is answered as it
+ * is, without its password); 409 without a published version, or for IP addresses at Vapi; 502 when the
+ * provider fails, and then nothing is left recorded or made.
  */
-export async function deploySip(deps: Deps, orgId: string, actor: string, agentId: string) {
+export async function deploySip(deps: Deps, orgId: string, actor: string, agentId: string, input: SipDeployInput = {}) {
   const { sql, config } = deps;
   const agent = await agents.getAgent(sql, orgId, agentId);
   if (!agent) throw agentNotFound();
@@ -70,13 +99,16 @@ export async function deploySip(deps: Deps, orgId: string, actor: string, agentI
   const version = agent.published_version;
   const settings = await accountFor(deps, orgId);
   const provider = settings?.provider ?? 'simulated';
+  const connectionId = settings?.connectionId ?? null;
   const existing = await sipEndpoints.getSipEndpoint(sql, orgId, agent.id);
   // A provider's endpoint stands whatever the account is now; a recorded address stands for its own dialer.
-  if (existing && (existing.state === 'active' || (existing.state === 'recorded' && existing.provider === provider)))
-    return deploymentView(deps, existing, version, settings?.connectionId ?? null);
+  if (existing?.state === 'active' && (existing.auth_kind || existing.provider !== 'twilio'))
+    return deploymentView(deps, existing, version, connectionId);
+  if (existing?.state === 'recorded' && existing.provider === provider && provider === 'simulated')
+    return deploymentView(deps, existing, version, connectionId);
 
   const account = telephonyAccount(config, settings);
-  if (!account || account.provider === 'vapi') {
+  if (!account) {
     const row = await sipEndpoints.writeSipEndpoint(
       sql,
       orgId,
@@ -84,39 +116,85 @@ export async function deploySip(deps: Deps, orgId: string, actor: string, agentI
       { sip_uri: sipUri(agent.id, config.SIP_HOST), provider, state: 'recorded' },
       actor,
     );
-    return deploymentView(deps, row, version, settings?.connectionId ?? null);
+    return deploymentView(deps, row, version, connectionId);
   }
+  if (account.provider === 'vapi' && input.ip_addresses?.length)
+    throw conflict("Vapi's SIP numbers let callers in by username and password only: deploy without ip_addresses");
+  const credentials = input.ip_addresses?.length ? null : sipCredentials();
 
-  // Twilio: written as provisioning first (never shown deployed), made at Twilio, then active.
-  await sipEndpoints.writeSipEndpoint(
-    sql,
-    orgId,
-    agent.id,
-    { sip_uri: sipUri(agent.id, twilioSipDomainName(agent.id)), provider, state: 'provisioning' },
-    actor,
-  );
+  // An active Twilio domain made before callers were let in gets its lists now.
+  let row = existing?.state === 'active' ? existing : await provision(deps, account, settings, orgId, actor, agent.id, credentials);
+  if (account.provider === 'twilio') row = await letIn(deps, account, settings, row, toSipAuth(input, credentials));
+  else
+    row = (await sipEndpoints.setSipAuth(sql, orgId, agent.id, { kind: 'credentials', username: credentials!.username, resources: {} }))!;
+  return deploymentView(deps, row, version, connectionId, credentials);
+}
+
+/** Makes the endpoint at the provider: written provisioning first (never shown deployed), active with its id after. */
+async function provision(
+  deps: Deps,
+  account: TelephonyAccount,
+  settings: TelephonyAccountSettings | null,
+  orgId: string,
+  actor: string,
+  agentId: string,
+  credentials: SipCredentials | null,
+): Promise<SipEndpointRow> {
+  const { sql } = deps;
+  const pending = account.provider === 'twilio' ? sipUri(agentId, twilioSipDomainName(agentId)) : `sip:agent-${agentId}@vapi.pending`;
+  await sipEndpoints.writeSipEndpoint(sql, orgId, agentId, { sip_uri: pending, provider: account.provider, state: 'provisioning' }, actor);
   let made: { provider_id: string; sip_uri: string } | null;
   try {
-    made = await account.createSipEndpoint(agent.id);
+    made = await account.createSipEndpoint(agentId, credentials);
   } catch (error) {
-    await sipEndpoints.deleteSipEndpoint(sql, orgId, agent.id, true);
+    await sipEndpoints.deleteSipEndpoint(sql, orgId, agentId, true);
     if (error instanceof ProviderError) throw providerFailure(error);
     throw error;
   }
-  if (!made) throw new Error('Twilio made no SIP domain');
+  if (!made) throw new Error(`${account.provider} made no SIP endpoint`);
   let row: SipEndpointRow | undefined;
   try {
-    row = await sipEndpoints.activateSipEndpoint(sql, orgId, agent.id, made);
+    row = await sipEndpoints.activateSipEndpoint(sql, orgId, agentId, made);
   } catch (error) {
     await undo(deps, settings, made.provider_id);
     throw error;
   }
   if (!row) {
-    // Removed (DELETE, or the agent deleted) while Twilio made it: take it back.
+    // Removed (DELETE, or the agent deleted) while the provider made it: take it back.
     await undo(deps, settings, made.provider_id);
     throw conflict('The SIP endpoint was removed while it was being deployed');
   }
-  return deploymentView(deps, row, version, settings?.connectionId ?? null);
+  return row;
+}
+
+/** Lets callers in to a Twilio domain; a failure removes the domain (and the row) so nothing half made stays. */
+async function letIn(
+  deps: Deps,
+  account: TelephonyAccount,
+  settings: TelephonyAccountSettings | null,
+  row: SipEndpointRow,
+  auth: SipAuth,
+): Promise<SipEndpointRow> {
+  let resources: Record<string, string>;
+  try {
+    resources = await account.createSipAuth(row.provider_id!, row.agent_id, auth);
+  } catch (error) {
+    await undo(deps, settings, row.provider_id!);
+    await sipEndpoints.deleteSipEndpoint(deps.sql, row.org_id, row.agent_id);
+    if (error instanceof ProviderError) throw providerFailure(error);
+    throw error;
+  }
+  if (auth.kind === 'ip_addresses') resources.addresses = auth.addresses.map((a) => `${a.ip}/${a.prefix}`).join(',');
+  const updated = await sipEndpoints.setSipAuth(deps.sql, row.org_id, row.agent_id, {
+    kind: auth.kind,
+    username: auth.kind === 'credentials' ? auth.username : null,
+    resources,
+  });
+  if (!updated) {
+    await account.deleteSipAuth(row.provider_id!, resources).catch(() => {});
+    throw conflict('The SIP endpoint was removed while it was being deployed');
+  }
+  return updated;
 }
 
 /** Removes a domain made for an endpoint that is not recorded; a failure is logged (it is left at Twilio). */
@@ -140,6 +218,8 @@ export async function removeSip(deps: Deps, orgId: string, agentId: string): Pro
       throw unavailable(`The SIP endpoint was made at ${sip.provider}, which is not the organization's telephony account now`);
     try {
       await account.deleteSipEndpoint(sip.provider_id);
+      // The domain's mappings went with it; the lists made for it go now.
+      await account.deleteSipAuth(sip.provider_id, sip.auth_resources ?? {});
     } catch (error) {
       if (error instanceof ProviderError) throw providerFailure(error);
       throw error;
@@ -150,8 +230,8 @@ export async function removeSip(deps: Deps, orgId: string, agentId: string): Pro
 
 /**
  * Twilio's request for a call to an agent's SIP domain (signed as its status callbacks are): TwiML that
- * bridges the caller to the agent's SIP address, as an answered campaign call is, with the call sid as
- * the call key. 404 when the agent has no SIP domain at Twilio.
+ * streams the call to the voice engine for the agent's published version (channel `sip`), its
+ * conversation made now, ringing. 404 when the agent has no SIP domain at Twilio or nothing published.
  */
 export async function answerTwilioSipCall(
   deps: Pick<ServiceDeps, 'sql' | 'config'>,
@@ -160,7 +240,17 @@ export async function answerTwilioSipCall(
   const orgId = await verifyTwilioRequest(deps, request);
   const sip = await sipEndpoints.activeSipEndpoint(deps.sql, 'twilio', request.agentId);
   if (!sip || (orgId && sip.org_id !== orgId)) throw notFound('The agent has no SIP domain at Twilio');
-  return agentTwiml(sip.agent_id, deps.config.SIP_HOST, request.params.CallSid ?? '');
+  const agent = await agents.getAgent(deps.sql, sip.org_id, sip.agent_id);
+  if (agent?.published_version == null || !request.params.CallSid) throw notFound('The agent has no published version');
+  return answerInboundCall(deps, {
+    orgId: sip.org_id,
+    agentId: sip.agent_id,
+    version: agent.published_version,
+    channel: 'sip',
+    callSid: request.params.CallSid,
+    from: request.params.From || null,
+    to: request.params.To || null,
+  });
 }
 
 /**

@@ -5,6 +5,7 @@ import type { DraftUpdate, NewVersion, PublishRequest, VersionRow } from '../db/
 import type { Db } from '../db/client';
 import { defaultAgentConfig } from '../domain/agent-config';
 import { publishDirections, type PublishDirection } from '../domain/agents';
+import { syncInboundRouting } from './inbound-routing';
 import { conflict, invalid, notFound, unavailable, upstream } from '../domain/errors';
 import { diffJson } from '../platform/core/json-diff';
 import { createLlmWriter } from '../platform/adapters/llm/llm';
@@ -271,7 +272,7 @@ export interface PublishInput {
  * the notification outbox in the same transaction, so the event exists exactly when the publish does.
  */
 export async function publishVersion(
-  deps: Pick<ServiceDeps, 'sql'>,
+  deps: Pick<ServiceDeps, 'sql' | 'config' | 'logger'>,
   orgId: string,
   actor: string,
   agentId: string,
@@ -283,8 +284,8 @@ export async function publishVersion(
   await requireAgent(sql, orgId, agentId);
   const number = version === 'latest' ? (await versions.newestDraft(sql, orgId, agentId))?.version : Number(version);
   if (number === undefined) throw notFound('No draft version to publish');
-  const outcome = await sql.begin(async (tx) =>
-    publishWithEvent(
+  const outcome = await sql.begin(async (tx) => {
+    const published = await publishWithEvent(
       tx,
       {
         orgId,
@@ -297,8 +298,17 @@ export async function publishVersion(
       },
       body.direction,
       actorUserId,
-    ),
-  );
+    );
+    // The numbers moved inbound are pointed at the service at their provider, or put back (502 undoes the publish).
+    if (published.ok)
+      await syncInboundRouting(
+        deps,
+        tx,
+        orgId,
+        published.affected.filter((n) => n.direction === 'inbound' && n.action !== 'unchanged').map((n) => n.id),
+      );
+    return published;
+  });
   if (!outcome.ok) {
     switch (outcome.reason) {
       case 'agent_not_found':

@@ -54,13 +54,17 @@ export function versionView(row: VersionRow) {
   };
 }
 
-export function phoneNumberView(row: PhoneNumberRow) {
+/** A number of the inventory; `versions`: the published version of each agent (who answers it, and with what). */
+export function phoneNumberView(row: PhoneNumberRow, versions: Map<string, number | null> = new Map()) {
+  const routed = (row as PhoneNumberRow & { routed_at?: Date | null }).routed_at;
   return {
     id: row.id,
     organization_id: row.org_id,
     number: row.number,
     label: row.label,
     inbound_agent_id: row.inbound_agent_id,
+    inbound_agent_version: row.inbound_agent_id ? (versions.get(row.inbound_agent_id) ?? null) : null,
+    inbound_routed: Boolean(routed),
     outbound_agent_id: row.outbound_agent_id,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),

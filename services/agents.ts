@@ -5,6 +5,7 @@ import { listWidgets } from '../db/agent-widgets';
 import { numbersOfAgent } from '../db/phone-numbers';
 import { invalid, notFound } from '../domain/errors';
 import { removeSip, sipView } from './agent-sip';
+import { releaseAgentNumbers } from './inbound-routing';
 import { widgetView } from './agent-widgets';
 import { agentView, instructionsState, jsonObjectFilter, toBool } from './agent-views';
 import type { ServiceDeps } from './deps';
@@ -108,8 +109,15 @@ export async function updateAgent(
   return agentView(row);
 }
 
-/** Deletes the agent; its SIP endpoint at the provider goes first (a provider failure is 502 and the agent stays). */
+/**
+ * Deletes the agent; its SIP endpoint at the provider goes first, and the numbers it answered are put back
+ * as they were at their provider (a provider failure is 502 and the agent stays).
+ */
 export async function deleteAgent(deps: Pick<ServiceDeps, 'sql' | 'config' | 'logger'>, orgId: string, agentId: string): Promise<void> {
   await removeSip(deps, orgId, agentId);
-  if (!(await agents.deleteAgent(deps.sql, orgId, agentId))) throw agentNotFound();
+  const deleted = await deps.sql.begin(async (tx) => {
+    await releaseAgentNumbers(deps, tx, orgId, agentId);
+    return agents.deleteAgent(tx, orgId, agentId);
+  });
+  if (!deleted) throw agentNotFound();
 }

@@ -1,9 +1,11 @@
+import { publishedVersions } from '../db/inbound-routing';
 import * as phoneNumbers from '../db/phone-numbers';
 import { notFound, unavailable, upstream } from '../domain/errors';
 import { ProviderError } from '../platform/adapters/dialers/http';
 import { telephonyAccount, type ProviderNumber } from '../platform/adapters/dialers/provisioning';
 import { phoneNumberView, toBool } from './agent-views';
 import type { ServiceDeps } from './deps';
+import { releaseNumberRouting } from './inbound-routing';
 import { telephonyOf } from './integrations/telephony-accounts';
 import { NameCursor, cursorPage, decodeCursor } from './pagination';
 
@@ -15,6 +17,12 @@ export async function registerNumber(
   input: { number: string; label?: string | null },
 ) {
   return phoneNumberView(await phoneNumbers.insertPhoneNumber(deps.sql, orgId, input.number, input.label ?? null, actor));
+}
+
+/** The published versions of the agents answering these numbers. */
+async function answeringVersions(deps: Pick<ServiceDeps, 'sql'>, orgId: string, rows: phoneNumbers.PhoneNumberRow[]) {
+  const ids = [...new Set(rows.flatMap((r) => (r.inbound_agent_id ? [r.inbound_agent_id] : [])))];
+  return publishedVersions(deps.sql, orgId, ids);
 }
 
 export async function listNumbers(
@@ -30,12 +38,19 @@ export async function listNumbers(
     { limit: query.limit, afterNumber: after?.n },
   );
   const page = cursorPage(rows, query.limit, total, (last) => ({ n: last.number }));
-  return { data: page.data.map(phoneNumberView), pagination: page.pagination };
+  const versions = await answeringVersions(deps, orgId, page.data);
+  return { data: page.data.map((row) => phoneNumberView(row, versions)), pagination: page.pagination };
 }
 
-/** Releases a number: it leaves the inventory and stops serving its agents. */
-export async function releaseNumber(deps: Pick<ServiceDeps, 'sql'>, orgId: string, id: string): Promise<void> {
-  if (!(await phoneNumbers.deletePhoneNumber(deps.sql, orgId, id))) throw notFound('Phone number not found');
+/**
+ * Releases a number: it leaves the inventory and stops serving its agents; one pointed at the service
+ * gets back what it pointed at before at its provider first (a provider failure is 502 and it stays).
+ */
+export async function releaseNumber(deps: Pick<ServiceDeps, 'sql' | 'config' | 'logger'>, orgId: string, id: string): Promise<void> {
+  const released = await deps.sql.begin(
+    async (tx) => (await releaseNumberRouting(deps, tx, orgId, id)) && phoneNumbers.deletePhoneNumber(tx, orgId, id),
+  );
+  if (!released) throw notFound('Phone number not found');
 }
 
 /**
@@ -69,11 +84,16 @@ export async function importNumbers(deps: Pick<ServiceDeps, 'sql' | 'config'>, o
     ),
   );
   const count = (result: phoneNumbers.ImportResult) => results.filter((r) => r.result === result).length;
+  const versions = await answeringVersions(
+    deps,
+    orgId,
+    results.map((r) => r.row),
+  );
   return {
     provider: account.provider,
     imported: count('imported'),
     updated: count('updated'),
     unchanged: count('unchanged'),
-    data: results.map(({ row, result }) => ({ ...phoneNumberView(row), provider_number_id: row.provider_number_id!, result })),
+    data: results.map(({ row, result }) => ({ ...phoneNumberView(row, versions), provider_number_id: row.provider_number_id!, result })),
   };
 }

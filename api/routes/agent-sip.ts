@@ -7,7 +7,7 @@ import { actor, orgOf } from '../auth/context';
 import type { AppDeps } from '../deps';
 import { readFormBody } from '../middleware/form-body';
 import { reply, type Routes } from '../route';
-import { SipDeployment } from '../schemas/agents';
+import { SipDeployBody, SipDeployment } from '../schemas/agents';
 import { ErrorBody, IdParams, Uuid, authErrors, notFoundError, validationError } from '../schemas/common';
 import { CallbackAccountQuery, TwilioStatusHeaders } from '../schemas/telephony-callbacks';
 import { accountOf } from './telephony-callbacks';
@@ -34,17 +34,21 @@ export function registerAgentSipRoutes(routes: Routes, deps: AppDeps): void {
     description:
       "Through the organization's telephony account (its own, else the deployment's DIALER). " +
       'With Twilio, makes a Twilio SIP domain for the agent (`agent-<agent_id>.sip.twilio.com`) whose calls Twilio hands ' +
-      `to ${TWILIO_SIP_VOICE_PATH}, answered by bridging them to the agent at sip:<agent_id>@<SIP_HOST> as campaign calls are; the ` +
-      'address is sip:<agent_id>@<that domain> (`provisioning: "provisioned"`, state `active`). A provider failure is a 502 and ' +
-      'leaves nothing recorded. With the simulated dialer it writes the address sip:<agent_id>@<SIP_HOST> and nothing else: this ' +
-      'deployment then runs no SIP server or provider, so no call reaches the agent through it yet; with DIALER=vapi (Vapi has ' +
-      'no SIP domains) the same. The answer says which (`provisioning: "recorded"` and a `note`); the agent\'s read shows the ' +
-      'address and state.',
+      `to ${TWILIO_SIP_VOICE_PATH}, answered by streaming them to the voice engine for the agent's published version; callers are ` +
+      'let in by a credential list (a username and password made now and returned once in `credentials`) or, with `ip_addresses`, ' +
+      'by an IP access control list. With Vapi, makes a Vapi SIP number (sip:agent-<agent_id>@sip.vapi.ai) with a username and ' +
+      "password returned once, whose calls ask the service for the agent's assistant. A provider failure is a 502 and leaves " +
+      'nothing recorded or made. With the simulated dialer it writes the address sip:<agent_id>@<SIP_HOST> and nothing else ' +
+      '(`provisioning: "recorded"` and a `note`). Deploying again answers the endpoint as it is, without a password.',
     auth: MANAGE,
     params: IdParams,
+    body: SipDeployBody,
     responses: {
       200: { description: 'Deployed (deploying again returns the same endpoint)', schema: SipDeployment },
-      409: { description: 'No version is published, or the endpoint was removed while it was being made', schema: ErrorBody },
+      409: {
+        description: 'No version is published, the endpoint was removed while it was being made, or ip_addresses at Vapi',
+        schema: ErrorBody,
+      },
       502: {
         description: 'The provider failed or did not answer within DIALER_PROVIDER_TIMEOUT_MS; nothing was recorded',
         schema: ErrorBody,
@@ -57,7 +61,7 @@ export function registerAgentSipRoutes(routes: Routes, deps: AppDeps): void {
       ...notFoundError,
       ...validationError,
     },
-    handler: async ({ params, auth }) => deploySip(deps, orgOf(auth), actor(auth), params.id),
+    handler: async ({ params, body, auth }) => deploySip(deps, orgOf(auth), actor(auth), params.id, body),
   });
 
   routes.add({
@@ -98,10 +102,13 @@ export function registerAgentSipRoutes(routes: Routes, deps: AppDeps): void {
     // Without a signature of the right shape the body is never read.
     beforeBody: (ctx) => assertTwilioSigned(deps, ctx.get('x-twilio-signature'), accountOf(ctx)),
     responses: {
-      200: { description: "TwiML bridging the call to the agent's SIP address", schema: z.string(), contentType: 'text/xml' },
+      200: { description: 'TwiML streaming the call to the voice engine (<Connect><Stream>)', schema: z.string(), contentType: 'text/xml' },
       401: { description: 'Missing or invalid X-Twilio-Signature, or an unknown account', schema: ErrorBody },
       403: { description: 'Of another Twilio account', schema: ErrorBody },
-      404: { description: "The agent has no SIP domain at Twilio (of the account's organization)", schema: ErrorBody },
+      404: {
+        description: "The agent has no SIP domain at Twilio (of the account's organization), or no published version",
+        schema: ErrorBody,
+      },
       413: { description: 'Body larger than BODY_LIMIT_BYTES', schema: ErrorBody },
       ...validationError,
       415: { description: 'Body of another media type, or in a charset other than UTF-8', schema: ErrorBody },

@@ -136,6 +136,10 @@ export function registerAgentVersionRoutes(routes: Routes, deps: AppDeps): void 
     path: '/core/agents/{id}/versions/{version}/publish',
     tag: TAG,
     summary: 'Publish a version and assign or unassign phone numbers for a direction',
+    description:
+      "A number given an inbound agent is pointed at the service at its provider (Twilio's VoiceUrl and StatusCallback, Vapi's " +
+      'server URL), so its calls reach the agent; one no agent answers any more gets back what it pointed at before. Numbers ' +
+      'registered by hand have nothing to point.',
     auth: MANAGE,
     params: VersionParams,
     body: PublishBody,
@@ -143,6 +147,15 @@ export function registerAgentVersionRoutes(routes: Routes, deps: AppDeps): void 
       200: { description: 'Published; every number named, with what happened to it', schema: PublishResult },
       404: { description: 'Agent, version or phone number not in the organization', schema: ErrorBody },
       409: { description: 'Instructions are generating or stale', schema: ErrorBody },
+      502: {
+        description:
+          'The provider failed (or did not answer) to point an inbound number at the service or to put one back; nothing was published or moved',
+        schema: ErrorBody,
+      },
+      503: {
+        description: "An inbound number's provider is not the organization's usable telephony account; nothing was published or moved",
+        schema: ErrorBody,
+      },
       ...authErrors,
       ...validationError,
     },

@@ -102,12 +102,16 @@ export function registerAgentsRoutes(routes: Routes, deps: AppDeps): void {
     path: '/core/agents/{id}',
     tag: TAG,
     summary:
-      'Delete an agent with its versions; its phone numbers stay in the inventory, unassigned; its SIP endpoint is removed at the provider first',
+      'Delete an agent with its versions; its phone numbers stay in the inventory, unassigned (and put back as they were at their provider); its SIP endpoint is removed at the provider first',
     auth: MANAGE,
     params: IdParams,
     responses: {
       204: { description: 'Deleted' },
-      502: { description: "The provider failed to remove the agent's SIP endpoint or did not answer; the agent stays", schema: ErrorBody },
+      502: {
+        description:
+          "The provider failed to remove the agent's SIP endpoint or to put its numbers back, or did not answer; the agent stays",
+        schema: ErrorBody,
+      },
       503: {
         description:
           "The agent's SIP endpoint was made at another provider than the organization's telephony account now, or the account needs new keys; the agent stays",

@@ -4,6 +4,7 @@ import type { AppDeps } from '../deps';
 import { reply, type Routes } from '../route';
 import { PhoneNumber, PhoneNumberCreateBody, PhoneNumberImport, PhoneNumberList, PhoneNumberListQuery } from '../schemas/agents';
 import { ErrorBody, IdParams, authErrors, notFoundError, validationError } from '../schemas/common';
+import { registerTelephonyInboundRoutes } from './telephony-inbound';
 
 /** The organization's phone-number inventory, which agents are published to. */
 export function registerPhoneNumberRoutes(routes: Routes, deps: AppDeps): void {
@@ -71,12 +72,22 @@ export function registerPhoneNumberRoutes(routes: Routes, deps: AppDeps): void {
     path: '/core/phone-numbers/{id}',
     tag: 'Agents',
     summary: 'Release a number: it leaves the inventory and stops serving its agents',
+    description: 'A number pointed at the service at its provider first gets back what it pointed at before.',
     auth: { scope: 'agentsManage' },
     params: IdParams,
-    responses: { 204: { description: 'Released' }, ...authErrors, ...notFoundError, ...validationError },
+    responses: {
+      204: { description: 'Released' },
+      502: { description: 'The provider failed or did not answer; the number stays', schema: ErrorBody },
+      503: { description: "The number's provider is not the organization's telephony account now", schema: ErrorBody },
+      ...authErrors,
+      ...notFoundError,
+      ...validationError,
+    },
     handler: async ({ params, auth }) => {
       await phoneNumbers.releaseNumber(deps, orgOf(auth), params.id);
       return reply(204);
     },
   });
+
+  registerTelephonyInboundRoutes(routes, deps);
 }

@@ -260,10 +260,50 @@ export const SipDeployment = z
     }),
     provider: SipProvider,
     state: z.enum(['recorded', 'active']),
-    provider_id: z.string().nullable().openapi({ description: "the provider's id of the endpoint (Twilio's SIP domain sid)" }),
+    provider_id: z
+      .string()
+      .nullable()
+      .openapi({ description: "the provider's id of the endpoint (Twilio's SIP domain sid, Vapi's SIP number id)" }),
+    auth: z
+      .object({
+        kind: z.enum(['credentials', 'ip_addresses']),
+        username: z.string().nullable().openapi({ description: 'the SIP username (credentials)' }),
+        ip_addresses: z.array(z.string()).nullable().openapi({ description: 'the addresses let in, as address/prefix (ip_addresses)' }),
+      })
+      .nullable()
+      .openapi({ description: 'who may call the endpoint at the provider (null: nothing provisioned)' }),
+    credentials: z
+      .object({ username: z.string(), password: z.string() })
+      .nullable()
+      .openapi({
+        description:
+          'the SIP username and password, made by this deploy and shown only in its answer (never stored, never shown again: ' +
+          'deploying again answers null; remove and deploy again for new ones)',
+      }),
     note: z.string().openapi({ description: 'What the deploy did, in words', example: SIP_PROVISIONING_NOTE }),
   })
   .openapi('AgentSipDeployment');
+
+/** An IPv4 address or CIDR range of at least /8 (Twilio's SIP access lists take IPv4 only). */
+const SipAddress = z
+  .union([z.ipv4(), z.cidrv4().refine((v) => Number(v.split('/')[1]) >= 8, 'The prefix must be 8 or longer')])
+  .openapi({ description: 'an IPv4 address, or a CIDR range from /8 to /32', example: '203.0.113.10' });
+
+export const SipDeployBody = z
+  .object({
+    ip_addresses: z
+      .array(SipAddress)
+      .min(1)
+      .max(100)
+      .optional()
+      .openapi({
+        description:
+          'let in calls from these addresses (Twilio: an IP access control list on the SIP domain) instead of a username and password ' +
+          'made for the endpoint; Vapi takes no addresses (409)',
+      }),
+  })
+  .strict()
+  .openapi('AgentSipDeploy');
 
 // Phone numbers
 
@@ -285,7 +325,16 @@ export const PhoneNumber = z
     organization_id: Uuid,
     number: z.string(),
     label: z.string().nullable(),
-    inbound_agent_id: Uuid.nullable(),
+    inbound_agent_id: Uuid.nullable().openapi({ description: 'the agent that answers calls to the number' }),
+    inbound_agent_version: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "the agent's published version, which answers the calls (null: no agent answers)" }),
+    inbound_routed: z.boolean().openapi({
+      description:
+        "true when the number is pointed at the service at its provider (Twilio's VoiceUrl, Vapi's server URL); numbers registered by hand are never pointed",
+    }),
     outbound_agent_id: Uuid.nullable(),
     created_at: z.string(),
     updated_at: z.string(),

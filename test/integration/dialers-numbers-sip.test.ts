@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../support/context';
 import { PUBLIC_BASE_URL } from '../support/public-base';
 import { startFakeTwilio, type FakeTwilio } from '../support/fake-twilio';
+import { startTwilioInbound, type TwilioInbound } from '../support/fake-twilio-inbound';
 import { startFakeVapi, type FakeVapi } from '../support/fake-vapi';
+import { startVapiInbound, type VapiInbound } from '../support/fake-vapi-inbound';
 import { createOrgKey, newTenant, orgUuid, type Tenant } from '../support/identity';
 
 // The telephony account's inventory through the real app, against local servers that speak Twilio's
@@ -44,6 +46,7 @@ const sipRows = (ctx: TestContext, agentId: string) =>
 
 describe('Twilio: numbers and SIP domains', () => {
   let fake: FakeTwilio;
+  let inbound: TwilioInbound;
   let ctx: TestContext;
   let a: Tenant;
   let b: Tenant;
@@ -53,11 +56,13 @@ describe('Twilio: numbers and SIP domains', () => {
   beforeAll(async () => {
     fake = await startFakeTwilio();
     for (const [i, n] of numbers.entries()) fake.addNumber(n, i === 0 ? '' : `Line ${i}`);
+    // The account's SIP credential lists and numbers' settings, in front of the fake.
+    inbound = await startTwilioInbound(fake);
     ctx = await createTestContext({
       env: {
         DIALER: 'twilio',
         PUBLIC_BASE_URL,
-        TWILIO_API_BASE_URL: fake.url,
+        TWILIO_API_BASE_URL: inbound.url,
         TWILIO_ACCOUNT_SID: fake.accountSid,
         TWILIO_AUTH_TOKEN: fake.authToken,
         TWILIO_FROM_NUMBER: '+15005550006',
@@ -71,6 +76,7 @@ describe('Twilio: numbers and SIP domains', () => {
   });
   afterAll(async () => {
     await ctx?.close();
+    await inbound?.close();
     await fake?.close();
   });
 
@@ -123,7 +129,7 @@ describe('Twilio: numbers and SIP domains', () => {
     expect(await inventory(ctx, c)).toEqual([]);
   });
 
-  it('makes a SIP domain for the agent, shows its address and state, and answers its calls with the bridging TwiML', async () => {
+  it('makes a SIP domain for the agent, shows its address and state, and streams its calls to the voice engine', async () => {
     const agentId = await agent(ctx, a);
     const res = await ctx.request('POST', `/core/agents/${agentId}/deploy-as-sip`, { token: a.session });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -140,9 +146,12 @@ describe('Twilio: numbers and SIP domains', () => {
     });
     expect(res.body.note).toContain(domain.sid);
 
-    // Deploying again asks Twilio nothing and answers the same.
+    // Deploying again asks Twilio nothing and answers the same, without the password.
     const creates = fake.requests.domainCreates;
-    expect((await ctx.request('POST', `/core/agents/${agentId}/deploy-as-sip`, { token: a.session })).body).toEqual(res.body);
+    expect((await ctx.request('POST', `/core/agents/${agentId}/deploy-as-sip`, { token: a.session })).body).toEqual({
+      ...res.body,
+      credentials: null,
+    });
     expect(fake.requests.domainCreates).toBe(creates);
 
     const read = await ctx.request('GET', `/core/agents/${agentId}`, { token: a.session });
@@ -155,11 +164,14 @@ describe('Twilio: numbers and SIP domains', () => {
       provider_id: domain.sid,
     });
 
-    // A call to the domain: Twilio asks our VoiceUrl, signed; the answer bridges to the agent's SIP address.
+    // A call to the domain: Twilio asks our VoiceUrl, signed; the answer streams it to the voice engine.
     const call = await fake.callSipDomain(domain.sid, agentId);
     expect(call.status, call.body).toBe(200);
     expect(call.contentType).toMatch(/^text\/xml/);
-    expect(call.body).toContain(`<Sip>sip:${agentId}@${SIP_HOST}?X-Call-Key=${call.params.CallSid}</Sip>`);
+    expect(call.body).toMatch(
+      /<Connect><Stream url="ws[^"]*\/twilio\/media-stream"><Parameter name="token" value="[^"]+"\/><\/Stream><\/Connect>/,
+    );
+    expect(call.body).not.toContain('<Sip>');
     expect((await fake.callSipDomain(domain.sid, agentId, { signature: `${'A'.repeat(27)}=` })).status).toBe(401);
     expect((await fake.callSipDomain(domain.sid, agentId, { accountSid: `AC${'0'.repeat(32)}` })).status).toBe(403);
 
@@ -248,8 +260,9 @@ describe('Twilio: numbers and SIP domains', () => {
   });
 });
 
-describe('Vapi: numbers, and SIP recorded only', () => {
+describe('Vapi: numbers, and SIP numbers', () => {
   let fake: FakeVapi;
+  let inbound: VapiInbound;
   let ctx: TestContext;
   let t: Tenant;
 
@@ -258,11 +271,13 @@ describe('Vapi: numbers, and SIP recorded only', () => {
     fake.addPhoneNumber('+14155550101', 'Support');
     fake.addPhoneNumber('+14155550102');
     fake.addPhoneNumber('sip:front-desk@sip.vapi.ai', 'SIP line');
+    // Vapi's SIP numbers, in front of the fake.
+    inbound = await startVapiInbound(fake);
     ctx = await createTestContext({
       env: {
         DIALER: 'vapi',
         PUBLIC_BASE_URL,
-        VAPI_API_BASE_URL: fake.url,
+        VAPI_API_BASE_URL: inbound.url,
         VAPI_API_KEY: fake.apiKey,
         VAPI_PHONE_NUMBER_ID: fake.phoneNumberId,
         VAPI_WEBHOOK_SECRET: 'vapi-secret-0123456789',
@@ -274,6 +289,7 @@ describe('Vapi: numbers, and SIP recorded only', () => {
   });
   afterAll(async () => {
     await ctx?.close();
+    await inbound?.close();
     await fake?.close();
   });
 
@@ -300,24 +316,26 @@ describe('Vapi: numbers, and SIP recorded only', () => {
     expect(await inventory(ctx, other)).toEqual([]);
   });
 
-  it('records the SIP address and says Vapi has no SIP domains', async () => {
+  it('makes a Vapi SIP number with a username and password, and removes it', async () => {
     const agentId = await agent(ctx, t);
     const res = await ctx.request('POST', `/core/agents/${agentId}/deploy-as-sip`, { token: t.session });
-    expect(res.status).toBe(200);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const made = inbound.numbers.find((n) => n.id === res.body.provider_id)!;
     expect(res.body).toMatchObject({
-      sip_uri: `sip:${agentId}@${SIP_HOST}`,
-      provisioning: 'recorded',
+      sip_uri: `sip:agent-${agentId}@sip.vapi.ai`,
+      provisioning: 'provisioned',
       provider: 'vapi',
-      state: 'recorded',
-      provider_id: null,
+      state: 'active',
+      credentials: made.authentication,
     });
-    expect(res.body.note).toMatch(/Vapi has no SIP domains/);
+    expect(res.body.note).toMatch(/^Provisioned at Vapi/);
     expect((await ctx.request('GET', `/core/agents/${agentId}`, { token: t.session })).body.sip).toMatchObject({
       deployed: true,
-      state: 'recorded',
+      state: 'active',
       provider: 'vapi',
     });
     expect((await ctx.request('DELETE', `/core/agents/${agentId}/deploy-as-sip`, { token: t.session })).status).toBe(204);
+    expect(inbound.numbers.some((n) => n.id === made.id)).toBe(false);
   });
 });
 

@@ -1,6 +1,7 @@
 import { publicBaseUrl, type Config } from '../../core/config';
 import { withAccount, type TelephonyAccountSettings } from './accounts';
 import { exchange, ProviderError, twilioAuthorization, type ProviderResponse } from './http';
+import { twilioInboundRouting, vapiInboundRouting, type InboundRouting, type SipAuth, type SipAuthResources } from './inbound-routing';
 
 // The telephony account's inventory, beside the calls: the phone numbers it owns, and the SIP
 // endpoint an agent is reached at. Twilio: IncomingPhoneNumbers (paged by next_page_uri) and one SIP
@@ -37,11 +38,23 @@ export interface TelephonyAccount {
   readonly provider: 'twilio' | 'vapi';
   /** Every phone number of the account (numbers without an E.164 address, such as SIP-only ones, are left out). */
   listNumbers(): Promise<ProviderNumber[]>;
-  /** Creates the agent's SIP endpoint; null when the provider has none to create (the address is only recorded). */
-  createSipEndpoint(agentId: string): Promise<ProviderSipEndpoint | null>;
+  /**
+   * Creates the agent's SIP endpoint (Twilio: a SIP domain; Vapi: a SIP number answering `credentials`);
+   * null when the provider has none to create (the address is only recorded).
+   */
+  createSipEndpoint(agentId: string, credentials?: { username: string; password: string } | null): Promise<ProviderSipEndpoint | null>;
   /** Removes it; one the provider no longer has counts as removed. */
   deleteSipEndpoint(providerId: string): Promise<void>;
+  /** Lets the callers `auth` names call the endpoint (Twilio: a credential or IP access list mapped to the domain). */
+  createSipAuth(providerId: string, agentId: string, auth: SipAuth): Promise<SipAuthResources>;
+  /** Removes what createSipAuth made. */
+  deleteSipAuth(providerId: string, made: SipAuthResources): Promise<void>;
+  /** Points numbers at the service, and back. */
+  readonly routing: InboundRouting;
 }
+
+/** Vapi's SIP host for its API's region (sip.eu.vapi.ai beside api.eu.vapi.ai). */
+export const vapiSipHost = (apiBaseUrl: string): string => (/\.eu\.vapi\.ai/.test(apiBaseUrl) ? 'sip.eu.vapi.ai' : 'sip.vapi.ai');
 
 const E164 = /^\+[1-9][0-9]{6,14}$/;
 /** How many pages of numbers are read at most (Twilio: 1000 a page). */
@@ -66,7 +79,14 @@ export function telephonyAccount(config: Config, account: TelephonyAccountSettin
       connectionId: account.connectionId,
       timeoutMs: config.DIALER_PROVIDER_TIMEOUT_MS,
     });
-  return vapiAccount({ baseUrl: config.VAPI_API_BASE_URL, apiKey: account.apiKey, timeoutMs: config.DIALER_PROVIDER_TIMEOUT_MS });
+  return vapiAccount({
+    baseUrl: config.VAPI_API_BASE_URL,
+    apiKey: account.apiKey,
+    timeoutMs: config.DIALER_PROVIDER_TIMEOUT_MS,
+    callbackBaseUrl: publicBaseUrl(config),
+    connectionId: account.connectionId,
+    webhookSecret: account.webhookSecret,
+  });
 }
 
 interface TwilioIncomingNumber {
@@ -95,6 +115,7 @@ export function twilioAccount(options: {
     Accept: 'application/json',
   };
   const get = (url: string, what: string) => exchange(url, { method: 'GET', headers }, options.timeoutMs, what);
+  const inbound = twilioInboundRouting({ accountPath, headers, ...options });
 
   /** The domain already made for this name (a create whose answer was lost), if any. */
   async function findDomain(domainName: string): Promise<TwilioSipDomain | null> {
@@ -112,6 +133,9 @@ export function twilioAccount(options: {
 
   return {
     provider: 'twilio',
+    routing: inbound,
+    createSipAuth: (domainSid, agentId, auth) => inbound.createSipAuth(domainSid, agentId, auth),
+    deleteSipAuth: (domainSid, made) => inbound.deleteSipAuth(domainSid, made),
 
     async listNumbers() {
       const numbers: ProviderNumber[] = [];
@@ -171,11 +195,20 @@ interface VapiPhoneNumber {
   name?: string | null;
 }
 
-export function vapiAccount(options: { baseUrl: string; apiKey: string; timeoutMs: number }): TelephonyAccount {
+export function vapiAccount(options: {
+  baseUrl: string;
+  apiKey: string;
+  timeoutMs: number;
+  callbackBaseUrl: string;
+  connectionId: string | null;
+  webhookSecret: string;
+}): TelephonyAccount {
   const base = options.baseUrl.replace(/\/+$/, '');
   const headers = { Authorization: `Bearer ${options.apiKey}`, Accept: 'application/json' };
+  const inbound = vapiInboundRouting({ base, headers, ...options });
   return {
     provider: 'vapi',
+    routing: inbound,
 
     async listNumbers() {
       const response = await exchange(
@@ -191,9 +224,13 @@ export function vapiAccount(options: { baseUrl: string; apiKey: string; timeoutM
         .map((n) => ({ provider_id: n.id, number: n.number!, label: n.name || null }));
     },
 
-    // Vapi has no SIP domains: its SIP numbers need an assistant (or an assistant-request answered by the
-    // server URL), which the service does not serve yet; the address is recorded only.
-    createSipEndpoint: async () => null,
-    deleteSipEndpoint: async () => {},
+    // Vapi's SIP inbound is a SIP number (sip:<user>@sip.vapi.ai) with digest authentication, whose calls
+    // ask the service for their assistant; without credentials nothing is made (the address is recorded).
+    createSipEndpoint: async (agentId, credentials) =>
+      credentials ? inbound.createSipNumber(`sip:agent-${agentId.toLowerCase()}@${vapiSipHost(base)}`, agentId, credentials) : null,
+    deleteSipEndpoint: (id) => inbound.deleteSipNumber(id),
+    // The SIP number carries its own authentication.
+    createSipAuth: async () => ({}),
+    deleteSipAuth: async () => {},
   };
 }
