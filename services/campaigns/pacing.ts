@@ -35,7 +35,13 @@ async function waitHeartbeating(ms: number, heartbeat: () => void): Promise<void
 }
 
 /** Checks the list and reserves the call's instant in one transaction; the milliseconds to wait for it, or listed. */
-async function reserve(sql: Sql, orgId: string, pacing: Pacing, to: string, from: string | null): Promise<number | 'do_not_call'> {
+async function reserve(
+  sql: Sql,
+  orgId: string,
+  pacing: Pacing,
+  to: string,
+  from: string | null,
+): Promise<{ waitMs: number; slotMs: number } | 'do_not_call'> {
   return sql.begin(async (tx) => {
     if (await isListed(tx, orgId, to)) return 'do_not_call' as const;
     const number = numberScope(from);
@@ -50,12 +56,12 @@ async function reserve(sql: Sql, orgId: string, pacing: Pacing, to: string, from
       { scope: ACCOUNT_SCOPE, nextMs: slot + intervalMs(pacing.callsPerSecond) },
       { scope: number, nextMs: slot + intervalMs(pacing.callsPerSecondPerNumber) },
     ]);
-    return slot - now;
+    return { waitMs: slot - now, slotMs: slot };
   });
 }
 
-/** A gate for one dial of the organization's claimed attempts. */
-export function createDialGate(sql: Sql, orgId: string, pacing: Pacing, heartbeat: () => void) {
+/** A gate for one dial of the organization's claimed attempts; `onSlot` hears each reserved instant (epoch ms, the database's clock). */
+export function createDialGate(sql: Sql, orgId: string, pacing: Pacing, heartbeat: () => void, onSlot?: (atMs: number) => void) {
   const startedAt = Date.now();
   let queue: Promise<unknown> = Promise.resolve();
   return {
@@ -63,9 +69,10 @@ export function createDialGate(sql: Sql, orgId: string, pacing: Pacing, heartbea
     admit(to: string, from: string | null): Promise<Admission> {
       const turn = queue.then(async (): Promise<Admission> => {
         if (Date.now() - startedAt > DIAL_BUDGET_MS) return 'later';
-        const wait = await reserve(sql, orgId, pacing, to, from);
-        if (wait === 'do_not_call') return wait;
-        if (wait > 0) await waitHeartbeating(wait, heartbeat);
+        const reserved = await reserve(sql, orgId, pacing, to, from);
+        if (reserved === 'do_not_call') return reserved;
+        onSlot?.(reserved.slotMs);
+        if (reserved.waitMs > 0) await waitHeartbeating(reserved.waitMs, heartbeat);
         return 'dial';
       });
       queue = turn.catch(() => undefined);

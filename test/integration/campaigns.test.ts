@@ -75,6 +75,7 @@ describe('POST /campaign/campaigns', () => {
       created_by: `user:${t.user}`,
       modified_by: `user:${t.user}`,
       closed_at: null,
+      simulated: true,
     });
 
     const detail = await ctx.request('GET', `/campaign/campaigns/${res.body.id}`, { token: t.session });
@@ -513,6 +514,9 @@ describe('concurrency settings', () => {
     expect(res.body).toEqual({
       organization_id: fresh.orgId,
       concurrency_limit: 10,
+      // The test context's pacing defaults (test/support/context.ts).
+      calls_per_second: 1000,
+      calls_per_second_per_number: 1000,
       active: 0,
       created_at: null,
       updated_at: null,
@@ -528,6 +532,8 @@ describe('concurrency settings', () => {
     expect(created.body).toEqual({
       organization_id: owner.orgId,
       concurrency_limit: 25,
+      calls_per_second: 1000,
+      calls_per_second_per_number: 1000,
       active: 0,
       created_at: expect.any(String),
       updated_at: expect.any(String),
