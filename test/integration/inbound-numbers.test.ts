@@ -260,6 +260,8 @@ describe('SIP endpoints', () => {
     expect(password).toMatch(/^(?=.*[A-Z])(?=.*[a-z])(?=.*\d).{32}$/);
     expect(res.body.auth).toEqual({ kind: 'credentials', username, ip_addresses: null });
     const domain = twilio.domains.get(res.body.provider_id)!;
+    const created = twilioIn.domainCreates.find((f) => f.get('DomainName') === domain.domainName)!;
+    expect(created.get('VoiceStatusCallbackUrl')).toBe(`${PUBLIC}/telephony/twilio/inbound-status?account=${aConnection}`);
     expect(twilioIn.letsIn(domain.sid, { username, password })).toBe(true);
     expect(twilioIn.letsIn(domain.sid, { username, password: `${password}x` })).toBe(false);
 
@@ -287,6 +289,19 @@ describe('SIP endpoints', () => {
     expect(streamOf(twiml).url).toBe('wss://voice.example.test/twilio/media-stream');
     expect(twiml).not.toContain('<Dial');
     expect((await conversationOf(params.CallSid))[0]).toMatchObject({ agent_id: agentId, channel: 'sip', status: 'ringing' });
+    // The caller leaves before the engine takes the call: the domain's status callback ends it.
+    const statusParams = { AccountSid: twilio.accountSid, CallSid: params.CallSid, CallStatus: 'canceled' };
+    const statusUrl = created.get('VoiceStatusCallbackUrl')!;
+    const ended = await fetch(transport(statusUrl), {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/x-www-form-urlencoded',
+        'X-Twilio-Signature': signTwilio(twilio.authToken, statusUrl, statusParams),
+      },
+      body: new URLSearchParams(statusParams).toString(),
+    });
+    expect(await ended.json()).toEqual({ status: 'accepted' });
+    expect((await conversationOf(params.CallSid))[0]).toMatchObject({ channel: 'sip', status: 'no_answer' });
 
     const lists = twilioIn.credentialLists.size;
     expect((await ctx.request('DELETE', `/core/agents/${agentId}/deploy-as-sip`, { token: a.session })).status).toBe(204);

@@ -53,6 +53,8 @@ export async function startTwilioInbound(fake: FakeTwilio, options: { transport?
   const mappings = new Map<string, { credentialLists: Set<string>; ipLists: Set<string> }>();
   const faults: { updateNumber?: number | 'hang'; createCredential?: number } = {};
   const requests = { numberFetches: 0, numberUpdates: 0, listCreates: 0, listDeletes: 0 };
+  /** The form of every SIP domain created through this address (the fake keeps only the fields it reads). */
+  const domainCreates: URLSearchParams[] = [];
   const rfc2822 = (d: Date) => d.toUTCString().replace('GMT', '+0000');
 
   const configOf = (sid: string): FakeNumberConfig => {
@@ -117,6 +119,7 @@ export async function startTwilioInbound(fake: FakeTwilio, options: { transport?
       /^\/IncomingPhoneNumbers\/PN[0-9a-f]{32}\.json$/.test(path) ||
       /^\/SIP\/(CredentialLists|IpAccessControlLists)(\.json|\/)/.test(path) ||
       /^\/SIP\/Domains\/SD[0-9a-f]{32}\/Auth\//.test(path);
+    if (req.method === 'POST' && /^\/SIP\/Domains\.json$/.test(path)) domainCreates.push(new URLSearchParams(body.toString('utf8')));
     if (!match || !mine) return forward(req, res, body);
     const [user, pass] = Buffer.from((req.headers.authorization ?? '').replace(/^Basic /, ''), 'base64')
       .toString()
@@ -301,6 +304,7 @@ export async function startTwilioInbound(fake: FakeTwilio, options: { transport?
     mappings,
     faults,
     requests,
+    domainCreates,
     /** Whether a SIP INVITE to the domain would pass its authentication (Twilio's challenge, or its IP lists). */
     letsIn(domainSid: string, caller: { username: string; password: string } | { ip: string }): boolean {
       if (!fake.domains.has(domainSid)) return false;

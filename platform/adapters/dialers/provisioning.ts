@@ -1,7 +1,14 @@
 import { publicBaseUrl, type Config } from '../../core/config';
 import { withAccount, type TelephonyAccountSettings } from './accounts';
 import { exchange, ProviderError, twilioAuthorization, type ProviderResponse } from './http';
-import { twilioInboundRouting, vapiInboundRouting, type InboundRouting, type SipAuth, type SipAuthResources } from './inbound-routing';
+import {
+  twilioInboundRouting,
+  twilioInboundStatusUrl,
+  vapiInboundRouting,
+  type InboundRouting,
+  type SipAuth,
+  type SipAuthResources,
+} from './inbound-routing';
 
 // The telephony account's inventory, beside the calls: the phone numbers it owns, and the SIP
 // endpoint an agent is reached at. Twilio: IncomingPhoneNumbers (paged by next_page_uri) and one SIP
@@ -160,6 +167,9 @@ export function twilioAccount(options: {
         FriendlyName: `Agent ${agentId}`,
         VoiceUrl: twilioSipVoiceUrl(options.callbackBaseUrl, agentId, options.connectionId),
         VoiceMethod: 'POST',
+        // How its calls end: one the caller left before the engine took it ends its conversation.
+        VoiceStatusCallbackUrl: twilioInboundStatusUrl(options.callbackBaseUrl, options.connectionId),
+        VoiceStatusCallbackMethod: 'POST',
       });
       const response = await exchange(
         `${accountPath}/SIP/Domains.json`,
