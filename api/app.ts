@@ -32,6 +32,7 @@ import { registerFileRoutes } from './routes/files';
 import { registerCampaignRoutes } from './routes/campaigns';
 import { registerDoNotCallRoutes } from './routes/do-not-call';
 import { registerTelephonyCallbackRoutes } from './routes/telephony-callbacks';
+import { registerVapiToolCallRoutes } from './routes/vapi-tool-calls';
 import { MEETING_CAPTURE_PATH, registerMeetingRoutes } from './routes/meetings';
 import { registerCardRoutes } from './routes/cards';
 import { registerCardShareLinkRoutes } from './routes/card-share-links';
@@ -84,6 +85,7 @@ const AREAS: AreaRoutes[] = [
   registerCampaignRoutes,
   registerDoNotCallRoutes,
   registerTelephonyCallbackRoutes,
+  registerVapiToolCallRoutes,
   registerCredentialRoutes,
   registerCustomDataRoutes,
   registerMeetingRoutes,

@@ -21,7 +21,14 @@ const WEBHOOK_MAX_BYTES = 64 * 1024;
 /** What the model reads of a webhook's answer. */
 const WEBHOOK_ANSWER_CHARS = 4_000;
 
-async function webhook(deps: Deps, tool: Extract<AgentConfig['tools'][number], { type: 'webhook' }>, args: Record<string, unknown>) {
+/** A webhook tool's call through the guarded client, bounded by its timeout; what the model reads back. */
+export async function runWebhook(
+  deps: Deps,
+  tool: Extract<AgentConfig['tools'][number], { type: 'webhook' }>,
+  args: Record<string, unknown>,
+  /** Sent as `Idempotency-Key`, so the receiver can tell a repeated call from a new one. */
+  idempotencyKey?: string,
+) {
   const url = new URL(tool.url);
   let body: string | undefined;
   if (tool.method === 'GET' || tool.method === 'DELETE') {
@@ -29,7 +36,12 @@ async function webhook(deps: Deps, tool: Extract<AgentConfig['tools'][number], {
   } else body = JSON.stringify(args);
   const response = await guardedRequest(url.toString(), {
     method: tool.method === 'DELETE' ? 'GET' : tool.method,
-    headers: { ...tool.headers, 'content-type': 'application/json', accept: 'application/json, text/plain' },
+    headers: {
+      ...tool.headers,
+      'content-type': 'application/json',
+      accept: 'application/json, text/plain',
+      ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
+    },
     body,
     allowPrivate: deps.config.WEB_FETCH_ALLOW_PRIVATE,
     timeoutMs: tool.timeout_seconds * 1000,
@@ -42,7 +54,16 @@ async function webhook(deps: Deps, tool: Extract<AgentConfig['tools'][number], {
   return { ok, content: ok ? text : `The tool answered ${response.status}: ${text.slice(0, 500)}` };
 }
 
-async function knowledge(deps: Deps, orgId: string, agentId: string, version: number, datasetIds: string[], count: number, query: string) {
+/** A knowledge-base tool's search over its datasets, as the agent's version searches them. */
+export async function searchKnowledge(
+  deps: Deps,
+  orgId: string,
+  agentId: string,
+  version: number,
+  datasetIds: string[],
+  count: number,
+  query: string,
+) {
   if (!query.trim()) return { ok: false, content: 'No question was given to search for.' };
   const found = await queryAgentKnowledge(deps, orgId, agentId, { query, results_count: count, version });
   const passages = found.results.filter((r) => datasetIds.includes(r.dataset_id));
@@ -87,10 +108,10 @@ export async function runConversationTool(deps: Deps, input: RunToolInput): Prom
   try {
     switch (tool.kind) {
       case 'webhook':
-        return done(await webhook(deps, tool.tool, input.arguments));
+        return done(await runWebhook(deps, tool.tool, input.arguments, input.key));
       case 'knowledge_base':
         return done(
-          await knowledge(
+          await searchKnowledge(
             deps,
             input.orgId,
             conversation.agent_id,

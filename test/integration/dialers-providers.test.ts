@@ -381,12 +381,16 @@ describe('Vapi dialer', () => {
 
     // The assistant was rendered from the published version, the call's context and the server secret.
     const body = fake.bodies.find((b) => (b.customer as { number: string }).number === numbers[0])! as {
-      assistant: { model: { messages: { content: string }[] }; server: { url: string; secret: string }; serverMessages: string[] };
+      assistant: {
+        model: { messages: { content: string }[] };
+        server: { url: string; headers: Record<string, string> };
+        serverMessages: string[];
+      };
       metadata: Record<string, unknown>;
     };
     expect(body.assistant.model.messages[0]!.content).toContain('Offer the spring demo');
     expect(body.assistant.model.messages[0]!.content).toContain('Contact number 0');
-    expect(body.assistant.server).toEqual({ url: `${PUBLIC_BASE_URL}/telephony/vapi/events`, secret });
+    expect(body.assistant.server).toEqual({ url: `${PUBLIC_BASE_URL}/telephony/vapi/events`, headers: { 'x-vapi-secret': secret } });
     expect(body.assistant.serverMessages).toEqual(['status-update', 'end-of-call-report']);
     expect(body.metadata).toMatchObject({
       idempotency_key: expect.stringMatching(/^[0-9a-f-]{36}:[0-9a-f-]{36}:1$/),

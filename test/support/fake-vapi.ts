@@ -2,17 +2,22 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { callHold } from './call-hold';
+import { assistantProblems, knownVoice, voiceFailedReason } from './fake-vapi-assistant';
 
 // A local stand-in for Vapi's API, faithful where the service depends on it: Bearer auth with the
 // private API key; POST /call validated as Vapi does (an account phoneNumberId, customer.number in E.164,
-// exactly one of assistant or assistantId, a transient assistant with a model and a voice), with its
-// error bodies ({message: [...], error, statusCode}); GET /call/{id} and the filtered list. Each call's
-// server messages (status-update ringing, in-progress, ended, then the end-of-call-report with the
-// recording, transcript and summary) go to the assistant's server URL with the `x-vapi-secret` header,
-// following the script of its number: answered, busy, no-answer, voicemail, failed, or lost (the
-// end-of-call report and the last status update are never sent). GET /phone-number lists the account's
-// numbers as Vapi does (a JSON array; a SIP number has a sipUri and no number), `faults.numbers` makes it
-// answer a 5xx or never answer; GET /phone-number/{id} reads one (404 when the account has none of that id).
+// exactly one of assistant or assistantId, a transient assistant checked field by field as Vapi's
+// class-validator checks it: fake-vapi-assistant.ts), with its error bodies ({message: [...], error,
+// statusCode}); GET /call/{id} and the filtered list. Each call's server messages (status-update ringing,
+// in-progress, ended, then the end-of-call-report with the recording, transcript and summary) go to the
+// assistant's server URL with the server's `headers` (the `x-vapi-secret` among them), following the
+// script of its number: answered, busy, no-answer, voicemail, failed, or lost (the end-of-call report and
+// the last status update are never sent); an answered call whose voice the provider lacks ends with
+// Vapi's voice-failed reason. `callTool` plays the model calling one of the assistant's function tools:
+// a `tool-calls` message to the tool's server (else the assistant's), answered with the results.
+// GET /phone-number lists the account's numbers as Vapi does (a JSON array; a SIP number has a sipUri and
+// no number), `faults.numbers` makes it answer a 5xx or never answer; GET /phone-number/{id} reads one (404
+// when the account has none of that id).
 
 export type VapiScript = 'answered' | 'busy' | 'no-answer' | 'voicemail' | 'failed' | 'lost';
 
@@ -99,25 +104,40 @@ export async function startFakeVapi(options: { stepMs?: number; script?: (to: st
     res.end(JSON.stringify({ message, error: name, statusCode }));
   }
 
-  async function send(c: FakeVapiCall, message: Record<string, unknown>): Promise<void> {
-    const server = c.assistant.server as { url?: string; secret?: string } | undefined;
-    if (!server?.url) return;
-    const body = JSON.stringify({ message: { timestamp: Date.now(), call: c, ...message } });
-    const sent: SentMessage = { url: server.url, secret: server.secret ?? '', body, answered: 0 };
+  type Server = { url?: string; headers?: Record<string, string>; timeoutSeconds?: number };
+
+  /** A request to a server as Vapi makes it: its headers, its timeout (20 s unless the server says). */
+  async function post(server: Server, payload: Record<string, unknown>) {
+    const body = JSON.stringify({ message: { timestamp: Date.now(), ...payload } });
+    const headers = server.headers ?? {};
+    const sent: SentMessage = { url: server.url!, secret: headers['x-vapi-secret'] ?? '', body, answered: 0 };
     messages.push(sent);
     try {
-      const res = await fetch(transport(server.url), {
+      const res = await fetch(transport(server.url!), {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', ...(server.secret ? { 'x-vapi-secret': server.secret } : {}) },
+        headers: { ...headers, 'Content-Type': 'application/json' },
         body,
-        signal: AbortSignal.timeout(10_000),
+        signal: AbortSignal.timeout((server.timeoutSeconds ?? 20) * 1000),
       });
       sent.answered = res.status;
-      await res.arrayBuffer();
+      const text = await res.text();
+      let parsed: Record<string, unknown> = { text };
+      try {
+        parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+      } catch {}
+      return { status: res.status, body: parsed };
     } catch {
       sent.answered = -1;
+      return { status: -1, body: {} };
     }
   }
+
+  async function send(c: FakeVapiCall, message: Record<string, unknown>): Promise<void> {
+    const server = c.assistant.server as Server | undefined;
+    if (server?.url) await post(server, { call: c, ...message });
+  }
+
+  const voiceOf = (c: FakeVapiCall) => (c.assistant.voice ?? {}) as { provider?: string; voiceId?: string };
 
   function play(c: FakeVapiCall, script: VapiScript): void {
     const reached = script === 'answered' || script === 'lost';
@@ -133,9 +153,11 @@ export async function startFakeVapi(options: { stepMs?: number; script?: (to: st
         c.startedAt = new Date().toISOString();
         void send(c, { type: 'status-update', status: 'in-progress' });
       });
+    const voice = voiceOf(c);
+    const speaks = !voice.provider || knownVoice(voice.provider, voice.voiceId ?? '');
     steps.push(() => {
       c.status = 'ended';
-      c.endedReason = ENDED[script];
+      c.endedReason = reached && !speaks ? voiceFailedReason(voice.provider!) : ENDED[script];
       c.endedAt = new Date().toISOString();
       c.startedAt ??= c.endedAt;
       c.cost = 0.02;
@@ -195,20 +217,7 @@ export async function startFakeVapi(options: { stepMs?: number; script?: (to: st
     if (typeof number !== 'string' || !E164.test(number)) found.push('customer.number must be a valid phone number in the E.164 format');
     const assistant = body.assistant as Record<string, unknown> | undefined;
     if (!!assistant === !!body.assistantId) found.push('Exactly one of assistant or assistantId must be given');
-    if (assistant) {
-      const model = assistant.model as { provider?: unknown; model?: unknown; messages?: unknown } | undefined;
-      if (!model || typeof model.provider !== 'string' || typeof model.model !== 'string')
-        found.push('assistant.model.provider and assistant.model.model must be strings');
-      if (model && model.messages !== undefined && !Array.isArray(model.messages)) found.push('assistant.model.messages must be an array');
-      const voice = assistant.voice as { provider?: unknown; voiceId?: unknown } | undefined;
-      if (voice && (typeof voice.provider !== 'string' || typeof voice.voiceId !== 'string'))
-        found.push('assistant.voice.provider and voiceId must be strings');
-      const server = assistant.server as { url?: unknown } | undefined;
-      if (server && (typeof server.url !== 'string' || !/^https?:\/\//.test(server.url)))
-        found.push('assistant.server.url must be a URL address');
-      if (typeof assistant.name === 'string' && assistant.name.length > 40)
-        found.push('assistant.name must be shorter than or equal to 40 characters');
-    }
+    if (assistant) found.push(...assistantProblems(assistant));
     if (body.metadata !== undefined && (typeof body.metadata !== 'object' || body.metadata === null))
       found.push('metadata must be an object');
     return found;
@@ -320,6 +329,30 @@ export async function startFakeVapi(options: { stepMs?: number; script?: (to: st
     createsByNumber,
     phoneNumbers,
     faults,
+    /**
+     * The model of call `callId` calls its function tool `name`: Vapi's `tool-calls` message to the tool's
+     * server (else the assistant's), with the server's headers. Resolves to the server's answer.
+     */
+    async callTool(callId: string, name: string, args: Record<string, unknown>, id = `call_${crypto.randomUUID()}`) {
+      const c = calls.get(callId);
+      if (!c) throw new Error(`no call ${callId}`);
+      const tools = ((c.assistant.model as { tools?: Record<string, unknown>[] }).tools ?? []) as {
+        type: string;
+        function?: { name: string };
+        server?: Server;
+      }[];
+      const tool = tools.find((t) => t.type === 'function' && t.function?.name === name);
+      if (!tool) throw new Error(`the assistant of ${callId} has no function tool ${name}`);
+      const server = tool.server?.url ? tool.server : (c.assistant.server as Server);
+      const toolCall = { id, type: 'function', function: { name, arguments: args } };
+      return post(server, {
+        type: 'tool-calls',
+        call: c,
+        assistant: c.assistant,
+        toolCallList: [toolCall],
+        toolWithToolCallList: [{ ...tool, toolCall }],
+      });
+    },
     /** Adds a number to the account (a SIP number when `number` starts with sip:). */
     addPhoneNumber(number: string, name?: string): FakeVapiPhoneNumber {
       const now = new Date().toISOString();

@@ -1,5 +1,4 @@
-import type { AgentConfig } from '../../../domain/agent-config';
-import type { CallRequest, Dialer, PlacedCall } from './types';
+import { CallRejected, type CallRequest, type Dialer, type PlacedCall } from './types';
 import type { Logger } from '../../core/logger';
 import type { ProviderCall, ProviderCallStore } from './call-store';
 import { exchange, expectOk, isRequestRefusal, type ProviderResponse } from './http';
@@ -15,6 +14,8 @@ import { vapiEvent } from './vapi-status';
 // reconcile() reads `GET /call/{id}` for calls whose report never came.
 
 export const VAPI_EVENTS_PATH = '/telephony/vapi/events';
+/** Where Vapi sends the `tool-calls` of the service's function tools (webhooks, knowledge base). */
+export const VAPI_TOOL_CALLS_PATH = '/telephony/vapi/tool-calls';
 
 export interface VapiDialerOptions {
   baseUrl: string;
@@ -71,7 +72,24 @@ export function createVapiDialer(options: VapiDialerOptions): Dialer {
   const { calls, logger } = options;
   const base = options.baseUrl.replace(/\/+$/, '');
   const headers = { Authorization: `Bearer ${options.apiKey}`, Accept: 'application/json' };
-  const serverUrl = withAccount(`${options.callbackBaseUrl.replace(/\/+$/, '')}${VAPI_EVENTS_PATH}`, options.connectionId);
+  const callbackBase = options.callbackBaseUrl.replace(/\/+$/, '');
+  const serverUrl = withAccount(`${callbackBase}${VAPI_EVENTS_PATH}`, options.connectionId);
+  const toolServerUrl = withAccount(`${callbackBase}${VAPI_TOOL_CALLS_PATH}`, options.connectionId);
+
+  function assistantFor(request: CallRequest): Record<string, unknown> {
+    try {
+      return renderVapiAssistant(request.agent_config, {
+        agentId: request.agent_id,
+        initialContext: request.initial_context,
+        serverUrl,
+        toolServerUrl,
+        serverSecret: options.webhookSecret,
+      });
+    } catch (error) {
+      // A configuration the agent API would refuse (the contact's overrides over the version): this call can never be placed.
+      throw new CallRejected(`agent_config_invalid: ${(error as Error).message}`.slice(0, 500));
+    }
+  }
 
   const get = (path: string, what: string) => exchange(`${base}${path}`, { method: 'GET', headers }, options.timeoutMs, what);
 
@@ -89,6 +107,7 @@ export function createVapiDialer(options: VapiDialerOptions): Dialer {
     name: 'vapi',
 
     async placeCall(request: CallRequest): Promise<PlacedCall> {
+      const assistant = assistantFor(request);
       const row = await calls.begin({
         idempotency_key: request.idempotency_key,
         org_id: request.org_id,
@@ -107,12 +126,7 @@ export function createVapiDialer(options: VapiDialerOptions): Dialer {
       const body = {
         phoneNumberId: options.phoneNumberId,
         customer: { number: request.to },
-        assistant: renderVapiAssistant(request.agent_config as Partial<AgentConfig> | null, {
-          agentId: request.agent_id,
-          initialContext: request.initial_context,
-          serverUrl,
-          serverSecret: options.webhookSecret,
-        }),
+        assistant,
         metadata: {
           idempotency_key: request.idempotency_key,
           org_id: request.org_id,
