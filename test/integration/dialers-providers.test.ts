@@ -23,7 +23,8 @@ const CONTACTS = 200;
 const LIMIT = 20;
 const SIP_HOST = 'sip.test.example';
 
-const numberOf = (i: number, base: string) => `+1${base}${String(i).padStart(4, '0')}`;
+/** A valid US number of its own per base and index: 415, the base's exchange, then the index. */
+const numberOf = (i: number, base: string) => `+1${base}5${String(i).padStart(4, '0')}`;
 
 async function publishAgent(ctx: TestContext, t: CampaignTenant, instructions: string) {
   const created = await ctx.request('POST', `/core/agents/${t.agentId}/versions`, { token: t.session, body: { config: { instructions } } });
