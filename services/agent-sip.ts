@@ -102,7 +102,8 @@ export async function deploySip(deps: Deps, orgId: string, actor: string, agentI
   const connectionId = settings?.connectionId ?? null;
   const existing = await sipEndpoints.getSipEndpoint(sql, orgId, agent.id);
   // A provider's endpoint stands whatever the account is now; a recorded address stands for its own dialer.
-  if (existing?.state === 'active' && (existing.auth_kind || existing.provider !== 'twilio'))
+  // (A Twilio domain made before callers were let in, deployed again through the same provider, gets its list.)
+  if (existing?.state === 'active' && (existing.auth_kind || existing.provider !== 'twilio' || provider !== 'twilio'))
     return deploymentView(deps, existing, version, connectionId);
   if (existing?.state === 'recorded' && existing.provider === provider && provider === 'simulated')
     return deploymentView(deps, existing, version, connectionId);
@@ -122,7 +123,6 @@ export async function deploySip(deps: Deps, orgId: string, actor: string, agentI
     throw conflict("Vapi's SIP numbers let callers in by username and password only: deploy without ip_addresses");
   const credentials = input.ip_addresses?.length ? null : sipCredentials();
 
-  // An active Twilio domain made before callers were let in gets its lists now.
   let row = existing?.state === 'active' ? existing : await provision(deps, account, settings, orgId, actor, agent.id, credentials);
   if (account.provider === 'twilio') row = await letIn(deps, account, settings, row, toSipAuth(input, credentials));
   else

@@ -284,9 +284,12 @@ export const SipDeployment = z
   })
   .openapi('AgentSipDeployment');
 
-/** An IPv4 address or CIDR range of at least /8 (Twilio's SIP access lists take IPv4 only). */
+const OCTET = '(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])';
+
+/** An IPv4 address or CIDR range of at least /8 (Twilio's SIP access lists take IPv4 only); a pattern the document states. */
 const SipAddress = z
-  .union([z.ipv4(), z.cidrv4().refine((v) => Number(v.split('/')[1]) >= 8, 'The prefix must be 8 or longer')])
+  .string()
+  .regex(new RegExp(`^(${OCTET}\\.){3}${OCTET}(/(3[0-2]|[12][0-9]|[89]))?$`), 'must be an IPv4 address or a CIDR range from /8 to /32')
   .openapi({ description: 'an IPv4 address, or a CIDR range from /8 to /32', example: '203.0.113.10' });
 
 export const SipDeployBody = z

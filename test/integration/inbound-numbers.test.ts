@@ -331,6 +331,23 @@ describe('SIP endpoints', () => {
     expect(twilioIn.ipLists.size).toBe(lists - 1);
   });
 
+  it('gives a domain made before callers were let in its credential list on the next deploy', async () => {
+    const agentId = await publishedAgent(a);
+    const first = await ctx.request('POST', `/core/agents/${agentId}/deploy-as-sip`, { token: a.session });
+    expect(first.status).toBe(200);
+    // As a domain made by an earlier release stands: no list recorded, none mapped.
+    await ctx.deps
+      .sql`UPDATE agent_sip_endpoints SET auth_kind = NULL, auth_username = NULL, auth_resources = '{}' WHERE agent_id = ${agentId}`;
+    twilioIn.mappings.delete(first.body.provider_id);
+    const creates = twilio.requests.domainCreates;
+    const again = await ctx.request('POST', `/core/agents/${agentId}/deploy-as-sip`, { token: a.session });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(twilio.requests.domainCreates).toBe(creates);
+    expect(again.body.provider_id).toBe(first.body.provider_id);
+    expect(twilioIn.letsIn(first.body.provider_id, again.body.credentials)).toBe(true);
+    expect(twilioIn.letsIn(first.body.provider_id, first.body.credentials)).toBe(false);
+  });
+
   it('makes nothing and answers 502 when Twilio refuses the credential', async () => {
     const agentId = await publishedAgent(a);
     twilioIn.faults.createCredential = 500;
