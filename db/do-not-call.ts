@@ -45,12 +45,6 @@ export async function listNumbers(
   return { rows, total: count!.total };
 }
 
-/** Whether the number is listed (the check before each dial). */
-export async function isListed(db: Db, orgId: string, number: string): Promise<boolean> {
-  const rows = await db`SELECT 1 FROM do_not_call_numbers WHERE org_id = ${orgId} AND number = ${number}`;
-  return rows.length > 0;
-}
-
 /** Pending contacts that carry the number stop: canceled, last outcome do_not_call. Returns their campaigns. */
 export async function cancelPendingContactsOf(db: Db, orgId: string, number: string): Promise<{ canceled: number; campaigns: string[] }> {
   const rows = await db<{ campaign_id: string }[]>`

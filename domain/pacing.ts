@@ -26,9 +26,3 @@ export const ACCOUNT_SCOPE = 'account';
 
 /** A caller number's scope; without one the account's default caller id (`number:`). */
 export const numberScope = (from: string | null | undefined): string => `number:${from ?? ''}`;
-
-/**
- * The instant a call may start: now, or later when the account or the number started one less than its
- * interval ago. Never earlier than any scope's next allowed instant, so the rate holds in every window.
- */
-export const slotAt = (nowMs: number, nextAllowedMs: number[]): number => Math.max(nowMs, ...nextAllowedMs);

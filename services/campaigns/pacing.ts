@@ -1,9 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ConcurrencySettingsRow } from '../../db/campaigns';
 import type { Sql } from '../../db/client';
-import { advanceScopes, lockScopes } from '../../db/dial-pacing';
-import { isListed } from '../../db/do-not-call';
-import { ACCOUNT_SCOPE, DIAL_BUDGET_MS, intervalMs, numberScope, slotAt, type Pacing } from '../../domain/pacing';
+import { ensureScopes, reserveSlot } from '../../db/dial-pacing';
+import { ACCOUNT_SCOPE, DIAL_BUDGET_MS, intervalMs, numberScope, type Pacing } from '../../domain/pacing';
 import type { Config } from '../../platform/core/config';
 
 // The gate every campaign call passes right before it is handed to the dialer (services/campaigns/dispatch.ts):
@@ -34,42 +33,39 @@ async function waitHeartbeating(ms: number, heartbeat: () => void): Promise<void
   }
 }
 
-/** Checks the list and reserves the call's instant in one transaction; the milliseconds to wait for it, or listed. */
+/** Checks the list and reserves the call's instant in one statement: the milliseconds to wait for it, or listed. */
 async function reserve(
   sql: Sql,
   orgId: string,
   pacing: Pacing,
   to: string,
   from: string | null,
+  known: Set<string>,
 ): Promise<{ waitMs: number; slotMs: number } | 'do_not_call'> {
-  return sql.begin(async (tx) => {
-    if (await isListed(tx, orgId, to)) return 'do_not_call' as const;
-    const number = numberScope(from);
-    // Always the account first, then the number: two gates lock in one order.
-    const rows = await lockScopes(tx, orgId, [ACCOUNT_SCOPE, number]);
-    const now = rows[0]!.now_ms;
-    const slot = slotAt(
-      now,
-      rows.map((r) => r.next_ms),
-    );
-    await advanceScopes(tx, orgId, [
-      { scope: ACCOUNT_SCOPE, nextMs: slot + intervalMs(pacing.callsPerSecond) },
-      { scope: number, nextMs: slot + intervalMs(pacing.callsPerSecondPerNumber) },
-    ]);
-    return { waitMs: slot - now, slotMs: slot };
-  });
+  const number = numberScope(from);
+  if (!known.has(number)) {
+    await ensureScopes(sql, orgId, [ACCOUNT_SCOPE, number]);
+    known.add(number);
+  }
+  const row = await reserveSlot(sql, orgId, to, [
+    { scope: ACCOUNT_SCOPE, intervalMs: intervalMs(pacing.callsPerSecond) },
+    { scope: number, intervalMs: intervalMs(pacing.callsPerSecondPerNumber) },
+  ]);
+  if (!row) return 'do_not_call';
+  return { waitMs: row.slot_ms - row.now_ms, slotMs: row.slot_ms };
 }
 
 /** A gate for one dial of the organization's claimed attempts; `onSlot` hears each reserved instant (epoch ms, the database's clock). */
 export function createDialGate(sql: Sql, orgId: string, pacing: Pacing, heartbeat: () => void, onSlot?: (atMs: number) => void) {
   const startedAt = Date.now();
+  const known = new Set<string>();
   let queue: Promise<unknown> = Promise.resolve();
   return {
     /** Resolves when the call to `to` from `from` may be placed, one caller at a time. */
     admit(to: string, from: string | null): Promise<Admission> {
       const turn = queue.then(async (): Promise<Admission> => {
         if (Date.now() - startedAt > DIAL_BUDGET_MS) return 'later';
-        const reserved = await reserve(sql, orgId, pacing, to, from);
+        const reserved = await reserve(sql, orgId, pacing, to, from, known);
         if (reserved === 'do_not_call') return reserved;
         onSlot?.(reserved.slotMs);
         if (reserved.waitMs > 0) await waitHeartbeating(reserved.waitMs, heartbeat);
