@@ -2,6 +2,7 @@ import { WorkflowFailedError, type WorkflowExecutionStatusName } from '@temporal
 import { getAgent, insertAgent } from '../db/agents';
 import { findScaffoldDraft, getVersion, insertNextVersion, newestVersion } from '../db/agent-versions';
 import { claimFreeNumber } from '../db/phone-numbers';
+import { syncInboundRouting } from './inbound-routing';
 import { AgentConfig, InstructionBuilderInputs } from '../domain/agent-config';
 import { notFound } from '../domain/errors';
 import { newId } from '../platform/core/ids';
@@ -231,11 +232,18 @@ export async function publishScaffoldVersion(deps: Pick<ServiceDeps, 'sql'>, inp
   });
 }
 
-/** A free number of the organization's inventory, now serving the agent inbound; null when none is free. */
+/**
+ * A free number of the organization's inventory, now serving the agent inbound (pointed at the service at its
+ * provider in the same transaction: a provider failure claims nothing and the activity is retried); null when
+ * none is free.
+ */
 export async function assignFreePhoneNumber(
-  deps: Pick<ServiceDeps, 'sql'>,
+  deps: Pick<ServiceDeps, 'sql' | 'config' | 'logger'>,
   input: { orgId: string; agentId: string },
 ): Promise<string | null> {
-  const row = await claimFreeNumber(deps.sql, input.orgId, input.agentId);
-  return row?.number ?? null;
+  return deps.sql.begin(async (tx) => {
+    const row = await claimFreeNumber(tx, input.orgId, input.agentId);
+    if (row) await syncInboundRouting(deps, tx, input.orgId, [row.id]);
+    return row?.number ?? null;
+  });
 }

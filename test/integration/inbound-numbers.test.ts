@@ -4,7 +4,8 @@ import { signTwilio, startFakeTwilio, type FakeTwilio } from '../support/fake-tw
 import { startTwilioInbound, type TwilioInbound } from '../support/fake-twilio-inbound';
 import { startFakeVapi, type FakeVapi } from '../support/fake-vapi';
 import { startVapiInbound, type VapiInbound } from '../support/fake-vapi-inbound';
-import { createOrgKey, newTenant, type Tenant } from '../support/identity';
+import { assignFreePhoneNumber } from '../../services/agent-scaffold';
+import { createOrgKey, newTenant, orgUuid, type Tenant } from '../support/identity';
 import { parseTwiml } from '../support/twiml';
 
 // Calls into the service through an organization's connected account, against local servers speaking
@@ -225,6 +226,22 @@ describe('Twilio numbers', () => {
     expect((await ctx.request('DELETE', `/core/agents/${agentId}`, { token: a.session })).status).toBe(204);
     expect(twilioIn.configOf(sid2)).toMatchObject({ voice_url: 'https://demo.twilio.com/welcome/voice/', status_callback: null });
     expect(await numberRow(a, N2)).toMatchObject({ inbound_agent_id: null, inbound_routed: false });
+  });
+});
+
+describe('a number claimed by the demo scaffolding', () => {
+  it('is pointed at the service with the claim, and a provider failure claims nothing', async () => {
+    const orgId = await orgUuid(ctx, a);
+    const agentId = await publishedAgent(a);
+    const sid = twilio.numbers.find((n) => n.phoneNumber === N2)!.sid;
+    twilioIn.faults.updateNumber = 500;
+    await expect(assignFreePhoneNumber(ctx.deps, { orgId, agentId })).rejects.toThrow(/Twilio update number answered 500/);
+    twilioIn.faults.updateNumber = undefined;
+    expect(await numberRow(a, N2)).toMatchObject({ inbound_agent_id: null, inbound_routed: false });
+    // The activity's next attempt.
+    expect(await assignFreePhoneNumber(ctx.deps, { orgId, agentId })).toBe(N2);
+    expect(await numberRow(a, N2)).toMatchObject({ inbound_agent_id: agentId, inbound_routed: true });
+    expect(twilioIn.configOf(sid).voice_url).toBe(`${PUBLIC}/telephony/twilio/voice?account=${aConnection}`);
   });
 });
 
