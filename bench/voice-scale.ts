@@ -29,6 +29,7 @@ function plainTurns(script: VoiceScript, count: number): VoiceScript {
   return { ...script, turns };
 }
 
+const STAGES = ['eot_ms', 'stt_ms', 'llm_first_token_ms', 'tts_first_audio_ms'] as const;
 const loadAverage = () => os.loadavg().map((v) => Math.round(v * 100) / 100);
 
 export async function benchVoiceScale(options: VoiceScaleOptions) {
@@ -64,8 +65,20 @@ export async function benchVoiceScale(options: VoiceScaleOptions) {
         calls_failed: records.filter((r) => r.error).length,
         turns_measured: latencies.length,
         turns_without_reply: records.flatMap((r) => r.turns).filter((t) => t.noReply).length,
+        // The agent spoke before the caller's turn ended: no latency to count.
+        turns_spoken_over: records.flatMap((r) => r.turns).filter((t) => t.overlapped).length,
         latency_ms: { p50: percentile(latencies, 50), p95 },
         p95_vs_one_call: p95 !== null && baselineP95 ? Math.round((p95 / baselineP95) * 100) / 100 : null,
+        // Where the time went, from the engine's audit rows (p50 of each stage over the level's agent turns).
+        stages_ms_p50: Object.fromEntries(
+          STAGES.map((k) => [
+            k,
+            percentile(
+              records.flatMap((r) => r.stageTimings.flatMap((t) => (t[k] == null ? [] : [t[k]!]))),
+              50,
+            ),
+          ]),
+        ),
         greeting_ms_p50: percentile(
           records.flatMap((r) => (r.greetingMs === null ? [] : [r.greetingMs])),
           50,
