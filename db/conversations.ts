@@ -11,6 +11,9 @@ export interface ConversationRow {
   agent_id: string | null;
   agent_version: number | null;
   campaign_id: string | null;
+  /** A campaign attempt's key (`<campaign>:<contact>:<attempt>`); null for other conversations. */
+  idempotency_key: string | null;
+  engine_id: string | null;
   contact_ref: string | null;
   contact_id: string | null;
   phone_number: string | null;
@@ -102,6 +105,51 @@ export async function claimConversation(
   return row;
 }
 
+/** The conversation of a campaign attempt, by its attempt key. */
+export async function conversationByKey(db: Db, orgId: string, key: string): Promise<ConversationRow | undefined> {
+  const [row] = await db<ConversationRow[]>`SELECT * FROM conversations WHERE org_id = ${orgId} AND idempotency_key = ${key}`;
+  return row;
+}
+
+/**
+ * A provider's answering-machine verdict of a campaign attempt, kept in its outcome; answers the
+ * conversation's id (undefined: no such attempt in the organization).
+ */
+export async function recordAnsweredBy(db: Db, orgId: string, key: string, answeredBy: string, detectionMs: number | null) {
+  const verdict = { answered_by: answeredBy, ...(detectionMs === null ? {} : { machine_detection_ms: detectionMs }) };
+  const [row]: [{ id: string }?] = await db`
+    UPDATE conversations SET outcome = outcome || ${db.json(verdict)}, updated_at = now()
+    WHERE org_id = ${orgId} AND idempotency_key = ${key}
+    RETURNING id`;
+  return row?.id;
+}
+
+/** Where the API tells the voice engines of something about a live conversation (Postgres LISTEN/NOTIFY). */
+export const VOICE_EVENTS_CHANNEL = 'voice_conversation_events';
+
+export interface VoiceEngineEvent {
+  conversation: string;
+  answered_by: string;
+}
+
+export async function notifyVoiceEngines(db: Db, event: VoiceEngineEvent): Promise<void> {
+  await db`SELECT pg_notify(${VOICE_EVENTS_CHANNEL}, ${JSON.stringify(event)})`;
+}
+
+/** A conversation by id alone, for a provider's callback that names it (the caller checks whose it is). */
+export async function findConversation(db: Db, id: string): Promise<ConversationRow | undefined> {
+  const [row] = await db<ConversationRow[]>`SELECT * FROM conversations WHERE id = ${id}`;
+  return row;
+}
+
+/**
+ * The engine is about to end the conversation (and close its stream): marked before the stream closes,
+ * so Twilio's question about the ended stream hangs up rather than streaming the call again.
+ */
+export async function markEnding(db: Db, orgId: string, id: string, reason: string): Promise<void> {
+  await db`UPDATE conversations SET end_reason = coalesce(end_reason, ${reason}), updated_at = now() WHERE org_id = ${orgId} AND id = ${id}`;
+}
+
 export async function getConversation(db: Db, orgId: string, id: string): Promise<ConversationRow | undefined> {
   const [row] = await db<ConversationRow[]>`SELECT * FROM conversations WHERE org_id = ${orgId} AND id = ${id}`;
   return row;
@@ -144,7 +192,9 @@ export interface ConversationEnd {
 /** Ends a conversation once (a second end keeps the first); answers the row as it stands. */
 export async function endConversation(db: Db, orgId: string, id: string, end: ConversationEnd): Promise<ConversationRow | undefined> {
   const [row] = await db<ConversationRow[]>`
-    UPDATE conversations SET status = ${end.status}, end_reason = ${end.end_reason}, ended_at = now(),
+    -- A campaign attempt's status is the dispatcher's to set, from the call event its end makes.
+    UPDATE conversations SET status = CASE WHEN campaign_id IS NULL THEN ${end.status} ELSE status END,
+           end_reason = ${end.end_reason}, ended_at = now(),
            duration_seconds = greatest(0, round(extract(epoch FROM now() - coalesce(started_at, created_at))))::int,
            recording_key = ${end.recording_key}, recording_channels = ${end.recording_channels},
            recording_expires_at = CASE WHEN ${end.recording_key}::text IS NULL THEN NULL

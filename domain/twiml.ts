@@ -8,14 +8,19 @@ const XML = '<?xml version="1.0" encoding="UTF-8"?>';
 /**
  * An answered call connected to the voice engine: a bidirectional Media Stream carrying `parameters`
  * (Twilio hands them to the engine in the stream's `start` message). `<Connect>` holds the call while the
- * stream lives; when it ends the call hangs up rather than falling through to nothing.
+ * stream lives; when the stream ends Twilio asks `action` what next (the service hangs up a finished
+ * conversation and streams an unfinished one to another engine); without one the call hangs up.
  */
-export function connectStreamTwiml(streamUrl: string, parameters: Record<string, string>): string {
+export function connectStreamTwiml(streamUrl: string, parameters: Record<string, string>, action?: string): string {
   const params = Object.entries(parameters)
     .map(([name, value]) => `<Parameter name="${escapeXml(name)}" value="${escapeXml(value)}"/>`)
     .join('');
-  return `${XML}<Response><Connect><Stream url="${escapeXml(streamUrl)}">${params}</Stream></Connect><Hangup/></Response>`;
+  const connect = action ? `<Connect action="${escapeXml(action)}" method="POST">` : '<Connect>';
+  return `${XML}<Response>${connect}<Stream url="${escapeXml(streamUrl)}">${params}</Stream></Connect>${action ? '' : '<Hangup/>'}</Response>`;
 }
+
+/** A call the service ends now. */
+export const hangUpTwiml = (): string => `${XML}<Response><Hangup/></Response>`;
 
 /** A call refused with words (e.g. a number no agent answers). */
 export const sayAndHangUpTwiml = (words: string): string => `${XML}<Response><Say>${escapeXml(words)}</Say><Hangup/></Response>`;

@@ -62,3 +62,12 @@ export function conversationOutcome(
     ...(transferredTo ? { transferred_to: transferredTo } : {}),
   };
 }
+
+/**
+ * A campaign call's status from its conversation's end: a machine that answered is `no_answer` (retried,
+ * as a provider's machine verdict is), a failed conversation `failed`, any other end `completed`.
+ */
+export function callStatusOfConversation(status: string, reason: string): 'completed' | 'no_answer' | 'failed' {
+  if (status === 'voicemail' || reason === 'voicemail') return 'no_answer';
+  return status === 'failed' ? 'failed' : 'completed';
+}

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { AgentConfig } from './agent-config';
 
 // The tools a voice conversation's model may call, from the version's configuration: its own tools, a
@@ -115,4 +116,26 @@ export function voiceTools(config: AgentConfig): VoiceTool[] {
       });
   }
   return tools;
+}
+
+/** JSON with object keys in order: the same arguments always write the same text. */
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value && typeof value === 'object')
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stableJson((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * A tool call's idempotency key: the conversation, the caller's turn it answers, the tool and its
+ * arguments. The model's own call id changes when another engine takes the conversation over and asks
+ * the model again; this key does not, so the tool runs once (the workflow's update id, and the
+ * `Idempotency-Key` a webhook receives).
+ */
+export function toolCallKey(conversationId: string, callerTurn: number, name: string, args: unknown): string {
+  const digest = createHash('sha256').update(stableJson(args)).digest('hex').slice(0, 24);
+  return `${conversationId}:${callerTurn}:${name}:${digest}`;
 }

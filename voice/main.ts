@@ -49,7 +49,10 @@ async function shutdown(signal: string) {
   logger.info({ signal, live: engine.live.size }, 'voice engine draining');
   const until = Date.now() + config.VOICE_DRAIN_SECONDS * 1000;
   while (engine.live.size && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
-  for (const conversation of engine.live) await conversation.end({ reason: 'engine_stopped', status: 'failed' }, false);
+  // What is still live moves: a Twilio call goes on with another engine; a widget session ends.
+  for (const conversation of engine.live)
+    if (conversation.movable) conversation.release();
+    else await conversation.end({ reason: 'engine_stopped', status: 'failed' }, false);
   engine.server.close();
   await sql.end({ timeout: 5 });
   await temporal.connection.close().catch(() => {});

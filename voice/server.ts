@@ -2,6 +2,7 @@ import http from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ChatModel } from '../platform/adapters/llm/chat-model';
 import type { ServiceDeps } from '../services/deps';
+import { listenToVoiceEvents } from '../services/conversations/engine-events';
 import { openConversation } from '../services/conversations/runtime';
 import { type VoiceSessionClaims, verifyVoiceSessionToken } from '../services/conversations/session-tokens';
 import { Conversation } from './pipeline/conversation';
@@ -30,11 +31,17 @@ export interface Engine {
   server: http.Server;
   live: Set<Conversation>;
   draining: boolean;
+  /** Resolves once the engine hears the API's events about live conversations (answering-machine verdicts). */
+  listening: Promise<{ unlisten(): Promise<void> }>;
 }
 
 export function createEngine(deps: EngineDeps): Engine {
   const live = new Set<Conversation>();
-  const engine: Engine = { server: http.createServer(), live, draining: false };
+  // The API tells every engine; the one holding the conversation acts.
+  const listening = listenToVoiceEvents(deps, (event) => {
+    for (const c of live) if (c.id === event.conversation) c.answeredBy(event.answered_by);
+  });
+  const engine: Engine = { server: http.createServer(), live, draining: false, listening };
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
 
   engine.server.on('request', (req, res) => {

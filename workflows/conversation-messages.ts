@@ -25,10 +25,12 @@ export interface ConversationEnded {
 
 export const conversationEndedSignal = defineSignal<[ConversationEnded]>('conversationEnded');
 
-/** A tool call of the conversation: run once whatever the retries (the update's id is the call's). */
+/** A tool call of the conversation: run once whatever the retries or the engine (the update's id is its key). */
 export interface ToolCallRequest {
   turn: number;
   callId: string;
+  /** domain/voice-tools.ts toolCallKey: the same for the same call on any engine. */
+  key: string;
   name: string;
   arguments: Record<string, unknown>;
 }

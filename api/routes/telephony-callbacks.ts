@@ -1,13 +1,18 @@
+import { z } from 'zod';
 import type Koa from 'koa';
 import { publicBaseUrl } from '../../platform/core/config';
-import { TWILIO_STATUS_PATH } from '../../platform/adapters/dialers/twilio';
+import { TWILIO_AMD_PATH, TWILIO_STATUS_PATH } from '../../platform/adapters/dialers/twilio';
 import { VAPI_EVENTS_PATH } from '../../platform/adapters/dialers/vapi';
 import {
+  acceptTwilioAmd,
   acceptTwilioStatus,
   acceptVapiMessage,
   assertTwilioSigned,
   verifyVapiSecretOf,
 } from '../../services/campaigns/telephony-callbacks';
+import { MAX_STREAM_RESUMES } from '../../domain/voice-resume';
+import { answerStreamEnded } from '../../services/conversations/stream-ended';
+import { TWILIO_STREAM_ENDED_PATH } from '../../services/conversations/stream-twiml';
 import type { AppDeps } from '../deps';
 import { readFormBody } from '../middleware/form-body';
 import { reply, type Routes } from '../route';
@@ -15,9 +20,12 @@ import { ErrorBody, validationError } from '../schemas/common';
 import {
   CallbackAccountQuery,
   TelephonyCallbackAnswer,
+  TwilioAmdForm,
   TwilioStatusForm,
   TwilioStatusHeaders,
   TwilioStatusQuery,
+  TwilioStreamEndedForm,
+  TwilioStreamEndedQuery,
   VapiHeaders,
   VapiMessageBody,
 } from '../schemas/telephony-callbacks';
@@ -56,6 +64,13 @@ const answers = (signature: string) =>
   }) as const;
 
 export function registerTelephonyCallbackRoutes(routes: Routes, deps: AppDeps): void {
+  /** What Twilio signed: the URL it requested (the service's public address, path and query as sent) and its form. */
+  const twilioRequest = async (ctx: Koa.Context) => ({
+    params: await readFormBody(ctx, deps.config.BODY_LIMIT_BYTES),
+    url: `${publicBaseUrl(deps.config).replace(/\/+$/, '')}${ctx.originalUrl}`,
+    signature: ctx.get('x-twilio-signature'),
+  });
+
   routes.add({
     method: 'post',
     path: TWILIO_STATUS_PATH,
@@ -69,12 +84,62 @@ export function registerTelephonyCallbackRoutes(routes: Routes, deps: AppDeps): 
     beforeBody: (ctx) => assertTwilioSigned(deps, ctx.get('x-twilio-signature'), accountOf(ctx)),
     responses: answers('X-Twilio-Signature'),
     handler: async ({ query, ctx }) => {
-      const params = await readFormBody(ctx, deps.config.BODY_LIMIT_BYTES);
-      // Twilio signs the URL it requested: the service's public address, path and query as sent.
-      const url = `${publicBaseUrl(deps.config).replace(/\/+$/, '')}${ctx.originalUrl}`;
-      const signature = ctx.get('x-twilio-signature');
-      const answer = await acceptTwilioStatus(deps, { url, key: query.key, params, signature, account: query.account });
+      const answer = await acceptTwilioStatus(deps, { ...(await twilioRequest(ctx)), key: query.key, account: query.account });
       return reply(answer.status === 'accepted' ? 202 : 200, answer);
+    },
+  });
+
+  routes.add({
+    method: 'post',
+    path: TWILIO_AMD_PATH,
+    tag: TAG,
+    summary: "Twilio's asynchronous answering-machine verdict of a campaign call (X-Twilio-Signature); no bearer token",
+    description:
+      'A machine verdict reaches the voice engine holding the call, which hangs up or leaves the agent’s voicemail message ' +
+      'as its `end_call.end_on_voicemail` says; every verdict is kept in the call’s outcome (`answered_by`).',
+    auth: 'public',
+    query: TwilioStatusQuery,
+    headers: TwilioStatusHeaders,
+    documented: { body: TwilioAmdForm, bodyContentTypes: ['application/x-www-form-urlencoded'] },
+    beforeBody: (ctx) => assertTwilioSigned(deps, ctx.get('x-twilio-signature'), accountOf(ctx)),
+    responses: answers('X-Twilio-Signature'),
+    handler: async ({ query, ctx }) => {
+      const answer = await acceptTwilioAmd(deps, { ...(await twilioRequest(ctx)), key: query.key, account: query.account });
+      return reply(answer.status === 'accepted' ? 202 : 200, answer);
+    },
+  });
+
+  routes.add({
+    method: 'post',
+    path: TWILIO_STREAM_ENDED_PATH,
+    tag: 'Agents',
+    summary: "Twilio's question when a call's Media Stream ends (<Connect action>, X-Twilio-Signature); answers TwiML; no bearer token",
+    description:
+      'A conversation that ended hangs up. One whose voice engine was lost (killed, or draining) is streamed again to the ' +
+      'engine the public voice address reaches now, which takes it from its recorded turns; after ' +
+      `${MAX_STREAM_RESUMES} such resumes the caller is told and the call ends.`,
+    auth: 'public',
+    query: TwilioStreamEndedQuery,
+    headers: TwilioStatusHeaders,
+    documented: { body: TwilioStreamEndedForm, bodyContentTypes: ['application/x-www-form-urlencoded'] },
+    beforeBody: (ctx) => assertTwilioSigned(deps, ctx.get('x-twilio-signature'), accountOf(ctx)),
+    responses: {
+      200: { description: 'TwiML: <Hangup/>, or <Connect><Stream> to an engine', schema: z.string(), contentType: 'text/xml' },
+      401: { description: 'Missing or invalid X-Twilio-Signature, or an unknown account', schema: ErrorBody },
+      403: { description: 'Of another Twilio account', schema: ErrorBody },
+      404: { description: "No such conversation (of the account's organization, on this call)", schema: ErrorBody },
+      413: { description: 'Body larger than BODY_LIMIT_BYTES', schema: ErrorBody },
+      ...validationError,
+      415: { description: 'Body of another media type, or in a charset other than UTF-8', schema: ErrorBody },
+      503: {
+        description: 'No account named and Twilio is not the configured dialer, or the workflow engine is unavailable',
+        schema: ErrorBody,
+      },
+    },
+    handler: async ({ query, ctx }) => {
+      const request = await twilioRequest(ctx);
+      const twiml = await answerStreamEnded(deps, { ...request, ...query });
+      return reply(200, twiml, undefined, 'text/xml');
     },
   });
 

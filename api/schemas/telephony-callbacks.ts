@@ -1,3 +1,4 @@
+import { MAX_STREAM_RESUMES } from '../../domain/voice-resume';
 import { z } from 'zod';
 
 // The providers' own callbacks (api/routes/telephony-callbacks.ts): Twilio status callbacks and Vapi
@@ -40,6 +41,35 @@ export const TwilioStatusForm = z
     ErrorCode: z.string().optional(),
   })
   .openapi('TwilioStatusCallback', { description: "Twilio's status callback parameters (form-encoded); others are ignored" });
+
+export const TwilioAmdForm = z
+  .object({
+    AccountSid: z.string(),
+    CallSid: z.string(),
+    AnsweredBy: z.enum(['human', 'machine_start', 'machine_end_beep', 'machine_end_silence', 'machine_end_other', 'fax', 'unknown']),
+    MachineDetectionDuration: z.string().optional(),
+  })
+  .openapi('TwilioAmdCallback', { description: "Twilio's asynchronous answering-machine verdict (form-encoded); others are ignored" });
+
+export const TwilioStreamEndedQuery = z.object({
+  conversation: z.uuid().openapi({ description: 'The conversation the stream carried (written into the action URL)' }),
+  resumes: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_STREAM_RESUMES)
+    .default(0)
+    .openapi({ description: 'How many times the call was streamed again already' }),
+  account: AccountParam,
+});
+
+export const TwilioStreamEndedForm = z
+  .object({
+    AccountSid: z.string(),
+    CallSid: z.string(),
+    CallStatus: z.string().optional(),
+  })
+  .openapi('TwilioConnectAction', { description: "Twilio's request when a <Connect><Stream> ends (form-encoded); others are ignored" });
 
 export const VapiHeaders = z.object({
   'x-vapi-secret': z.string().optional().openapi({

@@ -201,7 +201,9 @@ const schema = z.object({
     .string()
     .regex(/^\+[1-9]\d{1,14}$/, 'must be an E.164 number')
     .optional(),
-  TWILIO_MACHINE_DETECTION: z.enum(['Enable', 'DetectMessageEnd', 'off']).default('Enable'),
+  // `auto`: per agent, `Enable` (the fastest answer) when it hangs up on a machine, `DetectMessageEnd` (after
+  // the beep) when it leaves a voicemail message.
+  TWILIO_MACHINE_DETECTION: z.enum(['auto', 'Enable', 'DetectMessageEnd', 'off']).default('auto'),
   VAPI_API_BASE_URL: z.url().default('https://api.vapi.ai'),
   VAPI_API_KEY: z.string().min(1).optional(),
   VAPI_PHONE_NUMBER_ID: z.string().min(1).optional(),

@@ -32,10 +32,12 @@ import {
 import type { ServiceDeps } from '../deps';
 import { cachedTelephonyOf, markTelephonyRefused } from '../integrations/telephony-accounts';
 import { signalWithStart } from '../workflow-client';
+import { campaignCallTwiml } from './call-twiml';
 import { concurrencyLimit } from './concurrency';
 import { failDoNotCallAttempts } from './do-not-call';
 import { createDialGate, pacingOf } from './pacing';
 import { pacedClaimBudget } from '../../domain/pacing';
+import { settleStreamedEvents } from './streamed-calls';
 import { emitCallsEnded } from '../webhooks/area-events';
 
 // The organization's dispatcher (workflows/campaign-dispatch.ts): how services hand it call events and
@@ -106,7 +108,7 @@ function latestPerKey(events: CallEvent[]): CallEvent[] {
  * campaigns that had a contact become final.
  */
 async function recordCallEvents(sql: Sql, orgId: string, events: CallEvent[]): Promise<string[]> {
-  const latest = latestPerKey(events);
+  const latest = await settleStreamedEvents(sql, orgId, latestPerKey(events));
   if (!latest.length) return [];
   return sql.begin(async (tx) => {
     const finished = await contacts.updateConversations(tx, orgId, latest.map(toUpdate));
@@ -176,7 +178,11 @@ export function createDispatchCycle(deps: Pick<ServiceDeps, 'sql' | 'config' | '
     if (telephony.kind === 'simulated') return { dialer: simulated, connectionId: null };
     if (telephony.kind === 'none') return { dialer: refusingDialer(telephony.reason), connectionId: null };
     return {
-      dialer: createProviderDialer(config, telephony.account, { providerCalls, logger }),
+      dialer: createProviderDialer(config, telephony.account, {
+        providerCalls,
+        logger,
+        answerTwiml: (r, account) => campaignCallTwiml(deps, r, account),
+      }),
       connectionId: telephony.account.connectionId,
     };
   }

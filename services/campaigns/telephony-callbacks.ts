@@ -1,3 +1,4 @@
+import * as conversations from '../../db/conversations';
 import { callByKey, markProviderCallPlaced } from '../../db/dialer-provider-calls';
 import { isFinalCallStatus, type CallEvent } from '../../domain/campaigns';
 import { forbiddenAction, notFound, unauthenticated, unavailable } from '../../domain/errors';
@@ -90,6 +91,32 @@ export async function acceptTwilioStatus(
     errorCode: params.ErrorCode,
   });
   return apply(deps, 'twilio', request.key, event, orgId);
+}
+
+/**
+ * Twilio's asynchronous answering-machine verdict of a campaign call: kept in the call's outcome and
+ * told to the engine holding the conversation, which follows the agent's `end_on_voicemail` (hang up, or
+ * leave its message after the beep). A verdict for a call no engine holds yet waits in the outcome for it.
+ */
+export async function acceptTwilioAmd(
+  deps: Pick<ServiceDeps, 'sql' | 'config'>,
+  request: { url: string; key: string; params: Record<string, string>; signature: string; account?: string },
+): Promise<CallbackAnswer> {
+  const orgId = await verifyTwilioRequest(deps, request);
+  const call = await callByKey(deps.sql, request.key);
+  if (!call || (orgId && call.org_id !== orgId)) throw notFound('Call not found');
+  const answeredBy = request.params.AnsweredBy ?? 'unknown';
+  const detection = Number(request.params.MachineDetectionDuration);
+  const conversation = await conversations.recordAnsweredBy(
+    deps.sql,
+    call.org_id,
+    request.key,
+    answeredBy,
+    Number.isFinite(detection) ? Math.round(detection) : null,
+  );
+  if (!conversation || isFinalCallStatus(call.status)) return { status: 'ignored' };
+  await conversations.notifyVoiceEngines(deps.sql, { conversation, answered_by: answeredBy });
+  return { status: 'accepted' };
 }
 
 /**

@@ -1,14 +1,17 @@
 import * as conversations from '../../db/conversations';
 import { insertContactActivity } from '../../db/crm-activities';
-import { conversationOutcome, conversationSummary } from '../../domain/voice-summary';
+import type { CallEvent } from '../../domain/campaigns';
+import { callStatusOfConversation, conversationOutcome, conversationSummary } from '../../domain/voice-summary';
+import { signalDispatcher } from '../campaigns/dispatch';
 import type { ServiceDeps } from '../deps';
 import type { FinishInput } from '../../workflows/conversation-messages';
 
 // After a conversation: its row ended (the engine's end, or `engine_lost` when it never came), the
 // summary and outcome from its turns, and the CRM `call` activity on the contact it reached. Each step
-// can run again: the end keeps the first, the activity is written once (keyed by the conversation).
+// can run again: the end keeps the first, the activity is written once (keyed by the conversation). A
+// campaign attempt's end goes to its dispatcher as the call's outcome (the contact completed or retried).
 
-type Deps = Pick<ServiceDeps, 'sql' | 'config'>;
+type Deps = Pick<ServiceDeps, 'sql' | 'config' | 'temporal'>;
 
 export async function finishConversation(deps: Deps, input: FinishInput): Promise<void> {
   const { orgId, conversationId, ended } = input;
@@ -21,8 +24,11 @@ export async function finishConversation(deps: Deps, input: FinishInput): Promis
   });
   if (!row) return;
   const turns = await conversations.listTurns(deps.sql, orgId, conversationId);
-  const summary = conversationSummary(turns, row.end_reason ?? ended.reason);
-  const outcome = conversationOutcome(turns, row.status, row.end_reason ?? ended.reason, ended.transferredTo ?? null);
+  const reason = row.end_reason ?? ended.reason;
+  // A campaign attempt's row keeps its call status until the dispatcher applies the end.
+  const status = row.campaign_id ? ended.status : row.status;
+  const summary = conversationSummary(turns, reason);
+  const outcome = conversationOutcome(turns, status, reason, ended.transferredTo ?? null);
   await deps.sql.begin(async (tx) => {
     await conversations.recordSummary(tx, orgId, conversationId, summary, outcome);
     // Campaign attempts get their activity from the campaign's own record of the call.
@@ -60,4 +66,17 @@ export async function finishConversation(deps: Deps, input: FinishInput): Promis
       row.direction,
     );
   });
+  if (row.campaign_id && row.idempotency_key) await signalDispatcher(deps, orgId, [campaignCallEnd(row, status, reason, outcome)]);
+}
+
+function campaignCallEnd(row: conversations.ConversationRow, status: string, reason: string, outcome: Record<string, unknown>): CallEvent {
+  return {
+    idempotency_key: row.idempotency_key!,
+    status: callStatusOfConversation(status, reason),
+    ...(row.call_id ? { provider_call_id: row.call_id } : {}),
+    ...(row.started_at ? { started_at: row.started_at.toISOString() } : {}),
+    ...(row.ended_at ? { ended_at: row.ended_at.toISOString() } : {}),
+    ...(row.duration_seconds !== null ? { duration_seconds: row.duration_seconds } : {}),
+    outcome: { ...outcome, source: 'conversation', conversation_status: status },
+  };
 }

@@ -16,6 +16,8 @@ export interface InboundCall {
   callSid: string;
   from: string | null;
   to: string | null;
+  /** The organization's connected Twilio account the call came through (null or absent: the deployment's). */
+  account?: string | null;
 }
 
 export async function answerInboundCall(deps: Pick<ServiceDeps, 'sql' | 'config'>, call: InboundCall): Promise<string> {
@@ -28,12 +30,16 @@ export async function answerInboundCall(deps: Pick<ServiceDeps, 'sql' | 'config'
     call_id: call.callSid,
     phone_number: call.from,
   });
-  return streamTwiml(deps.config, {
-    org: call.orgId,
-    agent: call.agentId,
-    version: call.version,
-    conversation: row.id,
-    channel: call.channel,
-    direction: 'inbound',
-  });
+  return streamTwiml(
+    deps.config,
+    {
+      org: call.orgId,
+      agent: call.agentId,
+      version: call.version,
+      conversation: row.id,
+      channel: call.channel,
+      direction: 'inbound',
+    },
+    { account: call.account ?? null },
+  );
 }

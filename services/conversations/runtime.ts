@@ -36,6 +36,11 @@ export interface OpenedConversation {
   firstMessage: string | null;
   contact: Record<string, string> | null;
   startedAt: Date;
+  /** A provider's answering-machine verdict already known when the stream started (outbound calls). */
+  answeredBy: string | null;
+  /** Taken over from an engine that was lost or drained: it goes on from `history`, the turns recorded so far. */
+  resumed: boolean;
+  history: conversations.TurnRow[];
 }
 
 const CONTACT_FIELDS = ['first_name', 'last_name', 'email', 'phone', 'title', 'company', 'department'] as const;
@@ -63,6 +68,8 @@ export async function openConversation(deps: Deps, claims: VoiceSessionClaims, e
   const config = AgentConfig.parse(version.config);
   const made = claims.conversation ? await conversations.getConversation(deps.sql, orgId, claims.conversation) : undefined;
   const contact = await contactOf(deps, orgId, claims, made);
+  // Another engine held it and it has not ended: that engine was lost (or drained) mid-call.
+  const resumed = !!made && made.engine_id !== null && made.ended_at === null && !made.end_reason;
   const claim = {
     agent_version: number,
     channel: claims.channel,
@@ -98,6 +105,9 @@ export async function openConversation(deps: Deps, claims: VoiceSessionClaims, e
     firstMessage: config.first_message === null ? null : fillVariables(config.first_message, values),
     contact: contactFields,
     startedAt: row.started_at ?? new Date(),
+    answeredBy: typeof row.outcome?.answered_by === 'string' ? row.outcome.answered_by : null,
+    resumed,
+    history: resumed ? await conversations.listTurns(deps.sql, orgId, row.id) : [],
   };
 }
 
@@ -109,6 +119,11 @@ export async function recordTurn(
   turn: conversations.NewTurn,
 ): Promise<void> {
   await conversations.insertTurn(deps.sql, orgId, conversationId, turn);
+}
+
+/** The engine is about to end the conversation: Twilio's question about its ended stream then hangs up. */
+export async function markEnding(deps: Pick<ServiceDeps, 'sql'>, orgId: string, conversationId: string, reason: string): Promise<void> {
+  await conversations.markEnding(deps.sql, orgId, conversationId, reason);
 }
 
 /** Ends the conversation's row and tells its workflow, which writes the summary, outcome and CRM activity. */

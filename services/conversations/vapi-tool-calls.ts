@@ -9,6 +9,7 @@ import { vapiToolCallsOf, type VapiToolCall, type VapiToolCallResult } from '../
 import type { ServiceDeps } from '../deps';
 import { verifyVapiSecretOf } from '../campaigns/telephony-callbacks';
 import { runWebhook, searchKnowledge } from './tools';
+import { DeadlineExceeded, within } from '../../platform/core/within';
 
 // Vapi's `tool-calls` for a campaign call it runs (docs/decisions/telephony.md): the function tools the
 // rendered assistant carries point back here. Signed with the secret of the account that placed the
@@ -37,17 +38,6 @@ export interface VapiToolCallsMessage {
 export const verifyVapiToolCaller = (deps: Pick<ServiceDeps, 'sql' | 'config'>, secret: string | undefined, account: string | undefined) =>
   verifyVapiSecretOf(deps, secret, account);
 
-class Timeout extends Error {}
-
-async function within<T>(ms: number, work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Timeout()), ms)))]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 interface CallContext {
   orgId: string;
   agentId: string | null;
@@ -72,7 +62,7 @@ async function runOne(deps: Deps, c: CallContext, call: VapiToolCall): Promise<V
     return answer({ ok: false, content: `There is no tool named ${call.name} on the service.` });
   } catch (error) {
     if (error instanceof WebFetchError) return answer({ ok: false, content: error.message });
-    if (error instanceof Timeout) return answer({ ok: false, content: 'The tool did not answer in time.' });
+    if (error instanceof DeadlineExceeded) return answer({ ok: false, content: 'The tool did not answer in time.' });
     deps.logger.warn({ err: error, tool: call.name }, 'Vapi tool call failed');
     return answer({ ok: false, content: 'The tool failed.' });
   }

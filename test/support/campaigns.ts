@@ -72,6 +72,7 @@ export const waitForStatus = (ctx: TestContext, t: Tenant, id: string, status: s
   waitFor(async () => (await campaignStatus(ctx, t, id)) === status, timeoutMs, `campaign ${id} ${status}`);
 
 export interface ConversationRow {
+  id: string;
   idempotency_key: string;
   status: string;
   contact_ref: string;
@@ -87,6 +88,6 @@ export interface ConversationRow {
 
 export async function conversationsOf(ctx: TestContext, campaignId: string): Promise<ConversationRow[]> {
   return ctx.deps.sql<ConversationRow[]>`
-    SELECT idempotency_key, status, contact_ref, phone_number, agent_id, direction, started_at, ended_at, duration_seconds, outcome, created_at
+    SELECT id, idempotency_key, status, contact_ref, phone_number, agent_id, direction, started_at, ended_at, duration_seconds, outcome, created_at
     FROM conversations WHERE campaign_id = ${campaignId} ORDER BY created_at, idempotency_key`;
 }

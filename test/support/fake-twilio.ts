@@ -49,6 +49,8 @@ export interface FakeTwilioCall {
   direction?: 'outbound-api' | 'inbound';
   /** The instructions' URL (Url of the create or of the last update). */
   url?: string | null;
+  /** `AsyncAmdStatusCallback` of a call made with `AsyncAmd=true`: the verdict goes there, not in the status callbacks. */
+  asyncAmdCallback?: string | null;
 }
 
 /** One update of a live call through the REST API, as the fake answered it. */
@@ -205,6 +207,28 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
     }
   }
 
+  /** Twilio's asynchronous answering-machine verdict, posted (signed) to the call's AsyncAmdStatusCallback. */
+  async function sendAmd(c: FakeTwilioCall, answeredBy: string): Promise<SentCallback | null> {
+    if (!c.asyncAmdCallback) return null;
+    const params = { AccountSid: c.accountSid, CallSid: c.sid, AnsweredBy: answeredBy, MachineDetectionDuration: '2150' };
+    const signature = signTwilio(tokenOf(c.accountSid), c.asyncAmdCallback, params);
+    const sent: SentCallback = { url: c.asyncAmdCallback, params, signature, answered: 0 };
+    callbacks.push(sent);
+    try {
+      const res = await fetch(transport(c.asyncAmdCallback), {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Twilio-Signature': signature, 'User-Agent': 'TwilioProxy/1.1' },
+        body: new URLSearchParams(params).toString(),
+        signal: AbortSignal.timeout(10_000),
+      });
+      sent.answered = res.status;
+      await res.arrayBuffer();
+    } catch {
+      sent.answered = -1;
+    }
+    return sent;
+  }
+
   /** Plays the call's scripted sequence: status changes, each followed by its callback. */
   function play(c: FakeTwilioCall, script: TwilioCallScript): void {
     const steps: { status: string; event: string; answeredBy?: string; final?: boolean; silent?: boolean }[] = [
@@ -237,7 +261,10 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
         // Hung up through the API before its script got there.
         if (c.endedAt) return;
         c.status = step.status;
-        if (step.answeredBy) c.answeredBy = step.answeredBy;
+        if (step.answeredBy && c.asyncAmdCallback) {
+          c.answeredBy = step.answeredBy;
+          void sendAmd(c, step.answeredBy);
+        } else if (step.answeredBy) c.answeredBy = step.answeredBy;
         if (step.status === 'in-progress') c.startedAt = new Date();
         if (step.final) {
           c.endedAt = new Date();
@@ -326,6 +353,10 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
       if (events.some((e) => !EVENTS.has(e))) return invalid(21626, 'Invalid StatusCallbackEvent');
       const amd = form.get('MachineDetection');
       if (amd && amd !== 'Enable' && amd !== 'DetectMessageEnd') return invalid(21629, 'Invalid MachineDetection');
+      const asyncAmd = form.get('AsyncAmd');
+      if (asyncAmd && asyncAmd !== 'true' && asyncAmd !== 'false') return invalid(21629, 'Invalid AsyncAmd');
+      const amdCallback = asyncAmd === 'true' ? form.get('AsyncAmdStatusCallback') : null;
+      if (amdCallback !== null && !/^https?:\/\//.test(amdCallback)) return invalid(21609, 'Invalid AsyncAmdStatusCallback URL');
       const callback = form.get('StatusCallback');
       if (callback && !/^https?:\/\//.test(callback)) return invalid(21609, 'Invalid StatusCallback URL');
       const script = scriptOf(to);
@@ -342,6 +373,7 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
         statusCallback: callback,
         events,
         machineDetection: amd,
+        asyncAmdCallback: amd ? amdCallback : null,
         status: 'queued',
         answeredBy: null,
         createdAt: new Date(),
@@ -591,6 +623,41 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
     /** Ties a Media Stream to a call: stopped when the call's instructions are replaced or the call ends. */
     attachStream(callSid: string, stream: AttachedStream): void {
       streams.set(callSid, stream);
+    },
+    /** Twilio's asynchronous machine verdict for a call made with AsyncAmd (null: the call asked for none). */
+    sendAmd(callSid: string, answeredBy: string): Promise<SentCallback | null> {
+      const call = calls.get(callSid);
+      if (!call) throw new Error(`no call ${callSid}`);
+      call.answeredBy = answeredBy;
+      return sendAmd(call, answeredBy);
+    },
+    /** The instructions a call runs now (e.g. the TwiML the service answered an inbound call's voice request with). */
+    setTwiml(callSid: string, twiml: string): void {
+      calls.get(callSid)!.twiml = twiml;
+    },
+    /**
+     * What Twilio does when a call's <Connect><Stream> ends while the call is up: it asks the <Connect>'s
+     * `action` (POST, signed) what next and runs the answer: a new stream (the call's TwiML now), or a hang-up.
+     */
+    async connectAction(callSid: string): Promise<{ status: number; twiml: string; stream: { url: string; parameters: Record<string, string> } | null }> {
+      const call = calls.get(callSid)!;
+      const connect = parseTwiml(call.twiml).find((v) => v.name === 'Connect');
+      const action = connect?.attributes.action;
+      if (!action) throw new Error('the call has no <Connect action>');
+      const params = { AccountSid: call.accountSid, CallSid: call.sid, CallStatus: call.status, Direction: call.direction ?? 'outbound-api' };
+      const signature = signTwilio(tokenOf(call.accountSid), action, params);
+      const res = await fetch(transport(action), {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Twilio-Signature': signature },
+        body: new URLSearchParams(params).toString(),
+        signal: AbortSignal.timeout(10_000),
+      });
+      const twiml = await res.text();
+      if (res.status !== 200) return { status: res.status, twiml, stream: null };
+      call.twiml = twiml;
+      const verbs = parseTwiml(twiml);
+      if (verbs.some((v) => v.name === 'Hangup') && !verbs.some((v) => v.name === 'Connect')) endCall(call, 'completed');
+      return { status: res.status, twiml, stream: this.streamOf(callSid) };
     },
     /** The other party hangs up a call in progress. */
     hangUpCall(callSid: string): void {

@@ -2,7 +2,8 @@ import type { Logger } from '../../platform/core/logger';
 import type { ChatMessage, ChatModel } from '../../platform/adapters/llm/chat-model';
 import { redactPii } from '../../domain/pii-redaction';
 import { isVoicemailGreeting, systemPrompt } from '../../domain/voice-prompt';
-import { voiceTools } from '../../domain/voice-tools';
+import { RESUME_LINE, resumedMessages, resumePoint } from '../../domain/voice-resume';
+import { toolCallKey, voiceTools } from '../../domain/voice-tools';
 import { heardText, isBackchannel, saysEndPhrase, turnWaitMs } from '../../domain/voice-turns';
 import type { OpenedConversation } from '../../services/conversations/runtime';
 import type { NewTurn } from '../../services/conversations/runtime';
@@ -24,6 +25,8 @@ export interface ConversationPorts {
   /** Ends the row and tells the workflow; the recording, when kept, is stored first. */
   close(ended: ConversationEnded, recording: { wav: Buffer; channels: 'mono' | 'dual' } | null): Promise<void>;
   hangUpCall(): Promise<void>;
+  /** Marks the conversation as ending (before its stream closes). */
+  ending(reason: string): Promise<void>;
 }
 
 export interface ConversationOptions {
@@ -52,7 +55,7 @@ export class Conversation {
   private readonly recorder: Recorder;
   private readonly tools;
   private readonly context: ChatMessage[];
-  private readonly startedAt = performance.now();
+  private readonly startedAt: number;
   private listen?: ListenSession;
   private seq = 0;
   private ended?: ConversationEnded;
@@ -80,15 +83,30 @@ export class Conversation {
   private dtmf = '';
   private dtmfTimer?: NodeJS.Timeout;
   private heardCaller = false;
+  /** After the line that says the call is back, the answer the lost engine did not finish. */
+  private answerAfterResume = false;
+  /** The sequence number of the caller's last turn (-1 before the first): what a tool call answers. */
+  private lastCallerSeq = -1;
   private endAfterSpeaking?: ConversationEnded;
 
   constructor(private readonly o: ConversationOptions) {
     this.opened = o.opened;
+    // A conversation taken over goes on with the clock of its first engine: turn times stay comparable.
+    this.startedAt = performance.now() - (o.opened.resumed ? Math.max(0, Date.now() - o.opened.startedAt.getTime()) : 0);
     this.transport = o.transport;
     this.playout = new Playout(o.transport.sampleRate);
     this.recorder = new Recorder(o.transport.sampleRate, this.startedAt);
     this.tools = voiceTools(o.opened.config);
     this.context = [{ role: 'system', content: systemPrompt(o.opened.config, o.opened.instructions, o.opened.contact) }];
+    if (o.opened.resumed) {
+      this.context.push(...resumedMessages(o.opened.history));
+      const point = resumePoint(o.opened.history);
+      this.seq = point.nextSeq;
+      this.lastCallerSeq = point.lastCallerSeq;
+      this.heardCaller = point.heardCaller;
+      // The lost engine was answering (the caller's turn, or a tool's result, has no agent turn after it).
+      this.answerAfterResume = ['caller', 'tool'].includes(o.opened.history.at(-1)?.role ?? '');
+    }
     this.done = new Promise((resolve) => {
       this.resolveDone = resolve;
     });
@@ -119,10 +137,31 @@ export class Conversation {
       () => void this.finishWith({ reason: 'max_duration', status: 'completed' }, this.config.end_call.message ?? GOODBYE),
       this.config.limits.max_duration_seconds * 1000,
     );
-    if (this.config.first_speaker === 'agent' && this.opened.firstMessage) this.speak({ fixedText: this.opened.firstMessage });
+    if (this.opened.resumed) this.speak({ fixedText: RESUME_LINE });
+    else if (this.config.first_speaker === 'agent' && this.opened.firstMessage) this.speak({ fixedText: this.opened.firstMessage });
     else this.armIdle();
+    if (this.opened.answeredBy) this.answeredBy(this.opened.answeredBy);
     await this.done;
     return this.ended!;
+  }
+
+  get id(): string {
+    return this.opened.id;
+  }
+
+  /** A Twilio call can go on with another engine (Twilio asks the service what next when its stream ends). */
+  get movable(): boolean {
+    return this.transport.channel === 'twilio';
+  }
+
+  /**
+   * The provider's answering-machine verdict of an outbound call (it comes while the agent may already
+   * be speaking): a machine ends the call as `end_on_voicemail` says, hanging up or leaving the message.
+   */
+  answeredBy(verdict: string): void {
+    if (this.ended || this.opened.direction !== 'outbound' || !/^(machine|fax)/.test(verdict)) return;
+    const leave = verdict !== 'fax' && !this.config.end_call.end_on_voicemail && this.config.end_call.message;
+    void this.finishWith({ reason: 'voicemail', status: 'voicemail' }, leave || null);
   }
 
   // The caller's side
@@ -224,6 +263,7 @@ export class Conversation {
     const redact = this.config.recording.redact_pii ? redactPii(caller.text) : { text: caller.text, redacted: false };
     if (redact.redacted) this.recorder.mute(caller.startMs, caller.endMs);
     const eotMs = Math.round(performance.now() - caller.stoppedAt);
+    this.lastCallerSeq = this.seq;
     void this.record({
       seq: this.seq++,
       role: 'caller',
@@ -322,6 +362,7 @@ export class Conversation {
       result = await this.o.ports.runTool({
         turn: seq,
         callId: run.call.id,
+        key: toolCallKey(this.opened.id, this.lastCallerSeq, run.call.name, run.call.input ?? {}),
         name: run.call.name,
         arguments: (run.call.input ?? {}) as Record<string, unknown>,
       });
@@ -368,6 +409,11 @@ export class Conversation {
     if (this.endAfterSpeaking) {
       const ended = this.endAfterSpeaking;
       void this.end(ended, ended.status !== 'transferred');
+      return;
+    }
+    if (this.answerAfterResume && !this.pending && this.callerSpeakingSince === null) {
+      this.answerAfterResume = false;
+      this.speak({});
       return;
     }
     this.armIdle();
@@ -477,6 +523,22 @@ export class Conversation {
     }
   }
 
+  /**
+   * Lets the call go on with another engine (this one drains): everything here stops and the stream is
+   * closed with nothing ended or marked, so Twilio asks what next and the call is streamed elsewhere.
+   */
+  release(): void {
+    if (this.ended) return;
+    this.ended = { reason: 'moved', status: 'completed' };
+    for (const t of [this.respondTimer, this.idleTimer, this.limitTimer, this.dtmfTimer]) clearTimeout(t);
+    const current = this.current;
+    this.cancelCurrent();
+    if (current) this.keepTurn(current, current.finished && this.playout.pendingMs() === 0 ? null : this.playout.heardMs());
+    this.listen?.close();
+    this.transport.close('moved');
+    this.resolveDone();
+  }
+
   /** Ends once: timers stopped, the recognizer closed, the call hung up when the agent ends it, the records closed. */
   async end(ended: ConversationEnded, hangUp: boolean): Promise<void> {
     if (this.ended) return;
@@ -486,6 +548,8 @@ export class Conversation {
     this.cancelCurrent();
     if (current) this.keepTurn(current, current.finished && this.playout.pendingMs() === 0 ? null : this.playout.heardMs());
     this.listen?.close();
+    // Marked before the stream closes: Twilio's question about the ended stream must hang up, not resume it.
+    await this.o.ports.ending(ended.reason).catch(() => {});
     if (hangUp && ended.reason !== 'caller_hung_up') await this.o.ports.hangUpCall().catch(() => {});
     this.transport.close(ended.reason);
     const { recording } = this.config;

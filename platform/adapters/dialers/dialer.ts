@@ -3,7 +3,7 @@ import type { CallStatus } from '../../../domain/campaigns';
 import { publicBaseUrl, type Config } from '../../core/config';
 import type { Logger } from '../../core/logger';
 import { createSimulatedDialer, type SimulatedCallStore } from './simulated';
-import type { CallEventSink, Dialer } from './types';
+import type { CallEventSink, CallRequest, Dialer } from './types';
 import type { ProviderCallStore } from './call-store';
 import type { TelephonyAccountSettings } from './accounts';
 import { createTwilioDialer } from './twilio';
@@ -21,7 +21,7 @@ export { CallRejected, type CallEventSink, type CallRequest, type Dialer, type P
 export function createProviderDialer(
   config: Config,
   account: TelephonyAccountSettings,
-  deps: { providerCalls: ProviderCallStore; logger: Logger },
+  deps: { providerCalls: ProviderCallStore; logger: Logger; answerTwiml: (request: CallRequest, connectionId: string | null) => Promise<string> },
 ): Dialer {
   const common = {
     callbackBaseUrl: publicBaseUrl(config),
@@ -39,7 +39,7 @@ export function createProviderDialer(
       authToken: account.authToken,
       fromNumber: account.fromNumber,
       machineDetection: config.TWILIO_MACHINE_DETECTION,
-      sipHost: config.SIP_HOST,
+      answerTwiml: deps.answerTwiml,
     });
   return createVapiDialer({
     ...common,

@@ -1,3 +1,4 @@
+import { escapeXml } from '../../../domain/twiml';
 import { exchange, expectOk, twilioAuthorization } from './http';
 
 // A call in progress on Twilio, changed by the voice runtime: new TwiML (a transfer's <Dial>) or a
@@ -33,9 +34,6 @@ export async function updateTwilioCall(
   );
   expectOk(response, 'Twilio call update', () => null);
 }
-
-const escapeXml = (text: string): string =>
-  text.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!);
 
 /**
  * The TwiML of a transfer: a cold transfer dials the destination at once (the caller hears the message

@@ -1,3 +1,4 @@
+import { escapeXml } from '../../../domain/twiml';
 import { CallRejected, type CallRequest, type Dialer, type PlacedCall } from './types';
 import type { Logger } from '../../core/logger';
 import type { ProviderCall, ProviderCallStore } from './call-store';
@@ -7,14 +8,17 @@ import { withAccount } from './accounts';
 import { twilioEvent } from './twilio-status';
 
 // Twilio Programmable Voice (REST API 2010-04-01): a call is `POST /Accounts/{AccountSid}/Calls.json`,
-// form-encoded, Basic auth with the account SID and auth token. The callee, once answered, is bridged to
-// the agent's SIP address (`<Dial><Sip>sip:<agent_id>@<SIP_HOST></Sip></Dial>`, the address
-// deploy-as-sip gives), with answering-machine detection on. Progress and outcome come back as signed
+// form-encoded, Basic auth with the account SID and auth token. The callee, once answered, is connected
+// to the voice engine (the TwiML `answerTwiml` builds: a Media Stream carrying the conversation's token).
+// Answering-machine detection runs asynchronously (`AsyncAmd`) so a person hears the agent at once; its
+// verdict comes to /telephony/twilio/amd?key=<attempt key>. Progress and outcome come back as signed
 // status callbacks to /telephony/twilio/status?key=<attempt key>; reconcile() reads
 // `GET /Calls/{Sid}.json` for calls whose final callback never came.
 
 /** Where Twilio posts a call's status callbacks (the key of the attempt goes in the query). */
 export const TWILIO_STATUS_PATH = '/telephony/twilio/status';
+/** Where Twilio posts the asynchronous answering-machine verdict of a campaign call. */
+export const TWILIO_AMD_PATH = '/telephony/twilio/amd';
 
 export interface TwilioDialerOptions {
   baseUrl: string;
@@ -22,12 +26,13 @@ export interface TwilioDialerOptions {
   authToken: string;
   /** Caller id when the attempt names none. */
   fromNumber: string | null;
-  machineDetection: 'Enable' | 'DetectMessageEnd' | 'off';
+  machineDetection: 'auto' | 'Enable' | 'DetectMessageEnd' | 'off';
+  /** What an answered call runs: the TwiML connecting it to the voice engine. */
+  answerTwiml: (request: CallRequest, connectionId: string | null) => Promise<string>;
   /** The service's public base URL, which Twilio calls back. */
   callbackBaseUrl: string;
   /** The organization's connection the account is (null: the deployment's account); named in callback URLs. */
   connectionId: string | null;
-  sipHost: string;
   timeoutMs: number;
   /** A call is read back by reconcile() only once it is this old. */
   reconcileAfterMs: number;
@@ -48,11 +53,20 @@ interface TwilioCall {
 /** Error codes Twilio answers for a number it will not call (invalid, unreachable, not allowed). */
 const NUMBER_ERRORS = new Set([13223, 13224, 13225, 13226, 13227, 21210, 21211, 21212, 21213, 21214, 21215, 21216, 21217, 21401]);
 
-const escapeXml = (text: string) =>
-  text.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!);
+const callbackUrl = (path: string, callbackBaseUrl: string, key: string, connectionId: string | null) =>
+  withAccount(`${callbackBaseUrl.replace(/\/+$/, '')}${path}?key=${encodeURIComponent(key)}`, connectionId);
 
-export function twilioStatusCallbackUrl(callbackBaseUrl: string, key: string, connectionId: string | null = null): string {
-  return withAccount(`${callbackBaseUrl.replace(/\/+$/, '')}${TWILIO_STATUS_PATH}?key=${encodeURIComponent(key)}`, connectionId);
+export const twilioStatusCallbackUrl = (callbackBaseUrl: string, key: string, connectionId: string | null = null): string =>
+  callbackUrl(TWILIO_STATUS_PATH, callbackBaseUrl, key, connectionId);
+
+export const twilioAmdCallbackUrl = (callbackBaseUrl: string, key: string, connectionId: string | null = null): string =>
+  callbackUrl(TWILIO_AMD_PATH, callbackBaseUrl, key, connectionId);
+
+/** The detection mode of a call: `auto` waits for the beep only when the agent leaves a message. */
+function machineDetectionOf(setting: TwilioDialerOptions['machineDetection'], agentConfig: Record<string, unknown> | null) {
+  if (setting !== 'auto') return setting;
+  const endCall = (agentConfig?.end_call ?? {}) as { end_on_voicemail?: boolean; message?: string | null };
+  return endCall.end_on_voicemail === false && endCall.message ? 'DetectMessageEnd' : 'Enable';
 }
 
 /** The TwiML of an answered call: bridge the callee to the agent's SIP address, with the attempt key as a SIP header. */
@@ -118,12 +132,18 @@ export function createTwilioDialer(options: TwilioDialerOptions): Dialer {
       const form = new URLSearchParams({
         To: request.to,
         From: from,
-        Twiml: agentTwiml(request.agent_id, options.sipHost, request.idempotency_key),
+        Twiml: await options.answerTwiml(request, options.connectionId),
         StatusCallback: twilioStatusCallbackUrl(options.callbackBaseUrl, request.idempotency_key, options.connectionId),
         StatusCallbackMethod: 'POST',
       });
       for (const event of ['initiated', 'ringing', 'answered', 'completed']) form.append('StatusCallbackEvent', event);
-      if (options.machineDetection !== 'off') form.set('MachineDetection', options.machineDetection);
+      const detection = machineDetectionOf(options.machineDetection, request.agent_config);
+      if (detection !== 'off') {
+        form.set('MachineDetection', detection);
+        form.set('AsyncAmd', 'true');
+        form.set('AsyncAmdStatusCallback', twilioAmdCallbackUrl(options.callbackBaseUrl, request.idempotency_key, options.connectionId));
+        form.set('AsyncAmdStatusCallbackMethod', 'POST');
+      }
       const response = await exchange(
         `${accountPath}/Calls.json`,
         { method: 'POST', headers: { ...headers, 'Content-Type': 'application/x-www-form-urlencoded' }, body: form.toString() },

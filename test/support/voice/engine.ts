@@ -28,12 +28,14 @@ export async function startTestEngine(ctx: TestContext, speechBaseUrl: string, o
     engineId: 'voice-test',
   });
   await new Promise<void>((resolve) => engine.server.listen(options.port ?? 0, '127.0.0.1', resolve));
+  await engine.listening;
   const { port } = engine.server.address() as AddressInfo;
   return {
     engine,
     url: `ws://127.0.0.1:${port}`,
     token: async (claims) => (await mintVoiceSessionToken(ctx.config, claims, 300)).token,
     async close() {
+      await (await engine.listening).unlisten();
       for (const c of engine.live) await c.end({ reason: 'engine_stopped', status: 'failed' }, false);
       engine.server.closeAllConnections();
       await new Promise((resolve) => engine.server.close(resolve));
