@@ -203,7 +203,7 @@ needsSpeech('campaign calls through the voice engine', () => {
     await waitForStatus(ctx, t, campaign.id, 'completed', 120_000).catch(async (error) => {
       const left = await ctx.deps.sql`
         SELECT cc.status, cc.attempts, c.status AS call, c.engine_id, c.end_reason, c.outcome
-        FROM campaign_contacts cc LEFT JOIN conversations c ON c.contact_ref = cc.id
+        FROM campaign_contacts cc LEFT JOIN conversations c ON c.contact_ref = cc.id::text
         WHERE cc.campaign_id = ${campaign.id} AND cc.status <> 'completed'`;
       throw new Error(`${(error as Error).message}: ${JSON.stringify(left.slice(0, 3))} (${left.length} left)`);
     });
