@@ -7,6 +7,7 @@ import { benchPacing } from './pacing';
 import { benchOutreach } from './outreach';
 import { benchAuthFlood } from './auth-flood';
 import { benchRateLimits } from './rate-limits';
+import { benchRequestCost } from './request-cost';
 import { benchBodyFlood } from './body-flood';
 import { benchCustomData } from './custom-data';
 import { benchNotifications } from './notifications';
@@ -58,6 +59,16 @@ const BENCHES = {
     const env = await startBenchEnvironment();
     try {
       return await benchRateLimits(env, seconds);
+    } finally {
+      await env.close();
+    }
+  },
+  // GET /me (ak_ key): the API process at LOG_LEVEL info and warn, limits on and off, vs a bare Koa app in a
+  // process of its own, load from a third (--seconds per run, default 10; --rounds, default 2).
+  'request-cost': async () => {
+    const env = await startBenchEnvironment();
+    try {
+      return await benchRequestCost(env, secondsFlag >= 0 ? seconds : 10, Number(flagValue('--rounds') ?? 2));
     } finally {
       await env.close();
     }
