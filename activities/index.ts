@@ -15,6 +15,7 @@ import { createAiChatActivities } from './ai-chat';
 import { createAnalyticsAssistantActivities } from './analytics-assistant';
 import { createConversationActivities } from './conversations';
 import { createWebhookActivities } from './webhooks';
+import { createReplayActivities } from './replays';
 
 /** Every area's activities, registered on the worker as one object. */
 export function createActivities(deps: ActivityDeps) {
@@ -36,6 +37,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createAnalyticsAssistantActivities(deps),
     ...createConversationActivities(deps),
     ...createWebhookActivities(deps),
+    ...createReplayActivities(deps),
   };
 }
 

@@ -23,6 +23,7 @@ import { registerObjectRoutes } from './routes/objects';
 import { registerAgentsRoutes } from './routes/agents';
 import { registerAgentKnowledgeRoutes } from './routes/agent-knowledge';
 import { registerAgentConversationRoutes } from './routes/agent-conversations';
+import { registerAgentReplayRoutes } from './routes/agent-replays';
 import { registerAccountRoutes } from './routes/accounts';
 import { registerActivityRoutes } from './routes/crm-activities';
 import { registerDealRoutes } from './routes/deals';
@@ -82,6 +83,7 @@ const AREAS: AreaRoutes[] = [
   registerAgentsRoutes,
   registerAgentKnowledgeRoutes,
   registerAgentConversationRoutes,
+  registerAgentReplayRoutes,
   registerCampaignRoutes,
   registerDoNotCallRoutes,
   registerTelephonyCallbackRoutes,

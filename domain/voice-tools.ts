@@ -119,7 +119,7 @@ export function voiceTools(config: AgentConfig): VoiceTool[] {
 }
 
 /** JSON with object keys in order: the same arguments always write the same text. */
-function stableJson(value: unknown): string {
+export function stableJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
   if (value && typeof value === 'object')
     return `{${Object.keys(value)

@@ -7,6 +7,7 @@ import { createLogger } from '../platform/core/logger';
 import { loadMasterKey } from '../platform/core/secrets';
 import { createTemporalClient } from '../platform/core/temporal';
 import { ensureRecordingRetentionSchedule } from '../services/conversations/recordings';
+import { startReplayWorker } from './replay/worker';
 import { createEngine } from './server';
 import { localSpeechStack } from './speech/local';
 import { warmUp } from './warm-up';
@@ -36,6 +37,8 @@ const engine = createEngine({ config, sql, temporal, storage, logger, speech, mo
 await ensureRecordingRetentionSchedule({ temporal, config, logger }).catch((error: Error) =>
   logger.warn({ err: error }, 'the recording retention schedule could not be made; the next start tries again'),
 );
+// Replays of recorded conversations run here too, where the speech models and the model are.
+const replays = await startReplayWorker({ config, sql, temporal, storage, logger, speech, model, engineId: 'replay' });
 engine.server.listen(config.VOICE_PORT, config.HOST, () =>
   logger.info(
     { port: config.VOICE_PORT, recognizer: speech.recognizer.name, voice: speech.voice.name, model: model.name },
@@ -54,6 +57,7 @@ async function shutdown(signal: string) {
     if (conversation.movable) conversation.release();
     else await conversation.end({ reason: 'engine_stopped', status: 'failed' }, false);
   engine.server.close();
+  await replays.stop().catch((error: Error) => logger.warn({ err: error }, 'the replay worker did not stop cleanly'));
   await sql.end({ timeout: 5 });
   await temporal.connection.close().catch(() => {});
   process.exit(0);

@@ -16,3 +16,4 @@ export * from './ai-chat';
 export * from './analytics-assistant';
 export * from './webhooks';
 export * from './conversations';
+export * from './replays';
