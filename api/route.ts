@@ -308,30 +308,43 @@ export class Routes {
       const rawQuery = ctx.querystring ? ctx.query : NO_QUERY;
       assertKnownQuery(rawQuery, spec.query);
       // Declared parameters only, so the 422 of U+0000 is one the route declares.
-      checkParameterText(ctx.querystring, spec.query ? rawQuery : {}, spec.params ? ctx.params : {});
+      // (Nothing to check without a query string or declared path parameters.)
+      if (rawQuery !== NO_QUERY || spec.params)
+        checkParameterText(ctx.querystring, spec.query ? rawQuery : {}, spec.params ? ctx.params : {});
       const params = parse(spec.params, ctx.params, 'path') as Infer<P>;
-      const query = parseQuery(spec.query, plainQuery(rawQuery)) as Infer<Q>;
-      // A body the route does not read as JSON (text/plain, a form) is refused, never read as empty.
-      const sendsBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
-      if (spec.body && sendsBody && !ctx.is('application/json', '+json'))
-        throw new HttpError(415, `Unsupported media type ${ctx.request.type}: send application/json`);
-      if (spec.body && sendsBody) await this.readBody(ctx, spec.bodyLimitBytes);
-      const rawBody = (ctx.request as { body?: unknown }).body;
-      const body = spec.body ? parse(spec.body, rawBody ?? {}, 'body') : (undefined as Infer<B>);
-      const respond = async () => {
-        const result: unknown = await spec.handler({ params, query, body, auth: auth as never, ctx });
-        const r: Reply =
-          result && typeof result === 'object' && '__reply' in result ? (result as Reply) : { __reply: true, status: 200, body: result };
-        if (this.options.checkResponses) checkResponse(spec, responses, r);
-        ctx.status = r.status;
-        if (r.headers) ctx.set(r.headers);
-        if (r.contentType) ctx.type = r.contentType;
-        if (r.body !== undefined) ctx.body = r.body;
-        return r;
-      };
-      if (around && auth) await around(ctx, auth, respond);
-      else await respond();
+      const query = (spec.query ? parseQuery(spec.query, plainQuery(rawQuery)) : undefined) as Infer<Q>;
+      let body = undefined as Infer<B>;
+      if (spec.body) {
+        // A body the route does not read as JSON (text/plain, a form) is refused, never read as empty.
+        const sendsBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
+        if (sendsBody && !ctx.is('application/json', '+json'))
+          throw new HttpError(415, `Unsupported media type ${ctx.request.type}: send application/json`);
+        if (sendsBody) await this.readBody(ctx, spec.bodyLimitBytes);
+        body = parse(spec.body, (ctx.request as { body?: unknown }).body ?? {}, 'body') as Infer<B>;
+      }
+      const input = { params, query, body, auth: auth as never, ctx };
+      // Without a guard around it the handler is answered directly: no closure is made for it per request.
+      if (around && auth) await around(ctx, auth, () => this.respond(spec, responses, input));
+      else await this.respond(spec, responses, input);
     });
+  }
+
+  /** Runs the handler and writes its answer into ctx (checked against the declared schema when tests ask). */
+  private async respond<I>(
+    spec: { method: string; path: string; handler: (input: I) => Promise<unknown> },
+    responses: Responses,
+    input: I & { ctx: Koa.Context },
+  ): Promise<Reply> {
+    const { ctx } = input;
+    const result: unknown = await spec.handler(input);
+    const r: Reply =
+      result && typeof result === 'object' && '__reply' in result ? (result as Reply) : { __reply: true, status: 200, body: result };
+    if (this.options.checkResponses) checkResponse(spec, responses, r);
+    ctx.status = r.status;
+    if (r.headers) ctx.set(r.headers);
+    if (r.contentType) ctx.type = r.contentType;
+    if (r.body !== undefined) ctx.body = r.body;
+    return r;
   }
 
   private openApiConfig(

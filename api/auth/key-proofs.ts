@@ -31,18 +31,17 @@ export class KeyProofs {
     this.refreshMs = Math.min(REFRESH_MS, (ttlSeconds * 1000) / 2);
   }
 
-  async record(keyRowId: string, address: string): Promise<void> {
+  /** Resolves once the proof is written; undefined (nothing to wait for, no promise made) when it was lately. */
+  record(keyRowId: string, address: string): Promise<void> | undefined {
     const pair = `${keyRowId}|${address}`;
     const last = this.written.get(pair);
-    if (last !== undefined && Date.now() - last < this.refreshMs) return;
+    if (last !== undefined && Date.now() - last < this.refreshMs) return undefined;
     // Marked before the write, so concurrent requests from the same address write once; unmarked if it fails.
     remember(this.written, pair, Date.now(), MAX_REMEMBERED);
-    try {
-      await identity.recordKeyProof(this.deps, keyRowId, address, this.ttlSeconds);
-    } catch (error) {
+    return identity.recordKeyProof(this.deps, keyRowId, address, this.ttlSeconds).catch((error: unknown) => {
       this.written.delete(pair);
       throw error;
-    }
+    });
   }
 
   /**

@@ -145,7 +145,7 @@ export class TokenVerifier {
     if (cached) {
       // Every address a key is used from proves it, also when this process answers from its cache. In
       // the background: the proof only helps availability later, a slow or failed write must not cost this request.
-      if (cached.keyRowId && isPrefixedToken(token)) void this.proofs.record(cached.keyRowId, subjectOf(presenter)).catch(() => {});
+      if (cached.keyRowId && isPrefixedToken(token)) this.proofs.record(cached.keyRowId, subjectOf(presenter))?.catch(() => {});
       return cached;
     }
     try {

@@ -24,6 +24,9 @@ const LOG_PROPERTY: PropertyDescriptor = {
 
 /** Echoes a sane X-Request-ID or generates one; hangs a request-scoped logger on ctx.state.log. */
 export function requestId(logger: Logger): Koa.Middleware {
+  // The request line's fields (ids, method, path, status, time, address) hold nothing the logger redacts, so
+  // it is written through a child without the redaction pass, which would cost as much as the rest of the line.
+  const lines = logger.child({}, { redact: [] });
   return async (ctx, next) => {
     const incoming = ctx.get('X-Request-ID');
     const id = VALID_ID.test(incoming) ? incoming : crypto.randomUUID();
@@ -38,17 +41,17 @@ export function requestId(logger: Logger): Koa.Middleware {
       await next();
     } finally {
       if (started !== undefined) {
-        const line = {
-          method: ctx.method,
-          path: ctx.path,
-          status: ctx.status,
-          ms: Math.round(performance.now() - started),
-          client_address: clientAddress(ctx),
-        };
-        // Through the parent when no child was made: the same line, without making one for it.
-        const child = state[CHILD];
-        if (child) child.info(line, 'request');
-        else logger.info({ request_id: id, ...line }, 'request');
+        lines.info(
+          {
+            request_id: id,
+            method: ctx.method,
+            path: ctx.path,
+            status: ctx.status,
+            ms: Math.round(performance.now() - started),
+            client_address: clientAddress(ctx),
+          },
+          'request',
+        );
       }
     }
   };

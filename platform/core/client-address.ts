@@ -62,6 +62,21 @@ export function resolveClientAddress(peer: string | undefined, forwardedFor: str
  * customer's allocation, whose 2^64 addresses are otherwise a new budget each).
  */
 export function addressSubject(address: string): string {
+  // Worked out once per address: an ak_ key's every request records its proof by it (api/auth/verifier.ts).
+  let subject = SUBJECTS.get(address);
+  if (subject === undefined) {
+    subject = subjectOf(address);
+    if (SUBJECTS.size >= MAX_SUBJECTS) SUBJECTS.delete(SUBJECTS.keys().next().value!);
+    SUBJECTS.set(address, subject);
+  }
+  return subject;
+}
+
+/** Addresses whose subject was worked out, bounded (the oldest goes first): parsing one costs more than the lookup. */
+const SUBJECTS = new Map<string, string>();
+const MAX_SUBJECTS = 10_000;
+
+function subjectOf(address: string): string {
   if (!ipaddr.isValid(address)) return address;
   const parsed = ipaddr.process(address);
   if (parsed.kind() === 'ipv4') return parsed.toString();
