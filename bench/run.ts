@@ -26,6 +26,7 @@ import { benchAssistantsHeldOut } from './assistants/heldout';
 import { benchSpeech } from './speech';
 import { benchVoice } from './voice';
 import { benchVoiceScale } from './voice-scale';
+import { benchReplay } from './replay';
 
 // `npm run bench [-- name ...] [-- --seconds N]`: runs the named benchmarks (all by default) and prints
 // their figures as JSON. Every run is bounded in time and sends traffic to loopback only.
@@ -158,6 +159,9 @@ const BENCHES = {
     }),
   // Concurrent simulated callers against one engine on the local models (1, 2, 4, 6, 8 …): voice-to-voice p50/p95 at each
   // level, and the conversations per core before p95 doubles (--levels, --turns, --rounds, --cores, --all, --verbose).
+  // N recorded conversations (default 50, synthesized with dual-channel recordings) replayed through a second version as
+  // one batch: total time, per-conversation time, turns changed (--calls N).
+  replay: () => benchReplay({ calls: Number(flagValue('--calls') ?? 50) }),
   'voice-scale': () =>
     benchVoiceScale({
       levels: (flagValue('--levels') ?? '1,2,4,6,8').split(',').map(Number),
