@@ -15,7 +15,7 @@ import type { BenchEnvironment } from './environment';
  * measures every target once for N seconds, in an order that rotates from round to round, after a
  * warm-up of each. Beside each figure: the server process's CPU time per request (user + system, from
  * /proc) and the one-minute load average. REQUEST_COST_CPU_PROF=<dir> writes a CPU profile of each API
- * process into <dir> when it stops.
+ * process into <dir>/<name> when it stops.
  */
 
 interface Measure {
@@ -77,7 +77,8 @@ async function waitUntilUp(child: ChildProcess, url: string, name: string): Prom
 async function startApi(env: BenchEnvironment, name: string, logLevel: string, limits: boolean): Promise<Target> {
   const port = await freePort();
   const profileDir = process.env.REQUEST_COST_CPU_PROF;
-  const flags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
+  // One directory per process: each of its threads (the module loader's too) writes a profile of its own.
+  const flags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`] : [];
   const quota = limits ? '1000000000' : '0';
   const child = spawn(process.execPath, [...flags, ...TSX, path.join(PROJECT_ROOT, 'server', 'main.ts')], {
     cwd: PROJECT_ROOT,
@@ -97,7 +98,10 @@ async function startApi(env: BenchEnvironment, name: string, logLevel: string, l
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;
-  await waitUntilUp(child, `${base}/health`, name);
+  await waitUntilUp(child, `${base}/health`, name).catch((error: unknown) => {
+    child.kill('SIGKILL');
+    throw error;
+  });
   return { name, url: `${base}/me`, pid: child.pid!, child };
 }
 
@@ -156,13 +160,14 @@ export async function benchRequestCost(env: BenchEnvironment, seconds: number, r
   const targets: Target[] = [];
   try {
     targets.push(await startBare(me));
-    const apis = await Promise.all([
-      startApi(env, 'info_limits_on', 'info', true),
-      startApi(env, 'warn_limits_on', 'warn', true),
-      startApi(env, 'info_limits_off', 'info', false),
-      startApi(env, 'warn_limits_off', 'warn', false),
-    ]);
-    targets.push(...apis);
+    // One after another: each applies the migrations at start, under a lock a second one would fail to take.
+    for (const [name, level, limits] of [
+      ['info_limits_on', 'info', true],
+      ['warn_limits_on', 'warn', true],
+      ['info_limits_off', 'info', false],
+      ['warn_limits_off', 'warn', false],
+    ] as const)
+      targets.push(await startApi(env, name, level, limits));
     for (const target of targets) await measure(target, token, 3); // warm-up: JIT, token cache, leases
     const runs: Record<string, Measure[]> = Object.fromEntries(targets.map((t) => [t.name, []]));
     for (let round = 0; round < rounds; round++) {
