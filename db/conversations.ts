@@ -142,6 +142,12 @@ export async function findConversation(db: Db, id: string): Promise<Conversation
   return row;
 }
 
+/** True while `engineId` holds the conversation (another engine may have taken it over since). */
+export async function heldBy(db: Db, orgId: string, id: string, engineId: string): Promise<boolean> {
+  const [row]: [{ engine_id: string | null }?] = await db`SELECT engine_id FROM conversations WHERE org_id = ${orgId} AND id = ${id}`;
+  return row?.engine_id === engineId;
+}
+
 /**
  * The engine is about to end the conversation (and close its stream): marked before the stream closes,
  * so Twilio's question about the ended stream hangs up rather than streaming the call again.

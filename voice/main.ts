@@ -57,6 +57,7 @@ async function shutdown(signal: string) {
     if (conversation.movable) conversation.release();
     else await conversation.end({ reason: 'engine_stopped', status: 'failed' }, false);
   engine.server.close();
+  await engine.stop();
   await replays.stop().catch((error: Error) => logger.warn({ err: error }, 'the replay worker did not stop cleanly'));
   await sql.end({ timeout: 5 });
   await temporal.connection.close().catch(() => {});

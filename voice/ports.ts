@@ -2,7 +2,7 @@ import { within } from '../platform/core/within';
 import type { ServiceDeps } from '../services/deps';
 import { hangUpCall } from '../services/conversations/calls';
 import { storeRecording } from '../services/conversations/recordings';
-import { closeConversation, markEnding, recordTurn, type OpenedConversation } from '../services/conversations/runtime';
+import { closeConversation, markEnding, recordTurn, stillHolds, type OpenedConversation } from '../services/conversations/runtime';
 import { conversationWorkflowId, runToolUpdate } from '../workflows/conversation-messages';
 import type { ConversationPorts } from './pipeline/conversation';
 
@@ -10,7 +10,12 @@ import type { ConversationPorts } from './pipeline/conversation';
 const TOOL_ANSWER_MS = 80_000;
 
 /** The conversation's ways into the CRM: turns to Postgres, tool calls through its workflow (once each), the end. */
-export function conversationPorts(deps: ServiceDeps, opened: OpenedConversation, callId: string | null): ConversationPorts {
+export function conversationPorts(
+  deps: ServiceDeps,
+  engineId: string,
+  opened: OpenedConversation,
+  callId: string | null,
+): ConversationPorts {
   const { orgId, id } = opened;
   return {
     recordTurn: (turn) => recordTurn(deps, orgId, id, turn),
@@ -22,6 +27,7 @@ export function conversationPorts(deps: ServiceDeps, opened: OpenedConversation,
       return within(TOOL_ANSWER_MS, handle.executeUpdate(runToolUpdate, { args: [request], updateId: request.key }));
     },
     async close(ended, recording) {
+      if (!(await stillHolds(deps, orgId, id, engineId))) return;
       const retention = opened.config.recording.retention_days;
       const key = recording ? await storeRecording(deps, orgId, id, recording.wav) : null;
       await closeConversation(deps, orgId, id, {
@@ -32,6 +38,8 @@ export function conversationPorts(deps: ServiceDeps, opened: OpenedConversation,
       });
     },
     hangUpCall: () => hangUpCall(deps, orgId, callId),
-    ending: (reason) => markEnding(deps, orgId, id, reason),
+    ending: async (reason) => {
+      if (await stillHolds(deps, orgId, id, engineId)) await markEnding(deps, orgId, id, reason);
+    },
   };
 }

@@ -4,6 +4,7 @@ import type { ChatModel } from '../platform/adapters/llm/chat-model';
 import type { ServiceDeps } from '../services/deps';
 import { listenToVoiceEvents } from '../services/conversations/engine-events';
 import { openConversation } from '../services/conversations/runtime';
+import { ENGINE_BEAT_MS, engineBeat, engineGone, moveStrandedCalls } from '../services/conversations/watchdog';
 import { type VoiceSessionClaims, verifyVoiceSessionToken } from '../services/conversations/session-tokens';
 import { Conversation } from './pipeline/conversation';
 import { conversationPorts } from './ports';
@@ -33,6 +34,8 @@ export interface Engine {
   draining: boolean;
   /** Resolves once the engine hears the API's events about live conversations (answering-machine verdicts). */
   listening: Promise<{ unlisten(): Promise<void> }>;
+  /** Stops beating, watching and listening (the process is going away). */
+  stop(): Promise<void>;
 }
 
 export function createEngine(deps: EngineDeps): Engine {
@@ -41,7 +44,26 @@ export function createEngine(deps: EngineDeps): Engine {
   const listening = listenToVoiceEvents(deps, (event) => {
     for (const c of live) if (c.id === event.conversation) c.answeredBy(event.answered_by);
   });
-  const engine: Engine = { server: http.createServer(), live, draining: false, listening };
+  // Beat twice a second; watch the others' beats and move the calls of a silent one (services/conversations/watchdog.ts).
+  const warn = (what: string) => (error: unknown) => deps.logger.warn({ err: error }, what);
+  void engineBeat(deps, deps.engineId).catch(warn('the engine could not beat'));
+  const beating = setInterval(() => void engineBeat(deps, deps.engineId).catch(warn('the engine could not beat')), ENGINE_BEAT_MS);
+  const watching = setInterval(() => void moveStrandedCalls(deps, deps.engineId).catch(warn('the watch failed')), ENGINE_BEAT_MS * 2);
+  let stopping = false;
+  const engine: Engine = {
+    server: http.createServer(),
+    live,
+    draining: false,
+    listening,
+    async stop() {
+      if (!stopping) stopping = true;
+      else return;
+      clearInterval(beating);
+      clearInterval(watching);
+      await (await listening).unlisten();
+      await engineGone(deps, deps.engineId).catch(warn('the engine could not say it is gone'));
+    },
+  };
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
 
   engine.server.on('request', (req, res) => {
@@ -66,7 +88,7 @@ export function createEngine(deps: EngineDeps): Engine {
         transport,
         speech: providers.speech,
         model: providers.model,
-        ports: withProviderAudit(conversationPorts(deps, opened, transport.callId), providers),
+        ports: withProviderAudit(conversationPorts(deps, deps.engineId, opened, transport.callId), providers),
         logger: deps.logger.child({ conversationId: opened.id }),
       });
       live.add(conversation);

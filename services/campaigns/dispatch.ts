@@ -108,7 +108,8 @@ function latestPerKey(events: CallEvent[]): CallEvent[] {
  * campaigns that had a contact become final.
  */
 async function recordCallEvents(sql: Sql, orgId: string, events: CallEvent[]): Promise<string[]> {
-  const latest = await settleStreamedEvents(sql, orgId, latestPerKey(events));
+  // Settled first: a provider's final report of a streamed call must not hide its conversation's end in the same batch.
+  const latest = latestPerKey(await settleStreamedEvents(sql, orgId, events));
   if (!latest.length) return [];
   return sql.begin(async (tx) => {
     const finished = await contacts.updateConversations(tx, orgId, latest.map(toUpdate));

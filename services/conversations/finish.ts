@@ -29,6 +29,10 @@ export async function finishConversation(deps: Deps, input: FinishInput): Promis
   const status = row.campaign_id ? ended.status : row.status;
   const summary = conversationSummary(turns, reason);
   const outcome = conversationOutcome(turns, status, reason, ended.transferredTo ?? null);
+  const transcript = turns
+    .filter((t) => t.role === 'agent' || t.role === 'caller')
+    .map((t) => `${t.role === 'agent' ? 'Agent' : 'Caller'}: ${t.heard_text ?? t.text}`)
+    .join('\n');
   await deps.sql.begin(async (tx) => {
     await conversations.recordSummary(tx, orgId, conversationId, summary, outcome);
     // Campaign attempts get their activity from the campaign's own record of the call.
@@ -36,10 +40,6 @@ export async function finishConversation(deps: Deps, input: FinishInput): Promis
     const [written] = await tx`
       SELECT 1 FROM activities WHERE org_id = ${orgId} AND type = 'call' AND metadata->>'conversation_id' = ${conversationId} LIMIT 1`;
     if (written) return;
-    const transcript = turns
-      .filter((t) => t.role === 'agent' || t.role === 'caller')
-      .map((t) => `${t.role === 'agent' ? 'Agent' : 'Caller'}: ${t.heard_text ?? t.text}`)
-      .join('\n');
     await insertContactActivity(
       tx,
       orgId,
@@ -66,7 +66,9 @@ export async function finishConversation(deps: Deps, input: FinishInput): Promis
       row.direction,
     );
   });
-  if (row.campaign_id && row.idempotency_key) await signalDispatcher(deps, orgId, [campaignCallEnd(row, status, reason, outcome)]);
+  // The campaign's call activity is written from the call's outcome: it carries the summary and transcript.
+  if (row.campaign_id && row.idempotency_key)
+    await signalDispatcher(deps, orgId, [campaignCallEnd(row, status, reason, { ...outcome, summary, transcript })]);
 }
 
 function campaignCallEnd(row: conversations.ConversationRow, status: string, reason: string, outcome: Record<string, unknown>): CallEvent {

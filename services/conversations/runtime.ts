@@ -121,6 +121,11 @@ export async function recordTurn(
   await conversations.insertTurn(deps.sql, orgId, conversationId, turn);
 }
 
+/** False once another engine took the conversation over (this one was frozen, or drained): its end is not this one's to write. */
+export function stillHolds(deps: Pick<ServiceDeps, 'sql'>, orgId: string, conversationId: string, engineId: string): Promise<boolean> {
+  return conversations.heldBy(deps.sql, orgId, conversationId, engineId);
+}
+
 /** The engine is about to end the conversation: Twilio's question about its ended stream then hangs up. */
 export async function markEnding(deps: Pick<ServiceDeps, 'sql'>, orgId: string, conversationId: string, reason: string): Promise<void> {
   await conversations.markEnding(deps.sql, orgId, conversationId, reason);

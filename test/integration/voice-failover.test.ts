@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RESUME_LINE } from '../../domain/voice-resume';
 import { answerInboundCall } from '../../services/conversations/inbound';
+import { waitFor } from '../support/campaigns';
 import { createTestContext, type TestContext } from '../support/context';
 import { startFakeChatLlm, type ChatRequestBody, type FakeChatLlm } from '../support/fake-chat-llm-server';
 import { startFakeTwilio, type FakeTwilio } from '../support/fake-twilio';
@@ -110,8 +111,11 @@ needsSpeech('a call survives its engine', () => {
       speechBaseUrl: speechUrl,
     });
     await caller.say('Can I come in on Tuesday?');
-    const speaking = await caller.waitForSpeechStart({ timeoutMs: 60_000 });
-    await new Promise((r) => setTimeout(r, Math.max(0, speaking.startedAt + 1500 - performance.now())));
+    // The tool ran and the model is streaming the long answer: two seconds into it, the engine dies.
+    await hook.waitFor((received) => received.length === 1, 60_000, 'the tool call');
+    await waitFor(async () => llm.requests.length >= 2, 60_000, 'the answer asked of the model');
+    await caller.waitForSpeechStart({ timeoutMs: 60_000 });
+    await new Promise((r) => setTimeout(r, 2000));
     const killedAt = performance.now();
     first.kill(); // mid-sentence: the agent's long answer is playing
     await caller.closed;
@@ -133,8 +137,9 @@ needsSpeech('a call survives its engine', () => {
     console.log(`silence heard while the call moved: ${Math.round(silenceMs)} ms`);
     expect(words(back.text)).toMatch(/back|lost/);
     expect(silenceMs).toBeLessThan(6_000); // the goal (2 s at p95) is measured by the bench on a quiet machine
-    // The answer follows the line, in the same utterance when no pause parts them.
-    const answer = /set|booked/.test(words(back.text)) ? back : await resumed.hear({ timeoutMs: 30_000 });
+    // The answer follows the line (a filler may come between), in the same utterance when no pause parts them.
+    let answer = back;
+    for (let i = 0; i < 3 && !/set|booked|tuesday/.test(words(answer.text)); i++) answer = await resumed.hear({ timeoutMs: 30_000 });
     expect(words(answer.text)).toMatch(/set|booked|tuesday/);
     expect(hook.received).toHaveLength(1); // the tool's side effect happened once
     expect(hook.received[0]!.headers['idempotency-key']).toMatch(/:0:book_visit:[0-9a-f]{24}$/);
@@ -148,6 +153,65 @@ needsSpeech('a call survives its engine', () => {
     const seqs = detail.turns.map((turn: { seq: number }) => turn.seq);
     expect(new Set(seqs).size).toBe(seqs.length);
     expect(detail.status).toBe('completed');
+  });
+
+  it('moves the call of an engine that stops beating (frozen) to another', { timeout: 120_000 }, async () => {
+    const agent = await ctx.request('POST', '/core/agents', { token: t.session, body: { name: 'Night desk' } });
+    const agentId = agent.body.id as string;
+    const config = { instructions: 'Answer.', first_speaker: 'agent', first_message: 'Good evening, night desk.' };
+    expect((await ctx.request('POST', `/core/agents/${agentId}/versions`, { token: t.session, body: { config } })).status).toBe(200);
+    const frozen = await startTestEngine(ctx, speechUrl);
+    try {
+      const call = twilio.addInboundCall({ from: '+14155550179', to: '+14155550100' });
+      twilio.setTwiml(
+        call.sid,
+        await answerInboundCall(ctx.deps, {
+          orgId,
+          agentId,
+          version: 1,
+          channel: 'twilio',
+          callSid: call.sid,
+          from: call.from,
+          to: call.to,
+        }),
+      );
+      const caller = await SimulatedCaller.connect({
+        url: frozen.url,
+        token: twilio.streamOf(call.sid)!.parameters.token,
+        callSid: call.sid,
+        accountSid: call.accountSid,
+        speechBaseUrl: speechUrl,
+      });
+      twilio.attachStream(call.sid, { hangUp: () => caller.hangUp() });
+      await caller.hear({ timeoutMs: 30_000, transcribe: false });
+      // The engine's process goes silent: no more beats, its socket open and mute.
+      await frozen.engine.stop();
+      const frozeAt = performance.now();
+      const moved = await waitFor(
+        async () => twilio.updates.find((u) => u.callSid === call.sid && u.twiml?.includes('<Stream')),
+        20_000,
+        'the call moved',
+      );
+      await caller.closed; // Twilio stops the old stream when the call's instructions are replaced
+      const resumed = await SimulatedCaller.connect({
+        url: second.url,
+        token: twilio.streamOf(call.sid)!.parameters.token,
+        callSid: call.sid,
+        accountSid: call.accountSid,
+        speechBaseUrl: speechUrl,
+      });
+      const back = await resumed.hear({ timeoutMs: 30_000 });
+      console.log(`silence heard while a frozen engine's call moved: ${Math.round(back.startedAt - frozeAt)} ms`);
+      expect(words(back.text)).toMatch(/back|lost/);
+      expect(moved.at.getTime()).toBeGreaterThan(Date.now() - 60_000);
+      await resumed.hangUp();
+      const detail = await finishedConversation(ctx, t.session, agentId);
+      // The frozen engine's late end (its socket closed under it) wrote nothing: the engine that took over ended it.
+      expect(detail.end_reason).toBe('caller_hung_up');
+      expect(detail.turns.map((turn: { text: string }) => turn.text)).toEqual(expect.arrayContaining([RESUME_LINE]));
+    } finally {
+      await frozen.close();
+    }
   });
 
   it('hangs up when the stream of a conversation that ended closes', async () => {

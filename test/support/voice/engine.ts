@@ -25,7 +25,7 @@ export async function startTestEngine(ctx: TestContext, speechBaseUrl: string, o
     ...ctx.deps,
     speech,
     model: createChatModel(ctx.config, ctx.deps.logger),
-    engineId: 'voice-test',
+    engineId: `voice-test-${crypto.randomUUID().slice(0, 8)}`,
   });
   await new Promise<void>((resolve) => engine.server.listen(options.port ?? 0, '127.0.0.1', resolve));
   await engine.listening;
@@ -35,7 +35,7 @@ export async function startTestEngine(ctx: TestContext, speechBaseUrl: string, o
     url: `ws://127.0.0.1:${port}`,
     token: async (claims) => (await mintVoiceSessionToken(ctx.config, claims, 300)).token,
     async close() {
-      await (await engine.listening).unlisten();
+      await engine.stop();
       for (const c of engine.live) await c.end({ reason: 'engine_stopped', status: 'failed' }, false);
       engine.server.closeAllConnections();
       await new Promise((resolve) => engine.server.close(resolve));
