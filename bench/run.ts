@@ -3,7 +3,6 @@ import { benchIdentity } from './identity';
 import { benchAccounts } from './accounts';
 import { benchCampaigns } from './campaigns';
 import { benchPacing } from './pacing';
-import { benchPacing } from './pacing';
 import { benchOutreach } from './outreach';
 import { benchAuthFlood } from './auth-flood';
 import { benchRateLimits } from './rate-limits';
@@ -87,8 +86,6 @@ const BENCHES = {
   },
   // Starts its own Temporal dev server, Postgres, API and worker.
   campaigns: () => benchCampaigns(),
-  // Dial pacing at 1, 10 and 100 calls a second: its own Temporal dev server, Postgres, API and worker.
-  pacing: () => benchPacing(),
   // Dial pacing at 1, 10 and 100 calls a second: its own Temporal dev server, Postgres, API and worker.
   pacing: () => benchPacing(),
   'custom-data': async () => {
