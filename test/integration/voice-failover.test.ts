@@ -230,7 +230,7 @@ needsSpeech('a call survives its engine', () => {
     const action = /action="([^"]+)"/.exec(call.twiml)![1]!.replace(/&amp;/g, '&');
     const forged = await appFetch(ctx)(action, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': 'A'.repeat(27) + '=' },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': `${'A'.repeat(27)}=` },
       body: new URLSearchParams({ AccountSid: call.accountSid, CallSid: call.sid }).toString(),
     });
     expect(forged.status).toBe(401);

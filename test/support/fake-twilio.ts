@@ -639,12 +639,19 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
      * What Twilio does when a call's <Connect><Stream> ends while the call is up: it asks the <Connect>'s
      * `action` (POST, signed) what next and runs the answer: a new stream (the call's TwiML now), or a hang-up.
      */
-    async connectAction(callSid: string): Promise<{ status: number; twiml: string; stream: { url: string; parameters: Record<string, string> } | null }> {
+    async connectAction(
+      callSid: string,
+    ): Promise<{ status: number; twiml: string; stream: { url: string; parameters: Record<string, string> } | null }> {
       const call = calls.get(callSid)!;
       const connect = parseTwiml(call.twiml).find((v) => v.name === 'Connect');
       const action = connect?.attributes.action;
       if (!action) throw new Error('the call has no <Connect action>');
-      const params = { AccountSid: call.accountSid, CallSid: call.sid, CallStatus: call.status, Direction: call.direction ?? 'outbound-api' };
+      const params = {
+        AccountSid: call.accountSid,
+        CallSid: call.sid,
+        CallStatus: call.status,
+        Direction: call.direction ?? 'outbound-api',
+      };
       const signature = signTwilio(tokenOf(call.accountSid), action, params);
       const res = await fetch(transport(action), {
         method: 'POST',

@@ -21,7 +21,11 @@ export { CallRejected, type CallEventSink, type CallRequest, type Dialer, type P
 export function createProviderDialer(
   config: Config,
   account: TelephonyAccountSettings,
-  deps: { providerCalls: ProviderCallStore; logger: Logger; answerTwiml: (request: CallRequest, connectionId: string | null) => Promise<string> },
+  deps: {
+    providerCalls: ProviderCallStore;
+    logger: Logger;
+    answerTwiml: (request: CallRequest, connectionId: string | null) => Promise<string>;
+  },
 ): Dialer {
   const common = {
     callbackBaseUrl: publicBaseUrl(config),
