@@ -50,7 +50,7 @@ const domainName = z
 /** The body of `PATCH /accounts/{id}` (a unit test holds the two equal): any subset; null clears. */
 export const AccountChanges = z
   .object({
-    name: z.string().trim().min(1).max(300),
+    name: trimmedText(300),
     domain: domainName.nullable(),
     industry: z.enum(ACCOUNT_INDUSTRIES).nullable(),
     website: z
@@ -58,7 +58,7 @@ export const AccountChanges = z
       .max(2048)
       .nullable(),
     description: z.string().max(10_000).nullable(),
-    owner_id: z.string().trim().min(1).max(200).nullable(),
+    owner_id: trimmedText(200).nullable(),
     employee_count: z.number().int().min(0).max(100_000_000).nullable(),
     tags: z.array(trimmedText(100)).max(50),
   })

@@ -250,6 +250,8 @@ export async function answerTwilioSipCall(
     callSid: request.params.CallSid,
     from: request.params.From || null,
     to: request.params.To || null,
+    // The account the call came through signs Twilio's question when the stream ends.
+    account: request.account ?? null,
   });
 }
 

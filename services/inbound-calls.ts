@@ -43,6 +43,8 @@ export async function answerTwilioNumberCall(deps: Deps, request: TwilioRequest)
     callSid: params.CallSid,
     from: params.From || null,
     to: params.To || null,
+    // The account the call came through signs Twilio's question when the stream ends.
+    account: request.account ?? null,
   });
 }
 

@@ -694,7 +694,7 @@ describe('SIP', () => {
     expect(res.body.provisioning).toBe('recorded');
     expect(res.body.note).toMatch(/^Recorded only: .*no SIP server or provider.*no call reaches the agent/);
     const operation = (await ctx.request('GET', '/openapi.json')).body.paths['/core/agents/{id}/deploy-as-sip'].post;
-    expect(operation.description).toMatch(/runs no SIP server or provider, so no call reaches the agent/);
+    expect(operation.description).toMatch(/With the simulated dialer it writes the address sip:<agent_id>@<SIP_HOST> and nothing else/);
     const answer = operation.responses['200'].content['application/json'].schema;
     const schema = answer.$ref ? (await ctx.request('GET', '/openapi.json')).body.components.schemas[answer.$ref.split('/').pop()] : answer;
     expect(schema.properties.provisioning).toMatchObject({ type: 'string', enum: ['recorded', 'provisioned'] });

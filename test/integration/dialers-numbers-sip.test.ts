@@ -169,7 +169,7 @@ describe('Twilio: numbers and SIP domains', () => {
     expect(call.status, call.body).toBe(200);
     expect(call.contentType).toMatch(/^text\/xml/);
     expect(call.body).toMatch(
-      /<Connect><Stream url="ws[^"]*\/twilio\/media-stream"><Parameter name="token" value="[^"]+"\/><\/Stream><\/Connect>/,
+      /<Connect action="[^"]+\/telephony\/twilio\/streams\/ended\?[^"]+" method="POST"><Stream url="ws[^"]*\/twilio\/media-stream"><Parameter name="token" value="[^"]+"\/><\/Stream><\/Connect>/,
     );
     expect(call.body).not.toContain('<Sip>');
     expect((await fake.callSipDomain(domain.sid, agentId, { signature: `${'A'.repeat(27)}=` })).status).toBe(401);

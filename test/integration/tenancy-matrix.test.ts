@@ -62,6 +62,18 @@ beforeAll(async () => {
     ids.id = agent;
     const widget = idOf(await create(`/core/agents/${agent}/widgets`, { name: 'B widget', allowed_origins: ['https://b.example'] }));
     if (widget) ids.widget_id = widget;
+    // A replay of one of B's agent's conversations, and a batch of them (their rows straight in: a replay needs a recorded call).
+    const orgB = await orgUuid(ctx, b);
+    const conversation = newId();
+    await ctx.deps.sql`
+      INSERT INTO conversations (id, org_id, agent_id, agent_version, direction, channel, status, started_at, ended_at)
+      VALUES (${conversation}, ${orgB}, ${agent}, 1, 'inbound', 'widget', 'completed', now(), now())`;
+    ids.batch_id = newId();
+    ids.replay_id = newId();
+    await ctx.deps.sql`INSERT INTO conversation_replay_batches (id, org_id, agent_id, version) VALUES (${ids.batch_id}, ${orgB}, ${agent}, 1)`;
+    await ctx.deps.sql`
+      INSERT INTO conversation_replays (id, org_id, agent_id, conversation_id, batch_id, version)
+      VALUES (${ids.replay_id}, ${orgB}, ${agent}, ${conversation}, ${ids.batch_id}, 1)`;
     const campaign = idOf(
       await create('/campaign/campaigns', {
         name: 'Spring',
@@ -227,6 +239,7 @@ const BODIES: Record<string, unknown> = {
     api_key: '018f0000-0000-7000-8000-000000000001',
     phone_number_id: '018f0000-0000-7000-8000-000000000002',
   },
+  'PUT /integrations/speech-accounts/{connection_id}': { provider: 'deepgram', api_key: 'dg-0123456789abcdef' },
   'PATCH /outreach/mailboxes/{mailbox_id}': { daily_limit: 10 },
   'PATCH /outreach/sequencer/sequences/{sequence_id}': { name: 'x' },
   'POST /outreach/sequencer/sequences/{sequence_id}/enrollments': { contact_ids: ['018f0000-0000-7000-8000-000000000000'] },
@@ -234,6 +247,8 @@ const BODIES: Record<string, unknown> = {
   'POST /outreach/sequencer/unibox/threads/{thread_id}/reply': { text: 'x' },
   'PUT /core/agents/{id}': { name: 'x' },
   'POST /core/agents/{id}/versions': { base_version: 1 },
+  'POST /core/agents/{id}/conversations/{conversation_id}/replays': { version: 1 },
+  'POST /core/agents/{id}/replays': { version: 1, last: 1 },
   'POST /core/agents/{id}/knowledge-base/query': { query: 'pricing' },
   'PUT /core/agents/{id}/versions/{version}': { config: {} },
   'PUT /workflow/credentials/{credential_id}/value': { value: { token: 'x' } },
