@@ -70,7 +70,8 @@ beforeAll(async () => {
       VALUES (${conversation}, ${orgB}, ${agent}, 1, 'inbound', 'widget', 'completed', now(), now())`;
     ids.batch_id = newId();
     ids.replay_id = newId();
-    await ctx.deps.sql`INSERT INTO conversation_replay_batches (id, org_id, agent_id, version) VALUES (${ids.batch_id}, ${orgB}, ${agent}, 1)`;
+    await ctx.deps.sql`
+      INSERT INTO conversation_replay_batches (id, org_id, agent_id, version) VALUES (${ids.batch_id}, ${orgB}, ${agent}, 1)`;
     await ctx.deps.sql`
       INSERT INTO conversation_replays (id, org_id, agent_id, conversation_id, batch_id, version)
       VALUES (${ids.replay_id}, ${orgB}, ${agent}, ${conversation}, ${ids.batch_id}, 1)`;
