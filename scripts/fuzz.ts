@@ -84,6 +84,17 @@ const KNOWN_FINDINGS: Rule[] = [
     reason: 'key columns among the properties and of a key type, properties named once, rows holding the key, calendar dates',
   },
   {
+    ids: [
+      'publishAgentVersion',
+      'createPhoneNumber',
+      'createDoNotCall',
+      'createIntegrationsTelephonyAccount',
+      'updateIntegrationsTelephonyAccount',
+    ],
+    statuses: [422],
+    reason: "phone numbers valid for their region (libphonenumber's metadata); the document's pattern is only their shape",
+  },
+  {
     ids: ['createAgentVersion', 'updateAgentVersion'],
     statuses: [400, 422],
     reason: 'unique tool names, URLs a URL parser takes, a published version is not changed (400)',
