@@ -100,7 +100,16 @@ export const Source = z
   .openapi('KnowledgeSource');
 export const SourceList = z.object({ data: z.array(Source), count: z.number().int() }).openapi('KnowledgeSourceList');
 
-const HttpUrl = z.url({ protocol: /^https?$/ }).max(2000);
+/** A host name DNS can carry: at most 253 characters, each label at most 63 (a longer one fails the lookup itself). */
+const resolvableHost = (url: string) => {
+  if (!URL.canParse(url)) return true; // not a URL: the URL check says so
+  const host = new URL(url).hostname;
+  return host.length <= 253 && host.split('.').every((label) => label.length <= 63);
+};
+const HttpUrl = z
+  .url({ protocol: /^https?$/ })
+  .max(2000)
+  .refine(resolvableHost, 'must name a host of at most 253 characters, each label at most 63');
 export const CreateSourceBody = z
   .discriminatedUnion('type', [
     z.strictObject({
