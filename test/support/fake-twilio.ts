@@ -190,32 +190,16 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
       params.CallDuration = String(c.duration ?? 0);
       params.Duration = String(Math.ceil((c.duration ?? 0) / 60));
     }
-    const signature = signTwilio(tokenOf(c.accountSid), c.statusCallback, params);
-    const sent: SentCallback = { url: c.statusCallback, params, signature, answered: 0 };
-    callbacks.push(sent);
-    try {
-      const res = await fetch(transport(c.statusCallback), {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Twilio-Signature': signature, 'User-Agent': 'TwilioProxy/1.1' },
-        body: new URLSearchParams(params).toString(),
-        signal: AbortSignal.timeout(10_000),
-      });
-      sent.answered = res.status;
-      await res.arrayBuffer();
-    } catch {
-      sent.answered = -1;
-    }
+    await postSigned(c.accountSid, c.statusCallback, params);
   }
 
-  /** Twilio's asynchronous answering-machine verdict, posted (signed) to the call's AsyncAmdStatusCallback. */
-  async function sendAmd(c: FakeTwilioCall, answeredBy: string): Promise<SentCallback | null> {
-    if (!c.asyncAmdCallback) return null;
-    const params = { AccountSid: c.accountSid, CallSid: c.sid, AnsweredBy: answeredBy, MachineDetectionDuration: '2150' };
-    const signature = signTwilio(tokenOf(c.accountSid), c.asyncAmdCallback, params);
-    const sent: SentCallback = { url: c.asyncAmdCallback, params, signature, answered: 0 };
+  /** Posts a callback form signed as Twilio signs it; kept in `callbacks` with the status it was answered (-1: no answer). */
+  async function postSigned(accountSid: string, url: string, params: Record<string, string>): Promise<SentCallback> {
+    const signature = signTwilio(tokenOf(accountSid), url, params);
+    const sent: SentCallback = { url, params, signature, answered: 0 };
     callbacks.push(sent);
     try {
-      const res = await fetch(transport(c.asyncAmdCallback), {
+      const res = await fetch(transport(url), {
         method: 'POST',
         headers: { 'Content-Type': 'application/x-www-form-urlencoded', 'X-Twilio-Signature': signature, 'User-Agent': 'TwilioProxy/1.1' },
         body: new URLSearchParams(params).toString(),
@@ -227,6 +211,13 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
       sent.answered = -1;
     }
     return sent;
+  }
+
+  /** Twilio's asynchronous answering-machine verdict, posted (signed) to the call's AsyncAmdStatusCallback. */
+  async function sendAmd(c: FakeTwilioCall, answeredBy: string): Promise<SentCallback | null> {
+    if (!c.asyncAmdCallback) return null;
+    const params = { AccountSid: c.accountSid, CallSid: c.sid, AnsweredBy: answeredBy, MachineDetectionDuration: '2150' };
+    return postSigned(c.accountSid, c.asyncAmdCallback, params);
   }
 
   /** Plays the call's scripted sequence: status changes, each followed by its callback. */
