@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { agentTwiml, twilioStatusCallbackUrl } from '../../platform/adapters/dialers/twilio';
+import { connectStreamTwiml } from '../../domain/twiml';
+import { twilioAmdCallbackUrl, twilioStatusCallbackUrl } from '../../platform/adapters/dialers/twilio';
 import { twilioSignature, verifyTwilioSignature } from '../../platform/adapters/dialers/twilio-signature';
 import { twilioCallStatus, twilioEvent } from '../../platform/adapters/dialers/twilio-status';
 import { verifyVapiSecret } from '../../platform/adapters/dialers/vapi-signature';
@@ -117,12 +118,18 @@ describe('status mapping', () => {
 });
 
 describe('Twilio call request', () => {
-  it("bridges to the agent's SIP address and calls back with the attempt key", () => {
-    expect(agentTwiml('a1', 'sip.example.com', 'c:k:1')).toBe(
-      '<?xml version="1.0" encoding="UTF-8"?><Response><Dial answerOnBridge="true"><Sip>sip:a1@sip.example.com?X-Call-Key=c%3Ak%3A1</Sip></Dial></Response>',
+  it('streams the answered call to the engine, asks what next when the stream ends, and calls back with the attempt key', () => {
+    expect(
+      connectStreamTwiml('wss://voice.example.com/twilio/media-stream', { token: 'a&b' }, 'https://crm.example.com/ended?x=1&y=2'),
+    ).toBe(
+      '<?xml version="1.0" encoding="UTF-8"?><Response><Connect action="https://crm.example.com/ended?x=1&amp;y=2" method="POST">' +
+        '<Stream url="wss://voice.example.com/twilio/media-stream"><Parameter name="token" value="a&amp;b"/></Stream></Connect></Response>',
     );
     expect(twilioStatusCallbackUrl('https://crm.example.com/', 'c:k:1')).toBe(
       'https://crm.example.com/telephony/twilio/status?key=c%3Ak%3A1',
+    );
+    expect(twilioAmdCallbackUrl('https://crm.example.com/', 'c:k:1', 'conn')).toBe(
+      'https://crm.example.com/telephony/twilio/amd?key=c%3Ak%3A1&account=conn',
     );
   });
 });

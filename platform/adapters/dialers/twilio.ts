@@ -1,4 +1,3 @@
-import { escapeXml } from '../../../domain/twiml';
 import { CallRejected, type CallRequest, type Dialer, type PlacedCall } from './types';
 import type { Logger } from '../../core/logger';
 import type { ProviderCall, ProviderCallStore } from './call-store';
@@ -67,12 +66,6 @@ function machineDetectionOf(setting: TwilioDialerOptions['machineDetection'], ag
   if (setting !== 'auto') return setting;
   const endCall = (agentConfig?.end_call ?? {}) as { end_on_voicemail?: boolean; message?: string | null };
   return endCall.end_on_voicemail === false && endCall.message ? 'DetectMessageEnd' : 'Enable';
-}
-
-/** The TwiML of an answered call: bridge the callee to the agent's SIP address, with the attempt key as a SIP header. */
-export function agentTwiml(agentId: string, sipHost: string, key: string): string {
-  const uri = `sip:${agentId}@${sipHost}?X-Call-Key=${encodeURIComponent(key)}`;
-  return `<?xml version="1.0" encoding="UTF-8"?><Response><Dial answerOnBridge="true"><Sip>${escapeXml(uri)}</Sip></Dial></Response>`;
 }
 
 function refusal(r: ProviderResponse): string | null {
