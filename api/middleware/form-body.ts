@@ -1,5 +1,6 @@
 import type Koa from 'koa';
 import { invalid, tooLarge, unprocessable, unsupportedMedia } from '../../domain/errors';
+import { publicBaseUrl, type Config } from '../../platform/core/config';
 import { withDeadlinePaused } from '../../platform/core/request-scope';
 
 // A plain HTML form's body (application/x-www-form-urlencoded), read by the route that takes it, with
@@ -49,4 +50,19 @@ export async function readFormBody(ctx: Koa.Context, limitBytes: number): Promis
   }
   // Own properties only (a field named __proto__ is a field like any other).
   return Object.fromEntries(fields);
+}
+
+/**
+ * A Twilio request as Twilio signed it: its form, the URL it requested (the service's public address, path
+ * and query as sent) and its X-Twilio-Signature.
+ */
+export async function readTwilioRequest(
+  config: Pick<Config, 'BODY_LIMIT_BYTES' | 'PUBLIC_BASE_URL' | 'PORT'>,
+  ctx: Koa.Context,
+): Promise<{ params: Record<string, string>; url: string; signature: string }> {
+  return {
+    params: await readFormBody(ctx, config.BODY_LIMIT_BYTES),
+    url: `${publicBaseUrl(config).replace(/\/+$/, '')}${ctx.originalUrl}`,
+    signature: ctx.get('x-twilio-signature'),
+  };
 }

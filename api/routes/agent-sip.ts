@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import { publicBaseUrl } from '../../platform/core/config';
 import { TWILIO_SIP_VOICE_PATH } from '../../platform/adapters/dialers/provisioning';
 import { answerTwilioSipCall, deploySip, removeSip } from '../../services/agent-sip';
 import { assertTwilioSigned } from '../../services/campaigns/telephony-callbacks';
 import { actor, orgOf } from '../auth/context';
 import type { AppDeps } from '../deps';
-import { readFormBody } from '../middleware/form-body';
+import { readTwilioRequest } from '../middleware/form-body';
 import { reply, type Routes } from '../route';
 import { SipDeployBody, SipDeployment } from '../schemas/agents';
 import { ErrorBody, IdParams, Uuid, authErrors, notFoundError, validationError } from '../schemas/common';
@@ -115,13 +114,9 @@ export function registerAgentSipRoutes(routes: Routes, deps: AppDeps): void {
       503: { description: 'No account named and Twilio is not the configured dialer', schema: ErrorBody },
     },
     handler: async ({ params, query, ctx }) => {
-      const form = await readFormBody(ctx, deps.config.BODY_LIMIT_BYTES);
-      const url = `${publicBaseUrl(deps.config).replace(/\/+$/, '')}${ctx.originalUrl}`;
       const twiml = await answerTwilioSipCall(deps, {
-        url,
+        ...(await readTwilioRequest(deps.config, ctx)),
         agentId: params.agent_id,
-        params: form,
-        signature: ctx.get('x-twilio-signature'),
         account: query.account,
       });
       return reply(200, twiml, undefined, 'text/xml');

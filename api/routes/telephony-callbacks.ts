@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import type Koa from 'koa';
-import { publicBaseUrl } from '../../platform/core/config';
 import { TWILIO_AMD_PATH, TWILIO_STATUS_PATH } from '../../platform/adapters/dialers/twilio';
 import { VAPI_EVENTS_PATH } from '../../platform/adapters/dialers/vapi';
 import {
@@ -14,7 +13,7 @@ import { MAX_STREAM_RESUMES } from '../../domain/voice-resume';
 import { answerStreamEnded } from '../../services/conversations/stream-ended';
 import { TWILIO_STREAM_ENDED_PATH } from '../../services/conversations/stream-twiml';
 import type { AppDeps } from '../deps';
-import { readFormBody } from '../middleware/form-body';
+import { readTwilioRequest } from '../middleware/form-body';
 import { reply, type Routes } from '../route';
 import { ErrorBody, validationError } from '../schemas/common';
 import {
@@ -64,13 +63,6 @@ const answers = (signature: string) =>
   }) as const;
 
 export function registerTelephonyCallbackRoutes(routes: Routes, deps: AppDeps): void {
-  /** What Twilio signed: the URL it requested (the service's public address, path and query as sent) and its form. */
-  const twilioRequest = async (ctx: Koa.Context) => ({
-    params: await readFormBody(ctx, deps.config.BODY_LIMIT_BYTES),
-    url: `${publicBaseUrl(deps.config).replace(/\/+$/, '')}${ctx.originalUrl}`,
-    signature: ctx.get('x-twilio-signature'),
-  });
-
   routes.add({
     method: 'post',
     path: TWILIO_STATUS_PATH,
@@ -84,7 +76,11 @@ export function registerTelephonyCallbackRoutes(routes: Routes, deps: AppDeps): 
     beforeBody: (ctx) => assertTwilioSigned(deps, ctx.get('x-twilio-signature'), accountOf(ctx)),
     responses: answers('X-Twilio-Signature'),
     handler: async ({ query, ctx }) => {
-      const answer = await acceptTwilioStatus(deps, { ...(await twilioRequest(ctx)), key: query.key, account: query.account });
+      const answer = await acceptTwilioStatus(deps, {
+        ...(await readTwilioRequest(deps.config, ctx)),
+        key: query.key,
+        account: query.account,
+      });
       return reply(answer.status === 'accepted' ? 202 : 200, answer);
     },
   });
@@ -104,7 +100,11 @@ export function registerTelephonyCallbackRoutes(routes: Routes, deps: AppDeps): 
     beforeBody: (ctx) => assertTwilioSigned(deps, ctx.get('x-twilio-signature'), accountOf(ctx)),
     responses: answers('X-Twilio-Signature'),
     handler: async ({ query, ctx }) => {
-      const answer = await acceptTwilioAmd(deps, { ...(await twilioRequest(ctx)), key: query.key, account: query.account });
+      const answer = await acceptTwilioAmd(deps, {
+        ...(await readTwilioRequest(deps.config, ctx)),
+        key: query.key,
+        account: query.account,
+      });
       return reply(answer.status === 'accepted' ? 202 : 200, answer);
     },
   });
@@ -137,7 +137,7 @@ export function registerTelephonyCallbackRoutes(routes: Routes, deps: AppDeps): 
       },
     },
     handler: async ({ query, ctx }) => {
-      const request = await twilioRequest(ctx);
+      const request = await readTwilioRequest(deps.config, ctx);
       const twiml = await answerStreamEnded(deps, { ...request, ...query });
       return reply(200, twiml, undefined, 'text/xml');
     },

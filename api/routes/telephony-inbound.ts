@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { publicBaseUrl } from '../../platform/core/config';
 import { TWILIO_INBOUND_STATUS_PATH, TWILIO_INBOUND_VOICE_PATH, VAPI_INBOUND_PATH } from '../../platform/adapters/dialers/inbound-routing';
 import { assertTwilioSigned, verifyVapiSecretOf } from '../../services/campaigns/telephony-callbacks';
 import { acceptTwilioInboundStatus, answerTwilioNumberCall, answerVapiInbound } from '../../services/inbound-calls';
 import type { AppDeps } from '../deps';
-import { readFormBody } from '../middleware/form-body';
+import { readTwilioRequest } from '../middleware/form-body';
 import { reply, type Routes } from '../route';
 import { ErrorBody, validationError } from '../schemas/common';
 import {
@@ -60,8 +59,6 @@ const twilioErrors = {
 } as const;
 
 export function registerTelephonyInboundRoutes(routes: Routes, deps: AppDeps): void {
-  const signedUrl = (originalUrl: string) => `${publicBaseUrl(deps.config).replace(/\/+$/, '')}${originalUrl}`;
-
   routes.add({
     method: 'post',
     path: TWILIO_INBOUND_VOICE_PATH,
@@ -85,13 +82,7 @@ export function registerTelephonyInboundRoutes(routes: Routes, deps: AppDeps): v
       ...twilioErrors,
     },
     handler: async ({ query, ctx }) => {
-      const params = await readFormBody(ctx, deps.config.BODY_LIMIT_BYTES);
-      const twiml = await answerTwilioNumberCall(deps, {
-        url: signedUrl(ctx.originalUrl),
-        params,
-        signature: ctx.get('x-twilio-signature'),
-        account: query.account,
-      });
+      const twiml = await answerTwilioNumberCall(deps, { ...(await readTwilioRequest(deps.config, ctx)), account: query.account });
       return reply(200, twiml, undefined, 'text/xml');
     },
   });
@@ -114,13 +105,7 @@ export function registerTelephonyInboundRoutes(routes: Routes, deps: AppDeps): v
       ...twilioErrors,
     },
     handler: async ({ query, ctx }) => {
-      const params = await readFormBody(ctx, deps.config.BODY_LIMIT_BYTES);
-      return acceptTwilioInboundStatus(deps, {
-        url: signedUrl(ctx.originalUrl),
-        params,
-        signature: ctx.get('x-twilio-signature'),
-        account: query.account,
-      });
+      return acceptTwilioInboundStatus(deps, { ...(await readTwilioRequest(deps.config, ctx)), account: query.account });
     },
   });
 
