@@ -25,6 +25,7 @@ import { benchAssistantsHeldOut } from './assistants/heldout';
 import { benchSpeech } from './speech';
 import { benchVoice } from './voice';
 import { benchVoiceScale } from './voice-scale';
+import { benchVoiceFailover } from './voice-failover';
 import { benchReplay } from './replay';
 
 // `npm run bench [-- name ...] [-- --seconds N]`: runs the named benchmarks (all by default) and prints
@@ -33,7 +34,18 @@ const args = process.argv.slice(2);
 const secondsFlag = args.indexOf('--seconds');
 const seconds = secondsFlag >= 0 ? Number(args[secondsFlag + 1]) : 10;
 // Flags followed by a value (that value is not a bench's name).
-const VALUE_FLAGS = new Set(['--seconds', '--calls', '--concurrency', '--turns', '--engine', '--levels', '--rounds', '--cores']);
+const VALUE_FLAGS = new Set([
+  '--seconds',
+  '--calls',
+  '--concurrency',
+  '--turns',
+  '--engine',
+  '--levels',
+  '--rounds',
+  '--cores',
+  '--kills',
+  '--frozen',
+]);
 const flagValue = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 const names = args.filter((a, i) => !a.startsWith('--') && !VALUE_FLAGS.has(args[i - 1] ?? ''));
 
@@ -166,6 +178,14 @@ const BENCHES = {
       rounds: Number(flagValue('--rounds') ?? 2),
       cores: flagValue('--cores') ? Number(flagValue('--cores')) : undefined,
       all: args.includes('--all'),
+      verbose: args.includes('--verbose'),
+    }),
+  // Silence a caller hears when the call's engine is killed mid-sentence (SIGKILL; --frozen N: SIGSTOP), until the next
+  // engine's first audible frame: n, p50, p95, max, failures over --kills N (default 20), with the load average.
+  'voice-failover': () =>
+    benchVoiceFailover({
+      kills: Number(flagValue('--kills') ?? 20),
+      frozen: Number(flagValue('--frozen') ?? 0),
       verbose: args.includes('--verbose'),
     }),
   // 60 s unless --seconds is given; the API runs as a process of its own.

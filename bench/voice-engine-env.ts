@@ -14,7 +14,7 @@ import { mintVoiceSessionToken } from '../services/conversations/session-tokens'
 import { createEngine } from '../voice/server';
 import { localSpeechStack } from '../voice/speech/local';
 import { warmUp } from '../voice/warm-up';
-import { jsonCaller, startBenchEnvironment } from './environment';
+import { type BenchEnvironment, jsonCaller, startBenchEnvironment } from './environment';
 import { startWorker, stopWorker } from './worker-process';
 
 // The engine as `npm start` runs it, for the voice bench: a throwaway Postgres, the Temporal dev server,
@@ -30,7 +30,11 @@ const AGENT_CONFIG = {
   recording: { enabled: false },
 };
 
-export async function startVoiceBenchEngine() {
+/**
+ * What an engine needs around it: the Temporal dev server, the local speech server (or SPEECH_BASE_URL), a
+ * throwaway Postgres with the API, and a worker process; `extra` is given to the API and the worker.
+ */
+export async function startVoiceBenchStack(extra: Record<string, string> = {}) {
   const cli = findTemporalCli();
   if (!cli) throw new Error('temporal CLI not found: run `npm run tools` first');
   const temporal = await TestWorkflowEnvironment.createLocal({
@@ -43,38 +47,77 @@ export async function startVoiceBenchEngine() {
   });
   let speech: LocalSpeechServer | undefined;
   let speechBaseUrl = process.env.SPEECH_BASE_URL;
-  if (!speechBaseUrl) {
-    const command = findSpeechServer();
-    if (!command) throw new Error('the speech server is not installed: bash scripts/install-tools.sh speech');
-    speech = await startSpeechServer({ command, port: await freePort() });
-    speechBaseUrl = speech.url;
-  }
-  const llm: Record<string, string> = process.env.LLM_BASE_URL
-    ? { LLM_BASE_URL: process.env.LLM_BASE_URL, LLM_MODEL: process.env.LLM_MODEL ?? 'default' }
-    : {};
-  const env = await startBenchEnvironment({ TEMPORAL_ADDRESS: temporal.address, TEMPORAL_TASK_QUEUE: 'bench-voice', ...llm });
-  const workerDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vcrm-bench-voice-worker-'));
+  let env: BenchEnvironment | undefined;
   let worker: ChildProcess | undefined;
+  const workerDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vcrm-bench-voice-worker-'));
+  const close = async () => {
+    await stopWorker(worker);
+    await env?.close();
+    await speech?.stop();
+    await temporal.teardown();
+    fs.rmSync(workerDir, { recursive: true, force: true });
+  };
   try {
+    if (!speechBaseUrl) {
+      const command = findSpeechServer();
+      if (!command) throw new Error('the speech server is not installed: bash scripts/install-tools.sh speech');
+      speech = await startSpeechServer({ command, port: await freePort() });
+      speechBaseUrl = speech.url;
+    }
+    env = await startBenchEnvironment({ TEMPORAL_ADDRESS: temporal.address, TEMPORAL_TASK_QUEUE: 'bench-voice', ...extra });
     worker = await startWorker({
       DATABASE_URL: env.databaseUrl,
       TEMPORAL_ADDRESS: temporal.address,
       TEMPORAL_TASK_QUEUE: 'bench-voice',
       DATA_DIR: workerDir,
-      ...llm,
+      ...extra,
     });
-    const session = await env.deps.devIdp!.sign({
-      sub: 'bench',
-      org_id: 'bench-voice',
-      org_ids: ['bench-voice'],
-      permissions: ['api:read', 'api:manage', 'agents:manage', 'organizations:manage'],
-    });
-    const api = jsonCaller(env.baseUrl, () => session);
-    const agent = await api('POST', '/core/agents', { name: 'Bench front desk' });
-    await api('POST', `/core/agents/${agent.id}/versions`, { config: AGENT_CONFIG });
-    await api('POST', `/core/agents/${agent.id}/versions/1/publish`, {});
+    return { env, speechBaseUrl, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+export interface VoiceBenchEngineOptions {
+  /** Settings of the API, the worker and the engine (e.g. providers' addresses). */
+  env?: Record<string, string>;
+  /** The agent's configuration, instead of the local models' receptionist. */
+  agentConfig?: Record<string, unknown>;
+  /** Runs as the organization before its agent is made (e.g. connects its provider keys). */
+  prepare?: (api: ReturnType<typeof jsonCaller>) => Promise<void>;
+}
+
+/** The bench's organization and its published agent (`prepare` runs first, as the organization). */
+export async function publishBenchAgent(
+  env: BenchEnvironment,
+  config: Record<string, unknown>,
+  prepare?: VoiceBenchEngineOptions['prepare'],
+) {
+  const session = await env.deps.devIdp!.sign({
+    sub: 'bench',
+    org_id: 'bench-voice',
+    org_ids: ['bench-voice'],
+    permissions: ['api:read', 'api:manage', 'agents:manage', 'organizations:manage'],
+  });
+  const api = jsonCaller(env.baseUrl, () => session);
+  await prepare?.(api);
+  const agent = await api('POST', '/core/agents', { name: 'Bench front desk' });
+  await api('POST', `/core/agents/${agent.id}/versions`, { config });
+  await api('POST', `/core/agents/${agent.id}/versions/1/publish`, {});
+  const [org] = await env.deps.sql<{ id: string }[]>`SELECT id FROM organizations WHERE external_id = 'bench-voice'`;
+  return { api, agentId: agent.id as string, orgId: org!.id };
+}
+
+export async function startVoiceBenchEngine(options: VoiceBenchEngineOptions = {}) {
+  const llm: Record<string, string> = process.env.LLM_BASE_URL
+    ? { LLM_BASE_URL: process.env.LLM_BASE_URL, LLM_MODEL: process.env.LLM_MODEL ?? 'default' }
+    : {};
+  const stack = await startVoiceBenchStack({ ...llm, ...options.env });
+  const { env, speechBaseUrl } = stack;
+  try {
+    const { api, agentId, orgId } = await publishBenchAgent(env, options.agentConfig ?? AGENT_CONFIG, options.prepare);
     const key = await api('POST', '/organization-pats', { name: 'bench' });
-    const [org] = await env.deps.sql<{ id: string }[]>`SELECT id FROM organizations WHERE external_id = 'bench-voice'`;
     const model = createChatModel(env.deps.config, env.deps.logger);
     await warmUp(model);
     // VOICE_BENCH_LOG=info: the engine's own log lines on stderr (the bench's environment is silent).
@@ -89,25 +132,18 @@ export async function startVoiceBenchEngine() {
       model: model.name,
       async session(call: number) {
         const from = `+1555${String(call).padStart(7, '0')}`;
-        const { token } = await mintVoiceSessionToken(env.deps.config, { org: org!.id, agent: agent.id, channel: 'twilio', from }, 3600);
-        return { token, from, agentId: agent.id as string };
+        const { token } = await mintVoiceSessionToken(env.deps.config, { org: orgId, agent: agentId, channel: 'twilio', from }, 3600);
+        return { token, from, agentId };
       },
       async close() {
         for (const c of engine.live) await c.end({ reason: 'engine_stopped', status: 'failed' }, false);
         engine.server.closeAllConnections();
         engine.server.close();
-        await stopWorker(worker);
-        await env.close();
-        await speech?.stop();
-        await temporal.teardown();
-        fs.rmSync(workerDir, { recursive: true, force: true });
+        await stack.close();
       },
     };
   } catch (error) {
-    await stopWorker(worker);
-    await env.close();
-    await speech?.stop();
-    await temporal.teardown();
+    await stack.close();
     throw error;
   }
 }

@@ -9,7 +9,7 @@ import { newTenant, type Tenant } from '../support/identity';
 import { appFetch, PUBLIC_BASE_URL } from '../support/public-base';
 import { startChildEngine, type ChildEngine } from '../support/voice/child-engine';
 import { finishedConversation, speechServer, startTestEngine, type TestEngine } from '../support/voice/engine';
-import { SimulatedCaller } from '../support/voice/simulated-caller';
+import { answerOn, openStream, streamAgain } from '../support/voice/twilio-stream';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 
 // A call survives its engine: the engine process holding a Twilio call is killed mid-sentence; Twilio
@@ -96,20 +96,9 @@ needsSpeech('a call survives its engine', () => {
     ];
 
     // An inbound call Twilio answered with the service's TwiML: a stream to the engine, and an action for when it ends.
-    const call = twilio.addInboundCall({ from: '+14155550177', to: '+14155550100' });
-    twilio.setTwiml(
-      call.sid,
-      await answerInboundCall(ctx.deps, { orgId, agentId, version: 1, channel: 'twilio', callSid: call.sid, from: call.from, to: call.to }),
-    );
-    const stream = twilio.streamOf(call.sid)!;
+    const ids = { orgId, agentId, from: '+14155550177', to: '+14155550100' };
+    const { call, stream, caller } = await answerOn(twilio, ctx.deps, ids, first.url, speechUrl);
     expect(stream.url).toBe(`${VOICE_PUBLIC_URL}/twilio/media-stream`);
-    const caller = await SimulatedCaller.connect({
-      url: first.url,
-      token: stream.parameters.token,
-      callSid: call.sid,
-      accountSid: call.accountSid,
-      speechBaseUrl: speechUrl,
-    });
     await caller.say('Can I come in on Tuesday?');
     // The tool ran and the model is streaming the long answer: two seconds into it, the engine dies.
     await hook.waitFor((received) => received.length === 1, 60_000, 'the tool call');
@@ -122,16 +111,10 @@ needsSpeech('a call survives its engine', () => {
     expect(hook.received).toHaveLength(1);
 
     // Twilio asks what next; the service streams the call again, and the second engine takes it.
-    const next = await twilio.connectAction(call.sid);
+    const next = await streamAgain(twilio, call, second.url, speechUrl);
     expect(next.status).toBe(200);
     expect(next.stream?.url).toBe(`${VOICE_PUBLIC_URL}/twilio/media-stream`);
-    const resumed = await SimulatedCaller.connect({
-      url: second.url,
-      token: next.stream!.parameters.token,
-      callSid: call.sid,
-      accountSid: call.accountSid,
-      speechBaseUrl: speechUrl,
-    });
+    const resumed = next.caller!;
     const back = await resumed.hear({ timeoutMs: 30_000 });
     const silenceMs = back.startedAt - killedAt;
     console.log(`silence heard while the call moved: ${Math.round(silenceMs)} ms`);
@@ -162,26 +145,8 @@ needsSpeech('a call survives its engine', () => {
     expect((await ctx.request('POST', `/core/agents/${agentId}/versions`, { token: t.session, body: { config } })).status).toBe(200);
     const frozen = await startTestEngine(ctx, speechUrl);
     try {
-      const call = twilio.addInboundCall({ from: '+14155550179', to: '+14155550100' });
-      twilio.setTwiml(
-        call.sid,
-        await answerInboundCall(ctx.deps, {
-          orgId,
-          agentId,
-          version: 1,
-          channel: 'twilio',
-          callSid: call.sid,
-          from: call.from,
-          to: call.to,
-        }),
-      );
-      const caller = await SimulatedCaller.connect({
-        url: frozen.url,
-        token: twilio.streamOf(call.sid)!.parameters.token,
-        callSid: call.sid,
-        accountSid: call.accountSid,
-        speechBaseUrl: speechUrl,
-      });
+      const ids = { orgId, agentId, from: '+14155550179', to: '+14155550100' };
+      const { call, caller } = await answerOn(twilio, ctx.deps, ids, frozen.url, speechUrl);
       twilio.attachStream(call.sid, { hangUp: () => caller.hangUp() });
       await caller.hear({ timeoutMs: 30_000, transcribe: false });
       // The engine's process goes silent: no more beats, its socket open and mute.
@@ -193,13 +158,7 @@ needsSpeech('a call survives its engine', () => {
         'the call moved',
       );
       await caller.closed; // Twilio stops the old stream when the call's instructions are replaced
-      const resumed = await SimulatedCaller.connect({
-        url: second.url,
-        token: twilio.streamOf(call.sid)!.parameters.token,
-        callSid: call.sid,
-        accountSid: call.accountSid,
-        speechBaseUrl: speechUrl,
-      });
+      const resumed = await openStream(twilio, call, second.url, speechUrl);
       const back = await resumed.hear({ timeoutMs: 30_000 });
       console.log(`silence heard while a frozen engine's call moved: ${Math.round(back.startedAt - frozeAt)} ms`);
       expect(words(back.text)).toMatch(/back|lost/);
