@@ -21,20 +21,31 @@ import { startWorker, stopWorker } from './worker-process';
 // a worker process, the local speech server (or SPEECH_BASE_URL), the configured model (LLM_BASE_URL, else
 // the local one), and an organization with a published agent; tokens are minted for it per call.
 
-const AGENT_CONFIG = {
+export const AGENT_CONFIG = {
   instructions:
     'You are the receptionist of the Bright Smile dental clinic, open nine to five on weekdays. You book, move and cancel appointments. Answer in one short sentence.',
   first_message: 'Hello, Bright Smile dental clinic. How can I help you?',
   first_speaker: 'agent',
   limits: { silence_timeout_seconds: 60, max_idle_prompts: 0 },
   recording: { enabled: false },
+  // A receptionist's spoken answer is a sentence or two; the small local model rambles and invents words
+  // at the default 0.7 and 1,024 tokens, and its minute-long answers would be what the bench measured.
+  llm: { temperature: 0.3, max_tokens: 60 },
 };
+
+/** The local speech server, started for a bench. */
+export async function startBenchSpeechServer(): Promise<LocalSpeechServer> {
+  const command = findSpeechServer();
+  if (!command) throw new Error('the speech server is not installed: bash scripts/install-tools.sh speech');
+  return startSpeechServer({ command, port: await freePort() });
+}
 
 /**
  * What an engine needs around it: the Temporal dev server, the local speech server (or SPEECH_BASE_URL), a
- * throwaway Postgres with the API, and a worker process; `extra` is given to the API and the worker.
+ * throwaway Postgres with the API, and a worker process; `extra` is given to the API and the worker. A speech
+ * server given by address is left running.
  */
-export async function startVoiceBenchStack(extra: Record<string, string> = {}) {
+export async function startVoiceBenchStack(extra: Record<string, string> = {}, givenSpeechUrl?: string) {
   const cli = findTemporalCli();
   if (!cli) throw new Error('temporal CLI not found: run `npm run tools` first');
   const temporal = await TestWorkflowEnvironment.createLocal({
@@ -46,7 +57,7 @@ export async function startVoiceBenchStack(extra: Record<string, string> = {}) {
     },
   });
   let speech: LocalSpeechServer | undefined;
-  let speechBaseUrl = process.env.SPEECH_BASE_URL;
+  let speechBaseUrl = givenSpeechUrl ?? process.env.SPEECH_BASE_URL;
   let env: BenchEnvironment | undefined;
   let worker: ChildProcess | undefined;
   const workerDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vcrm-bench-voice-worker-'));
@@ -59,9 +70,7 @@ export async function startVoiceBenchStack(extra: Record<string, string> = {}) {
   };
   try {
     if (!speechBaseUrl) {
-      const command = findSpeechServer();
-      if (!command) throw new Error('the speech server is not installed: bash scripts/install-tools.sh speech');
-      speech = await startSpeechServer({ command, port: await freePort() });
+      speech = await startBenchSpeechServer();
       speechBaseUrl = speech.url;
     }
     env = await startBenchEnvironment({ TEMPORAL_ADDRESS: temporal.address, TEMPORAL_TASK_QUEUE: 'bench-voice', ...extra });
@@ -80,6 +89,8 @@ export async function startVoiceBenchStack(extra: Record<string, string> = {}) {
 }
 
 export interface VoiceBenchEngineOptions {
+  /** A speech server already running (else SPEECH_BASE_URL, else one is started). */
+  speechBaseUrl?: string;
   /** Settings of the API, the worker and the engine (e.g. providers' addresses). */
   env?: Record<string, string>;
   /** The agent's configuration, instead of the local models' receptionist. */
@@ -113,7 +124,7 @@ export async function startVoiceBenchEngine(options: VoiceBenchEngineOptions = {
   const llm: Record<string, string> = process.env.LLM_BASE_URL
     ? { LLM_BASE_URL: process.env.LLM_BASE_URL, LLM_MODEL: process.env.LLM_MODEL ?? 'default' }
     : {};
-  const stack = await startVoiceBenchStack({ ...llm, ...options.env });
+  const stack = await startVoiceBenchStack({ ...llm, ...options.env }, options.speechBaseUrl);
   const { env, speechBaseUrl } = stack;
   try {
     const { api, agentId, orgId } = await publishBenchAgent(env, options.agentConfig ?? AGENT_CONFIG, options.prepare);

@@ -209,6 +209,7 @@ export async function playCall(engine: BenchEngine, script: VoiceScript, call: n
     if (audit) {
       record.conversationId = audit.conversationId;
       record.stageTimings = audit.timings;
+      for (const turn of audit.turns) log(turnLine(turn));
     }
   }
   return record;
@@ -290,7 +291,7 @@ export async function readAuditTimings(
   agentId: string,
   conversationId?: string,
   from?: string,
-): Promise<{ conversationId: string; timings: Record<string, number | null>[] } | null> {
+): Promise<{ conversationId: string; timings: Record<string, number | null>[]; turns: AuditedTurn[] } | null> {
   const get = async (p: string) => {
     const res = await fetch(new URL(p, api.baseUrl), {
       headers: { Authorization: `Bearer ${api.apiKey}` },
@@ -305,11 +306,24 @@ export async function readAuditTimings(
     id = list.data?.find((c) => c.phone_number === from)?.id;
   }
   if (!id) return null;
-  const detail = (await get(`/core/agents/${agentId}/conversations/${id}`)) as {
-    turns?: { role?: string; audit?: { timings?: Record<string, unknown> } }[];
-  };
-  return { conversationId: id, timings: (detail.turns ?? []).filter((t) => t.role === 'agent').map((t) => stageTimings(t.audit?.timings)) };
+  const detail = (await get(`/core/agents/${agentId}/conversations/${id}`)) as { turns?: AuditedTurn[] };
+  const turns = detail.turns ?? [];
+  return { conversationId: id, timings: turns.filter((t) => t.role === 'agent').map((t) => stageTimings(t.audit?.timings)), turns };
 }
+
+interface AuditedTurn {
+  role?: string;
+  text?: string;
+  started_ms?: number | null;
+  ended_ms?: number | null;
+  interrupted?: boolean;
+  audit?: { timings?: Record<string, unknown>; turn?: unknown; eot_ms?: unknown };
+}
+
+/** One line per recorded turn, for --verbose: what the engine heard and said, and when. */
+const turnLine = (t: AuditedTurn): string =>
+  `${t.role} ${t.started_ms ?? '?'}-${t.ended_ms ?? '?'} ms${t.interrupted ? ' (cut)' : ''}: ${JSON.stringify(t.text)}` +
+  (t.role === 'caller' ? ` turn=${JSON.stringify(t.audit?.turn ?? null)} eot=${t.audit?.eot_ms ?? '?'}` : '');
 
 /** The four stages of one agent turn's timings; a missing or non-numeric one is null. */
 export function stageTimings(timings: Record<string, unknown> | undefined): Record<string, number | null> {

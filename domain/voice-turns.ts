@@ -92,6 +92,45 @@ export function isSpelling(text: string): boolean {
   return /^\d[\d.,]*$/.test(last) || /^[a-z]$/.test(last) || NUMBER_WORDS.has(last) || SPELLING_WORDS.has(last) || /@/.test(last);
 }
 
+/**
+ * Words a finished sentence does not end with: articles, possessives, conjunctions, prepositions, a
+ * copula ("my number is"). The audio turn model hears intonation, and a flat "my phone number is" sounds
+ * finished to it; the words say otherwise.
+ */
+const OPEN_ENDINGS = new Set(
+  (
+    'a an the my your our their his her its this these those and or but because so if than to of for with from ' +
+    'about into at in on by is are was were am be like um uh er'
+  ).split(' '),
+);
+
+/** What a caller names before spelling it out: the turn that mentions one waits as long as spelling does. */
+const SPELLED_THINGS =
+  /\b(number|phone|mobile|cell|e ?mail|address|id|code|zip|postcode|postal|reference|account|card|licen[cs]e|plate|spell\w*|name is)\b/;
+
+/** A single letter group as recognizers write a spelled word: "j o h n", "J-O-H-N", "D.D.". */
+const SPELLED_GROUP = /^(?:[a-z0-9](?:[.-]|$)){2,}$|^\d[\d.,]*$/;
+
+/** The caller's words stop where a sentence cannot ("I'd like to", "my number is", a trailing "..."). */
+export function endsOpen(text: string): boolean {
+  if (/(\.\.\.|…)\s*$/.test(text.trim())) return true;
+  const last = words(text).at(-1);
+  return last !== undefined && OPEN_ENDINGS.has(last);
+}
+
+/**
+ * The caller is giving something to be spelled: a spelled group anywhere in a turn that names a number,
+ * an address or a code, or a turn ending on such a name's lead-in ("my e-mail is"). The recognizer
+ * writes the last group as a word ("s m i t h" as "SMITH"), so the whole turn counts, not its last word.
+ */
+export function isGivingSpelled(text: string): boolean {
+  const n = normalize(text);
+  if (!SPELLED_THINGS.test(n)) return false;
+  const said = n.split(/\s+/);
+  const letters = said.filter((w) => /^[a-z]$/.test(w)).length;
+  return endsOpen(text) || letters >= 3 || said.some((w) => SPELLED_GROUP.test(w.replace(/[.]+$/, '') || w));
+}
+
 export interface TurnWaitRules {
   /** After a turn model's "complete" (or a short answer): answer now. */
   completeMs: number;
@@ -108,9 +147,9 @@ export const DEFAULT_TURN_WAIT: TurnWaitRules = { completeMs: 0, incompleteMs: 9
  * short answer, longer while spelling, a bounded wait when the turn model hears an unfinished turn.
  */
 export function turnWaitMs(transcript: string, verdict: { complete: boolean } | null, rules = DEFAULT_TURN_WAIT): number {
-  if (isSpelling(transcript)) return rules.spellingMs;
+  if (isSpelling(transcript) || isGivingSpelled(transcript)) return rules.spellingMs;
   if (isShortAnswer(transcript)) return rules.completeMs;
-  if (verdict && !verdict.complete) return rules.incompleteMs;
+  if ((verdict && !verdict.complete) || endsOpen(transcript)) return rules.incompleteMs;
   return rules.completeMs;
 }
 
@@ -142,9 +181,18 @@ export function heardText(sentences: readonly { text: string; durationMs: number
   return out.join(' ');
 }
 
-/** Splits the model's streamed text into sentences, to speak each as soon as it is complete. */
+/**
+ * Splits the model's streamed text into sentences, to speak each as soon as it is complete. With
+ * `firstClause`, the first piece ends at the first clause break ("Yes, we open at nine." speaks "Yes,"
+ * first): the caller hears the turn begin after a clause is made and synthesized rather than a sentence,
+ * and the rest is synthesized while that clause plays.
+ */
 export class SentenceSplitter {
   private buffer = '';
+  private clauseNext: boolean;
+  constructor(options: { firstClause?: boolean } = {}) {
+    this.clauseNext = options.firstClause ?? false;
+  }
   push(delta: string): string[] {
     this.buffer += delta;
     const out: string[] = [];
@@ -152,12 +200,13 @@ export class SentenceSplitter {
       const sentence = this.buffer.slice(0, end).trim();
       this.buffer = this.buffer.slice(end);
       if (sentence) out.push(sentence);
+      this.clauseNext = false;
     }
     return out;
   }
   /** Where the first sentence ends (after its trailing space), or 0: ". " after "e.g", "Dr" and the like is no end. */
   private nextEnd(): number {
-    const ends = /[.!?…]+\s+|\n+/g;
+    const ends = this.clauseNext ? /[.!?…,;:]+\s+|\s[—–]\s|\n+/g : /[.!?…]+\s+|\n+/g;
     for (let m = ends.exec(this.buffer); m; m = ends.exec(this.buffer)) {
       const before = this.buffer.slice(0, m.index);
       if (m[0].startsWith('.') && /\b(e\.g|i\.e|mr|mrs|ms|dr|st|vs|etc|no)$/i.test(before)) continue;

@@ -4,6 +4,7 @@ import { fillVariables, isVoicemailGreeting } from '../../domain/voice-prompt';
 import { conversationOutcome } from '../../domain/voice-summary';
 import {
   DEFAULT_TURN_WAIT,
+  endsOpen,
   heardText,
   isBackchannel,
   isShortAnswer,
@@ -36,6 +37,27 @@ describe('turn-taking rules', () => {
     expect(turnWaitMs('What time do you open?', { complete: true })).toBe(DEFAULT_TURN_WAIT.completeMs);
   });
 
+  it('hears an unfinished sentence in the words when the turn model hears a finished one', () => {
+    for (const t of ['I would like to', 'My order is...', 'It is for the', 'Can you check my']) {
+      expect(endsOpen(t), t).toBe(true);
+      expect(turnWaitMs(t, { complete: true }), t).toBeGreaterThan(DEFAULT_TURN_WAIT.completeMs);
+    }
+    for (const t of ['Is it open?', 'That works for me.', 'Thanks a lot']) expect(endsOpen(t), t).toBe(false);
+  });
+
+  it('waits as long as spelling once the caller names what they spell, whatever the last word became', () => {
+    for (const t of [
+      'My phone number is.',
+      'My email was...',
+      'My email was J-O-H-N Done SMITH',
+      'My member ID is DD 773',
+      'my email is j o h n dot smith',
+    ])
+      expect(turnWaitMs(t, { complete: true }), t).toBe(DEFAULT_TURN_WAIT.spellingMs);
+    for (const t of ['What is your phone number?', 'I lost my card yesterday.', 'Which insurance plans do you accept?'])
+      expect(turnWaitMs(t, { complete: true }), t).toBe(DEFAULT_TURN_WAIT.completeMs);
+  });
+
   it('finds end-call phrases as whole words', () => {
     expect(saysEndPhrase('Okay, goodbye then!', ['goodbye'])).toBe(true);
     expect(saysEndPhrase('Goodbyes are hard', ['goodbye'])).toBe(false);
@@ -58,6 +80,14 @@ describe('turn-taking rules', () => {
     expect(s.push('Hello there. Dr. Smith is')).toEqual(['Hello there.']);
     expect(s.push(' in today! And')).toEqual(['Dr. Smith is in today!']);
     expect(s.flush()).toEqual(['And']);
+  });
+
+  it('ends the first piece of a turn at its first clause, the rest at sentences', () => {
+    const s = new SentenceSplitter({ firstClause: true });
+    expect(s.push('Yes, we open at nine')).toEqual(['Yes,']);
+    expect(s.push(', and close at five. Then')).toEqual(['we open at nine, and close at five.']);
+    const plain = new SentenceSplitter();
+    expect(plain.push('Yes, we open at nine. ')).toEqual(['Yes, we open at nine.']);
   });
 });
 

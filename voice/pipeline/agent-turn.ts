@@ -147,7 +147,7 @@ export class AgentTurn {
     const messages = [...options.messages];
     const modelTools = options.tools.map(({ name, description, parameters }) => ({ name, description, parameters }));
     for (let step = 0; step <= MAX_TOOL_STEPS && !options.signal.aborted; step++) {
-      const splitter = new SentenceSplitter();
+      const splitter = new SentenceSplitter({ firstClause: this.sentenceCount === 0 });
       let text = '';
       const calls: ChatToolCall[] = [];
       const asked = performance.now();

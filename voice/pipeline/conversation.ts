@@ -83,6 +83,8 @@ export class Conversation {
   private dtmf = '';
   private dtmfTimer?: NodeJS.Timeout;
   private heardCaller = false;
+  /** Whether the recognizer sends partial transcripts: only while the agent speaks (barge-in). */
+  private partialsOn = false;
   /** After the line that says the call is back, the answer the lost engine did not finish. */
   private answerAfterResume = false;
   /** The sequence number of the caller's last turn (-1 before the first): what a tool call answers. */
@@ -169,6 +171,11 @@ export class Conversation {
   private onAudio(samples: Int16Array): void {
     this.recorder.addCaller(samples);
     this.listen?.write(samples);
+    const speaking = this.agentSpeaking();
+    if (speaking !== this.partialsOn) {
+      this.partialsOn = speaking;
+      this.listen?.partials?.(speaking);
+    }
     if (this.callerSpeakingSince !== null && this.agentSpeaking() && performance.now() - this.callerSpeakingSince > LONG_SPEECH_MS)
       this.interrupt();
   }

@@ -6,6 +6,11 @@ thresholds speech goes on, as in Silero's own segmenter). A segment is transcrib
 start (soft first consonants) to the moment it stopped; the turn model reads the turn (from its first
 segment, as long as the model judged it incomplete) up to the same moment, the last 8 s of it.
 
+Recognition starts early: once SPECULATE_WINDOWS windows are quiet (64 ms), the segment so far is
+transcribed, and when speech stops without having resumed that transcript is the segment's, ready 128 ms
+sooner; speech that resumes makes it stale. Partial transcripts serve only barge-in (the engine turns them
+on while its agent speaks, `{"type": "partials", "on": true}`), so they never hold a final transcript back.
+
 Events of one segment are sent in this order: speech_started, partial*, speech_stopped, transcript, turn.
 Transcripts and turns of successive segments keep their order; the next segment's speech_started is
 sent as soon as it is heard, so it can come before the previous segment's transcript (a barge-in is
@@ -28,6 +33,7 @@ log = logging.getLogger("speech")
 
 START_WINDOWS = 3  # 96 ms of speech
 STOP_WINDOWS = 6  # 192 ms of silence
+SPECULATE_WINDOWS = 2  # 64 ms of silence: the segment's transcription starts
 SPEECH_THRESHOLD = 0.5
 SILENCE_THRESHOLD = 0.35
 PREROLL = audio.MODEL_RATE * 3 // 10  # 300 ms before the first speech window
@@ -118,6 +124,7 @@ class Listener:
         self._next_partial = 0
         self._partial_running = False
         self._last_partial = ""
+        self._speculation: tuple[int, int, asyncio.Future] | None = None  # (segment, speech end, transcription)
 
     # -- input ---------------------------------------------------------------------------------
 
@@ -135,6 +142,9 @@ class Listener:
         if self._speaking:
             keep = min(keep, self._segment_start - PREROLL)
         self._log.forget_before(keep)
+
+    def set_partials(self, on: bool) -> None:
+        self._partials = on
 
     def reset(self) -> None:
         """Forget buffered audio and the speech in progress; the stream's clock goes on."""
@@ -164,6 +174,9 @@ class Listener:
             return
         if probability < SILENCE_THRESHOLD:
             self._quiet += 1
+            if self._quiet == SPECULATE_WINDOWS:
+                speech = self._log.slice(self._segment_start - PREROLL, end)
+                self._speculation = (self._segment, self._speech_end, self._transcription(speech))
             if self._quiet >= STOP_WINDOWS:
                 self._stop_segment(end)
             return
@@ -195,11 +208,15 @@ class Listener:
         self._speaking = False
         self._quiet = 0
         self._send({"type": "speech_stopped", "at_ms": ms(self._speech_end)})
-        speech = self._log.slice(self._segment_start - PREROLL, now)
+        speculation, self._speculation = self._speculation, None
+        if speculation and speculation[:2] == (self._segment, self._speech_end):
+            recognized = speculation[2]  # nothing was said since it started
+        else:
+            recognized = self._transcription(self._log.slice(self._segment_start - PREROLL, now))
         turn_from = max(self._turn_start if self._turn_start is not None else self._segment_start, now - 8 * audio.MODEL_RATE)
         turn_audio = self._log.slice(turn_from - TURN_PREROLL, now)
         self._last_finish = self._spawn(
-            self._finish(self._generation, self._segment, speech, turn_audio, self._segment_start, self._speech_end, self._last_finish)
+            self._finish(self._generation, self._segment, recognized, turn_audio, self._segment_start, self._speech_end, self._last_finish)
         )
 
     # -- inference -----------------------------------------------------------------------------
@@ -209,6 +226,12 @@ class Listener:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
+
+    def _transcription(self, samples: np.ndarray) -> asyncio.Future:
+        future = asyncio.ensure_future(self._engine.run(self._recognize, samples))
+        self._tasks.add(future)
+        future.add_done_callback(self._tasks.discard)
+        return future
 
     def _recognize(self, samples: np.ndarray) -> tuple[str, int]:
         began = time.perf_counter()
@@ -233,8 +256,7 @@ class Listener:
             self._last_partial = text
             self._send({"type": "partial", "text": text, "at_ms": ms(end)})
 
-    async def _finish(self, generation, segment, speech, turn_audio, start, end, previous: asyncio.Task | None) -> None:
-        recognized = asyncio.ensure_future(self._engine.run(self._recognize, speech))
+    async def _finish(self, generation, segment, recognized: asyncio.Future, turn_audio, start, end, previous: asyncio.Task | None) -> None:
         judged = asyncio.ensure_future(self._engine.run(self._judge, turn_audio)) if self._engine.turn else None
         try:
             text, stt_ms = await recognized

@@ -4,7 +4,8 @@
 
 GET  /health                                   200 {"vad", "stt", "tts", "turn"} once every model is loaded
 WS   /v1/listen?sample_rate=8000|16000&language=en[&partials=0]
-                                               binary PCM16 LE mono in, JSON events out (listen.py); text {"type":"reset"}
+                                               binary PCM16 LE mono in, JSON events out (listen.py); text {"type":"reset"},
+                                               {"type":"partials","on":bool} (partial transcripts, for barge-in)
 POST /v1/speak {"text","voice","sample_rate","speed"}
                                                200 audio/L16;rate=<sr>;channels=1, chunked, sentence by sentence
 POST /v1/transcribe?sample_rate=8000|16000     PCM16 body -> {"text", "stt_ms"}
@@ -185,8 +186,10 @@ async def listen(request: web.Request) -> web.WebSocketResponse:
                     command = None
                 if isinstance(command, dict) and command.get("type") == "reset":
                     listener.reset()
+                elif isinstance(command, dict) and command.get("type") == "partials" and isinstance(command.get("on"), bool):
+                    listener.set_partials(command["on"])
                 else:
-                    events.put_nowait({"type": "error", "detail": 'text messages must be {"type":"reset"}'})
+                    events.put_nowait({"type": "error", "detail": 'text messages must be {"type":"reset"} or {"type":"partials","on":true|false}'})
             elif message.type == WSMsgType.ERROR:
                 break
     finally:

@@ -76,6 +76,7 @@ class SwitchingSession implements ListenSession {
   private pending: Int16Array[] | null = null;
   private pendingSamples = 0;
   private isClosed = false;
+  private partialsOn = false;
   private resolveClosed!: () => void;
   readonly closed = new Promise<void>((resolve) => {
     this.resolveClosed = resolve;
@@ -116,6 +117,7 @@ class SwitchingSession implements ListenSession {
     }
     for (const samples of this.pending) this.inner.write(samples);
     this.pending = null;
+    this.inner.partials?.(this.partialsOn);
     if (this.isClosed) this.inner.close();
     void this.inner.closed.then(() => this.innerClosed());
   }
@@ -129,6 +131,11 @@ class SwitchingSession implements ListenSession {
       return;
     }
     this.inner?.write(samples);
+  }
+
+  partials(on: boolean): void {
+    this.partialsOn = on;
+    this.inner?.partials?.(on);
   }
 
   reset(): void {

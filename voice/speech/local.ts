@@ -34,6 +34,9 @@ class LocalListenSession implements ListenSession {
   write(samples: Int16Array): void {
     if (this.socket.readyState === WebSocket.OPEN) this.socket.send(pcmToBytes(samples));
   }
+  partials(on: boolean): void {
+    if (this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify({ type: 'partials', on }));
+  }
   reset(): void {
     if (this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify({ type: 'reset' }));
   }
@@ -46,7 +49,7 @@ export function localRecognizer(baseUrl: string, name: string): Recognizer {
   return {
     name,
     listen({ sampleRate, language, onEvent }) {
-      const url = new URL(`/v1/listen?sample_rate=${sampleRate}&language=${encodeURIComponent(language.slice(0, 2))}`, baseUrl);
+      const url = new URL(`/v1/listen?sample_rate=${sampleRate}&partials=0&language=${encodeURIComponent(language.slice(0, 2))}`, baseUrl);
       url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
       const socket = new WebSocket(url, { handshakeTimeout: CONNECT_TIMEOUT_MS });
       socket.on('message', (data, binary) => {

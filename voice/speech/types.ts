@@ -13,6 +13,11 @@ export type ListenEvent =
 export interface ListenSession {
   /** Caller audio, PCM16 at the session's sample rate, in order. */
   write(samples: Int16Array): void;
+  /**
+   * Partial transcripts on or off (off when the session opens): the conversation wants them only while its
+   * agent speaks, to hear a barge-in early. A recognizer whose partials cost nothing may ignore it.
+   */
+  partials?(on: boolean): void;
   /** Forget what is buffered (the caller's speech so far is dropped). */
   reset(): void;
   close(): void;
