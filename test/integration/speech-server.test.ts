@@ -193,6 +193,38 @@ describe.skipIf(!hasSpeechServer())('the local speech server', () => {
     expect(wer(second, text(heardB)), text(heardB)).toBeLessThanOrEqual(0.2);
   });
 
+  it('sends partial transcripts only while they are asked for', async () => {
+    const speech = await spoken('I would like to move my appointment from Thursday morning to Friday afternoon.', 16000);
+    const socket = new WebSocket(`${speechUrl().replace(/^http/, 'ws')}/v1/listen?sample_rate=16000&partials=0`);
+    const events: ListenEvent[] = [];
+    socket.on('message', (data) => events.push(JSON.parse(String(data)) as ListenEvent));
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    const turns = async (n: number) => {
+      const deadline = Date.now() + 60_000;
+      while (events.filter((e) => e.type === 'turn').length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    };
+    const play = async () => {
+      for (let i = 0; i < speech.length; i += 640) {
+        socket.send(speech.subarray(i, i + 640));
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    await play();
+    await turns(1);
+    const partialsWhileOff = events.filter((e) => e.type === 'partial').length;
+    socket.send(JSON.stringify({ type: 'partials', on: true }));
+    await play();
+    await turns(2);
+    socket.close();
+    expect(partialsWhileOff).toBe(0);
+    expect(events.filter((e) => e.type === 'partial').length).toBeGreaterThan(0);
+    expect(
+      events
+        .filter((e) => e.type === 'transcript')
+        .map((e) => wer('I would like to move my appointment from Thursday morning to Friday afternoon.', String(e.text))),
+    ).toSatisfy((errors: number[]) => errors.length === 2 && errors.every((x) => x <= 0.2));
+  });
+
   it('forgets the speech buffered before a reset', async () => {
     const speech = await spoken('Please update my address to twelve Oak Street.', 16000, 0.5, 0);
     const socket = new WebSocket(`${speechUrl().replace(/^http/, 'ws')}/v1/listen?sample_rate=16000&partials=0`);
