@@ -13,8 +13,9 @@ import { localSpeechStack } from './speech/local';
 import { warmUp } from './warm-up';
 
 // The conversation engine process: Twilio Media Streams and widget sockets in, agents speaking out.
-// SIGINT/SIGTERM drain: no new conversation is taken (health answers 503), live ones go on to their end
-// within VOICE_DRAIN_SECONDS, then the process exits.
+// SIGINT/SIGTERM drain: no new conversation is taken (health answers 503 at once), live ones get
+// VOICE_DRAIN_SECONDS to end, then move to another engine (Twilio streams the call again, the widget's page
+// resumes), then the process exits.
 const config = loadConfigOrExit();
 const logger = createLogger(config.LOG_LEVEL).child({ process: 'voice' });
 if (!config.SPEECH_BASE_URL) {
@@ -48,16 +49,8 @@ engine.server.listen(config.VOICE_PORT, config.HOST, () =>
 
 async function shutdown(signal: string) {
   if (engine.draining) return;
-  engine.draining = true;
-  logger.info({ signal, live: engine.live.size }, 'voice engine draining');
-  const until = Date.now() + config.VOICE_DRAIN_SECONDS * 1000;
-  while (engine.live.size && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
-  // What is still live moves: a Twilio call goes on with another engine; a widget session ends.
-  for (const conversation of engine.live)
-    if (conversation.movable) conversation.release();
-    else await conversation.end({ reason: 'engine_stopped', status: 'failed' }, false);
-  engine.server.close();
-  await engine.stop();
+  logger.info({ signal }, 'voice engine stopping');
+  await engine.drain(config.VOICE_DRAIN_SECONDS * 1000);
   await replays.stop().catch((error: Error) => logger.warn({ err: error }, 'the replay worker did not stop cleanly'));
   await sql.end({ timeout: 5 });
   await temporal.connection.close().catch(() => {});

@@ -4,8 +4,9 @@ import type { ChatModel } from '../platform/adapters/llm/chat-model';
 import type { ServiceDeps } from '../services/deps';
 import { listenToVoiceEvents } from '../services/conversations/engine-events';
 import { openConversation } from '../services/conversations/runtime';
-import { ENGINE_BEAT_MS, engineBeat, engineGone, moveStrandedCalls } from '../services/conversations/watchdog';
-import { type VoiceSessionClaims, verifyVoiceSessionToken } from '../services/conversations/session-tokens';
+import { isDomainError } from '../domain/errors';
+import { ENGINE_BEAT_MS, engineGone, engineHeart, letGo, moveStrandedCalls } from '../services/conversations/watchdog';
+import { mintResumeToken, type VoiceSessionClaims, verifyVoiceSessionToken } from '../services/conversations/session-tokens';
 import { Conversation } from './pipeline/conversation';
 import { conversationPorts } from './ports';
 import { conversationProviders, withProviderAudit } from './speech/selection';
@@ -27,6 +28,10 @@ const START_TIMEOUT_MS = 10_000;
 /** WebSocket close codes: the session's token was refused; the conversation could not open. */
 const REFUSED = 4401;
 const FAILED = 4500;
+/** A conversation refused for a reason the API would answer with this status: 4000 + the status (a widget's resume). */
+const REFUSAL_CODES = { forbidden: 4403, not_found: 4404, conflict: 4409, gone: 4410 } as const;
+const closeCodeOf = (error: unknown) =>
+  isDomainError(error) && error.kind in REFUSAL_CODES ? REFUSAL_CODES[error.kind as keyof typeof REFUSAL_CODES] : FAILED;
 
 export interface Engine {
   server: http.Server;
@@ -36,6 +41,11 @@ export interface Engine {
   listening: Promise<{ unlisten(): Promise<void> }>;
   /** Stops beating, watching and listening (the process is going away). */
   stop(): Promise<void>;
+  /**
+   * SIGTERM: health answers 503 and no conversation is taken from now; live ones get `drainMs` to end, then
+   * move (a Twilio call is streamed again, a widget's page resumes elsewhere); then the engine stops.
+   */
+  drain(drainMs: number): Promise<void>;
 }
 
 export function createEngine(deps: EngineDeps): Engine {
@@ -46,8 +56,9 @@ export function createEngine(deps: EngineDeps): Engine {
   });
   // Beat twice a second; watch the others' beats and move the calls of a silent one (services/conversations/watchdog.ts).
   const warn = (what: string) => (error: unknown) => deps.logger.warn({ err: error }, what);
-  void engineBeat(deps, deps.engineId).catch(warn('the engine could not beat'));
-  const beating = setInterval(() => void engineBeat(deps, deps.engineId).catch(warn('the engine could not beat')), ENGINE_BEAT_MS);
+  const heart = engineHeart(deps, deps.engineId);
+  void heart.beat().catch(warn('the engine could not beat'));
+  const beating = setInterval(() => void heart.beat().catch(warn('the engine could not beat')), ENGINE_BEAT_MS);
   const watching = setInterval(() => void moveStrandedCalls(deps, deps.engineId).catch(warn('the watch failed')), ENGINE_BEAT_MS * 2);
   let stopping = false;
   const engine: Engine = {
@@ -62,6 +73,27 @@ export function createEngine(deps: EngineDeps): Engine {
       clearInterval(watching);
       await (await listening).unlisten();
       await engineGone(deps, deps.engineId).catch(warn('the engine could not say it is gone'));
+      heart.release();
+    },
+    async drain(drainMs) {
+      if (engine.draining) return;
+      engine.draining = true;
+      deps.logger.info({ live: live.size }, 'voice engine draining');
+      const until = Date.now() + drainMs;
+      while (live.size && Date.now() < until) await new Promise((r) => setTimeout(r, 200));
+      // Marked as moving before their streams close: a peer's watch never moves them a second time once this
+      // engine's beat row is gone, and whoever takes one resumes it.
+      const moving = [...live].filter((c) => c.movable);
+      await letGo(
+        deps,
+        deps.engineId,
+        moving.map((c) => c.id),
+      ).catch(warn('the calls could not be marked as moving'));
+      for (const conversation of live)
+        if (conversation.movable) conversation.release();
+        else await conversation.end({ reason: 'engine_stopped', status: 'failed' }, false);
+      engine.server.close();
+      await engine.stop();
     },
   };
   const sockets = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
@@ -76,13 +108,17 @@ export function createEngine(deps: EngineDeps): Engine {
     res.end(JSON.stringify({ detail: 'Not Found' }));
   });
 
-  async function converse(claims: VoiceSessionClaims, makeTransport: (conversationId: string) => CallTransport, socket: WebSocket) {
+  async function converse(
+    claims: VoiceSessionClaims,
+    makeTransport: (conversationId: string) => CallTransport | Promise<CallTransport>,
+    socket: WebSocket,
+  ) {
     let conversation: Conversation | undefined;
     try {
       const opened = await openConversation(deps, claims, deps.engineId);
       // The agent's cloud providers with the organization's keys, the local models behind them.
       const providers = await conversationProviders(deps, opened);
-      const transport = makeTransport(opened.id);
+      const transport = await makeTransport(opened.id);
       conversation = new Conversation({
         opened,
         transport,
@@ -94,8 +130,9 @@ export function createEngine(deps: EngineDeps): Engine {
       live.add(conversation);
       await conversation.run();
     } catch (error) {
-      deps.logger.error({ err: error }, 'a conversation failed to start');
-      socket.close(FAILED, 'the conversation could not start');
+      const code = closeCodeOf(error);
+      if (code === FAILED) deps.logger.error({ err: error }, 'a conversation failed to start');
+      socket.close(code, code === FAILED ? 'the conversation could not start' : (error as Error).message.slice(0, 120));
     } finally {
       if (conversation) live.delete(conversation);
     }
@@ -124,7 +161,13 @@ export function createEngine(deps: EngineDeps): Engine {
         // The page that opened the socket must be the one the session was minted for.
         if (claims?.channel !== 'widget' || (claims.origin && req.headers.origin !== claims.origin))
           return socket.close(REFUSED, 'invalid session token');
-        await converse(claims, (id) => new WidgetSocket(socket, id), socket);
+        // A widget token naming a conversation is a resume token (only engines mint them): the page comes back.
+        const resumeToken = async (id: string) => (await mintResumeToken(deps.config, claims, id)).token;
+        await converse(
+          claims,
+          async (id) => new WidgetSocket(socket, id, { token: await resumeToken(id), refresh: () => resumeToken(id) }),
+          socket,
+        );
       })();
     });
   });

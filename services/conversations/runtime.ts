@@ -3,7 +3,11 @@ import * as versions from '../../db/agent-versions';
 import * as contacts from '../../db/contacts';
 import * as conversations from '../../db/conversations';
 import { AgentConfig } from '../../domain/agent-config';
-import { conflict, notFound } from '../../domain/errors';
+import { originAllowed } from '../../domain/agent-widgets';
+import { conflict, forbiddenAction, gone, notFound } from '../../domain/errors';
+import { findPublicWidget } from '../../db/agent-widgets';
+import { takeOverConversation } from '../../db/voice-engines';
+import { ownOrigin } from '../agent-widgets';
 import { fillVariables } from '../../domain/voice-prompt';
 import type { ServiceDeps } from '../deps';
 import { signalWorkflow, startWorkflow } from '../workflow-client';
@@ -14,6 +18,7 @@ import {
   type ConversationEnded,
 } from '../../workflows/conversation-messages';
 import type { VoiceSessionClaims } from './session-tokens';
+import { ENGINE_STALE_MS } from './watchdog';
 
 // What the conversation engine asks of the CRM: open a conversation for a session (the agent's version,
 // its variables filled, the contact's fields), record each turn as it is spoken, close it. Each
@@ -68,8 +73,10 @@ export async function openConversation(deps: Deps, claims: VoiceSessionClaims, e
   const config = AgentConfig.parse(version.config);
   const made = claims.conversation ? await conversations.getConversation(deps.sql, orgId, claims.conversation) : undefined;
   const contact = await contactOf(deps, orgId, claims, made);
+  // A widget's page back with its resume token: the conversation is taken over, or the page is refused.
+  const widgetResume = claims.channel === 'widget' && claims.conversation ? await resumeWidget(deps, claims, engineId) : undefined;
   // Another engine held it and it has not ended: that engine was lost (or drained) mid-call.
-  const resumed = !!made && made.engine_id !== null && made.ended_at === null && !made.end_reason;
+  const resumed = !!widgetResume || (!!made && made.engine_id !== null && made.ended_at === null && !made.end_reason);
   const claim = {
     agent_version: number,
     channel: claims.channel,
@@ -78,6 +85,7 @@ export async function openConversation(deps: Deps, claims: VoiceSessionClaims, e
     engine_id: engineId,
   };
   const row =
+    widgetResume ||
     (claims.conversation && (await conversations.claimConversation(deps.sql, orgId, claims.conversation, claim))) ||
     (await conversations.insertConversation(deps.sql, {
       ...claim,
@@ -109,6 +117,30 @@ export async function openConversation(deps: Deps, claims: VoiceSessionClaims, e
     resumed,
     history: resumed ? await conversations.listTurns(deps.sql, orgId, row.id) : [],
   };
+}
+
+/**
+ * The checks of a widget's resume, then the takeover: the widget must still exist for this agent and still
+ * allow the page's origin (403), and the conversation must not have ended (410) nor be held by a live engine
+ * that did not let it go (409).
+ */
+async function resumeWidget(deps: Deps, claims: VoiceSessionClaims, engineId: string): Promise<conversations.ConversationRow> {
+  const widget = claims.widget ? await findPublicWidget(deps.sql, claims.widget) : undefined;
+  if (
+    !widget ||
+    widget.org_id !== claims.org ||
+    widget.agent_id !== claims.agent ||
+    !originAllowed(claims.origin, widget.allowed_origins, ownOrigin(deps.config, claims.origin ?? ''))
+  )
+    throw forbiddenAction('Origin not allowed for this widget');
+  const result = await takeOverConversation(deps.sql, claims.org, claims.conversation!, engineId, ENGINE_STALE_MS, {
+    channel: 'widget',
+    agent_id: claims.agent,
+  });
+  if ('taken' in result) return result.taken;
+  if (result.refused === 'ended') throw gone('The conversation has ended');
+  if (result.refused === 'held') throw conflict('A live engine holds the conversation');
+  throw notFound('Conversation not found');
 }
 
 /** Writes one turn as soon as it is spoken; a repeated write keeps the first. */

@@ -54,6 +54,23 @@ export async function mintVoiceSessionToken(
   return { token, expiresAt };
 }
 
+/** How long a widget's resume token is good for; the engine sends the page a fresh one every minute. */
+export const RESUME_TOKEN_TTL_SECONDS = 120;
+
+/**
+ * A widget session's resume token: the session's own claims (organization, agent, version, widget, origin)
+ * naming its conversation, signed as the session's token was. Only the engine mints one, for the page it
+ * talks to; with it the page takes the conversation to another engine when its socket drops or it is told
+ * to move (see takeOverConversation for when that is refused).
+ */
+export function mintResumeToken(
+  config: Pick<Config, 'ENCRYPTION_KEY' | 'ENCRYPTION_KEYS_PREVIOUS' | 'dataDir'>,
+  claims: VoiceSessionClaims,
+  conversationId: string,
+): Promise<{ token: string; expiresAt: Date }> {
+  return mintVoiceSessionToken(config, { ...claims, conversation: conversationId }, RESUME_TOKEN_TTL_SECONDS);
+}
+
 /** The claims of a valid token, or null (bad signature, expired, malformed): the engine refuses the session. */
 export async function verifyVoiceSessionToken(
   config: Pick<Config, 'ENCRYPTION_KEY' | 'ENCRYPTION_KEYS_PREVIOUS' | 'dataDir'>,

@@ -16,8 +16,42 @@ export const ENGINE_STALE_MS = 3_000;
 
 type Deps = Pick<ServiceDeps, 'sql' | 'config' | 'logger'>;
 
-export const engineBeat = (deps: Pick<ServiceDeps, 'sql'>, engineId: string) => engines.beat(deps.sql, engineId);
 export const engineGone = (deps: Pick<ServiceDeps, 'sql'>, engineId: string) => engines.forget(deps.sql, engineId);
+
+/**
+ * The engine's heartbeat, on a connection of its own for its life: the backend's pid goes with each beat, so a
+ * peer sees the engine gone the moment its process is (see takeOverConversation). A broken connection is
+ * given back and another reserved at the next beat.
+ */
+export function engineHeart(deps: Pick<ServiceDeps, 'sql'>, engineId: string) {
+  let held: Awaited<ReturnType<ServiceDeps['sql']['reserve']>> | undefined;
+  let inFlight = false;
+  return {
+    /** One beat at a time: a slow one is not queued behind. */
+    async beat(): Promise<void> {
+      if (inFlight) return;
+      inFlight = true;
+      try {
+        held ??= await deps.sql.reserve();
+        await engines.beat(held, engineId);
+      } catch (error) {
+        held?.release();
+        held = undefined;
+        throw error;
+      } finally {
+        inFlight = false;
+      }
+    },
+    release(): void {
+      held?.release();
+      held = undefined;
+    },
+  };
+}
+
+/** The conversations a draining engine lets go, marked before their streams close (see engines.markMoving). */
+export const letGo = (deps: Pick<ServiceDeps, 'sql'>, engineId: string, ids: readonly string[]) =>
+  engines.markMoving(deps.sql, engineId, ids);
 
 /** Moves the calls of engines silent for ENGINE_STALE_MS; answers how many were moved. */
 export async function moveStrandedCalls(deps: Deps, watcher: string): Promise<number> {

@@ -151,9 +151,12 @@ export class Conversation {
     return this.opened.id;
   }
 
-  /** A Twilio call can go on with another engine (Twilio asks the service what next when its stream ends). */
+  /**
+   * The call can go on with another engine: Twilio asks the service what next when its stream ends; the
+   * widget's page resumes with its resume token.
+   */
   get movable(): boolean {
-    return this.transport.channel === 'twilio';
+    return this.transport.channel === 'twilio' || this.transport.channel === 'widget';
   }
 
   /**

@@ -4,6 +4,19 @@ import type { CallTransport, TransportEvents } from './types';
 
 // The widget's WebSocket: PCM16 16 kHz both ways, JSON control frames (protocol: docs/decisions/voice.md).
 
+/** The engine says it is alive this often; the page takes a socket silent for 4 s as lost and resumes elsewhere. */
+const ALIVE_MS = 1_000;
+/** A fresh resume token this often (each is good for two minutes). */
+const RESUME_REFRESH_MS = 60_000;
+/** The engine lets the conversation go (it drains): the page resumes it elsewhere (1012: service restart). */
+const MOVE_CODE = 1012;
+
+/** The page's way back to its conversation: a resume token now, and fresh ones later. */
+export interface WidgetResume {
+  token: string;
+  refresh(): Promise<string>;
+}
+
 export class WidgetSocket implements CallTransport {
   readonly channel = 'widget' as const;
   readonly sampleRate = 16_000;
@@ -12,13 +25,31 @@ export class WidgetSocket implements CallTransport {
   private readonly pending = new Set<string>();
   private ended = false;
 
+  private readonly timers: NodeJS.Timeout[] = [];
+
   constructor(
     private readonly socket: WebSocket,
     conversationId: string,
+    resume?: WidgetResume,
   ) {
     socket.on('message', (data, binary) => this.onFrame(data, binary));
-    socket.once('close', () => this.hangup('caller_hung_up'));
-    this.json({ type: 'ready', conversation_id: conversationId, sample_rate: this.sampleRate });
+    socket.once('close', () => {
+      for (const timer of this.timers) clearInterval(timer);
+      this.hangup('caller_hung_up');
+    });
+    this.json({ type: 'ready', conversation_id: conversationId, sample_rate: this.sampleRate, resume_token: resume?.token });
+    if (!resume) return;
+    this.timers.push(
+      setInterval(() => this.json({ type: 'alive' }), ALIVE_MS),
+      setInterval(
+        () =>
+          void resume.refresh().then(
+            (token) => this.json({ type: 'resume_token', token }),
+            () => {},
+          ),
+        RESUME_REFRESH_MS,
+      ),
+    );
   }
 
   bind(events: TransportEvents): void {
@@ -79,7 +110,10 @@ export class WidgetSocket implements CallTransport {
 
   close(reason: string): void {
     this.ended = true;
-    this.json({ type: 'end', reason });
-    if (this.socket.readyState === this.socket.OPEN) this.socket.close(1000);
+    for (const timer of this.timers) clearInterval(timer);
+    // Released by a draining engine: the page takes the conversation to another engine, it has not ended.
+    const moved = reason === 'moved';
+    this.json(moved ? { type: 'move' } : { type: 'end', reason });
+    if (this.socket.readyState === this.socket.OPEN) this.socket.close(moved ? MOVE_CODE : 1000);
   }
 }

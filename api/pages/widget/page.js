@@ -2,6 +2,8 @@
 // (POST /widgets/{id}/sessions), then the engine's WebSocket: microphone audio goes out as 16 kHz PCM16
 // frames of 20 ms (capture-worklet.js), the agent's segments come back as 16 kHz PCM16 and play gap-free
 // (playback-worklet.js); `clear` stops playback at once, `played` tells the engine what was heard.
+// When the socket drops without `end` (the engine died, froze or drains and said `move`), the page takes
+// the conversation to another engine with the resume token the engine gave it, a few times with backoff.
 // Everything the engine says is put on the page as text, never as markup.
 (() => {
   const data = JSON.parse(document.getElementById('widget-data').textContent);
@@ -14,12 +16,18 @@
 
   /** Frames waiting in the socket's buffer past this are dropped: a stalled connection must not hold seconds of speech. */
   const MAX_BUFFERED_BYTES = 64 * 1024;
+  /** When the socket drops, resume tries go after these delays (the first at once); then the call has ended. */
+  const RESUME_DELAYS_MS = [0, 250, 500, 1000, 2000, 4000];
+  /** An engine that says `alive` every second and then nothing for this long is taken as lost (frozen). */
+  const SILENT_ENGINE_MS = 4000;
+  /** Refusals no later try can change: the token, the origin, a conversation gone or ended. */
+  const FINAL_CLOSE_CODES = new Set([4401, 4403, 4404, 4410]);
   let call = null;
 
   function setState(state, text) {
     document.body.dataset.state = state;
     statusLine.textContent = text;
-    const active = state === 'connecting' || state === 'live';
+    const active = state === 'connecting' || state === 'live' || state === 'reconnecting';
     startButton.hidden = active;
     hangupButton.hidden = !active;
   }
@@ -54,6 +62,11 @@
       this.ready = false;
       this.segment = null;
       this.framesSent = 0;
+      this.resumeToken = null;
+      this.resumeTries = 0;
+      this.reconnects = 0;
+      this.watchAlive = false;
+      this.lastHeard = 0;
     }
 
     async start() {
@@ -77,11 +90,55 @@
       this.source.connect(this.capture);
       // The capture node writes silence; connected to the destination so every browser keeps pulling it.
       this.capture.connect(this.audio.destination);
-      this.socket = new WebSocket(session.websocket_url);
-      this.socket.binaryType = 'arraybuffer';
-      this.socket.onmessage = (event) => this.fromEngine(event.data);
-      this.socket.onclose = () => this.finish('The conversation ended.');
-      this.socket.onerror = () => this.fail(new Error('The connection to the agent failed.'));
+      this.session = session;
+      this.connect(session.websocket_url);
+      this.aliveTimer = setInterval(() => this.checkAlive(), 1000);
+    }
+
+    connect(url) {
+      const socket = new WebSocket(url);
+      this.socket = socket;
+      socket.binaryType = 'arraybuffer';
+      socket.onmessage = (event) => this.fromEngine(event.data);
+      socket.onclose = (event) => this.lost(socket, event.code);
+      // Before the first `ready` there is no conversation to go back to.
+      socket.onerror = () => {
+        if (!this.resumeToken) this.fail(new Error('The connection to the agent failed.'));
+      };
+    }
+
+    /** The socket closed: the end, or an engine lost (a resume is tried while tries and the token last). */
+    lost(socket, code) {
+      if (this.ended || socket !== this.socket) return;
+      this.ready = false;
+      if (!this.resumeToken || FINAL_CLOSE_CODES.has(code) || this.resumeTries >= RESUME_DELAYS_MS.length)
+        return this.finish('The conversation ended.');
+      const delay = RESUME_DELAYS_MS[this.resumeTries++];
+      setState('reconnecting', 'Reconnecting…');
+      // What the lost engine had queued is not played: the engine that takes over says where it goes on.
+      this.segment = null;
+      this.playback?.port.postMessage({ type: 'clear' });
+      clearTimeout(this.resumeTimer);
+      this.resumeTimer = setTimeout(() => {
+        if (this.ended) return;
+        const url = new URL(this.session.websocket_url);
+        url.searchParams.set('token', this.resumeToken);
+        this.connect(url.toString());
+      }, delay);
+    }
+
+    /** A frozen engine keeps its socket open and says nothing: past SILENT_ENGINE_MS the page lets it go. */
+    checkAlive() {
+      if (this.ready && this.watchAlive && Date.now() - this.lastHeard >= SILENT_ENGINE_MS) this.drop(1006);
+    }
+
+    /** Lets the socket go without waiting for its closing handshake, and resumes. */
+    drop(code) {
+      const socket = this.socket;
+      socket.onclose = null;
+      socket.onmessage = null;
+      socket.close();
+      this.lost(socket, code);
     }
 
     sendFrame(buffer) {
@@ -98,6 +155,7 @@
     }
 
     fromEngine(payload) {
+      this.lastHeard = Date.now();
       if (typeof payload !== 'string') {
         // Audio of the current segment; after a clear, audio still in flight is dropped until the next segment.
         if (this.segment === null || !this.playback) return;
@@ -115,8 +173,21 @@
       }
       switch (message.type) {
         case 'ready':
+          if (this.resumeToken) document.body.dataset.reconnects = String(++this.reconnects);
           this.ready = true;
+          this.resumeTries = 0;
+          this.resumeToken = typeof message.resume_token === 'string' ? message.resume_token : null;
           setState('live', 'Connected: speak any time.');
+          break;
+        case 'resume_token':
+          if (typeof message.token === 'string') this.resumeToken = message.token;
+          break;
+        case 'alive':
+          this.watchAlive = true;
+          break;
+        case 'move':
+          // The engine drains: another one takes the conversation at once.
+          this.drop(1012);
           break;
         case 'segment':
           this.segment = String(message.id);
@@ -160,6 +231,8 @@
     stop() {
       this.ended = true;
       this.ready = false;
+      clearTimeout(this.resumeTimer);
+      clearInterval(this.aliveTimer);
       if (this.socket && this.socket.readyState <= WebSocket.OPEN) this.socket.close(1000);
       for (const track of this.stream ? this.stream.getTracks() : []) track.stop();
       this.audio.close().catch(() => {});

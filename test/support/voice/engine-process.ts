@@ -9,9 +9,10 @@ import { createTemporalClient } from '../../../platform/core/temporal';
 import { createEngine } from '../../../voice/server';
 import { localSpeechStack } from '../../../voice/speech/local';
 
-// The conversation engine in a process of its own, for the failover tests to kill with SIGKILL:
-// configured by the environment like voice/main.ts (no warm-up, no schedules), on a free port. It
-// prints `ready <port>` once it listens and hears the API's events.
+// The conversation engine in a process of its own, for the failover tests to kill with SIGKILL or stop
+// with SIGTERM (the engine's drain, as voice/main.ts runs it): configured by the environment like
+// voice/main.ts (no warm-up, no schedules), on a free port. It prints `ready <port>` once it listens and
+// hears the API's events.
 const config = loadConfig();
 const sql = createSql(requireDatabaseUrl(config), 5);
 const logger = createLogger(config.LOG_LEVEL);
@@ -27,3 +28,11 @@ const engine = createEngine({
 });
 await engine.listening;
 engine.server.listen(0, '127.0.0.1', () => process.stdout.write(`ready ${(engine.server.address() as AddressInfo).port}\n`));
+process.once(
+  'SIGTERM',
+  () =>
+    void engine.drain(config.VOICE_DRAIN_SECONDS * 1000).then(
+      () => process.exit(0),
+      () => process.exit(1),
+    ),
+);
