@@ -33,6 +33,8 @@ const BACKCHANNELS = new Set([
   'uh',
   'ah',
   'oh',
+  'wow',
+  'huh',
   'right',
   'okay',
   'ok',
@@ -149,7 +151,10 @@ export const DEFAULT_TURN_WAIT: TurnWaitRules = { completeMs: 0, incompleteMs: 9
 export function turnWaitMs(transcript: string, verdict: { complete: boolean } | null, rules = DEFAULT_TURN_WAIT): number {
   if (isSpelling(transcript) || isGivingSpelled(transcript)) return rules.spellingMs;
   if (isShortAnswer(transcript)) return rules.completeMs;
-  if ((verdict && !verdict.complete) || endsOpen(transcript)) return rules.incompleteMs;
+  if (endsOpen(transcript)) return rules.incompleteMs;
+  // A question the recognizer punctuated as one is asked: the turn model's doubt (it hears intonation,
+  // and a flat voice asks without rising) does not hold it back.
+  if (verdict && !verdict.complete && !/\?\s*$/.test(transcript)) return rules.incompleteMs;
   return rules.completeMs;
 }
 

@@ -37,6 +37,12 @@ describe('turn-taking rules', () => {
     expect(turnWaitMs('What time do you open?', { complete: true })).toBe(DEFAULT_TURN_WAIT.completeMs);
   });
 
+  it('answers a question the recognizer punctuated as one, whatever the turn model heard', () => {
+    expect(turnWaitMs('Do you have anything on Thursday afternoon?', { complete: false })).toBe(DEFAULT_TURN_WAIT.completeMs);
+    expect(turnWaitMs('Do you have anything on Thursday', { complete: false })).toBe(DEFAULT_TURN_WAIT.incompleteMs);
+    expect(turnWaitMs('Can I book it for my?', { complete: false })).toBe(DEFAULT_TURN_WAIT.incompleteMs);
+  });
+
   it('hears an unfinished sentence in the words when the turn model hears a finished one', () => {
     for (const t of ['I would like to', 'My order is...', 'It is for the', 'Can you check my']) {
       expect(endsOpen(t), t).toBe(true);

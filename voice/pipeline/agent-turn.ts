@@ -5,7 +5,9 @@ import type { SpeechVoice } from '../speech/types';
 
 // One agent turn: the model streamed, its text cut into sentences, each sentence spoken as soon as it is
 // complete (speech of sentence n+1 is made while sentence n plays), tool calls run in between with a
-// line said while they run. Cancelled as a whole by its signal (a barge-in).
+// line said while they run. Cancelled as a whole by its signal (a barge-in). A model that starts saying a
+// sentence of the turn again (small models loop: "I'm sorry. I'm sorry.") is stopped there: the caller
+// never hears a sentence twice in one turn.
 
 export interface SpokenSentence {
   text: string;
@@ -146,28 +148,48 @@ export class AgentTurn {
     }
     const messages = [...options.messages];
     const modelTools = options.tools.map(({ name, description, parameters }) => ({ name, description, parameters }));
+    const said = new Set<string>();
     for (let step = 0; step <= MAX_TOOL_STEPS && !options.signal.aborted; step++) {
       const splitter = new SentenceSplitter({ firstClause: this.sentenceCount === 0 });
       let text = '';
       const calls: ChatToolCall[] = [];
       const asked = performance.now();
-      for await (const event of options.model.stream({
-        messages,
-        tools: step < MAX_TOOL_STEPS ? modelTools : [],
-        signal: options.signal,
-        maxTokens: options.maxTokens,
-        temperature: options.temperature,
-      })) {
-        if (event.type === 'text-delta') {
-          if (this.timings.llm_first_token_ms === null) this.timings.llm_first_token_ms = performance.now() - asked;
-          text += event.delta;
-          for (const sentence of splitter.push(event.delta)) this.say(sentence);
-        } else if (event.type === 'tool-call') {
-          if (this.timings.llm_first_token_ms === null) this.timings.llm_first_token_ms = performance.now() - asked;
-          calls.push(event.call);
+      const looping = new AbortController();
+      /** Speaks a sentence, or stops the model when the turn already said it; true when it was spoken. */
+      const sayOnce = (sentence: string): boolean => {
+        const key = sentence
+          .toLowerCase()
+          .replace(/[^\p{L}\p{N}]+/gu, ' ')
+          .trim();
+        if (key && said.has(key)) {
+          looping.abort();
+          return false;
         }
+        said.add(key);
+        this.say(sentence);
+        text += `${text ? ' ' : ''}${sentence}`;
+        return true;
+      };
+      try {
+        for await (const event of options.model.stream({
+          messages,
+          tools: step < MAX_TOOL_STEPS ? modelTools : [],
+          signal: AbortSignal.any([options.signal, looping.signal]),
+          maxTokens: options.maxTokens,
+          temperature: options.temperature,
+        })) {
+          if (event.type === 'text-delta') {
+            if (this.timings.llm_first_token_ms === null) this.timings.llm_first_token_ms = performance.now() - asked;
+            if (!splitter.push(event.delta).every(sayOnce)) break;
+          } else if (event.type === 'tool-call') {
+            if (this.timings.llm_first_token_ms === null) this.timings.llm_first_token_ms = performance.now() - asked;
+            calls.push(event.call);
+          }
+        }
+      } catch (error) {
+        if (!looping.signal.aborted || options.signal.aborted) throw error;
       }
-      for (const sentence of splitter.flush()) this.say(sentence);
+      if (!looping.signal.aborted) splitter.flush().every(sayOnce);
       const assistant: ChatMessage = { role: 'assistant', content: text, ...(calls.length ? { toolCalls: calls } : {}) };
       messages.push(assistant);
       this.added.push(assistant);
