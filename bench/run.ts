@@ -167,7 +167,7 @@ const BENCHES = {
       verbose: args.includes('--verbose'),
     }),
   // Concurrent simulated callers against one engine on the local models (1, 2, 4, 6, 8 …): voice-to-voice p50/p95 at each
-  // level, and the conversations per core before p95 doubles (--levels, --turns, --rounds, --cores, --all, --verbose).
+  // level, and the conversations per core before p95 doubles (--levels, --turns, --rounds, --cores, --all, --cloud, --verbose).
   // N recorded conversations (default 50, synthesized with dual-channel recordings) replayed through a second version as
   // one batch: total time, per-conversation time, turns changed (--calls N).
   replay: () => benchReplay({ calls: Number(flagValue('--calls') ?? 50) }),
@@ -178,6 +178,7 @@ const BENCHES = {
       rounds: Number(flagValue('--rounds') ?? 2),
       cores: flagValue('--cores') ? Number(flagValue('--cores')) : undefined,
       all: args.includes('--all'),
+      cloud: args.includes('--cloud'),
       verbose: args.includes('--verbose'),
     }),
   // Silence a caller hears when the call's engine is killed mid-sentence (SIGKILL; --frozen N: SIGSTOP), until the next

@@ -158,3 +158,5 @@ export async function startVoiceBenchEngine(options: VoiceBenchEngineOptions = {
     throw error;
   }
 }
+
+export type VoiceBenchEngine = Awaited<ReturnType<typeof startVoiceBenchEngine>>;

@@ -1,7 +1,8 @@
 import os from 'node:os';
 import { synthesize } from '../test/support/voice/speech';
 import { type CallRecord, loadVoiceScript, percentile, playCall, type VoiceScript } from './voice';
-import { startVoiceBenchEngine } from './voice-engine-env';
+import { startCloudVoiceEngine } from './voice-cloud';
+import { startVoiceBenchEngine, type VoiceBenchEngine } from './voice-engine-env';
 
 // Conversations per core before latency doubles: one engine as `npm start` runs it (bench/voice-engine-env.ts:
 // the local speech server and the local model), N simulated Twilio callers at once (1, 2, 4, 6, 8 by default),
@@ -10,9 +11,11 @@ import { startVoiceBenchEngine } from './voice-engine-env';
 // p50/p95 over every answered turn, the machine's load average. The answer: the largest N whose p95 stays
 // under twice N=1's, divided by the cores the engine and the speech server had.
 //
-// `npm run bench -- voice-scale [--levels 1,2,4,6,8] [--turns 4] [--rounds 2] [--cores N] [--all] [--verbose]`
+// `npm run bench -- voice-scale [--levels 1,2,4,6,8] [--turns 4] [--rounds 2] [--cores N] [--all] [--cloud] [--verbose]`
 //   --cores  the cores the engine and speech server ran on (default: this machine's)
 //   --all    every level, instead of stopping at the first whose p95 doubled
+//   --cloud  the agent on Deepgram, ElevenLabs and an OpenAI-compatible model, local fakes answering with the
+//            providers' latencies (bench/voice-cloud.ts), instead of the local models
 
 export interface VoiceScaleOptions {
   levels: number[];
@@ -20,6 +23,7 @@ export interface VoiceScaleOptions {
   rounds: number;
   cores?: number;
   all?: boolean;
+  cloud?: boolean;
   verbose?: boolean;
 }
 
@@ -35,7 +39,9 @@ const loadAverage = () => os.loadavg().map((v) => Math.round(v * 100) / 100);
 export async function benchVoiceScale(options: VoiceScaleOptions) {
   const script = plainTurns(loadVoiceScript(), options.turns);
   const cores = options.cores ?? os.availableParallelism();
-  const engine = await startVoiceBenchEngine();
+  const engine: VoiceBenchEngine & { describe?: () => Record<string, unknown> } = options.cloud
+    ? await startCloudVoiceEngine()
+    : await startVoiceBenchEngine();
   try {
     const source = engine.speechBaseUrl ? { speechBaseUrl: engine.speechBaseUrl } : ({ espeak: true } as const);
     for (const turn of script.turns) if (turn.kind !== 'spelled' && 'say' in turn) await synthesize(turn.say, source);
@@ -96,6 +102,7 @@ export async function benchVoiceScale(options: VoiceScaleOptions) {
     return {
       engine: engine.url,
       model: engine.model,
+      ...engine.describe?.(),
       script: { greeting: script.greeting, turns: script.turns.map((t) => t.kind) },
       rounds_per_lane: options.rounds,
       cores,

@@ -7,7 +7,8 @@ import { type ProviderServer, startProviderServer } from './fake-provider-server
 // speech by its level, and answers as Deepgram does: SpeechStarted (vad_events), interim Results while the
 // caller speaks, a final Result with speech_final once `endpointing` ms of silence follow, UtteranceEnd,
 // empty finals over silence, KeepAlive kept, CloseStream answered with Metadata and a close. What it
-// "heard" is scripted: each utterance takes the next transcript of `script`.
+// "heard" is scripted: each utterance takes the next transcript of `script` (then `fallback`). `latencyMs`
+// delays every message, as the provider's processing and the network do.
 
 export interface FakeDeepgram extends ProviderServer {
   script: string[];
@@ -17,13 +18,24 @@ export interface FakeDeepgram extends ProviderServer {
   controls: string[];
   /** Streams stay open and send nothing (a provider that hangs). */
   mute: boolean;
+  /** The transcript of an utterance when the script is empty. */
+  fallback: string;
+  /** Delay of every message sent (0: at once). */
+  latencyMs: number;
 }
 
 const LEVEL = 300;
 const FRAME_MS = 20;
 
 export async function startFakeDeepgram(): Promise<FakeDeepgram> {
-  const fake = { script: [] as string[], streams: [] as URLSearchParams[], controls: [] as string[], mute: false } as FakeDeepgram;
+  const fake = {
+    script: [] as string[],
+    streams: [] as URLSearchParams[],
+    controls: [] as string[],
+    mute: false,
+    fallback: '',
+    latencyMs: 0,
+  } as FakeDeepgram;
   const server = await startProviderServer({
     keyOf: (req) => /^Token (.+)$/.exec(req.headers.authorization ?? '')?.[1],
     check: (url) => (url.pathname === '/v1/projects' ? { status: 200, body: { projects: [{ project_id: 'p-1', name: 'Acme' }] } } : null),
@@ -34,7 +46,8 @@ export async function startFakeDeepgram(): Promise<FakeDeepgram> {
       const rate = Number(q.get('sample_rate') ?? 16000);
       const mulaw = q.get('encoding') === 'mulaw';
       const endpointing = Number(q.get('endpointing') ?? 10);
-      const send = (message: unknown) => !fake.mute && socket.readyState === socket.OPEN && socket.send(JSON.stringify(message));
+      const sendNow = (message: unknown) => !fake.mute && socket.readyState === socket.OPEN && socket.send(JSON.stringify(message));
+      const send = (message: unknown) => (fake.latencyMs ? setTimeout(() => sendNow(message), fake.latencyMs) : sendNow(message));
       let samples: Int16Array = new Int16Array(0);
       let at = 0; // seconds of audio read
       let speechFrom: number | null = null;
@@ -102,7 +115,7 @@ export async function startFakeDeepgram(): Promise<FakeDeepgram> {
               result((fake.script[0] ?? '').split(' ')[0] ?? '', speechFrom, at, false, false);
             }
           } else if (speechFrom !== null && at - lastVoice >= endpointing / 1000) {
-            const text = fake.script.shift() ?? '';
+            const text = fake.script.shift() ?? fake.fallback;
             result(text, speechFrom, lastVoice, true, true);
             if (text) send({ type: 'UtteranceEnd', channel: [0, 1], last_word_end: lastVoice });
             speechFrom = null;

@@ -4,18 +4,21 @@ import { type ProviderServer, pieces, spokenBytes, startProviderServer } from '.
 // (`/v1/text-to-speech/{voice_id}/stream-input`) takes the opening message (a space and the voice
 // settings), text chunks, a flush and the empty text that ends the input, and answers each generation
 // with `audio` (base64, in the query's `output_format`: ulaw_8000 or pcm_<rate>) and `normalizedAlignment`,
-// then `isFinal`. The audio is the text spoken by the run's speech server. A key no longer accepted is
-// refused at the handshake (401).
+// then `isFinal`. The audio is the text spoken by the run's speech server, its first piece sent no sooner
+// than `firstAudioMs` after the generation was asked for. A key no longer accepted is refused at the
+// handshake (401).
 
 export interface FakeElevenLabs extends ProviderServer {
   /** Every generation's text, in order. */
   texts: string[];
   /** Each socket's voice id, query and opening message. */
   sockets: { voiceId: string; query: URLSearchParams; opening: Record<string, unknown> | null }[];
+  /** The provider's time to first audio of a generation (0: as soon as it is synthesized). */
+  firstAudioMs: number;
 }
 
 export async function startFakeElevenLabs(speechBaseUrl: string): Promise<FakeElevenLabs> {
-  const fake = { texts: [] as string[], sockets: [] as FakeElevenLabs['sockets'] } as FakeElevenLabs;
+  const fake = { texts: [] as string[], sockets: [] as FakeElevenLabs['sockets'], firstAudioMs: 0 } as FakeElevenLabs;
   const server = await startProviderServer({
     keyOf: (req) => req.headers['xi-api-key'] as string | undefined,
     check: (url) => (url.pathname === '/v1/user' ? { status: 200, body: { user_id: 'u-1', subscription: { tier: 'creator' } } } : null),
@@ -32,11 +35,14 @@ export async function startFakeElevenLabs(speechBaseUrl: string): Promise<FakeEl
       let buffered = '';
       let chain = Promise.resolve();
       const generate = (text: string, final: boolean) => {
+        const askedAt = performance.now();
         chain = chain.then(async () => {
           if (text.trim()) {
             fake.texts.push(text.trim());
             const rate = Number(match![2]);
             const bytes = await spokenBytes(text.trim(), speechBaseUrl, match![1] === 'ulaw' ? 'mulaw' : 'pcm', rate);
+            const wait = askedAt + fake.firstAudioMs - performance.now();
+            if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
             for (const piece of pieces(bytes, match![1] === 'ulaw' ? rate : rate * 2)) {
               if (socket.readyState !== socket.OPEN) return;
               const chars = [...text.trim()];

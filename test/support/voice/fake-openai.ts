@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 // `POST /v1/chat/completions` with `stream: true` answers scripted replies as server-sent events:
 // `chat.completion.chunk`s with `delta.content` word by word, then `delta.tool_calls` fragments (index, id
 // and name first, the arguments in pieces), the finish reason and `data: [DONE]`. A key it does not
-// accept gets 401 with OpenAI's error body.
+// accept gets 401 with OpenAI's error body. `fallback` answers when the script is empty; `firstTokenMs` and
+// `tokenMs` pace the stream as a hosted model's time to first token and its rate.
 
 export interface FakeOpenAiReply {
   text?: string;
@@ -17,15 +18,29 @@ export interface FakeOpenAi {
   keys: Set<string>;
   script: FakeOpenAiReply[];
   requests: { model: string; messages: { role: string; content: string | null; tool_call_id?: string }[]; tools?: unknown[] }[];
+  fallback: FakeOpenAiReply;
+  /** Delay before the first content chunk, and between words (0: at once). */
+  firstTokenMs: number;
+  tokenMs: number;
   close(): Promise<void>;
 }
 
 export async function startFakeOpenAi(): Promise<FakeOpenAi> {
-  const fake: FakeOpenAi = { baseUrl: '', keys: new Set(), script: [], requests: [], close: async () => {} };
+  const fake: FakeOpenAi = {
+    baseUrl: '',
+    keys: new Set(),
+    script: [],
+    requests: [],
+    fallback: { text: 'OK.' },
+    firstTokenMs: 0,
+    tokenMs: 0,
+    close: async () => {},
+  };
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const server = http.createServer((req, res) => {
     let raw = '';
     req.on('data', (c) => (raw += c));
-    req.on('end', () => {
+    req.on('end', async () => {
       const key = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
       const json = (status: number, body: unknown) =>
         res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
@@ -39,13 +54,18 @@ export async function startFakeOpenAi(): Promise<FakeOpenAi> {
       const body = JSON.parse(raw) as FakeOpenAi['requests'][number] & { stream?: boolean };
       fake.requests.push(body);
       if (!body.stream) return json(400, { error: { message: 'this fake streams only' } });
-      const reply = fake.script.shift() ?? { text: 'OK.' };
+      const reply = fake.script.shift() ?? fake.fallback;
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       const base = { id: 'chatcmpl-org', object: 'chat.completion.chunk', created: 1_700_000_000, model: body.model };
       const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
         res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`);
       chunk({ role: 'assistant', content: '' });
-      for (const word of reply.text?.match(/\S+\s*/g) ?? []) chunk({ content: word });
+      if (fake.firstTokenMs) await pause(fake.firstTokenMs);
+      for (const [i, word] of (reply.text?.match(/\S+\s*/g) ?? []).entries()) {
+        if (i > 0 && fake.tokenMs) await pause(fake.tokenMs);
+        if (res.destroyed) return;
+        chunk({ content: word });
+      }
       for (const [index, call] of (reply.toolCalls ?? []).entries()) {
         const args = JSON.stringify(call.arguments);
         chunk({ tool_calls: [{ index, id: `call_org_${index}`, type: 'function', function: { name: call.name, arguments: '' } }] });
