@@ -323,7 +323,9 @@ interface AuditedTurn {
 /** One line per recorded turn, for --verbose: what the engine heard and said, and when. */
 const turnLine = (t: AuditedTurn): string =>
   `${t.role} ${t.started_ms ?? '?'}-${t.ended_ms ?? '?'} ms${t.interrupted ? ' (cut)' : ''}: ${JSON.stringify(t.text)}` +
-  (t.role === 'caller' ? ` turn=${JSON.stringify(t.audit?.turn ?? null)} eot=${t.audit?.eot_ms ?? '?'}` : '');
+  (t.role === 'caller'
+    ? ` turn=${JSON.stringify(t.audit?.turn ?? null)} eot=${t.audit?.eot_ms ?? '?'}`
+    : ` timings=${JSON.stringify(t.audit?.timings ?? null)}`);
 
 /** The four stages of one agent turn's timings; a missing or non-numeric one is null. */
 export function stageTimings(timings: Record<string, unknown> | undefined): Record<string, number | null> {

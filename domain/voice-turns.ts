@@ -68,6 +68,8 @@ export function isBackchannel(text: string): boolean {
   if (w.length > 3) return false;
   const phrase = w.join(' ');
   if (BACKCHANNELS.has(phrase)) return true;
+  // A hum as a recognizer writes it ("Mmhm", "Ememam", "Aha"): vowels, h and m only, one word.
+  if (w.length === 1 && /^[aeiouhm]+$/.test(phrase)) return true;
   // "yeah yeah", "right right", "okay okay": repeats of one backchannel.
   return w.every((x) => BACKCHANNELS.has(x)) && new Set(w).size === 1;
 }
@@ -99,16 +101,18 @@ export function isSpelling(text: string): boolean {
  * copula ("my number is"). The audio turn model hears intonation, and a flat "my phone number is" sounds
  * finished to it; the words say otherwise.
  */
-const OPEN_ENDINGS = new Set(
-  (
-    'a an the my your our their his her its this these those and or but because so if than to of for with from ' +
-    'about into at in on by is are was were am be like um uh er'
-  ).split(' '),
+const NEVER_LAST = new Set('a an the my your our their his her and or but because if than um uh er'.split(' '));
+/** Words that end a question ("what the policy is?", "who is it for?") but not a statement. */
+const OPEN_UNLESS_ASKED = new Set(
+  'its this these those so to of for with from about into at in on by is are was were am be like'.split(' '),
 );
 
 /** What a caller names before spelling it out: the turn that mentions one waits as long as spelling does. */
 const SPELLED_THINGS =
   /\b(number|phone|mobile|cell|e ?mail|address|id|code|zip|postcode|postal|reference|account|card|licen[cs]e|plate|spell\w*|name is)\b/;
+/** "my member id is", "the e-mail was": the value follows, however the recognizer writes it ("dd", "Wani"). */
+const SPELLED_LEAD_IN =
+  /\b(number|phone|mobile|cell|e ?mail|address|id|code|zip|postcode|reference|account|card|licen[cs]e|plate)( number)? (is|was|are|s)\b/;
 
 /** A single letter group as recognizers write a spelled word: "j o h n", "J-O-H-N", "D.D.". */
 const SPELLED_GROUP = /^(?:[a-z0-9](?:[.-]|$)){2,}$|^\d[\d.,]*$/;
@@ -117,7 +121,8 @@ const SPELLED_GROUP = /^(?:[a-z0-9](?:[.-]|$)){2,}$|^\d[\d.,]*$/;
 export function endsOpen(text: string): boolean {
   if (/(\.\.\.|…)\s*$/.test(text.trim())) return true;
   const last = words(text).at(-1);
-  return last !== undefined && OPEN_ENDINGS.has(last);
+  if (last === undefined) return false;
+  return NEVER_LAST.has(last) || (OPEN_UNLESS_ASKED.has(last) && !/\?\s*$/.test(text));
 }
 
 /**
@@ -127,6 +132,7 @@ export function endsOpen(text: string): boolean {
  */
 export function isGivingSpelled(text: string): boolean {
   const n = normalize(text);
+  if (SPELLED_LEAD_IN.test(n.replace(/'/g, ' '))) return true;
   if (!SPELLED_THINGS.test(n)) return false;
   const said = n.split(/\s+/);
   const letters = said.filter((w) => /^[a-z]$/.test(w)).length;

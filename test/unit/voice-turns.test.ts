@@ -17,8 +17,9 @@ import { mulawToPcm, pcmToMulaw } from '../../voice/audio/mulaw';
 
 describe('turn-taking rules', () => {
   it('hears listening noises as backchannels, never a request', () => {
-    for (const t of ['Uh-huh.', 'mm-hmm', 'Right.', 'okay', 'yeah yeah', 'I see.', '']) expect(isBackchannel(t), t).toBe(true);
-    for (const t of ['No, stop.', 'Wait, I need brake pads', 'yeah but the price', 'right now please'])
+    for (const t of ['Uh-huh.', 'mm-hmm', 'Right.', 'okay', 'yeah yeah', 'I see.', '', 'Ememam.', 'Wow'])
+      expect(isBackchannel(t), t).toBe(true);
+    for (const t of ['No, stop.', 'Wait, I need brake pads', 'yeah but the price', 'right now please', 'Stop.', 'Wait.', 'Hey', 'No.'])
       expect(isBackchannel(t), t).toBe(false);
   });
 
@@ -44,6 +45,7 @@ describe('turn-taking rules', () => {
   });
 
   it('hears an unfinished sentence in the words when the turn model hears a finished one', () => {
+    expect(endsOpen('Can you tell me what the cancellation policy is?')).toBe(false);
     for (const t of ['I would like to', 'My order is...', 'It is for the', 'Can you check my']) {
       expect(endsOpen(t), t).toBe(true);
       expect(turnWaitMs(t, { complete: true }), t).toBeGreaterThan(DEFAULT_TURN_WAIT.completeMs);
@@ -58,6 +60,7 @@ describe('turn-taking rules', () => {
       'My email was J-O-H-N Done SMITH',
       'My member ID is DD 773',
       'my email is j o h n dot smith',
+      'My member ID is. dd',
     ])
       expect(turnWaitMs(t, { complete: true }), t).toBe(DEFAULT_TURN_WAIT.spellingMs);
     for (const t of ['What is your phone number?', 'I lost my card yesterday.', 'Which insurance plans do you accept?'])
