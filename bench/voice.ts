@@ -20,7 +20,8 @@ import { startStubVoiceEngine } from './voice-stub-engine';
 //   yes_no_dropped           no agent speech within 3 s after a short yes or no
 //   interruption_ignored     a real interruption said over the agent, and no `clear` within 2 s
 // and, from the engine's audit rows (GET /core/agents/{id}/conversations/{cid} → turns[].audit.timings),
-// the split by stage: eot_ms, stt_ms, llm_first_token_ms, tts_first_audio_ms (absent rows are counted, not fatal).
+// the split by stage: eot_ms, stt_ms, llm_first_token_ms, llm_first_clause_ms, tts_first_audio_ms and engine_ms
+// (the engine's own part: see stageTimings; absent rows are counted, not fatal).
 //
 // `npm run bench -- voice [--calls N] [--concurrency C] [--turns K] [--engine ws://host:port] [--stub] [--check] [--verbose]`
 //   --engine   a running engine; tokens from VOICE_BENCH_TOKEN, or minted for VOICE_BENCH_ORG / VOICE_BENCH_AGENT
@@ -283,7 +284,7 @@ async function playDuring(
 
 // ---- the engine's audit rows ----
 
-const STAGES = ['eot_ms', 'stt_ms', 'llm_first_token_ms', 'tts_first_audio_ms'] as const;
+const STAGES = ['eot_ms', 'stt_ms', 'llm_first_token_ms', 'llm_first_clause_ms', 'tts_first_audio_ms', 'engine_ms'] as const;
 
 /** The per-turn stage timings of a conversation (found by id, or by the caller's number among the agent's newest). */
 export async function readAuditTimings(
@@ -327,11 +328,15 @@ const turnLine = (t: AuditedTurn): string =>
     ? ` turn=${JSON.stringify(t.audit?.turn ?? null)} eot=${t.audit?.eot_ms ?? '?'}`
     : ` timings=${JSON.stringify(t.audit?.timings ?? null)}`);
 
-/** The four stages of one agent turn's timings; a missing or non-numeric one is null. */
+/**
+ * The stages of one agent turn's timings; a missing or non-numeric one is null. `engine_ms` is the engine's
+ * own part of the reply: its first audio out, less the model's first piece and that piece's synthesis.
+ */
 export function stageTimings(timings: Record<string, unknown> | undefined): Record<string, number | null> {
-  return Object.fromEntries(
-    STAGES.map((k) => [k, typeof timings?.[k] === 'number' && Number.isFinite(timings[k]) ? (timings[k] as number) : null]),
-  );
+  const read = (k: string) => (typeof timings?.[k] === 'number' && Number.isFinite(timings[k]) ? (timings[k] as number) : null);
+  const [audio, clause, tts] = [read('first_audio_ms'), read('llm_first_clause_ms'), read('tts_first_audio_ms')];
+  const engine = audio !== null && clause !== null && tts !== null ? Math.max(0, audio - clause - tts) : null;
+  return Object.fromEntries(STAGES.map((k) => [k, k === 'engine_ms' ? engine : read(k)]));
 }
 
 // ---- figures ----

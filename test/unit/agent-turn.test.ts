@@ -66,6 +66,7 @@ describe('an agent turn', () => {
     const { pieces, turn } = await runTurn('Yes, we open at nine, every weekday. Parking is free.');
     expect(pieces).toEqual(['Yes,', 'we open at nine, every weekday.', 'Parking is free.']);
     expect(turn.added).toEqual([{ role: 'assistant', content: 'Yes, we open at nine, every weekday. Parking is free.' }]);
+    expect(turn.timings.llm_first_clause_ms).toBeGreaterThanOrEqual(turn.timings.llm_first_token_ms!);
   });
 
   it('stops a model that says a sentence of the turn again, and keeps only what was said', async () => {

@@ -17,13 +17,26 @@ describe('voice bench', () => {
   });
 
   it('reads stage timings tolerantly: missing or non-numeric stages are null', () => {
-    expect(stageTimings(undefined)).toEqual({ eot_ms: null, stt_ms: null, llm_first_token_ms: null, tts_first_audio_ms: null });
-    expect(stageTimings({ eot_ms: 210, stt_ms: '5', llm_first_token_ms: 380.5, tts_first_audio_ms: null, first_audio_ms: 700 })).toEqual({
-      eot_ms: 210,
+    const none = {
+      eot_ms: null,
       stt_ms: null,
-      llm_first_token_ms: 380.5,
+      llm_first_token_ms: null,
+      llm_first_clause_ms: null,
       tts_first_audio_ms: null,
+      engine_ms: null,
+    };
+    expect(stageTimings(undefined)).toEqual(none);
+    expect(stageTimings({ eot_ms: 210, stt_ms: '5', llm_first_token_ms: 380.5, tts_first_audio_ms: null, first_audio_ms: 700 })).toEqual({
+      ...none,
+      eot_ms: 210,
+      llm_first_token_ms: 380.5,
     });
+  });
+
+  it("counts as the engine's own time what its first audio took beyond the model's first piece and its synthesis", () => {
+    const timings = { llm_first_token_ms: 200, llm_first_clause_ms: 320, tts_first_audio_ms: 150, first_audio_ms: 490 };
+    expect(stageTimings(timings)).toMatchObject({ llm_first_clause_ms: 320, engine_ms: 20 });
+    expect(stageTimings({ ...timings, first_audio_ms: null }).engine_ms).toBeNull();
   });
 
   it('counts each turn-taking error over the turns it applies to, and leaves spoken-over turns out of the latency', () => {

@@ -16,6 +16,8 @@ export interface SpokenSentence {
 
 export interface TurnTimings {
   llm_first_token_ms: number | null;
+  /** The model's first piece complete (a clause or a sentence): what speech waits for. */
+  llm_first_clause_ms: number | null;
   tts_first_audio_ms: number | null;
   first_audio_ms: number | null;
 }
@@ -54,7 +56,12 @@ const FILLER = 'One moment.';
 
 export class AgentTurn {
   readonly sentences: SpokenSentence[] = [];
-  readonly timings: TurnTimings = { llm_first_token_ms: null, tts_first_audio_ms: null, first_audio_ms: null };
+  readonly timings: TurnTimings = {
+    llm_first_token_ms: null,
+    llm_first_clause_ms: null,
+    tts_first_audio_ms: null,
+    first_audio_ms: null,
+  };
   /** Messages the turn added to the context (assistant text, tool calls and results). */
   readonly added: ChatMessage[] = [];
   readonly toolsCalled: { name: string; input: unknown; output: string }[] = [];
@@ -166,6 +173,7 @@ export class AgentTurn {
           return false;
         }
         said.add(key);
+        this.timings.llm_first_clause_ms ??= performance.now() - asked;
         this.say(sentence);
         text += `${text ? ' ' : ''}${sentence}`;
         return true;
