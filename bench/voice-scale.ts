@@ -34,6 +34,7 @@ function plainTurns(script: VoiceScript, count: number): VoiceScript {
 }
 
 const STAGES = ['eot_ms', 'stt_ms', 'llm_first_token_ms', 'tts_first_audio_ms'] as const;
+const cpuSeconds = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1e6;
 const loadAverage = () => os.loadavg().map((v) => Math.round(v * 100) / 100);
 
 export async function benchVoiceScale(options: VoiceScaleOptions) {
@@ -54,6 +55,7 @@ export async function benchVoiceScale(options: VoiceScaleOptions) {
     for (const n of options.levels) {
       const loadBefore = loadAverage();
       const started = performance.now();
+      const cpuBefore = process.cpuUsage();
       const records: CallRecord[] = [];
       await Promise.all(
         Array.from({ length: n }, async () => {
@@ -90,6 +92,8 @@ export async function benchVoiceScale(options: VoiceScaleOptions) {
           50,
         ),
         run_s: Math.round(performance.now() - started) / 1000,
+        // Cores the bench's own process used (the engine, the API, the simulated callers, the fakes): CPU time / run time.
+        process_cores: Math.round((cpuSeconds(process.cpuUsage(cpuBefore)) / ((performance.now() - started) / 1000)) * 100) / 100,
         load_average: { before: loadBefore, after: loadAverage() },
         errors: records.filter((r) => r.error).map((r) => `call ${r.call}: ${r.error}`),
       });
