@@ -74,6 +74,19 @@ export function isBackchannel(text: string): boolean {
   return w.every((x) => BACKCHANNELS.has(x)) && new Set(w).size === 1;
 }
 
+/** Speech over the agent shorter than this is a listening noise unless it asks the agent to stop. */
+export const SHORT_SOUND_MS = 600;
+const STOP_WORDS = new Set('stop wait no nope sorry hold hang excuse hello hey actually but what pardon'.split(' '));
+
+/**
+ * Speech said over the agent that is no interruption: a backchannel, or a sound too short to be a request
+ * that names no stop ("Mm-hmm" written as "In a mom." by the recognizer); "Wait", "No", "Sorry" still stop it.
+ */
+export function isListeningNoise(text: string, durationMs: number): boolean {
+  if (isBackchannel(text)) return true;
+  return durationMs < SHORT_SOUND_MS && !words(text).some((w) => STOP_WORDS.has(w));
+}
+
 /** Short answers: a turn of their own when the agent is listening, whatever their length. */
 const SHORT_ANSWERS = new Set(['yes', 'no', 'yeah', 'yep', 'nope', 'nah', 'sure', 'okay', 'ok', 'correct', 'right', 'wrong', 'maybe']);
 

@@ -7,6 +7,7 @@ import {
   endsOpen,
   heardText,
   isBackchannel,
+  isListeningNoise,
   isShortAnswer,
   isSpelling,
   SentenceSplitter,
@@ -21,6 +22,13 @@ describe('turn-taking rules', () => {
       expect(isBackchannel(t), t).toBe(true);
     for (const t of ['No, stop.', 'Wait, I need brake pads', 'yeah but the price', 'right now please', 'Stop.', 'Wait.', 'Hey', 'No.'])
       expect(isBackchannel(t), t).toBe(false);
+  });
+
+  it('lets a short sound over the agent go on, unless it asks to stop', () => {
+    expect(isListeningNoise('In a mom.', 512)).toBe(true);
+    for (const t of ['Wait.', 'No no', 'Sorry', 'Hold on']) expect(isListeningNoise(t, 400), t).toBe(false);
+    expect(isListeningNoise('In a mom.', 900)).toBe(false);
+    expect(isListeningNoise('Uh-huh.', 2000)).toBe(true);
   });
 
   it('never drops a short yes or no: it is answered at once', () => {

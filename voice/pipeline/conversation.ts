@@ -4,7 +4,7 @@ import { redactPii } from '../../domain/pii-redaction';
 import { isVoicemailGreeting, systemPrompt } from '../../domain/voice-prompt';
 import { RESUME_LINE, resumedMessages, resumePoint } from '../../domain/voice-resume';
 import { toolCallKey, voiceTools } from '../../domain/voice-tools';
-import { heardText, isBackchannel, saysEndPhrase, turnWaitMs } from '../../domain/voice-turns';
+import { heardText, isListeningNoise, saysEndPhrase, turnWaitMs } from '../../domain/voice-turns';
 import type { OpenedConversation } from '../../services/conversations/runtime';
 import type { NewTurn } from '../../services/conversations/runtime';
 import type { ConversationEnded, ToolCallRequest, ToolCallResult } from '../../workflows/conversation-messages';
@@ -216,7 +216,12 @@ export class Conversation {
         }
         return;
       case 'partial':
-        if (this.agentSpeaking() && !isBackchannel(event.text) && event.text.trim().split(/\s+/).length >= 2) this.interrupt();
+        if (
+          this.agentSpeaking() &&
+          !isListeningNoise(event.text, performance.now() - (this.callerSpeakingSince ?? performance.now())) &&
+          event.text.trim().split(/\s+/).length >= 2
+        )
+          this.interrupt();
         return;
       case 'speech_stopped':
         this.callerSpeakingSince = null;
@@ -234,12 +239,13 @@ export class Conversation {
 
   private onTranscript(event: Extract<ListenEvent, { type: 'transcript' }>): void {
     const text = event.text.trim();
+    const noise = isListeningNoise(text, event.end_ms - event.start_ms);
     if (this.agentSpeaking()) {
       // "uh-huh", "right", a cough: the agent goes on.
-      if (isBackchannel(text)) return;
+      if (noise) return;
       this.interrupt();
     }
-    if (!text || (isBackchannel(text) && this.lastCut && performance.now() - this.lastCut.at < FALSE_INTERRUPTION_MS)) {
+    if (!text || (noise && this.lastCut && performance.now() - this.lastCut.at < FALSE_INTERRUPTION_MS)) {
       // Not an interruption after all: resume with what the caller did not hear.
       const cut = this.lastCut;
       this.lastCut = undefined;
