@@ -124,7 +124,7 @@ class Listener:
         self._next_partial = 0
         self._partial_running = False
         self._last_partial = ""
-        self._speculation: tuple[int, int, asyncio.Future] | None = None  # (segment, speech end, transcription)
+        self._speculation: tuple[int, int, asyncio.Task] | None = None  # (segment, speech end, transcription)
 
     # -- input ---------------------------------------------------------------------------------
 
@@ -227,11 +227,11 @@ class Listener:
         task.add_done_callback(self._tasks.discard)
         return task
 
-    def _transcription(self, samples: np.ndarray) -> asyncio.Future:
-        future = asyncio.ensure_future(self._engine.run(self._recognize, samples))
-        self._tasks.add(future)
-        future.add_done_callback(self._tasks.discard)
-        return future
+    def _transcription(self, samples: np.ndarray) -> asyncio.Task:
+        task = self._spawn(self._engine.run(self._recognize, samples))
+        # A transcription made stale by speech that resumed is never awaited: its failure is not news.
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+        return task
 
     def _recognize(self, samples: np.ndarray) -> tuple[str, int]:
         began = time.perf_counter()
@@ -256,7 +256,7 @@ class Listener:
             self._last_partial = text
             self._send({"type": "partial", "text": text, "at_ms": ms(end)})
 
-    async def _finish(self, generation, segment, recognized: asyncio.Future, turn_audio, start, end, previous: asyncio.Task | None) -> None:
+    async def _finish(self, generation, segment, recognized: asyncio.Task, turn_audio, start, end, previous: asyncio.Task | None) -> None:
         judged = asyncio.ensure_future(self._engine.run(self._judge, turn_audio)) if self._engine.turn else None
         try:
             text, stt_ms = await recognized
