@@ -5,7 +5,7 @@ import { MAX_STREAM_RESUMES } from '../../domain/voice-resume';
 import { verifyTwilioRequest } from '../campaigns/telephony-callbacks';
 import type { ServiceDeps } from '../deps';
 import { closeConversation } from './runtime';
-import { streamTwiml } from './stream-twiml';
+import { resumedStreamTwiml } from './stream-twiml';
 
 // Twilio asks `<Connect action>` what next when a call's stream ends. A conversation that ended (the
 // engine marks the end before it closes the stream) hangs up. One that did not lost its engine (killed,
@@ -37,16 +37,9 @@ export async function answerStreamEnded(deps: Pick<ServiceDeps, 'sql' | 'config'
     });
     return sayAndHangUpTwiml('We are sorry, this call cannot go on. Please call again.');
   }
-  return streamTwiml(
+  return resumedStreamTwiml(
     deps.config,
-    {
-      org: row.org_id,
-      agent: row.agent_id,
-      ...(row.agent_version ? { version: row.agent_version } : {}),
-      conversation: row.id,
-      channel: row.channel === 'sip' ? 'sip' : 'twilio',
-      direction: row.direction ?? 'inbound',
-    },
+    { ...row, agent_id: row.agent_id },
     { account: request.account ?? null, resumes: request.resumes + 1 },
   );
 }

@@ -1,5 +1,6 @@
 import { publicBaseUrl, voicePublicUrl, type Config } from '../../platform/core/config';
 import { connectStreamTwiml, STREAM_PARAMETERS_MAX } from '../../domain/twiml';
+import type { ConversationRow } from '../../db/conversations';
 import { mintVoiceSessionToken } from './session-tokens';
 
 // The TwiML that puts a Twilio call (campaign, inbound number, SIP domain) on the voice engine: a Media
@@ -47,4 +48,20 @@ export async function streamTwiml(
   if (token.length + 'token'.length > STREAM_PARAMETERS_MAX)
     throw new Error(`A stream token of ${token.length} characters is over Twilio's limit of custom parameters`);
   return connectStreamTwiml(mediaStreamUrl(config), { token }, streamEndedUrl(config, claims.conversation, place));
+}
+
+/** TwiML putting a conversation's call on an engine again (its engine was lost or let it go): the row says who. */
+export function resumedStreamTwiml(config: TokenConfig, row: ConversationRow & { agent_id: string }, place: StreamPlace): Promise<string> {
+  return streamTwiml(
+    config,
+    {
+      org: row.org_id,
+      agent: row.agent_id,
+      ...(row.agent_version ? { version: row.agent_version } : {}),
+      conversation: row.id,
+      channel: row.channel === 'sip' ? 'sip' : 'twilio',
+      direction: row.direction ?? 'inbound',
+    },
+    place,
+  );
 }

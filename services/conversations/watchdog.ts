@@ -3,7 +3,7 @@ import type { ConversationRow } from '../../db/conversations';
 import { updateTwilioCall } from '../../platform/adapters/dialers/twilio-live-call';
 import type { ServiceDeps } from '../deps';
 import { telephonyOf } from '../integrations/telephony-accounts';
-import { streamTwiml } from './stream-twiml';
+import { resumedStreamTwiml } from './stream-twiml';
 
 // The engines watch each other. A killed engine's calls are noticed by Twilio at once (the stream
 // closes and <Connect action> asks the service what next); a frozen one keeps its sockets open and
@@ -71,18 +71,7 @@ async function moveCall(deps: Deps, row: ConversationRow): Promise<boolean> {
   const telephony = await telephonyOf(deps, row.org_id);
   if (telephony.kind !== 'account' || telephony.account.provider !== 'twilio' || !row.call_id || !row.agent_id) return false;
   const { account } = telephony;
-  const twiml = await streamTwiml(
-    deps.config,
-    {
-      org: row.org_id,
-      agent: row.agent_id,
-      ...(row.agent_version ? { version: row.agent_version } : {}),
-      conversation: row.id,
-      channel: row.channel === 'sip' ? 'sip' : 'twilio',
-      direction: row.direction ?? 'inbound',
-    },
-    { account: account.connectionId, resumes: 1 },
-  );
+  const twiml = await resumedStreamTwiml(deps.config, { ...row, agent_id: row.agent_id }, { account: account.connectionId, resumes: 1 });
   await updateTwilioCall(
     { baseUrl: deps.config.TWILIO_API_BASE_URL, accountSid: account.accountSid, authToken: account.authToken },
     row.call_id,
