@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { startFakeChatLlm } from '../test/support/fake-chat-llm-server';
-import { startFakeTwilio } from '../test/support/fake-twilio';
+import { startFakeTwilio, twilioDialerSettings } from '../test/support/fake-twilio';
 import { PUBLIC_BASE_URL } from '../test/support/public-base';
 import { startChildEngine, type ChildEngine } from '../test/support/voice/child-engine';
 import type { SimulatedCaller } from '../test/support/voice/simulated-caller';
@@ -53,11 +53,7 @@ export async function benchVoiceFailover(options: VoiceFailoverOptions) {
   const settings = {
     LLM_BASE_URL: llm.baseUrl,
     LLM_MODEL: 'fake-chat',
-    DIALER: 'twilio',
-    TWILIO_API_BASE_URL: twilio.url,
-    TWILIO_ACCOUNT_SID: twilio.accountSid,
-    TWILIO_AUTH_TOKEN: twilio.authToken,
-    TWILIO_FROM_NUMBER: '+15005550006',
+    ...twilioDialerSettings(twilio),
     PUBLIC_BASE_URL,
     VOICE_PUBLIC_URL,
   };

@@ -12,7 +12,7 @@ import {
 import { createTestContext, type TestContext } from '../support/context';
 import { PUBLIC_BASE_URL } from '../support/public-base';
 import { startFakeChatLlm, type FakeChatLlm } from '../support/fake-chat-llm-server';
-import { startFakeTwilio, type FakeTwilio, type FakeTwilioCall } from '../support/fake-twilio';
+import { startFakeTwilio, type FakeTwilio, type FakeTwilioCall, twilioDialerSettings } from '../support/fake-twilio';
 import { speechServer, startTestEngine, type TestEngine } from '../support/voice/engine';
 import { SimulatedCaller } from '../support/voice/simulated-caller';
 
@@ -77,11 +77,7 @@ needsSpeech('campaign calls through the voice engine', () => {
       env: {
         LLM_BASE_URL: llm.baseUrl,
         LLM_MODEL: 'fake-chat',
-        DIALER: 'twilio',
-        TWILIO_API_BASE_URL: twilio.url,
-        TWILIO_ACCOUNT_SID: twilio.accountSid,
-        TWILIO_AUTH_TOKEN: twilio.authToken,
-        TWILIO_FROM_NUMBER: '+15005550006',
+        ...twilioDialerSettings(twilio),
         VOICE_PUBLIC_URL,
         PUBLIC_BASE_URL,
         CAMPAIGN_SWEEP_INTERVAL_SECONDS: '1',

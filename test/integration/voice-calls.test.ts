@@ -3,7 +3,7 @@ import { waitFor } from '../support/campaigns';
 import { createTestContext, type TestContext } from '../support/context';
 import { PUBLIC_BASE_URL } from '../support/public-base';
 import { startFakeChatLlm, type FakeChatLlm } from '../support/fake-chat-llm-server';
-import { startFakeTwilio, type FakeTwilio } from '../support/fake-twilio';
+import { startFakeTwilio, type FakeTwilio, twilioDialerSettings } from '../support/fake-twilio';
 import { newTenant, type Tenant } from '../support/identity';
 import { finishedConversation, speechServer, startTestEngine, type TestEngine } from '../support/voice/engine';
 import { SimulatedCaller } from '../support/voice/simulated-caller';
@@ -40,12 +40,8 @@ needsSpeech('voice calls', () => {
       env: {
         LLM_BASE_URL: llm.baseUrl,
         LLM_MODEL: 'fake-chat',
-        DIALER: 'twilio',
+        ...twilioDialerSettings(twilio),
         PUBLIC_BASE_URL,
-        TWILIO_API_BASE_URL: twilio.url,
-        TWILIO_ACCOUNT_SID: twilio.accountSid,
-        TWILIO_AUTH_TOKEN: twilio.authToken,
-        TWILIO_FROM_NUMBER: '+15005550006',
       },
     });
     twilio.reachAppAt(PUBLIC_BASE_URL, ctx.baseUrl);

@@ -4,7 +4,7 @@ import { answerInboundCall } from '../../services/conversations/inbound';
 import { waitFor } from '../support/campaigns';
 import { createTestContext, type TestContext } from '../support/context';
 import { startFakeChatLlm, type FakeChatLlm } from '../support/fake-chat-llm-server';
-import { startFakeTwilio, type FakeTwilio } from '../support/fake-twilio';
+import { startFakeTwilio, type FakeTwilio, twilioDialerSettings } from '../support/fake-twilio';
 import { newTenant, type Tenant } from '../support/identity';
 import { PUBLIC_BASE_URL } from '../support/public-base';
 import { startChildEngine, type ChildEngine } from '../support/voice/child-engine';
@@ -72,11 +72,7 @@ needsSpeech('calls move between engines', () => {
     const env = {
       LLM_BASE_URL: llm.baseUrl,
       LLM_MODEL: 'fake-chat',
-      DIALER: 'twilio',
-      TWILIO_API_BASE_URL: twilio.url,
-      TWILIO_ACCOUNT_SID: twilio.accountSid,
-      TWILIO_AUTH_TOKEN: twilio.authToken,
-      TWILIO_FROM_NUMBER: '+15005550006',
+      ...twilioDialerSettings(twilio),
       PUBLIC_BASE_URL,
       VOICE_PUBLIC_URL,
     };

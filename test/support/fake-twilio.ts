@@ -737,3 +737,14 @@ export async function startFakeTwilio(options: { stepMs?: number; script?: (to: 
 }
 
 export type FakeTwilio = Awaited<ReturnType<typeof startFakeTwilio>>;
+
+/** The service's settings that place its calls through this fake as the deployment's Twilio account. */
+export function twilioDialerSettings(twilio: FakeTwilio, from = '+15005550006'): Record<string, string> {
+  return {
+    DIALER: 'twilio',
+    TWILIO_API_BASE_URL: twilio.url,
+    TWILIO_ACCOUNT_SID: twilio.accountSid,
+    TWILIO_AUTH_TOKEN: twilio.authToken,
+    TWILIO_FROM_NUMBER: from,
+  };
+}
