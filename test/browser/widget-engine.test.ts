@@ -10,7 +10,7 @@ import { createTestContext, type TestContext } from '../support/context';
 import { startFakeChatLlm, type FakeChatLlm } from '../support/fake-chat-llm-server';
 import { newTenant, type Tenant } from '../support/identity';
 import { finishedConversation, speechServer, startTestEngine, type TestEngine } from '../support/voice/engine';
-import { type WidgetSite, startWidgetSite, widgetBrowserArgs, widgetPage } from '../support/widget-page';
+import { publishedFrontDeskWidget, type WidgetSite, startWidgetSite, widgetBrowserArgs, widgetPage } from '../support/widget-page';
 
 // The widget against the real conversation engine, in headless Chromium: the fake microphone plays a sentence
 // the speech server synthesized, the page hears the agent's first message (its audio reaches the page's
@@ -118,16 +118,8 @@ const words = (text: string | undefined) => (text ?? '').toLowerCase().replace(/
     timeout: 120_000,
   }, async () => {
     llm.script = [{ text: 'On Saturdays we are open from ten to two.' }];
-    const call = (method: string, p: string, body?: unknown) => ctx.request(method, p, { token: t.session, body });
-    const agent = (await call('POST', '/core/agents', { name: 'Front desk' })).body;
-    await call('POST', `/core/agents/${agent.id}/versions`, {
-      config: { instructions: 'You are the front desk of Acme Parts.', first_message: 'Hello, Acme Parts here.' },
-    });
-    expect((await call('POST', `/core/agents/${agent.id}/versions/1/publish`, {})).status).toBe(200);
-    const res = await call('POST', `/core/agents/${agent.id}/widgets`, { name: 'Site bubble', allowed_origins: [site.origin] });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-
-    const widget = await widgetPage(browser, site, res.body.id, { initScript: observeAudio });
+    const { agentId, widgetId } = await publishedFrontDeskWidget(ctx, t.session, site.origin);
+    const widget = await widgetPage(browser, site, widgetId, { initScript: observeAudio });
     await widget.start();
     await waitFor(async () => ((await widget.state()) === 'live' ? true : undefined), 20_000, 'the page live');
     const audio = () =>
@@ -163,7 +155,7 @@ const words = (text: string | undefined) => (text ?? '').toLowerCase().replace(/
     );
 
     await widget.hangUp();
-    const ended = await finishedConversation(ctx, t.session, agent.id);
+    const ended = await finishedConversation(ctx, t.session, agentId);
     expect(ended.channel).toBe('widget');
     const turns = ended.turns as { role: string; text: string }[];
     expect(turns[0]).toMatchObject({ role: 'agent', text: 'Hello, Acme Parts here.' });

@@ -11,7 +11,7 @@ import { startFakeChatLlm, type FakeChatLlm } from '../support/fake-chat-llm-ser
 import { newTenant, type Tenant } from '../support/identity';
 import { startChildEngine, type ChildEngine } from '../support/voice/child-engine';
 import { speechServer, startTestEngine, type TestEngine } from '../support/voice/engine';
-import { type WidgetSite, startWidgetSite, toneWav, widgetBrowserArgs, widgetPage } from '../support/widget-page';
+import { publishedFrontDeskWidget, type WidgetSite, startWidgetSite, toneWav, widgetBrowserArgs, widgetPage } from '../support/widget-page';
 
 // The widget's page survives its engine, in headless Chromium: the page talks to an engine process through
 // the public voice address (a TCP relay standing for the Service: new connections go to the engines that
@@ -97,16 +97,9 @@ function observePlayback() {
   });
 
   it('reconnects after its engine is killed and hears the agent again, in the same conversation', { timeout: 120_000 }, async () => {
+    const { agentId, widgetId } = await publishedFrontDeskWidget(ctx, t.session, site.origin);
     const call = (method: string, p: string, body?: unknown) => ctx.request(method, p, { token: t.session, body });
-    const agent = (await call('POST', '/core/agents', { name: 'Front desk' })).body;
-    await call('POST', `/core/agents/${agent.id}/versions`, {
-      config: { instructions: 'You are the front desk of Acme Parts.', first_message: 'Hello, Acme Parts here.' },
-    });
-    expect((await call('POST', `/core/agents/${agent.id}/versions/1/publish`, {})).status).toBe(200);
-    const res = await call('POST', `/core/agents/${agent.id}/widgets`, { name: 'Site bubble', allowed_origins: [site.origin] });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-
-    const widget = await widgetPage(browser, site, res.body.id, { initScript: observePlayback });
+    const widget = await widgetPage(browser, site, widgetId, { initScript: observePlayback });
     await widget.start();
     await waitFor(async () => (await widget.transcript()).find((line) => /acme/i.test(line.text)), 30_000, 'the greeting');
 
@@ -128,10 +121,10 @@ function observePlayback() {
     await widget.hangUp();
     const ended = await waitFor(
       async () => {
-        const list = await call('GET', `/core/agents/${agent.id}/conversations`);
+        const list = await call('GET', `/core/agents/${agentId}/conversations`);
         const rows = list.body.data as { id: string; ended_at: string | null }[];
         if (rows.length !== 1) return undefined; // one conversation, taken over, not a second one
-        const detail = await call('GET', `/core/agents/${agent.id}/conversations/${rows[0]!.id}`);
+        const detail = await call('GET', `/core/agents/${agentId}/conversations/${rows[0]!.id}`);
         return detail.body.summary ? detail.body : undefined;
       },
       30_000,

@@ -3,6 +3,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Browser, Frame, Page } from 'playwright-core';
+import { expect } from 'vitest';
+import type { TestContext } from './context';
 
 // A widget as a visitor meets it: a customer's site (its own origin) embedding widget.js, the floating button,
 // the widget's page in its iframe, and Chromium's fake microphone playing a WAV file. Shared by the widget's
@@ -132,4 +134,21 @@ export async function widgetPage(
     transcript: () =>
       frame.$$eval('#transcript li', (items) => items.map((li) => ({ role: li.className.split(' ')[0]!, text: li.textContent ?? '' }))),
   };
+}
+
+/** A published Acme Parts front-desk agent with a widget for `origin`. */
+export async function publishedFrontDeskWidget(
+  ctx: TestContext,
+  token: string,
+  origin: string,
+): Promise<{ agentId: string; widgetId: string }> {
+  const call = (method: string, p: string, body?: unknown) => ctx.request(method, p, { token, body });
+  const agent = (await call('POST', '/core/agents', { name: 'Front desk' })).body;
+  await call('POST', `/core/agents/${agent.id}/versions`, {
+    config: { instructions: 'You are the front desk of Acme Parts.', first_message: 'Hello, Acme Parts here.' },
+  });
+  expect((await call('POST', `/core/agents/${agent.id}/versions/1/publish`, {})).status).toBe(200);
+  const res = await call('POST', `/core/agents/${agent.id}/widgets`, { name: 'Site bubble', allowed_origins: [origin] });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return { agentId: agent.id as string, widgetId: res.body.id as string };
 }
