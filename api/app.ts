@@ -1,12 +1,11 @@
 import Koa from 'koa';
 import { createAuthenticator } from './auth/authenticator';
 import type { AppDeps } from './deps';
-import { bodyLimit, errorHandler, notFound } from './middleware/errors';
-import { clientAddressMiddleware } from './middleware/client-address';
-import { htmlErrors } from './middleware/html-errors';
-import { requestId } from './middleware/request-id';
+import { bodyLimit } from './middleware/errors';
+import { clientAddressResolver } from './middleware/client-address';
+import { requestLines } from './middleware/request-id';
 import { readJsonBody } from './middleware/json-body';
-import { closeUnreadBody } from './middleware/unread-body';
+import { requestPipeline } from './middleware/pipeline';
 import { requestDeadlines } from './middleware/deadlines';
 import { methodNotAllowed, serveConnectThroughApp } from './middleware/methods';
 import { widgetPreflight } from './middleware/widget-preflight';
@@ -135,28 +134,26 @@ export function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []) {
   const document = generateDocument(registry, `${publicBaseUrl(deps.config)}/docs`);
   registerDocsRoutes(routes.router, document, deps.config);
 
-  // Forwarded headers count only from TRUSTED_PROXIES (middleware/client-address.ts), never Koa's blanket trust.
   const app = new Koa({ proxy: false });
-  app.use(clientAddressMiddleware(deps.config.TRUSTED_PROXIES));
-  app.use(requestId(deps.logger));
-  app.use(closeUnreadBody());
-  // Errors that reach Koa outside the error handler (mostly a client dropping its connection mid-body)
+  // Errors that reach Koa outside the pipeline (mostly a client dropping its connection mid-body)
   // go to the log, never to stderr through Koa's default handler.
   app.on('error', (err: { code?: string }) => {
     const clientGone = /^(HPE_|ECONNRESET$|EPIPE$|ECONNABORTED$|ERR_STREAM_PREMATURE_CLOSE$)/.test(err?.code ?? '');
     deps.logger[clientGone ? 'debug' : 'warn']({ err }, 'connection error outside a request');
   });
-  app.use(htmlErrors());
-  app.use(errorHandler());
-  app.use(notFound());
-  // The one CORS preflight the API answers (a widget's sessions); OPTIONS is 405 everywhere else.
-  app.use(widgetPreflight(deps));
-  app.use(methodNotAllowed(routes.router));
-  // A declared length over the limit is refused before routing; nothing is read here.
-  const ordinaryBody = bodyLimit(deps.config.BODY_LIMIT_BYTES, readsOwnBody);
-  const bulkBody = bodyLimit(deps.config.CUSTOM_DATA_REPLACE_BODY_LIMIT_BYTES, readsOwnBody);
-  app.use((ctx, next) => (CUSTOM_DATA_BULK_PATH.test(ctx.path) ? bulkBody : ordinaryBody)(ctx, next));
-  app.use(requestDeadlines(deps.config.REQUEST_TIMEOUT_MS, deps.config.TEMPORAL_REQUEST_TIMEOUT_MS, isUpload));
+  app.use(
+    requestPipeline({
+      // Forwarded headers count only from TRUSTED_PROXIES (middleware/client-address.ts), never Koa's blanket trust.
+      resolveClientAddress: clientAddressResolver(deps.config.TRUSTED_PROXIES),
+      lines: requestLines(deps.logger),
+      // The one CORS preflight the API answers (a widget's sessions); OPTIONS is 405 everywhere else.
+      preflight: widgetPreflight(deps),
+      refuseUndeclaredMethod: methodNotAllowed(routes.router),
+      // A declared length over the limit is refused before routing; nothing is read here.
+      refuseOversizedBody: bodyLimit(limitOf, readsOwnBody),
+      withinDeadlines: requestDeadlines(deps.config.REQUEST_TIMEOUT_MS, deps.config.TEMPORAL_REQUEST_TIMEOUT_MS, isUpload),
+    }),
+  );
   app.use(routes.router.routes());
   serveConnectThroughApp(app, { maxHeaderSize: MAX_REQUEST_HEADER_BYTES });
   return { app, document, routes: routes.declared };

@@ -292,12 +292,15 @@ export class Routes {
     }
     this.registry.registerPath(this.openApiConfig(spec, documented, guardHeaders));
     const koaPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
+    // Each step that may wait is awaited only when it does (a cached caller, a quota served from a lease
+    // answer at once): an await costs a promise, and on Node 20 the request scope's async hooks tax each one.
     this.router[spec.method](koaPath, async (ctx) => {
       let auth: RequestAuth | undefined;
       // Who calls, and whether they may, is settled before the body is read: an unauthenticated or
       // refused caller costs no body read or parse, however large a body it declares.
       if (spec.auth !== 'public') {
-        auth = await this.authenticator.authenticate(ctx);
+        const caller = this.authenticator.authenticate(ctx);
+        auth = caller instanceof Promise ? await caller : caller;
         const admitted = admit?.(ctx, auth);
         if (admitted) await admitted;
         enforce(spec.auth, auth);
@@ -325,18 +328,21 @@ export class Routes {
       const input = { params, query, body, auth: auth as never, ctx };
       // Without a guard around it the handler is answered directly: no closure is made for it per request.
       if (around && auth) await around(ctx, auth, () => this.respond(spec, responses, input));
-      else await this.respond(spec, responses, input);
+      else this.write(spec, responses, ctx, await spec.handler(input));
     });
   }
 
-  /** Runs the handler and writes its answer into ctx (checked against the declared schema when tests ask). */
+  /** Runs the handler and writes its answer into ctx (what a guard around the handler gets back). */
   private async respond<I>(
     spec: { method: string; path: string; handler: (input: I) => Promise<unknown> },
     responses: Responses,
     input: I & { ctx: Koa.Context },
   ): Promise<Reply> {
-    const { ctx } = input;
-    const result: unknown = await spec.handler(input);
+    return this.write(spec, responses, input.ctx, await spec.handler(input));
+  }
+
+  /** Writes a handler's answer into ctx (checked against the declared schema when tests ask). */
+  private write(spec: { method: string; path: string }, responses: Responses, ctx: Koa.Context, result: unknown): Reply {
     const r: Reply =
       result && typeof result === 'object' && '__reply' in result ? (result as Reply) : { __reply: true, status: 200, body: result };
     if (this.options.checkResponses) checkResponse(spec, responses, r);

@@ -17,30 +17,35 @@ function scopesIn(token: VerifiedToken, orgExternalId: string | null): string[] 
 /** Bearer token → RequestAuth, applying the X-Service-Org rules of the API contract. */
 export function createAuthenticator(verifier: TokenVerifier): Authenticator {
   return {
-    async authenticate(ctx: Koa.Context): Promise<RequestAuth> {
+    authenticate(ctx: Koa.Context): RequestAuth | Promise<RequestAuth> {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'));
       if (!match) throw unauthorized('Not authenticated');
-      const token = await verifier.verify(match[1]!, { address: clientAddress(ctx) });
-      if (token.expiresAt <= Date.now()) throw unauthorized('Token expired');
-
-      const requested = ctx.get(SERVICE_ORG_HEADER).trim();
-      let orgExternalId = token.defaultOrg;
-      if (requested) {
-        if (token.kind === 'organization_key') throw badRequest(`${SERVICE_ORG_HEADER} is not accepted with an organization API key`);
-        if (!token.orgs.has(requested)) throw forbidden('Organization not permitted for this token');
-        orgExternalId = requested;
-      } else if (token.kind === 'user_token') {
-        orgExternalId = null; // a pat_ token names its organization on every request
-      }
-      return {
-        kind: token.kind,
-        userId: token.userId,
-        userExternalId: token.userExternalId,
-        orgId: orgExternalId ? (token.orgs.get(orgExternalId) ?? null) : null,
-        orgExternalId,
-        scopes: scopesIn(token, orgExternalId),
-        keyId: token.keyRowId,
-      };
+      const presenter = { address: clientAddress(ctx) };
+      const cached = verifier.cached(match[1]!, presenter);
+      if (cached) return authOf(ctx, cached);
+      return verifier.verify(match[1]!, presenter).then((token) => authOf(ctx, token));
     },
+  };
+}
+
+function authOf(ctx: Koa.Context, token: VerifiedToken): RequestAuth {
+  if (token.expiresAt <= Date.now()) throw unauthorized('Token expired');
+  const requested = ctx.get(SERVICE_ORG_HEADER).trim();
+  let orgExternalId = token.defaultOrg;
+  if (requested) {
+    if (token.kind === 'organization_key') throw badRequest(`${SERVICE_ORG_HEADER} is not accepted with an organization API key`);
+    if (!token.orgs.has(requested)) throw forbidden('Organization not permitted for this token');
+    orgExternalId = requested;
+  } else if (token.kind === 'user_token') {
+    orgExternalId = null; // a pat_ token names its organization on every request
+  }
+  return {
+    kind: token.kind,
+    userId: token.userId,
+    userExternalId: token.userExternalId,
+    orgId: orgExternalId ? (token.orgs.get(orgExternalId) ?? null) : null,
+    orgExternalId,
+    scopes: scopesIn(token, orgExternalId),
+    keyId: token.keyRowId,
   };
 }

@@ -30,7 +30,8 @@ export interface AuthRule {
 }
 
 export interface Authenticator {
-  authenticate(ctx: Koa.Context): Promise<RequestAuth>;
+  /** The caller, at once when its token was verified before in this process; a promise when it must be. */
+  authenticate(ctx: Koa.Context): RequestAuth | Promise<RequestAuth>;
 }
 
 /** `user:<id>` with the identity provider's user id, as created_by/modified_by show it. */

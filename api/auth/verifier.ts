@@ -139,15 +139,26 @@ export class TokenVerifier {
     this.serviceKey = new Uint8Array(serviceKey);
   }
 
+  /**
+   * What this process already verified of the token (the usual case), answered without a promise: a
+   * request that needs no verification costs no async step for it. Undefined when `verify` must run.
+   */
+  cached(token: string, presenter: Presenter = {}): VerifiedToken | undefined {
+    return this.fromCache(sha256(token), token, presenter);
+  }
+
+  private fromCache(hash: string, token: string, presenter: Presenter): VerifiedToken | undefined {
+    const cached = this.cache.get(hash);
+    // Every address a key is used from proves it, also when this process answers from its cache. In
+    // the background: the proof only helps availability later, a slow or failed write must not cost this request.
+    if (cached?.keyRowId && isPrefixedToken(token)) this.proofs.record(cached.keyRowId, subjectOf(presenter))?.catch(() => {});
+    return cached;
+  }
+
   async verify(token: string, presenter: Presenter = {}): Promise<VerifiedToken> {
     const hash = sha256(token);
-    const cached = this.cache.get(hash);
-    if (cached) {
-      // Every address a key is used from proves it, also when this process answers from its cache. In
-      // the background: the proof only helps availability later, a slow or failed write must not cost this request.
-      if (cached.keyRowId && isPrefixedToken(token)) this.proofs.record(cached.keyRowId, subjectOf(presenter))?.catch(() => {});
-      return cached;
-    }
+    const cached = this.fromCache(hash, token, presenter);
+    if (cached) return cached;
     try {
       const refused = this.refused.get(hash);
       if (refused) throw unauthorized(refused.detail);

@@ -7,11 +7,12 @@ import { proxyTrust, resolveClientAddress } from '../../platform/core/client-add
  * answer: `clientAddress(ctx)`, and `ctx.ip` too, so no code reads a forwarded header on its own.
  * Without X-Forwarded-For the answer depends on the connection alone, so it is worked out once per
  * connection (a kept-alive one serves many requests); a request carrying the header is resolved anew.
+ * The first step of every request (api/middleware/pipeline.ts).
  */
-export function clientAddressMiddleware(trustedProxies: readonly string[]): Koa.Middleware {
+export function clientAddressResolver(trustedProxies: readonly string[]): (ctx: Koa.Context) => void {
   const trust = proxyTrust(trustedProxies);
   const byConnection = new WeakMap<net.Socket, string>();
-  return (ctx, next) => {
+  return (ctx) => {
     const socket = ctx.req.socket;
     const forwardedFor = ctx.get('X-Forwarded-For') || undefined;
     let address = forwardedFor === undefined ? byConnection.get(socket) : undefined;
@@ -21,7 +22,6 @@ export function clientAddressMiddleware(trustedProxies: readonly string[]): Koa.
     }
     ctx.state.clientAddress = address;
     ctx.request.ip = address;
-    return next();
   };
 }
 

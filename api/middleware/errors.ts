@@ -31,65 +31,57 @@ export const STATUS_OF: Record<FailureKind, number> = {
 };
 
 /** Every failure becomes the contract's error body; a stack only ever reaches the log. */
-export function errorHandler(): Koa.Middleware {
-  return async (ctx, next) => {
-    try {
-      await next();
-    } catch (error) {
-      const e = error as BodyParserError;
-      const invalidValue = invalidValueIssue(error, ctx.method);
-      if (error instanceof DomainError) {
-        if (error.kind === 'upstream' || error.kind === 'unavailable') ctx.state.log.warn({ err: error }, 'dependency failed');
-        ctx.status = STATUS_OF[error.kind];
-        if (error.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(Math.ceil(error.retryAfterSeconds)));
-        ctx.body = error.fields
-          ? { detail: error.fields.map((f) => ({ type: 'value_error', ...f, input: null, ctx: {} })) }
-          : { detail: error.detail };
-      } else if (error instanceof HttpError) {
-        ctx.status = error.status;
-        ctx.set(error.headers);
-        ctx.body = { detail: error.detail };
-      } else if (error instanceof ValidationError) {
-        ctx.status = 422;
-        ctx.body = { detail: error.issues.map((issue) => ({ ...issue, input: boundedEcho(issue.input) })) };
-      } else if (e.type === 'entity.too.large' || e.status === 413) {
-        ctx.status = 413;
-        ctx.body = { detail: 'Request body too large' };
-      } else if (e.type === 'entity.parse.failed' || (error instanceof SyntaxError && e.status === 400)) {
-        ctx.status = 422;
-        ctx.body = {
-          detail: [
-            { type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error', input: {}, ctx: { error: jsonErrorText(e.message) } },
-          ],
-        };
-      } else if (error instanceof WorkflowExecutionAlreadyStartedError) {
-        ctx.status = 409;
-        ctx.body = { detail: 'Already running' };
-      } else if (error instanceof WorkflowNotFoundError) {
-        ctx.status = 404;
-        ctx.body = { detail: 'Not Found' };
-      } else if (invalidValue) {
-        ctx.status = 422;
-        ctx.body = { detail: [invalidValue] };
-      } else if (isDatabaseUnavailable(error)) {
-        ctx.state.log.error({ err: error }, 'database unavailable');
-        ctx.status = 502;
-        ctx.body = { detail: 'Database unavailable' };
-      } else if (error instanceof StorageError) {
-        ctx.state.log.error({ err: error }, 'object storage failed');
-        ctx.status = 502;
-        ctx.body = { detail: 'Object storage unavailable' };
-      } else if (isTemporalUnavailable(error)) {
-        ctx.state.log.error({ err: error }, 'workflow engine unavailable');
-        ctx.status = 503;
-        ctx.body = { detail: 'Workflow engine unavailable, try again shortly' };
-      } else {
-        ctx.state.log.error({ err: error }, 'unhandled error');
-        ctx.status = 500;
-        ctx.body = { detail: 'Internal Server Error' };
-      }
-    }
-  };
+export function answerError(ctx: Koa.Context, error: unknown): void {
+  const e = error as BodyParserError;
+  const invalidValue = invalidValueIssue(error, ctx.method);
+  if (error instanceof DomainError) {
+    if (error.kind === 'upstream' || error.kind === 'unavailable') ctx.state.log.warn({ err: error }, 'dependency failed');
+    ctx.status = STATUS_OF[error.kind];
+    if (error.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(Math.ceil(error.retryAfterSeconds)));
+    ctx.body = error.fields
+      ? { detail: error.fields.map((f) => ({ type: 'value_error', ...f, input: null, ctx: {} })) }
+      : { detail: error.detail };
+  } else if (error instanceof HttpError) {
+    ctx.status = error.status;
+    ctx.set(error.headers);
+    ctx.body = { detail: error.detail };
+  } else if (error instanceof ValidationError) {
+    ctx.status = 422;
+    ctx.body = { detail: error.issues.map((issue) => ({ ...issue, input: boundedEcho(issue.input) })) };
+  } else if (e.type === 'entity.too.large' || e.status === 413) {
+    ctx.status = 413;
+    ctx.body = { detail: 'Request body too large' };
+  } else if (e.type === 'entity.parse.failed' || (error instanceof SyntaxError && e.status === 400)) {
+    ctx.status = 422;
+    ctx.body = {
+      detail: [{ type: 'json_invalid', loc: ['body', 0], msg: 'JSON decode error', input: {}, ctx: { error: jsonErrorText(e.message) } }],
+    };
+  } else if (error instanceof WorkflowExecutionAlreadyStartedError) {
+    ctx.status = 409;
+    ctx.body = { detail: 'Already running' };
+  } else if (error instanceof WorkflowNotFoundError) {
+    ctx.status = 404;
+    ctx.body = { detail: 'Not Found' };
+  } else if (invalidValue) {
+    ctx.status = 422;
+    ctx.body = { detail: [invalidValue] };
+  } else if (isDatabaseUnavailable(error)) {
+    ctx.state.log.error({ err: error }, 'database unavailable');
+    ctx.status = 502;
+    ctx.body = { detail: 'Database unavailable' };
+  } else if (error instanceof StorageError) {
+    ctx.state.log.error({ err: error }, 'object storage failed');
+    ctx.status = 502;
+    ctx.body = { detail: 'Object storage unavailable' };
+  } else if (isTemporalUnavailable(error)) {
+    ctx.state.log.error({ err: error }, 'workflow engine unavailable');
+    ctx.status = 503;
+    ctx.body = { detail: 'Workflow engine unavailable, try again shortly' };
+  } else {
+    ctx.state.log.error({ err: error }, 'unhandled error');
+    ctx.status = 500;
+    ctx.body = { detail: 'Internal Server Error' };
+  }
 }
 
 /**
@@ -119,28 +111,24 @@ export function boundedEcho(value: unknown, depth = 0): unknown {
 }
 
 /** A route that matched nothing leaves a bare 404; give it the contract's error body. */
-export function notFound(): Koa.Middleware {
-  return async (ctx, next) => {
-    await next();
-    if (ctx.status === 404 && ctx.body == null) {
-      ctx.status = 404; // Koa would otherwise turn an implicit 404 into 200 once a body is set
-      ctx.body = { detail: 'Not Found' };
-    }
-  };
+export function answerNotFound(ctx: Koa.Context): void {
+  if (ctx.status === 404 && ctx.body == null) {
+    ctx.status = 404; // Koa would otherwise turn an implicit 404 into 200 once a body is set
+    ctx.body = { detail: 'Not Found' };
+  }
 }
 
 /**
  * Bodies over the limit are refused before they are read, whatever their content type. Exempt paths
  * (uploads) skip the limit and the JSON parser: they stream their bodies themselves.
  */
-export function bodyLimit(limitBytes: number, exempt: (path: string) => boolean): Koa.Middleware {
-  return (ctx, next) => {
+export function bodyLimit(limitOf: (path: string) => number, exempt: (path: string) => boolean): (ctx: Koa.Context) => void {
+  return (ctx) => {
     if (exempt(ctx.path)) {
       ctx.disableBodyParser = true;
-      return next();
+      return;
     }
     const length = Number(ctx.get('Content-Length') || 0);
-    if (length > limitBytes) throw new HttpError(413, 'Request body too large');
-    return next();
+    if (length > limitOf(ctx.path)) throw new HttpError(413, 'Request body too large');
   };
 }

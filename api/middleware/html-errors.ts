@@ -32,17 +32,14 @@ h1{font-size:20px;margin:0 0 8px}p{margin:0;line-height:1.5;color:#374151}</styl
 <body><main><h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}${wait}</p></main></body></html>`;
 }
 
-/** Outside the error handler: turns its JSON error on a person-facing GET into a page, status kept. */
-export function htmlErrors(): Koa.Middleware {
-  return async (ctx, next) => {
-    await next();
-    if (ctx.status < 400 || !PERSON_FACING.test(ctx.path) || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return;
-    if (ctx.accepts('json', 'html') !== 'html') return;
-    const status = ctx.status;
-    ctx.body = errorPage(status, ctx.response.get('Retry-After') || undefined);
-    ctx.status = status;
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'");
-    ctx.set('Cache-Control', 'no-store');
-  };
+/** Once the error's answer is set: turns its JSON error on a person-facing GET into a page, status kept. */
+export function answerErrorAsPage(ctx: Koa.Context): void {
+  if (ctx.status < 400 || !PERSON_FACING.test(ctx.path) || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return;
+  if (ctx.accepts('json', 'html') !== 'html') return;
+  const status = ctx.status;
+  ctx.body = errorPage(status, ctx.response.get('Retry-After') || undefined);
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'");
+  ctx.set('Cache-Control', 'no-store');
 }

@@ -7,7 +7,7 @@ import type { AppDeps } from '../deps';
 import { HttpError, ValidationError } from '../errors';
 import type { GuardedRoute, Reply, ResponseSpec, RouteGuard } from '../route';
 import { ErrorBody, ValidationErrorBody } from '../schemas/common';
-import { errorHandler } from './errors';
+import { answerError } from './errors';
 import { principalOf } from './rate-limits';
 
 // Idempotency-Key on the POSTs that create or start something: the same key with the same request
@@ -182,7 +182,7 @@ export function createIdempotencyGuard(deps: Pick<AppDeps, 'config' | 'sql' | 'l
     } catch (error) {
       // The error becomes its answer here, as the error handler would make it further out, so it can be kept
       // (unless the request was answered already: a failure after the deadline frees the key).
-      await errorHandler()(ctx, () => Promise.reject(error));
+      answerError(ctx, error);
       answer = ctx.headerSent ? undefined : answerOf(ctx, before);
     }
     try {

@@ -10,11 +10,11 @@ import { HttpError } from '../errors';
  * (HEAD wherever GET is). Decided before routing, so no router error for an unimplemented method
  * reaches the error handler as a 500. Unknown paths stay 404.
  */
-export function methodNotAllowed(router: Router): Koa.Middleware {
-  return (ctx, next) => {
+export function methodNotAllowed(router: Router): (ctx: Koa.Context) => void {
+  return (ctx) => {
     const match = router.match(ctx.path, ctx.method);
     // One route at this path, declaring this method: nothing to refuse (most requests).
-    if (match.route && match.path.length === 1) return next();
+    if (match.route && match.path.length === 1) return;
     // A literal segment (/contacts/import, /versions/compare) names its own resource: a sibling with a
     // parameter there (/contacts/{contact_id}) neither serves its undeclared methods nor adds to its Allow.
     const routesHere = match.path.filter((layer) => layer.methods.length > 0);
@@ -23,9 +23,9 @@ export function methodNotAllowed(router: Router): Koa.Middleware {
     if (literal.length < routesHere.length && !literal.some((layer) => layer.methods.includes(ctx.method))) {
       throw new HttpError(405, 'Method Not Allowed', { Allow: [...new Set(literal.flatMap((layer) => layer.methods))].join(', ') });
     }
-    if (match.route || match.path.length === 0) return next();
+    if (match.route || match.path.length === 0) return;
     const allowed = new Set(match.path.flatMap((layer) => layer.methods));
-    if (allowed.size === 0) return next();
+    if (allowed.size === 0) return;
     throw new HttpError(405, 'Method Not Allowed', { Allow: [...allowed].join(', ') });
   };
 }

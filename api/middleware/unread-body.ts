@@ -3,15 +3,9 @@ import type Koa from 'koa';
 /**
  * A request answered before its body arrived (refused by its token, its signature headers or its
  * declared length) ends its connection with the answer: on a kept-alive connection Node would
- * otherwise receive the rest of the body, however large, only to discard it.
+ * otherwise receive the rest of the body, however large, only to discard it. Runs once the answer is set.
  */
-export function closeUnreadBody(): Koa.Middleware {
-  return async (ctx, next) => {
-    try {
-      await next();
-    } finally {
-      const sendsBody = Number(ctx.get('Content-Length') || 0) > 0 || ctx.get('Transfer-Encoding') !== '';
-      if (sendsBody && !ctx.req.complete && !ctx.headerSent) ctx.set('Connection', 'close');
-    }
-  };
+export function closeUnreadBody(ctx: Koa.Context): void {
+  const sendsBody = Number(ctx.get('Content-Length') || 0) > 0 || ctx.get('Transfer-Encoding') !== '';
+  if (sendsBody && !ctx.req.complete && !ctx.headerSent) ctx.set('Connection', 'close');
 }

@@ -1,7 +1,7 @@
 import Koa from 'koa';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { requestId } from '../../api/middleware/request-id';
+import { requestLineMiddleware } from '../support/request-line';
 import { addressSubject } from '../../platform/core/client-address';
 import { createLogger } from '../../platform/core/logger';
 
@@ -22,7 +22,7 @@ async function serve(level: string, handler: Koa.Middleware) {
     },
   });
   const app = new Koa();
-  app.use(requestId(createLogger(level, sink)));
+  app.use(requestLineMiddleware(createLogger(level, sink)));
   app.use(handler);
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));

@@ -3,7 +3,7 @@ import { LogTimestamp, Runtime } from '@temporalio/worker';
 import Koa from 'koa';
 import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { requestId } from '../../api/middleware/request-id';
+import { requestLineMiddleware } from '../support/request-line';
 import { createLogger } from '../../platform/core/logger';
 import { activityLogContext, activityLogFields } from '../../worker/activity-log-context';
 import { PinoTemporalLogger, temporalRuntimeOptions } from '../../worker/temporal-logger';
@@ -29,7 +29,7 @@ const parsed = (lines: string[]) => lines.map((line) => JSON.parse(line) as Reco
 async function apiLine(): Promise<Record<string, unknown>> {
   const { lines, logger } = capture('info');
   const app = new Koa();
-  app.use(requestId(logger));
+  app.use(requestLineMiddleware(logger));
   app.use((ctx) => {
     ctx.body = 'ok';
   });
