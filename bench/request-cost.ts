@@ -14,8 +14,10 @@ import type { BenchEnvironment } from './environment';
  * process of its own; the load comes from autocannon in a third process (16 connections). Each round
  * measures every target once for N seconds, in an order that rotates from round to round, after a
  * warm-up of each. Beside each figure: the server process's CPU time per request (user + system, from
- * /proc) and the one-minute load average. REQUEST_COST_CPU_PROF=<dir> writes a CPU profile of each API
- * process into <dir>/<name> when it stops.
+ * /proc) and the one-minute load average; and the median over the rounds of each ratio (many short rounds,
+ * e.g. `--seconds 2 --rounds 9`, keep the machine's swings out of it). REQUEST_COST_CPU_PROF=<dir> writes a
+ * CPU profile of each API process into <dir>/<name> when it stops; REQUEST_COST_PROMISES=1 has each write the
+ * promises it makes per request to stderr (bench/request-promises.ts).
  */
 
 interface Measure {
@@ -79,8 +81,9 @@ async function startApi(env: BenchEnvironment, name: string, logLevel: string, l
   const profileDir = process.env.REQUEST_COST_CPU_PROF;
   // One directory per process: each of its threads (the module loader's too) writes a profile of its own.
   const flags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`] : [];
+  if (process.env.REQUEST_COST_PROMISES) flags.push('--import', path.join(PROJECT_ROOT, 'bench', 'request-promises.ts'));
   const quota = limits ? '1000000000' : '0';
-  const child = spawn(process.execPath, [...flags, ...TSX, path.join(PROJECT_ROOT, 'server', 'main.ts')], {
+  const child = spawn(process.execPath, [...TSX, ...flags, path.join(PROJECT_ROOT, 'server', 'main.ts')], {
     cwd: PROJECT_ROOT,
     env: {
       ...process.env,
@@ -183,9 +186,19 @@ export async function benchRequestCost(env: BenchEnvironment, seconds: number, r
       );
     const onVsOff = (level: string) =>
       perRound(`${level}_limits_on`, (m, i) => round2(m.requestsPerSecond / runs[`${level}_limits_off`]![i]!.requestsPerSecond));
+    // With many short rounds, the median of the rounds' ratios is the figure least moved by the machine's swings.
+    const median = (values: (number | undefined)[]) => {
+      const sorted = values.filter((v): v is number => v !== undefined).sort((a, b) => a - b);
+      return sorted.length ? sorted[Math.floor(sorted.length / 2)] : undefined;
+    };
+    const medians = (of: (name: string) => (number | undefined)[]) =>
+      Object.fromEntries(targets.slice(1).map((t) => [t.name, median(of(t.name))]));
     return {
       name: `GET /me (ak_ key): the API process vs a bare Koa app, load from a third process (${CONNECTIONS} connections, ${seconds} s per run)`,
       rounds: runs,
+      median_service_vs_bare: medians(vsBare),
+      median_service_vs_bare_cpu: medians(vsBareCpu),
+      median_limits_on_vs_off: { info: median(onVsOff('info')), warn: median(onVsOff('warn')) },
       service_vs_bare: Object.fromEntries(targets.slice(1).map((t) => [t.name, vsBare(t.name)])),
       service_vs_bare_cpu: Object.fromEntries(targets.slice(1).map((t) => [t.name, vsBareCpu(t.name)])),
       limits_on_vs_off: { info: onVsOff('info'), warn: onVsOff('warn') },

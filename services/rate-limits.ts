@@ -29,6 +29,8 @@ interface Bucket {
   lastTakenAt: number;
   /** Tokens admitted without the database (it did not answer): never given back to its count. */
   unbacked: number;
+  /** What the last lease granted: a whole lease means the quota is far from spent. */
+  lastGranted: number;
   pending?: Promise<void>;
 }
 
@@ -62,14 +64,23 @@ export class SharedRateLimiter {
     if (bucket.tokens > 0) {
       bucket.tokens--;
       bucket.lastTakenAt = now;
+      // Far from the quota's end (whole leases), the next lease is taken while a quarter of this one is left,
+      // so a busy subject's requests never wait for it. Near the end, leases shrink and none is taken ahead.
+      if (bucket.lastGranted === this.leaseMax && bucket.tokens <= this.leaseMax >> 2 && !bucket.pending)
+        void this.leaseNext(subject, bucket, policy);
       return { allowed: true, state: stateOf(bucket, policy, now) };
     }
     if (bucket.spent && now < bucket.recheckAt) return { allowed: false, state: stateOf(bucket, policy, now) };
+    // Requests waiting on the same lease share it; one that finds it served already takes the next.
+    return this.leaseNext(subject, bucket, policy).then(() => this.take(subject, policy));
+  }
+
+  /** One lease at a time per subject: requests that need it before it is granted share it (`pending`). */
+  private leaseNext(subject: string, bucket: Bucket, policy: RatePolicy): Promise<void> {
     bucket.pending ??= this.lease(subject, bucket, policy).finally(() => {
       bucket.pending = undefined;
     });
-    // Requests waiting on the same lease share it; one that finds it served already takes the next.
-    return bucket.pending.then(() => this.take(subject, policy));
+    return bucket.pending;
   }
 
   /** Gives back a request counted but not served (another policy refused it), for this process to serve. */
@@ -89,7 +100,7 @@ export class SharedRateLimiter {
     const bucket = this.buckets.get(subject);
     if (bucket && bucket.endsAt === endsAt) return bucket;
     if (endsAt > this.latestEnd) this.windowBegan(endsAt, policy);
-    const fresh: Bucket = { endsAt, tokens: 0, used: 0, spent: false, recheckAt: 0, lastTakenAt: now, unbacked: 0 };
+    const fresh: Bucket = { endsAt, tokens: 0, used: 0, spent: false, recheckAt: 0, lastTakenAt: now, unbacked: 0, lastGranted: 0 };
     this.buckets.delete(subject);
     if (this.buckets.size >= MAX_BUCKETS) this.buckets.delete(this.buckets.keys().next().value!);
     this.buckets.set(subject, fresh);
@@ -120,6 +131,7 @@ export class SharedRateLimiter {
       if (lease === 'late') throw new Error(`no lease within ${LEASE_TIMEOUT_MS} ms`);
       bucket.used = lease.used;
       bucket.tokens += lease.granted;
+      bucket.lastGranted = lease.granted;
       bucket.spent = lease.granted === 0;
       if (bucket.spent) bucket.recheckAt = this.now() + IDLE_MS;
       else this.returner ??= setInterval(() => this.returnIdle(), IDLE_MS).unref();

@@ -234,6 +234,29 @@ describe('two API processes over one database', () => {
     }
   });
 
+  it('takes the next whole lease while a quarter of the last one is left, so a busy subject never waits for it', async () => {
+    const app = await startApp({ RATE_LIMIT_KEY_REQUESTS: '100000', RATE_LIMIT_ORG_REQUESTS: '100000', RATE_LIMIT_LEASE_MAX: '40' });
+    try {
+      await awayFromWindowEnd();
+      const t = await newTenant(ctx);
+      const me = await app.request('GET', '/me', { token: t.session });
+      const used = async () =>
+        (
+          await ctx.deps.sql<{ used: number }[]>`
+            SELECT used FROM rate_limit_windows
+            WHERE subject IN (${`org:${me.body.organization.id}`}, ${`user:${me.body.user.id}`}) AND window_ends_at > now()`
+        ).map((r) => r.used);
+      // 29 of the first 40 served: 11 left, more than a quarter, and no second lease yet.
+      expect(count(await burst(app.request, t.session, 28, 1), 200)).toBe(28);
+      expect(await used()).toEqual([40, 40]);
+      // The 30th leaves 10, a quarter: the second lease is taken while they are served.
+      expect((await app.request('GET', '/me', { token: t.session })).status).toBe(200);
+      await expect.poll(used, { timeout: 5000 }).toEqual([80, 80]);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('asks the database once per lease, not once per request', async () => {
     const app = await startApp({ RATE_LIMIT_KEY_REQUESTS: '100000', RATE_LIMIT_ORG_REQUESTS: '100000', RATE_LIMIT_LEASE_MAX: '40' });
     try {
