@@ -152,6 +152,64 @@ export function isGivingSpelled(text: string): boolean {
   return endsOpen(text) || letters >= 3 || said.some((w) => SPELLED_GROUP.test(w.replace(/[.]+$/, '') || w));
 }
 
+const MONTHS = 'january february march april may june july august september october november december'.split(' ');
+const DIGIT_OF: Record<string, string> = Object.fromEntries(
+  ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'].map((w, i) => [w, String(i)]),
+);
+DIGIT_OF.oh = '0';
+const UNITS = '(one|two|three|four|five|six|seven|eight|nine)';
+const TEENS = '(ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)';
+const TENS = `((twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)( ${UNITS})?)`;
+/** A year as said, at the end: "two thousand (and) seventeen", "nineteen ninety two", "twenty twenty", "nineteen oh five". */
+const SAID_YEAR = new RegExp(`\\b(two thousand( and)? (${UNITS}|${TEENS}|${TENS})|(nineteen|twenty) (${TEENS}|${TENS}|oh ${UNITS}))$`);
+/** Top-level domains an e-mail address is heard ending with ("dot com"). */
+const TLDS = new Set('com org net edu gov io co uk us ca de fr es it nl au ie info biz me ai app dev'.split(' '));
+
+/** The digits said in `w`, as written ("415", "0192") or as words ("four one five", "double five"). */
+function saidDigits(w: readonly string[]): string {
+  let digits = '';
+  for (let i = 0; i < w.length; i++) {
+    const word = w[i]!;
+    const repeat = word === 'double' ? 2 : word === 'triple' ? 3 : 1;
+    const next = repeat > 1 ? w[i + 1] : word;
+    const digit = next === undefined ? undefined : (DIGIT_OF[next] ?? (/^\d+$/.test(next) ? next : undefined));
+    if (digit === undefined) continue;
+    digits += repeat > 1 ? digit.repeat(repeat) : digit;
+    if (repeat > 1) i++;
+  }
+  return digits;
+}
+
+/**
+ * The spelled value is whole, so nothing more is coming: an e-mail address up to its top-level domain
+ * ("... at example dot com"), a phone number of a North American number's ten digits (eleven after a 1), a
+ * date down to its year ("March fourteenth two thousand seventeen"), a name spelled after it is said
+ * ("Emma, E M M A"). Such a turn is answered as any complete turn is, not after spelling's long wait; a
+ * member id or a code has no such shape and keeps the wait.
+ */
+export function isWholeSpelledValue(text: string): boolean {
+  const n = normalize(text);
+  const w = words(text);
+  const last = w.at(-1) ?? '';
+  // "john.smith@example.com", or "... at example dot com"
+  if (/@[a-z0-9-]+(\.[a-z0-9-]+)*\.([a-z]{2,})$/.test(last) && TLDS.has(last.split('.').at(-1)!)) return true;
+  if (w.at(-2) === 'dot' && TLDS.has(last) && w.includes('at')) return true;
+  if (/\b(phone|mobile|cell|number)\b/.test(n)) {
+    const digits = saidDigits(w.slice(w.findIndex((x) => /^(phone|mobile|cell|number)$/.test(x)) + 1));
+    if ((digits.length === 10 && /^[2-9]/.test(digits)) || (digits.length === 11 && digits.startsWith('1'))) return true;
+  }
+  // A date ending on its year: "2017", "two thousand seventeen", "nineteen ninety".
+  const month = w.findIndex((x) => MONTHS.includes(x));
+  if (month >= 0 && w.length - month >= 3) {
+    if (/^(19|20)\d\d$/.test(last) || SAID_YEAR.test(w.slice(-5).join(' '))) return true;
+  }
+  // Letters spelling a word said before them.
+  const letters: string[] = [];
+  for (let i = w.length - 1; i >= 0 && /^[a-z]$/.test(w[i]!); i--) letters.unshift(w[i]!);
+  const spelled = letters.length >= 2 ? letters.join('') : /^[a-z](\.[a-z])+\.?$/.test(last) ? last.replace(/\./g, '') : '';
+  return spelled.length >= 2 && w.slice(0, w.length - Math.max(letters.length, 1)).includes(spelled);
+}
+
 export interface TurnWaitRules {
   /** After a turn model's "complete" (or a short answer): answer now. */
   completeMs: number;
@@ -168,7 +226,7 @@ export const DEFAULT_TURN_WAIT: TurnWaitRules = { completeMs: 0, incompleteMs: 9
  * short answer, longer while spelling, a bounded wait when the turn model hears an unfinished turn.
  */
 export function turnWaitMs(transcript: string, verdict: { complete: boolean } | null, rules = DEFAULT_TURN_WAIT): number {
-  if (isSpelling(transcript) || isGivingSpelled(transcript)) return rules.spellingMs;
+  if (isSpelling(transcript) || isGivingSpelled(transcript)) return isWholeSpelledValue(transcript) ? rules.completeMs : rules.spellingMs;
   if (isShortAnswer(transcript)) return rules.completeMs;
   if (endsOpen(transcript)) return rules.incompleteMs;
   // A question the recognizer punctuated as one is asked: the turn model's doubt (it hears intonation,

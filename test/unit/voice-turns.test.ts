@@ -13,6 +13,7 @@ import {
   SentenceSplitter,
   saysEndPhrase,
   turnWaitMs,
+  isWholeSpelledValue,
 } from '../../domain/voice-turns';
 import { mulawToPcm, pcmToMulaw } from '../../voice/audio/mulaw';
 
@@ -73,6 +74,38 @@ describe('turn-taking rules', () => {
       expect(turnWaitMs(t, { complete: true }), t).toBe(DEFAULT_TURN_WAIT.spellingMs);
     for (const t of ['What is your phone number?', 'I lost my card yesterday.', 'Which insurance plans do you accept?'])
       expect(turnWaitMs(t, { complete: true }), t).toBe(DEFAULT_TURN_WAIT.completeMs);
+  });
+
+  it('answers a spelled value at once when it is whole, and waits while it is not', () => {
+    const whole = [
+      'My phone number is 415 555 0192.',
+      'My phone number is four one five, five five five, zero one nine two.',
+      'My number is 1 800 555 0199',
+      'My email is j o h n dot s m i t h at example dot com.',
+      'My email is john.smith@example.com',
+      'Her name is Emma, E M M A.',
+      'Her name is Emma, E-M-M-A.',
+      'Her date of birth is March 14th, 2017.',
+      'Her date of birth is March fourteenth two thousand seventeen.',
+      'My date of birth is June fifth nineteen oh five',
+    ];
+    for (const t of whole) {
+      expect(isWholeSpelledValue(t), t).toBe(true);
+      expect(turnWaitMs(t, { complete: true }), t).toBe(DEFAULT_TURN_WAIT.completeMs);
+    }
+    const partial = [
+      'My phone number is 415 555',
+      'My number is 020 7946 0958', // not a North American number: its length says nothing
+      'My email is john dot smith at example dot',
+      'My email is john dot smith at example',
+      'My member ID is DD 773 204 18.',
+      'Her name is Emma, E M M',
+    ];
+    for (const t of partial) {
+      expect(isWholeSpelledValue(t), t).toBe(false);
+      expect(turnWaitMs(t, { complete: true }), t).toBe(DEFAULT_TURN_WAIT.spellingMs);
+    }
+    expect(isWholeSpelledValue('My date of birth is March twenty first nineteen')).toBe(false);
   });
 
   it('finds end-call phrases as whole words', () => {
