@@ -191,9 +191,10 @@ export function isWholeSpelledValue(text: string): boolean {
   const n = normalize(text);
   const w = words(text);
   const last = w.at(-1) ?? '';
-  // "john.smith@example.com", or "... at example dot com"
+  // "john.smith@example.com", "... at example dot com", "... at example.com"
   if (/@[a-z0-9-]+(\.[a-z0-9-]+)*\.([a-z]{2,})$/.test(last) && TLDS.has(last.split('.').at(-1)!)) return true;
-  if (w.at(-2) === 'dot' && TLDS.has(last) && w.includes('at')) return true;
+  const domain = /^[a-z0-9-]+(\.[a-z0-9-]+)*\.([a-z]{2,})$/.exec(last);
+  if (w.includes('at') && ((w.at(-2) === 'dot' && TLDS.has(last)) || (domain && TLDS.has(domain[2]!)))) return true;
   if (/\b(phone|mobile|cell|number)\b/.test(n)) {
     const digits = saidDigits(w.slice(w.findIndex((x) => /^(phone|mobile|cell|number)$/.test(x)) + 1));
     if ((digits.length === 10 && /^[2-9]/.test(digits)) || (digits.length === 11 && digits.startsWith('1'))) return true;

@@ -83,6 +83,7 @@ describe('turn-taking rules', () => {
       'My number is 1 800 555 0199',
       'My email is j o h n dot s m i t h at example dot com.',
       'My email is john.smith@example.com',
+      'My email was J-O-H-N dot SMITH at example.com',
       'Her name is Emma, E M M A.',
       'Her name is Emma, E-M-M-A.',
       'Her date of birth is March 14th, 2017.',
@@ -98,6 +99,7 @@ describe('turn-taking rules', () => {
       'My number is 020 7946 0958', // not a North American number: its length says nothing
       'My email is john dot smith at example dot',
       'My email is john dot smith at example',
+      'My email is john dot smith at example.',
       'My member ID is DD 773 204 18.',
       'Her name is Emma, E M M',
     ];
