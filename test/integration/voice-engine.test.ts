@@ -221,7 +221,8 @@ needsSpeech('voice engine', () => {
     const prompt = await caller.waitForSpeech({ timeoutMs: 15_000, transcribe: true });
     expect(words(prompt.text)).toMatch(/still|there/);
     const goodbye = await caller.waitForSpeech({ timeoutMs: 15_000, transcribe: true });
-    expect(words(goodbye.text)).toMatch(/bye/);
+    // The recognizer that hears the caller's side writes "Goodbye" as "to buy" now and then: the words, not their spelling.
+    expect(words(goodbye.text)).toMatch(/\bb(ye|uy)\b|goodbye/);
     const closed = await caller.closed;
     expect(closed.by).toBe('engine');
     const detail = await finishedConversation(ctx, t.session, agentId);
