@@ -153,10 +153,10 @@ export function isGivingSpelled(text: string): boolean {
 }
 
 const MONTHS = 'january february march april may june july august september october november december'.split(' ');
-const DIGIT_OF: Record<string, string> = Object.fromEntries(
-  ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'].map((w, i) => [w, String(i)]),
-);
-DIGIT_OF.oh = '0';
+const DIGIT_OF: Record<string, string> = {
+  oh: '0',
+  ...Object.fromEntries(['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'].map((w, i) => [w, String(i)])),
+};
 const UNITS = '(one|two|three|four|five|six|seven|eight|nine)';
 const TEENS = '(ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen)';
 const TENS = `((twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)( ${UNITS})?)`;

@@ -48,6 +48,14 @@ async function burst(request: Request, token: string, n: number, concurrency = 8
 }
 const count = (statuses: number[], status: number) => statuses.filter((s) => s === status).length;
 
+/** What the current windows of a caller's two quotas have counted, its organization's and its session user's. */
+async function windowsUsed(me: { body: { organization: { id: string }; user: { id: string } } }): Promise<number[]> {
+  const rows = await ctx.deps.sql<{ used: number }[]>`
+    SELECT used FROM rate_limit_windows
+    WHERE subject IN (${`org:${me.body.organization.id}`}, ${`user:${me.body.user.id}`}) AND window_ends_at > now()`;
+  return rows.map((r) => r.used);
+}
+
 describe('rate limit fields', () => {
   it('states the policies and what is left of each on every authenticated answer, errors included', async () => {
     await awayFromWindowEnd();
@@ -240,12 +248,7 @@ describe('two API processes over one database', () => {
       await awayFromWindowEnd();
       const t = await newTenant(ctx);
       const me = await app.request('GET', '/me', { token: t.session });
-      const used = async () =>
-        (
-          await ctx.deps.sql<{ used: number }[]>`
-            SELECT used FROM rate_limit_windows
-            WHERE subject IN (${`org:${me.body.organization.id}`}, ${`user:${me.body.user.id}`}) AND window_ends_at > now()`
-        ).map((r) => r.used);
+      const used = () => windowsUsed(me);
       // 29 of the first 40 served: 11 left, more than a quarter, and no second lease yet.
       expect(count(await burst(app.request, t.session, 28, 1), 200)).toBe(28);
       expect(await used()).toEqual([40, 40]);
@@ -265,11 +268,8 @@ describe('two API processes over one database', () => {
       const me = await app.request('GET', '/me', { token: t.session });
       const statuses = await burst(app.request, t.session, 99, 1);
       expect(count(statuses, 200)).toBe(99);
-      const rows = await ctx.deps.sql<{ subject: string; used: number }[]>`
-        SELECT subject, used FROM rate_limit_windows
-        WHERE subject IN (${`org:${me.body.organization.id}`}, ${`user:${me.body.user.id}`}) AND window_ends_at > now()`;
       // 100 requests, one statement per 40: three leases for each quota.
-      expect(rows.map((r) => r.used)).toEqual([120, 120]);
+      expect(await windowsUsed(me)).toEqual([120, 120]);
     } finally {
       await app.close();
     }
