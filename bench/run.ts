@@ -134,6 +134,7 @@ const BENCHES = {
       kinds: args.includes('--kinds'),
       lexical: args.includes('--lexical'),
       noModel: args.includes('--no-model'),
+      complete: args.includes('--complete'),
     }),
   // The AI chat on the defaults over the chat task set (three phrasings each): reads, exact proposals, clarifications, refusals.
   'chat-accuracy': () =>
@@ -145,7 +146,12 @@ const BENCHES = {
     }),
   // Both assistants on the defaults over the held-out set kept apart (bench/fixtures/assistants-heldout.json): accuracy and confident wrong answers per kind.
   'assistants-heldout': () =>
-    benchAssistantsHeldOut({ verbose: args.includes('--verbose'), lexical: args.includes('--lexical'), model: args.includes('--model') }),
+    benchAssistantsHeldOut({
+      verbose: args.includes('--verbose'),
+      lexical: args.includes('--lexical'),
+      model: args.includes('--model'),
+      complete: args.includes('--complete'),
+    }),
   // Both assistants on the defaults end to end (API, Temporal dev server, worker, local embedder): p50/p95 s to first text and to end.
   'assistants-latency': () => benchAssistantsLatency({ verbose: args.includes('--verbose') }),
   // The local language model: load time, time to first token, tokens/s (LLM_BENCH_THREADS, default 1,2).

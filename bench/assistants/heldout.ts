@@ -12,6 +12,7 @@ import { composeChatAnswer } from '../../services/ai-chat/compose';
 import { decideFirstStep } from '../../services/ai-chat/intent-step';
 import { runRead } from '../../services/ai-chat/tools';
 import { attemptQuery } from '../../services/assistants/query-runner';
+import { localPlanCompleter } from '../../services/assistants/plan-completer';
 import { localTermChooser } from '../../services/assistants/term-chooser';
 import { prepareCatalogTerms, understandQuestion } from '../../services/assistants/understanding';
 import { answers } from '../analytics/scoring';
@@ -19,7 +20,7 @@ import { startAssistantsDatabase } from './database';
 import { withDefaultEmbedder } from '../local-embedder';
 import { type HeldOutOrg, seedHeldOutOrg } from './heldout-seed';
 
-// `npm run bench -- assistants-heldout [--verbose] [--lexical] [--model]`: both assistants on the defaults (no large model) over
+// `npm run bench -- assistants-heldout [--verbose] [--lexical] [--model] [--complete]`: both assistants on the defaults (no large model) over
 // bench/fixtures/assistants-heldout.json, a set kept apart from the golden sets and never tuned on: its own seed of two
 // organizations, analytics questions judged by execution, chat messages judged as chat-accuracy judges its tasks.
 // Reported per kind of question: the share right and the confident wrong answers (a plan run, or a tool called, whose
@@ -66,7 +67,7 @@ interface Outcome {
   said: string;
 }
 
-export async function benchAssistantsHeldOut(options: { verbose: boolean; lexical: boolean; model?: boolean }) {
+export async function benchAssistantsHeldOut(options: { verbose: boolean; lexical: boolean; model?: boolean; complete?: boolean }) {
   const set = JSON.parse(fs.readFileSync(HELD_OUT_FILE, 'utf8')) as HeldOut;
   const today = new Date(`${set.today}T00:00:00Z`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vcrm-heldout-'));
@@ -88,6 +89,10 @@ export async function benchAssistantsHeldOut(options: { verbose: boolean; lexica
       for (const orgId of orgs.values()) await prepareCatalogTerms(deps, orgId, embedder);
       // `--model`: near ties of an unknown word go to the local model, as in a running service that has its weights.
       const chooser = options.model ? localTermChooser(config) : undefined;
+      // `--complete`: a phrase the rules left unread goes to the local model, which names the field it means.
+      const completer = options.complete ? localPlanCompleter({ ...config, ASSISTANT_MODEL_COMPLETION: true }) : undefined;
+      if (options.complete && !completer)
+        throw new Error('--complete needs the local model (npm run install-tools -- llm) and no LLM_BASE_URL');
       const results: Outcome[] = [];
       for (const item of set.analytics) {
         const orgId = orgs.get(item.org)!;
@@ -97,7 +102,7 @@ export async function benchAssistantsHeldOut(options: { verbose: boolean; lexica
           if (!outcome.ok) throw new Error(`gold ${item.id} fails: ${outcome.error.detail}`);
           gold = outcome.result.rows;
         }
-        const understood = await understandQuestion(deps, orgId, item.question, { today, embedder, chooser });
+        const understood = await understandQuestion(deps, orgId, item.question, { today, embedder, chooser, completer });
         let ok = false;
         let said: string;
         if (understood.kind === 'plan') {
@@ -159,6 +164,7 @@ export async function benchAssistantsHeldOut(options: { verbose: boolean; lexica
       return {
         embedder: embedder.model,
         chooser: chooser ? 'local model' : 'none',
+        completer: completer ? 'local model' : 'none',
         analytics: summary(results.filter((r) => r.set === 'analytics')),
         chat: summary(results.filter((r) => r.set === 'chat')),
       };

@@ -55,7 +55,14 @@ export interface ParseContext {
 export type Understanding =
   | { kind: 'plan'; plan: Plan; read: string[]; words: WordReading[] }
   | { kind: 'clarify'; text: string; options: string[] }
-  | { kind: 'refuse'; text: string; reason: 'write' | 'unknown'; words?: WordReading[] };
+  | {
+      kind: 'refuse';
+      text: string;
+      reason: 'write' | 'unknown';
+      words?: WordReading[];
+      /** The plan as far as the words read went, when some words were not: what a completer may finish. */
+      partial?: { plan: Plan; read: string[] };
+    };
 
 export const CAPABILITIES =
   'I answer questions about your CRM data: counts, totals, averages, minimums and maximums of accounts, contacts, deals, activities, campaigns and your custom tables, grouped by stage, industry, owner, tag, account, title, source, status or period, filtered by values, amounts and dates, with rankings (top 5), win rate and conversion rate.';
@@ -690,7 +697,13 @@ export function parseQuestion(question: string, ctx: ParseContext): Understandin
   });
   const left = use.unexplained();
   if (left.length > 0)
-    return { kind: 'refuse', reason: 'unknown', text: notUnderstood(left, plan, ctx.catalog, read), words: use.readings() };
+    return {
+      kind: 'refuse',
+      reason: 'unknown',
+      text: notUnderstood(left, plan, ctx.catalog, read),
+      words: use.readings(),
+      partial: { plan, read },
+    };
   return { kind: 'plan', plan, read, words: use.readings() };
 }
 const prefixed = (fn: string, path: string | null) => (path ? `${fn}:${path}` : null);

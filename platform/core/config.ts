@@ -129,6 +129,9 @@ const schema = z.object({
     })
     .transform((entries) => entries as ('compare' | 'instructions' | 'summary')[])
     .default([]),
+  // The assistants ask the local model which field a phrase the rules left unread names. Off: on the held-out
+  // set it must raise accuracy without one more confident wrong answer to be on (docs/performance.md).
+  ASSISTANT_MODEL_COMPLETION: bool.default(false),
   EMBEDDINGS_BASE_URL: optionalUrl,
   /** Same model, separate service for query embeddings, so a question never waits behind a passage batch. */
   EMBEDDINGS_QUERY_BASE_URL: optionalUrl,

@@ -5,6 +5,7 @@ import type { Embedder } from '../../platform/adapters/embedders/embedder';
 import type { ServiceDeps } from '../deps';
 import type { FrameWriter } from '../ui-stream/writer';
 import { composeAnswer, lastResult } from '../assistants/answer';
+import type { PlanCompleter } from '../assistants/plan-completer';
 import type { TermChooser } from '../assistants/term-chooser';
 import { understandQuestion } from '../assistants/understanding';
 
@@ -16,12 +17,24 @@ import { understandQuestion } from '../assistants/understanding';
  */
 export async function* parserStep(
   deps: Pick<ServiceDeps, 'sql'>,
-  input: { orgId: string; question: string; step: number; transcript: AssistantTranscript; embedder?: Embedder; chooser?: TermChooser },
+  input: {
+    orgId: string;
+    question: string;
+    step: number;
+    transcript: AssistantTranscript;
+    embedder?: Embedder;
+    chooser?: TermChooser;
+    completer?: PlanCompleter;
+  },
   writer: Pick<FrameWriter, 'push'>,
   partId: string,
 ): AsyncIterable<ChatEvent> {
   if (input.step === 0) {
-    const understood = await understandQuestion(deps, input.orgId, input.question, { embedder: input.embedder, chooser: input.chooser });
+    const understood = await understandQuestion(deps, input.orgId, input.question, {
+      embedder: input.embedder,
+      chooser: input.chooser,
+      completer: input.completer,
+    });
     if (understood.kind === 'plan') {
       writer.push({
         type: 'data-plan',

@@ -4,6 +4,7 @@ import { type AssistantTranscript, RUN_SQL_TOOL, toolOutput } from '../../domain
 import type { UiFrame } from '../../domain/ui-message-stream';
 import type { ChatModel } from '../../platform/adapters/llm/chat-model';
 import { createEmbedder } from '../../platform/adapters/embedders/embedder';
+import { localPlanCompleter } from '../assistants/plan-completer';
 import { localTermChooser } from '../assistants/term-chooser';
 import type { ServiceDeps } from '../deps';
 import { attemptQuery } from '../assistants/query-runner';
@@ -78,6 +79,7 @@ export async function modelStep(
                 transcript: input.transcript,
                 embedder: createEmbedder(deps.config),
                 chooser: localTermChooser(deps.config),
+                completer: localPlanCompleter(deps.config),
               },
               writer,
               `plan-${tag(turnId)}`,
