@@ -520,8 +520,15 @@ export function parseQuestion(question: string, ctx: ParseContext): Understandin
   if (winRate && entity === 'deals') measure = 'win_rate';
   else if (conversion && entity === 'contacts') measure = 'conversion_rate';
   else if (agg.avg !== undefined) measure = prefixed('avg', numberNear(agg.avg));
-  // "maximum order total": the extreme of a number whose name says total.
-  else if (explicitExtreme && agg.sum !== undefined && (agg.max ?? agg.min)! < agg.sum && !numericMentions.some((m) => m.start > agg.sum!))
+  // "maximum order total": the extreme of a number whose name says total, in one phrase ("the five biggest
+  // customers, with their totals" ranks by the totals).
+  else if (
+    explicitExtreme &&
+    agg.sum !== undefined &&
+    (agg.max ?? agg.min)! < agg.sum &&
+    agg.sum - (agg.max ?? agg.min)! <= 3 &&
+    !numericMentions.some((m) => m.start > agg.sum!)
+  )
     measure = prefixed(agg.max !== undefined ? 'max' : 'min', numberNear(agg.max ?? agg.min));
   else if (countsNumber) measure = prefixed('sum', numberNear(howManyNumber.index === undefined ? undefined : at(howManyNumber.index) + 2));
   else if (agg.sum !== undefined && !(wantsCount && numericMentions.length === 0)) measure = prefixed('sum', numberNear(agg.sum));

@@ -159,6 +159,16 @@ describe('the question parser', () => {
       filters: [{ op: 'eq', field: 'paid', value: true }],
     });
   });
+
+  it('ranks groups by their totals when the totals are asked beside them, and the extreme of a total said in one phrase', () => {
+    expect(planOf('Who are our five biggest customers in the orders table, with their totals?')).toMatchObject({
+      dimensions: [{ field: 'customer' }],
+      measures: ['sum:amount'],
+      order: [{ by: 'sum:amount', direction: 'desc' }],
+      limit: 5,
+    });
+    expect(planOf('What is the maximum order total?')).toMatchObject({ measures: ['max:amount'] });
+  });
 });
 
 describe('owners, tags and child conditions said of the accounts', () => {
