@@ -222,12 +222,32 @@ export interface TurnWaitRules {
 
 export const DEFAULT_TURN_WAIT: TurnWaitRules = { completeMs: 0, incompleteMs: 900, spellingMs: 1800 };
 
+/** How much longer than the caller's own longest pause of the turn a spelling wait lasts. */
+const PAUSE_MARGIN = 1.5;
+
+/**
+ * The wait while the caller spells: the whole spelling wait until the caller has paused within this turn,
+ * then half as long again as their longest pause so far (a caller who pauses 0.6 s between groups is
+ * not kept waiting 1.8 s after the last), never under the unfinished-turn wait nor over the spelling one.
+ */
+export function spellingWaitMs(longestPauseMs: number | null, rules = DEFAULT_TURN_WAIT): number {
+  if (longestPauseMs === null) return rules.spellingMs;
+  return Math.round(Math.min(rules.spellingMs, Math.max(rules.incompleteMs, longestPauseMs * PAUSE_MARGIN)));
+}
+
 /**
  * How long to wait, after the caller stopped, before answering: nothing when the turn is complete or a
- * short answer, longer while spelling, a bounded wait when the turn model hears an unfinished turn.
+ * short answer, longer while spelling (by the caller's own pauses, `longestPauseMs`), a bounded wait when
+ * the turn model hears an unfinished turn.
  */
-export function turnWaitMs(transcript: string, verdict: { complete: boolean } | null, rules = DEFAULT_TURN_WAIT): number {
-  if (isSpelling(transcript) || isGivingSpelled(transcript)) return isWholeSpelledValue(transcript) ? rules.completeMs : rules.spellingMs;
+export function turnWaitMs(
+  transcript: string,
+  verdict: { complete: boolean } | null,
+  rules = DEFAULT_TURN_WAIT,
+  longestPauseMs: number | null = null,
+): number {
+  if (isSpelling(transcript) || isGivingSpelled(transcript))
+    return isWholeSpelledValue(transcript) ? rules.completeMs : spellingWaitMs(longestPauseMs, rules);
   if (isShortAnswer(transcript)) return rules.completeMs;
   if (endsOpen(transcript)) return rules.incompleteMs;
   // A question the recognizer punctuated as one is asked: the turn model's doubt (it hears intonation,

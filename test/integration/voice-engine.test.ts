@@ -210,6 +210,37 @@ needsSpeech('voice engine', () => {
     expect(history.join(' ')).not.toContain('within two days');
   }, 120_000);
 
+  it('makes the answer to a spelled value while it waits, and speaks only the one to the whole value', async () => {
+    // Every model call answers from what the caller had said when it was made: an early answer would say so.
+    const seen: string[] = [];
+    llm.script = Array.from({ length: 12 }, () => (request: ChatRequestBody) => {
+      const heard = lastUser(request)?.content ?? '';
+      seen.push(heard);
+      return { text: /(204|four)\W*$/i.test(heard) ? 'Thank you, I have your member ID.' : 'Sorry, go on.' };
+    });
+    const agentId = await publishedAgent({ instructions: 'Take the member ID.', first_speaker: 'user' });
+    const caller = await dial(agentId);
+    const parts = ['My member ID is', 'D D', 'seven seven three', 'two zero four'];
+    await caller.say(parts[0]!);
+    for (const part of parts.slice(1)) {
+      await caller.pause(700);
+      await caller.say(part);
+    }
+    const answer = await caller.waitForSpeech({ timeoutMs: 20_000, transcribe: true });
+    expect(words(answer.text), seen.join(' | ')).toMatch(/member|thank/);
+    // Nothing was heard before the caller finished: the answers made early were dropped unheard.
+    expect(caller.firstAudibleAfter(caller.sentences[0]!.startedAt)).toBe(answer.startedAt);
+    await caller.hangUp();
+    const detail = await finishedConversation(ctx, t.session, agentId);
+    const agentTurns = detail.turns.filter((turn: { role: string }) => turn.role === 'agent');
+    expect(agentTurns).toHaveLength(1);
+    // The answer was begun before the turn was taken, and the wait was the caller's own pauses, not spelling's 1.8 s.
+    expect(agentTurns[0].audit.timings.ahead_ms).toBeGreaterThan(0);
+    const caller0 = detail.turns.find((turn: { role: string }) => turn.role === 'caller');
+    expect(caller0.audit.eot_ms).toBeLessThan(1_700);
+    llm.script = [];
+  }, 120_000);
+
   it('prompts after silence and hangs up after the configured prompts', async () => {
     const agentId = await publishedAgent({
       instructions: 'Wait for the caller.',

@@ -12,6 +12,7 @@ import {
   isSpelling,
   SentenceSplitter,
   saysEndPhrase,
+  spellingWaitMs,
   turnWaitMs,
   isWholeSpelledValue,
 } from '../../domain/voice-turns';
@@ -132,6 +133,17 @@ describe('turn-taking rules', () => {
     expect(s.push('Hello there. Dr. Smith is')).toEqual(['Hello there.']);
     expect(s.push(' in today! And')).toEqual(['Dr. Smith is in today!']);
     expect(s.flush()).toEqual(['And']);
+  });
+
+  it("waits while spelling by the caller's own pauses once they have paused, within the turn waits", () => {
+    const spelled = 'My member ID is DD 773';
+    expect(turnWaitMs(spelled, { complete: true }, DEFAULT_TURN_WAIT, null)).toBe(DEFAULT_TURN_WAIT.spellingMs);
+    expect(turnWaitMs(spelled, { complete: true }, DEFAULT_TURN_WAIT, 800)).toBe(1200);
+    // A quick speller is still given the unfinished-turn wait; a slow one never more than spelling's.
+    expect(spellingWaitMs(200)).toBe(DEFAULT_TURN_WAIT.incompleteMs);
+    expect(spellingWaitMs(1500)).toBe(DEFAULT_TURN_WAIT.spellingMs);
+    // A whole value is answered at once, whatever the pauses.
+    expect(turnWaitMs('My phone number is 415 555 0192', { complete: true }, DEFAULT_TURN_WAIT, 800)).toBe(DEFAULT_TURN_WAIT.completeMs);
   });
 
   it('ends the first piece of a turn at its first clause, the rest at sentences', () => {

@@ -4,7 +4,7 @@ import { redactPii } from '../../domain/pii-redaction';
 import { isVoicemailGreeting, systemPrompt } from '../../domain/voice-prompt';
 import { RESUME_LINE, resumedMessages, resumePoint } from '../../domain/voice-resume';
 import { toolCallKey, voiceTools } from '../../domain/voice-tools';
-import { heardText, isListeningNoise, saysEndPhrase, turnWaitMs } from '../../domain/voice-turns';
+import { DEFAULT_TURN_WAIT, heardText, isListeningNoise, saysEndPhrase, turnWaitMs } from '../../domain/voice-turns';
 import type { OpenedConversation } from '../../services/conversations/runtime';
 import type { NewTurn } from '../../services/conversations/runtime';
 import type { ConversationEnded, ToolCallRequest, ToolCallResult } from '../../workflows/conversation-messages';
@@ -12,7 +12,8 @@ import { wavFile } from '../audio/pcm';
 import { Recorder } from '../audio/recorder';
 import type { ListenEvent, ListenSession, SpeechStack } from '../speech/types';
 import type { CallTransport } from '../transports/types';
-import { AgentTurn, type ToolRun } from './agent-turn';
+import { AgentTurn, type AgentTurnHooks, type ToolRun } from './agent-turn';
+import { HeldHooks } from './held-hooks';
 import { Playout } from './playout';
 
 // One live conversation: the caller's audio to the recognizer, turns decided, the model's answer spoken,
@@ -46,7 +47,29 @@ const DTMF_GAP_MS = 1_500;
 const IDLE_PROMPT = 'Are you still there?';
 const GOODBYE = 'Thank you for calling. Goodbye.';
 
-type PendingCaller = { text: string; startMs: number; endMs: number; sttMs: number; stoppedAt: number };
+/** A wait this long before answering is used to make the answer ahead (held until the turn is taken). */
+const AHEAD_MIN_MS = 300;
+
+type PendingCaller = {
+  text: string;
+  startMs: number;
+  endMs: number;
+  sttMs: number;
+  stoppedAt: number;
+  /** The caller's longest pause within this turn so far (between two stretches of speech). */
+  longestPauseMs: number | null;
+};
+
+interface TurnState {
+  turn: AgentTurn;
+  controller: AbortController;
+  seq: number;
+  startedMs: number;
+  segments: Set<string>;
+  finished: boolean;
+  audit: Record<string, unknown>;
+  sentences: { text: string; samples: number }[];
+}
 
 export class Conversation {
   private readonly opened: OpenedConversation;
@@ -61,16 +84,9 @@ export class Conversation {
   private ended?: ConversationEnded;
   private readonly done: Promise<void>;
   private resolveDone!: () => void;
-  private current?: {
-    turn: AgentTurn;
-    controller: AbortController;
-    seq: number;
-    startedMs: number;
-    segments: Set<string>;
-    finished: boolean;
-    audit: Record<string, unknown>;
-    sentences: { text: string; samples: number }[];
-  };
+  private current?: TurnState;
+  /** The answer to the pending caller turn, made while the conversation waits to know the caller is done. */
+  private ahead?: { text: string; contextLength: number; state: TurnState; held: HeldHooks; at: number };
   private pending?: PendingCaller;
   private respondTimer?: NodeJS.Timeout;
   private idleTimer?: NodeJS.Timeout;
@@ -197,6 +213,7 @@ export class Conversation {
           endMs: this.elapsedMs(),
           sttMs: 0,
           stoppedAt: performance.now(),
+          longestPauseMs: null,
         },
         null,
       );
@@ -208,6 +225,9 @@ export class Conversation {
     switch (event.type) {
       case 'speech_started':
         this.callerSpeakingSince = performance.now();
+        if (this.pending && this.stoppedAt !== null)
+          this.pending.longestPauseMs = Math.max(this.pending.longestPauseMs ?? 0, this.callerSpeakingSince - this.stoppedAt);
+        this.dropAhead();
         this.disarmIdle();
         // The caller goes on: an answer being prepared waits for the rest.
         if (this.respondTimer) {
@@ -257,14 +277,19 @@ export class Conversation {
     const stoppedAt = this.stoppedAt ?? performance.now();
     this.pending = this.pending
       ? { ...this.pending, text: `${this.pending.text} ${text}`, endMs: event.end_ms, sttMs: this.pending.sttMs + event.stt_ms, stoppedAt }
-      : { text, startMs: event.start_ms, endMs: event.end_ms, sttMs: event.stt_ms, stoppedAt };
+      : { text, startMs: event.start_ms, endMs: event.end_ms, sttMs: event.stt_ms, stoppedAt, longestPauseMs: null };
     this.turnVerdict = null;
+    this.dropAhead();
   }
 
   /** Once the turn model has spoken: answer now, or after a longer wait while the caller may go on. */
   private scheduleResponse(): void {
     if (!this.pending || this.callerSpeakingSince !== null) return;
-    const wait = turnWaitMs(this.pending.text, this.turnVerdict) + this.config.limits.response_delay_seconds * 1000;
+    const wait =
+      turnWaitMs(this.pending.text, this.turnVerdict, DEFAULT_TURN_WAIT, this.pending.longestPauseMs) +
+      this.config.limits.response_delay_seconds * 1000;
+    // The wait is spent making the answer, held until the turn is taken: the caller hears it at once then.
+    if (wait >= AHEAD_MIN_MS && !this.current && this.ahead?.text !== this.pending.text) this.makeAhead(this.pending.text);
     clearTimeout(this.respondTimer);
     this.respondTimer = setTimeout(() => {
       this.respondTimer = undefined;
@@ -317,25 +342,65 @@ export class Conversation {
     // cuts it: the caller's buffer cleared, the part heard recorded.
     if (this.current) this.interrupt();
     this.disarmIdle();
-    const controller = new AbortController();
-    const seq = this.seq++;
-    const segments = new Set<string>();
+    const ahead = what.fixedText === undefined ? this.takeAhead() : undefined;
+    this.dropAhead();
     this.playout.startTurn();
+    if (ahead) {
+      // The answer made ahead is this turn's: it is numbered now (after the caller's turn) and what it held plays.
+      ahead.state.seq = this.seq++;
+      ahead.state.startedMs = this.elapsedMs();
+      Object.assign(ahead.state.audit, {
+        eot_ms: what.eotMs ?? null,
+        stt_ms: what.sttMs ?? null,
+        ahead_ms: Math.round(performance.now() - ahead.at),
+      });
+      this.current = ahead.state;
+      ahead.held.release();
+      if (ahead.state.finished && !ahead.state.segments.size) this.afterSpeech();
+      return;
+    }
+    const state = this.startTurn(this.context, what);
+    state.seq = this.seq++;
+    this.current = state;
+  }
+
+  /** An agent turn on `messages`, running; its audio goes to the caller through `wrap` (held, for an answer made ahead). */
+  private startTurn(
+    messages: ChatMessage[],
+    what: { fixedText?: string; eotMs?: number; sttMs?: number },
+    wrap: (live: AgentTurnHooks) => AgentTurnHooks = (live) => live,
+  ): TurnState {
+    const controller = new AbortController();
     const state = {
       controller,
-      seq,
+      seq: -1,
       startedMs: this.elapsedMs(),
-      segments,
+      segments: new Set<string>(),
       finished: false,
       audit: { eot_ms: what.eotMs ?? null, stt_ms: what.sttMs ?? null } as Record<string, unknown>,
       sentences: [] as { text: string; samples: number }[],
+    } as TurnState;
+    const live: AgentTurnHooks = {
+      audio: (samples, index, sentence) => {
+        if (controller.signal.aborted) return;
+        const segment = `${state.seq}.${index}`;
+        state.segments.add(segment);
+        this.recorder.addAgent(samples, this.elapsedMs() + this.playout.pendingMs());
+        this.playout.sent(samples.length);
+        this.transport.play(segment, samples);
+        (state.sentences[index] ??= { text: sentence, samples: 0 }).samples += samples.length;
+      },
+      sentenceDone: (_sentence, index) => {
+        if (!controller.signal.aborted) this.transport.endSegment(`${state.seq}.${index}`);
+      },
+      runTool: (run) => this.runTool(run, state.seq),
     };
-    const turn = new AgentTurn(
+    state.turn = new AgentTurn(
       {
         model: this.o.model,
         voice: this.o.speech.voice,
         tools: this.tools,
-        messages: this.context,
+        messages,
         sampleRate: this.transport.sampleRate,
         voiceId: this.config.voice.voice_id,
         speed: this.config.voice.speed,
@@ -344,31 +409,46 @@ export class Conversation {
         signal: controller.signal,
         fixedText: what.fixedText,
       },
-      {
-        audio: (samples, index, sentence) => {
-          if (controller.signal.aborted) return;
-          const segment = `${seq}.${index}`;
-          segments.add(segment);
-          this.recorder.addAgent(samples, this.elapsedMs() + this.playout.pendingMs());
-          this.playout.sent(samples.length);
-          this.transport.play(segment, samples);
-          (state.sentences[index] ??= { text: sentence, samples: 0 }).samples += samples.length;
-        },
-        sentenceDone: (_sentence, index) => {
-          if (!controller.signal.aborted) this.transport.endSegment(`${seq}.${index}`);
-        },
-        runTool: (run) => this.runTool(run, seq),
-      },
+      wrap(live),
     );
-    this.current = { ...state, turn };
-    turn.run().then(
-      () => this.turnFinished(seq),
+    state.turn.run().then(
+      () => this.turnFinished(state),
       (error: Error) => {
         if (controller.signal.aborted) return;
         this.o.logger.warn({ err: error, conversationId: this.opened.id }, 'agent turn failed');
-        this.turnFinished(seq, error.message);
+        this.turnFinished(state, error.message);
       },
     );
+    return state;
+  }
+
+  /** Starts the answer to the caller's words so far; nothing of it is heard or done until the turn is taken. */
+  private makeAhead(text: string): void {
+    this.dropAhead();
+    const held = { hooks: undefined as HeldHooks | undefined };
+    const state = this.startTurn([...this.context, { role: 'user', content: text }], {}, (live) => {
+      held.hooks = new HeldHooks(live);
+      return held.hooks.hooks;
+    });
+    this.ahead = { text, contextLength: this.context.length, state, held: held.hooks!, at: performance.now() };
+  }
+
+  /** The answer made ahead, when it answers exactly the context as it now stands (the caller's turn just added). */
+  private takeAhead(): NonNullable<typeof this.ahead> | undefined {
+    const ahead = this.ahead;
+    const last = this.context.at(-1);
+    if (!ahead || this.context.length !== ahead.contextLength + 1 || last?.role !== 'user' || last.content !== ahead.text) return undefined;
+    this.ahead = undefined;
+    return ahead;
+  }
+
+  /** The caller went on (or the turn went another way): the answer made ahead is abandoned unheard. */
+  private dropAhead(): void {
+    const ahead = this.ahead;
+    if (!ahead) return;
+    this.ahead = undefined;
+    ahead.state.controller.abort();
+    ahead.held.drop();
   }
 
   private async runTool(run: ToolRun, seq: number): Promise<string> {
@@ -403,12 +483,10 @@ export class Conversation {
   }
 
   /** The model and the speech of the turn are done; the caller may still be hearing it. */
-  private turnFinished(seq: number, error?: string): void {
-    const current = this.current;
-    if (!current || current.seq !== seq) return;
-    current.finished = true;
-    if (error) current.audit.error = error;
-    if (!current.segments.size) this.afterSpeech();
+  private turnFinished(state: TurnState, error?: string): void {
+    state.finished = true;
+    if (error) state.audit.error = error;
+    if (this.current === state && !state.segments.size) this.afterSpeech();
   }
 
   private onPlayed(segment: string): void {
@@ -467,7 +545,13 @@ export class Conversation {
       ended_ms: this.elapsedMs(),
       audit: {
         ...current.audit,
-        timings: { eot_ms: current.audit.eot_ms, stt_ms: current.audit.stt_ms, ...current.turn.timings },
+        // An answer made ahead counts its stages from when it was begun, `ahead_ms` before the turn was taken.
+        timings: {
+          eot_ms: current.audit.eot_ms,
+          stt_ms: current.audit.stt_ms,
+          ...current.turn.timings,
+          ahead_ms: current.audit.ahead_ms ?? null,
+        },
         tools: current.turn.toolsCalled,
         model: this.o.model.name,
         voice: this.o.speech.voice.name,
@@ -547,6 +631,7 @@ export class Conversation {
     if (this.ended) return;
     this.ended = { reason: 'moved', status: 'completed' };
     for (const t of [this.respondTimer, this.idleTimer, this.limitTimer, this.dtmfTimer]) clearTimeout(t);
+    this.dropAhead();
     const current = this.current;
     this.cancelCurrent();
     if (current) this.keepTurn(current, current.finished && this.playout.pendingMs() === 0 ? null : this.playout.heardMs());
@@ -560,6 +645,7 @@ export class Conversation {
     if (this.ended) return;
     this.ended = ended;
     for (const t of [this.respondTimer, this.idleTimer, this.limitTimer, this.dtmfTimer]) clearTimeout(t);
+    this.dropAhead();
     const current = this.current;
     this.cancelCurrent();
     if (current) this.keepTurn(current, current.finished && this.playout.pendingMs() === 0 ? null : this.playout.heardMs());
