@@ -89,10 +89,20 @@ export function isListeningNoise(text: string, durationMs: number): boolean {
 
 /** Short answers: a turn of their own when the agent is listening, whatever their length. */
 const SHORT_ANSWERS = new Set(['yes', 'no', 'yeah', 'yep', 'nope', 'nah', 'sure', 'okay', 'ok', 'correct', 'right', 'wrong', 'maybe']);
+/** What closes a short answer without opening anything ("yes, that's it", "okay, no problem", "yes, please"). */
+const ANSWER_CLOSERS = new Set(
+  "that's that it please thanks thank you exactly absolutely definitely indeed all good fine perfect great problem course".split(' '),
+);
 
+/** A yes or a no, alone or closed by a few words that add nothing to answer ("Yes, that's it."), up to four words. */
 export const isShortAnswer = (text: string): boolean => {
-  const w = words(text);
-  return w.length > 0 && w.length <= 2 && w.some((x) => SHORT_ANSWERS.has(x));
+  const w = words(text).map((x) => x.replace(/[.]+$/, ''));
+  return (
+    w.length > 0 &&
+    w.length <= 4 &&
+    w.some((x) => SHORT_ANSWERS.has(x)) &&
+    w.every((x) => SHORT_ANSWERS.has(x) || ANSWER_CLOSERS.has(x) || x === 'of')
+  );
 };
 
 const NUMBER_WORDS = new Set(['zero', 'oh', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'double', 'triple']);
@@ -222,32 +232,40 @@ export interface TurnWaitRules {
 
 export const DEFAULT_TURN_WAIT: TurnWaitRules = { completeMs: 0, incompleteMs: 900, spellingMs: 1800 };
 
-/** How much longer than the caller's own longest pause of the turn a spelling wait lasts. */
+/** How much longer than the caller's own longest pause of the turn the silence after a spelled group may last. */
 const PAUSE_MARGIN = 1.5;
 
+/** The caller's pauses within a turn: the longest so far, and the silence since their last sound. */
+export interface CallerPauses {
+  longestPauseMs: number | null;
+  silenceMs: number;
+}
+
 /**
- * The wait while the caller spells: the whole spelling wait until the caller has paused within this turn,
- * then half as long again as their longest pause so far (a caller who pauses 0.6 s between groups is
- * not kept waiting 1.8 s after the last), never under the unfinished-turn wait nor over the spelling one.
+ * The wait while the caller spells: the whole spelling wait until the caller has paused within this turn;
+ * then what is left of half as long again as their longest pause, counted from their last sound (a caller
+ * who pauses 0.6 s between groups is not kept waiting 1.8 s after the last), never under the
+ * unfinished-turn wait nor over the spelling one.
  */
-export function spellingWaitMs(longestPauseMs: number | null, rules = DEFAULT_TURN_WAIT): number {
-  if (longestPauseMs === null) return rules.spellingMs;
-  return Math.round(Math.min(rules.spellingMs, Math.max(rules.incompleteMs, longestPauseMs * PAUSE_MARGIN)));
+export function spellingWaitMs(pauses: CallerPauses | null, rules = DEFAULT_TURN_WAIT): number {
+  if (pauses?.longestPauseMs == null) return rules.spellingMs;
+  const left = pauses.longestPauseMs * PAUSE_MARGIN - pauses.silenceMs;
+  return Math.round(Math.min(rules.spellingMs, Math.max(rules.incompleteMs, left)));
 }
 
 /**
  * How long to wait, after the caller stopped, before answering: nothing when the turn is complete or a
- * short answer, longer while spelling (by the caller's own pauses, `longestPauseMs`), a bounded wait when
- * the turn model hears an unfinished turn.
+ * short answer, longer while spelling (by the caller's own `pauses`), a bounded wait when the turn model
+ * hears an unfinished turn.
  */
 export function turnWaitMs(
   transcript: string,
   verdict: { complete: boolean } | null,
   rules = DEFAULT_TURN_WAIT,
-  longestPauseMs: number | null = null,
+  pauses: CallerPauses | null = null,
 ): number {
   if (isSpelling(transcript) || isGivingSpelled(transcript))
-    return isWholeSpelledValue(transcript) ? rules.completeMs : spellingWaitMs(longestPauseMs, rules);
+    return isWholeSpelledValue(transcript) ? rules.completeMs : spellingWaitMs(pauses, rules);
   if (isShortAnswer(transcript)) return rules.completeMs;
   if (endsOpen(transcript)) return rules.incompleteMs;
   // A question the recognizer punctuated as one is asked: the turn model's doubt (it hears intonation,

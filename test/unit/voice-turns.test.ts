@@ -34,10 +34,12 @@ describe('turn-taking rules', () => {
   });
 
   it('never drops a short yes or no: it is answered at once', () => {
-    for (const t of ['Yes.', 'no', 'Yeah.', 'Nope']) {
+    for (const t of ['Yes.', 'no', 'Yeah.', 'Nope', "Yes. That's it.", 'Okay, no problem.', 'Yes, please.', 'Yes, of course.']) {
       expect(isShortAnswer(t), t).toBe(true);
-      expect(turnWaitMs(t, { complete: false })).toBe(DEFAULT_TURN_WAIT.completeMs);
+      expect(turnWaitMs(t, { complete: false }), t).toBe(DEFAULT_TURN_WAIT.completeMs);
     }
+    // A yes that goes on is not a short answer: the turn model and the words decide.
+    for (const t of ['Yes, and I would like to', 'No, my number is', 'Yes that is the one I want']) expect(isShortAnswer(t), t).toBe(false);
   });
 
   it('waits longer while the caller spells digits, letters or an address', () => {
@@ -135,15 +137,21 @@ describe('turn-taking rules', () => {
     expect(s.flush()).toEqual(['And']);
   });
 
-  it("waits while spelling by the caller's own pauses once they have paused, within the turn waits", () => {
+  it("waits while spelling by the caller's own pauses once they have paused, counted from their last sound", () => {
     const spelled = 'My member ID is DD 773';
     expect(turnWaitMs(spelled, { complete: true }, DEFAULT_TURN_WAIT, null)).toBe(DEFAULT_TURN_WAIT.spellingMs);
-    expect(turnWaitMs(spelled, { complete: true }, DEFAULT_TURN_WAIT, 800)).toBe(1200);
+    expect(turnWaitMs(spelled, { complete: true }, DEFAULT_TURN_WAIT, { longestPauseMs: null, silenceMs: 300 })).toBe(
+      DEFAULT_TURN_WAIT.spellingMs,
+    );
+    // Pauses of 1 s: 1.5 s of silence in all, 300 ms of it already past.
+    expect(turnWaitMs(spelled, { complete: true }, DEFAULT_TURN_WAIT, { longestPauseMs: 1000, silenceMs: 300 })).toBe(1200);
     // A quick speller is still given the unfinished-turn wait; a slow one never more than spelling's.
-    expect(spellingWaitMs(200)).toBe(DEFAULT_TURN_WAIT.incompleteMs);
-    expect(spellingWaitMs(1500)).toBe(DEFAULT_TURN_WAIT.spellingMs);
+    expect(spellingWaitMs({ longestPauseMs: 400, silenceMs: 350 })).toBe(DEFAULT_TURN_WAIT.incompleteMs);
+    expect(spellingWaitMs({ longestPauseMs: 3000, silenceMs: 350 })).toBe(DEFAULT_TURN_WAIT.spellingMs);
     // A whole value is answered at once, whatever the pauses.
-    expect(turnWaitMs('My phone number is 415 555 0192', { complete: true }, DEFAULT_TURN_WAIT, 800)).toBe(DEFAULT_TURN_WAIT.completeMs);
+    expect(
+      turnWaitMs('My phone number is 415 555 0192', { complete: true }, DEFAULT_TURN_WAIT, { longestPauseMs: 800, silenceMs: 0 }),
+    ).toBe(DEFAULT_TURN_WAIT.completeMs);
   });
 
   it('ends the first piece of a turn at its first clause, the rest at sentences', () => {

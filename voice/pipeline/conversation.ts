@@ -225,8 +225,6 @@ export class Conversation {
     switch (event.type) {
       case 'speech_started':
         this.callerSpeakingSince = performance.now();
-        if (this.pending && this.stoppedAt !== null)
-          this.pending.longestPauseMs = Math.max(this.pending.longestPauseMs ?? 0, this.callerSpeakingSince - this.stoppedAt);
         this.dropAhead();
         this.disarmIdle();
         // The caller goes on: an answer being prepared waits for the rest.
@@ -275,8 +273,17 @@ export class Conversation {
     }
     this.lastCut = undefined;
     const stoppedAt = this.stoppedAt ?? performance.now();
+    // The caller's pause between two stretches of the turn, on the recognizer's own clock.
+    const pause = this.pending ? Math.max(0, event.start_ms - this.pending.endMs) : null;
     this.pending = this.pending
-      ? { ...this.pending, text: `${this.pending.text} ${text}`, endMs: event.end_ms, sttMs: this.pending.sttMs + event.stt_ms, stoppedAt }
+      ? {
+          ...this.pending,
+          text: `${this.pending.text} ${text}`,
+          endMs: event.end_ms,
+          sttMs: this.pending.sttMs + event.stt_ms,
+          stoppedAt,
+          longestPauseMs: Math.max(this.pending.longestPauseMs ?? 0, pause ?? 0),
+        }
       : { text, startMs: event.start_ms, endMs: event.end_ms, sttMs: event.stt_ms, stoppedAt, longestPauseMs: null };
     this.turnVerdict = null;
     this.dropAhead();
@@ -286,7 +293,10 @@ export class Conversation {
   private scheduleResponse(): void {
     if (!this.pending || this.callerSpeakingSince !== null) return;
     const wait =
-      turnWaitMs(this.pending.text, this.turnVerdict, DEFAULT_TURN_WAIT, this.pending.longestPauseMs) +
+      turnWaitMs(this.pending.text, this.turnVerdict, DEFAULT_TURN_WAIT, {
+        longestPauseMs: this.pending.longestPauseMs,
+        silenceMs: Math.max(0, this.elapsedMs() - this.pending.endMs),
+      }) +
       this.config.limits.response_delay_seconds * 1000;
     // The wait is spent making the answer, held until the turn is taken: the caller hears it at once then.
     if (wait >= AHEAD_MIN_MS && !this.current && this.ahead?.text !== this.pending.text) this.makeAhead(this.pending.text);
