@@ -435,12 +435,9 @@ export class Conversation {
   /** Starts the answer to the caller's words so far; nothing of it is heard or done until the turn is taken. */
   private makeAhead(text: string): void {
     this.dropAhead();
-    const held = { hooks: undefined as HeldHooks | undefined };
-    const state = this.startTurn([...this.context, { role: 'user', content: text }], {}, (live) => {
-      held.hooks = new HeldHooks(live);
-      return held.hooks.hooks;
-    });
-    this.ahead = { text, contextLength: this.context.length, state, held: held.hooks!, at: performance.now() };
+    let held: HeldHooks | undefined;
+    const state = this.startTurn([...this.context, { role: 'user', content: text }], {}, (live) => (held = new HeldHooks(live)).hooks);
+    this.ahead = { text, contextLength: this.context.length, state, held: held!, at: performance.now() };
   }
 
   /** The answer made ahead, when it answers exactly the context as it now stands (the caller's turn just added). */
