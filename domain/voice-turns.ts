@@ -137,6 +137,13 @@ const SPELLED_THINGS =
 const SPELLED_LEAD_IN =
   /\b(number|phone|mobile|cell|e ?mail|address|id|code|zip|postcode|reference|account|card|licen[cs]e|plate)( number)? (is|was|are|s)\b/;
 
+/**
+ * A short turn that starts by naming one ("My email list." for "My email is"): the recognizer lost the
+ * lead-in's last word, and what the caller names comes next.
+ */
+const SHORT_LEAD_IN =
+  /^(my|our|his|her|the) ((member|account|phone|email|e mail|zip|postal) )?(number|phone|mobile|cell|e ?mail|address|id|code|zip|postcode|reference)\b/;
+
 /** A single letter group as recognizers write a spelled word: "j o h n", "J-O-H-N", "D.D.". */
 const SPELLED_GROUP = /^(?:[a-z0-9](?:[.-]|$)){2,}$|^\d[\d.,]*$/;
 
@@ -158,6 +165,7 @@ export function isGivingSpelled(text: string): boolean {
   if (SPELLED_LEAD_IN.test(n.replace(/'/g, ' '))) return true;
   if (!SPELLED_THINGS.test(n)) return false;
   const said = n.split(/\s+/);
+  if (said.length <= 3 && SHORT_LEAD_IN.test(n)) return true;
   const letters = said.filter((w) => /^[a-z]$/.test(w)).length;
   return endsOpen(text) || letters >= 3 || said.some((w) => SPELLED_GROUP.test(w.replace(/[.]+$/, '') || w));
 }

@@ -73,6 +73,8 @@ describe('turn-taking rules', () => {
       'My member ID is DD 773',
       'my email is j o h n dot smith',
       'My member ID is. dd',
+      'My email list.',
+      'My phone numbers.',
     ])
       expect(turnWaitMs(t, { complete: true }), t).toBe(DEFAULT_TURN_WAIT.spellingMs);
     for (const t of ['What is your phone number?', 'I lost my card yesterday.', 'Which insurance plans do you accept?'])
