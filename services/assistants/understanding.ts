@@ -1,7 +1,6 @@
 import { crmValues, customTextValues } from '../../db/semantic-values';
 import { type Catalog, type CustomTableShape, catalogOf } from '../../domain/semantic-layer/catalog';
 import { type CompiledPlan, PlanError, compilePlan } from '../../domain/semantic-layer/compile';
-import { type FieldOption, type UnreadPhrase, fieldOptions, unreadPhrases, withPhrasesRead } from '../../domain/semantic-layer/completion';
 import { type Understanding, CAPABILITIES, parseQuestion } from '../../domain/semantic-layer/parser';
 import type { Plan } from '../../domain/semantic-layer/plan';
 import type { WordReading } from '../../domain/semantic-layer/reading';
@@ -21,7 +20,7 @@ import { ValueIndex, type ValueEntry } from '../../domain/semantic-layer/values'
 import { PARSER_WORDS, STOP_WORDS, SUPERLATIVES, knownValues, valueAliases } from '../../domain/semantic-layer/vocabulary';
 import type { Embedder } from '../../platform/adapters/embedders/embedder';
 import type { ServiceDeps } from '../deps';
-import type { PlanCompleter } from './plan-completer';
+import { type PlanCompleter, completeRefused } from './plan-completer';
 import { readableSchema } from './schema';
 import type { TermChooser } from './term-chooser';
 
@@ -125,67 +124,18 @@ export async function understandQuestion(
     const hint = await nearestEntity(embedder, catalog, question).catch(() => null);
     if (hint) understanding = parseQuestion(asked, { catalog, index, currencies, today, entityHint: hint });
   }
-  let completed: string[] = [];
   if (understanding.kind === 'refuse' && understanding.partial && options.completer) {
-    const done = await complete(asked, understanding, catalog, options.completer).catch(() => null);
-    if (done) {
-      // The rules read the completed question again; a list they still cannot read shows the fields named.
-      const again = parseQuestion(done.question, { catalog, index, currencies, today });
-      const plan = understanding.partial.plan;
-      const list = plan.measures.length === 0 && plan.dimensions.length === 0 && plan.having.length === 0;
-      if (again.kind === 'plan') understanding = again;
-      else if (list)
-        understanding = {
-          kind: 'plan',
-          plan: { ...plan, fields: [...new Set([...plan.fields, ...done.read.map((r) => r.option.path)])].slice(0, 8) },
-          read: understanding.partial.read,
-          words: withCompletedWords(understanding.words ?? [], done.read),
-        };
-      if (understanding.kind === 'plan')
-        completed = done.read.map((r) => `"${r.phrase.text}" read by the local model as "${r.option.term}"`);
-    }
+    const ctx = { catalog, index, currencies, today };
+    understanding = (await completeRefused(asked, understanding, ctx, options.completer).catch(() => null)) ?? understanding;
   }
   if (understanding.kind !== 'plan') return understanding;
-  const read = [...understanding.read, ...termsRead.map((n) => `"${n.word}" read as "${n.term.term}"`), ...completed];
+  const read = [...understanding.read, ...termsRead.map((n) => `"${n.word}" read as "${n.term.term}"`)];
   try {
     return { ...understanding, read, compiled: compilePlan(understanding.plan, catalog), catalog };
   } catch (error) {
     if (!(error instanceof PlanError)) throw error;
     return { kind: 'refuse', reason: 'unknown', text: `I cannot answer that as asked (${error.message}). ${CAPABILITIES}` };
   }
-}
-
-/**
- * The question with each phrase the rules left unread said as the field the completer names, or null
- * when a phrase is not a field's name to complete or the completer names none for one of them.
- */
-async function complete(
-  question: string,
-  refused: Extract<Understanding, { kind: 'refuse' }>,
-  catalog: Catalog,
-  completer: PlanCompleter,
-): Promise<{ question: string; read: { phrase: UnreadPhrase; option: FieldOption }[] } | null> {
-  const { plan, read: understood } = refused.partial!;
-  const phrases = unreadPhrases(refused.words ?? []);
-  const options = fieldOptions(catalog, plan);
-  if (!phrases?.length || options.length === 0) return null;
-  const subject = plan.entity.replace(/_/g, ' ');
-  const read: { phrase: UnreadPhrase; option: FieldOption }[] = [];
-  for (const phrase of phrases) {
-    const term = await completer({ question, phrase: phrase.text, subject, understood, options: options.map((o) => o.term) });
-    const option = options.find((o) => o.term === term);
-    if (!option) return null;
-    read.push({ phrase, option });
-  }
-  return { question: withPhrasesRead(question, read), read };
-}
-
-/** The plan frame's words with each completed phrase read as its field. */
-function withCompletedWords(readings: WordReading[], read: { phrase: UnreadPhrase; option: FieldOption }[]): WordReading[] {
-  return readings.map((r, i) => {
-    const hit = read.find((x) => i >= x.phrase.start && i < x.phrase.end);
-    return hit ? { word: r.word, as: `field ${hit.option.path} (local model)` } : r;
-  });
 }
 
 /** The catalog's term vectors per embedder and catalog: ready, or being computed. */
