@@ -47,9 +47,6 @@ const DTMF_GAP_MS = 1_500;
 const IDLE_PROMPT = 'Are you still there?';
 const GOODBYE = 'Thank you for calling. Goodbye.';
 
-/** A wait this long before answering is used to make the answer ahead (held until the turn is taken). */
-const AHEAD_MIN_MS = 300;
-
 type PendingCaller = {
   text: string;
   startMs: number;
@@ -286,7 +283,10 @@ export class Conversation {
         }
       : { text, startMs: event.start_ms, endMs: event.end_ms, sttMs: event.stt_ms, stoppedAt, longestPauseMs: null };
     this.turnVerdict = null;
+    // The answer is begun on the words as soon as they are known, while the turn model decides whether the
+    // caller is done: held unheard until then, dropped if they go on.
     this.dropAhead();
+    this.makeAhead(this.pending.text);
   }
 
   /** Once the turn model has spoken: answer now, or after a longer wait while the caller may go on. */
@@ -298,8 +298,8 @@ export class Conversation {
         silenceMs: Math.max(0, this.elapsedMs() - this.pending.endMs),
       }) +
       this.config.limits.response_delay_seconds * 1000;
-    // The wait is spent making the answer, held until the turn is taken: the caller hears it at once then.
-    if (wait >= AHEAD_MIN_MS && !this.current && this.ahead?.text !== this.pending.text) this.makeAhead(this.pending.text);
+    // Any wait is spent making the answer, held until the turn is taken: the caller hears it at once then.
+    if (this.ahead?.text !== this.pending.text) this.makeAhead(this.pending.text);
     clearTimeout(this.respondTimer);
     this.respondTimer = setTimeout(() => {
       this.respondTimer = undefined;
@@ -326,9 +326,9 @@ export class Conversation {
       audit: { stt_ms: caller.sttMs, turn: verdict, eot_ms: eotMs, recognizer: this.o.speech.recognizer.name },
     });
     this.transport.transcript('caller', redact.text, true);
-    const firstWords = !this.heardCaller;
+    const voicemail = this.isVoicemail(caller.text);
     this.heardCaller = true;
-    if (firstWords && this.opened.direction === 'outbound' && isVoicemailGreeting(caller.text)) {
+    if (voicemail) {
       const leave = !this.config.end_call.end_on_voicemail && this.config.end_call.message;
       void this.finishWith({ reason: 'voicemail', status: 'voicemail' }, leave || null);
       return;
@@ -339,6 +339,16 @@ export class Conversation {
     }
     this.context.push({ role: 'user', content: caller.text });
     this.speak({ eotMs, sttMs: caller.sttMs });
+  }
+
+  /** The caller's first words on an outbound call are an answering machine's greeting. */
+  private isVoicemail(text: string): boolean {
+    return !this.heardCaller && this.opened.direction === 'outbound' && isVoicemailGreeting(text);
+  }
+
+  /** Words the call ends on rather than being answered: a voicemail greeting, an end-call phrase. */
+  private endsCall(text: string): boolean {
+    return this.isVoicemail(text) || (this.config.end_call.phrases.length > 0 && saysEndPhrase(text, this.config.end_call.phrases));
   }
 
   // The agent's side
@@ -435,6 +445,9 @@ export class Conversation {
   /** Starts the answer to the caller's words so far; nothing of it is heard or done until the turn is taken. */
   private makeAhead(text: string): void {
     this.dropAhead();
+    // Not over the agent's own speech, and never for words the turn ends the call on (a voicemail greeting,
+    // an end-call phrase): those are answered by no model.
+    if (this.current || this.endsCall(text)) return;
     let held: HeldHooks | undefined;
     const state = this.startTurn([...this.context, { role: 'user', content: text }], {}, (live) => (held = new HeldHooks(live)).hooks);
     this.ahead = { text, contextLength: this.context.length, state, held: held!, at: performance.now() };
