@@ -47,6 +47,13 @@ const DTMF_GAP_MS = 1_500;
 const IDLE_PROMPT = 'Are you still there?';
 const GOODBYE = 'Thank you for calling. Goodbye.';
 
+/**
+ * A wait this long before answering is spent making the answer ahead. Begun on the transcript instead, an
+ * answer was only 7-160 ms ahead (the turn model follows the transcript that closely) for one more thrown-away
+ * model call per pause (docs/performance.md).
+ */
+const AHEAD_MIN_MS = 300;
+
 type PendingCaller = {
   text: string;
   startMs: number;
@@ -283,10 +290,7 @@ export class Conversation {
         }
       : { text, startMs: event.start_ms, endMs: event.end_ms, sttMs: event.stt_ms, stoppedAt, longestPauseMs: null };
     this.turnVerdict = null;
-    // The answer is begun on the words as soon as they are known, while the turn model decides whether the
-    // caller is done: held unheard until then, dropped if they go on.
     this.dropAhead();
-    this.makeAhead(this.pending.text);
   }
 
   /** Once the turn model has spoken: answer now, or after a longer wait while the caller may go on. */
@@ -298,8 +302,8 @@ export class Conversation {
         silenceMs: Math.max(0, this.elapsedMs() - this.pending.endMs),
       }) +
       this.config.limits.response_delay_seconds * 1000;
-    // Any wait is spent making the answer, held until the turn is taken: the caller hears it at once then.
-    if (this.ahead?.text !== this.pending.text) this.makeAhead(this.pending.text);
+    // The wait is spent making the answer, held until the turn is taken: the caller hears it at once then.
+    if (wait >= AHEAD_MIN_MS && this.ahead?.text !== this.pending.text) this.makeAhead(this.pending.text);
     clearTimeout(this.respondTimer);
     this.respondTimer = setTimeout(() => {
       this.respondTimer = undefined;
