@@ -49,7 +49,7 @@ const GOODBYE = 'Thank you for calling. Goodbye.';
 
 /**
  * A wait this long before answering is spent making the answer ahead. Begun on the transcript instead, an
- * answer was only 7-160 ms ahead (the turn model follows the transcript that closely) for one more thrown-away
+ * answer was only 7-163 ms ahead (the turn model follows the transcript that closely) for one more thrown-away
  * model call per pause (docs/performance.md).
  */
 const AHEAD_MIN_MS = 300;
