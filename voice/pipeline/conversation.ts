@@ -337,7 +337,7 @@ export class Conversation {
       void this.finishWith({ reason: 'voicemail', status: 'voicemail' }, leave || null);
       return;
     }
-    if (this.config.end_call.phrases.length && saysEndPhrase(caller.text, this.config.end_call.phrases)) {
+    if (this.saysEndCallPhrase(caller.text)) {
       void this.finishWith({ reason: 'caller_ended', status: 'completed' }, this.config.end_call.message ?? GOODBYE);
       return;
     }
@@ -352,7 +352,12 @@ export class Conversation {
 
   /** Words the call ends on rather than being answered: a voicemail greeting, an end-call phrase. */
   private endsCall(text: string): boolean {
-    return this.isVoicemail(text) || (this.config.end_call.phrases.length > 0 && saysEndPhrase(text, this.config.end_call.phrases));
+    return this.isVoicemail(text) || this.saysEndCallPhrase(text);
+  }
+
+  /** The words hold one of the version's end-call phrases ("goodbye"). */
+  private saysEndCallPhrase(text: string): boolean {
+    return saysEndPhrase(text, this.config.end_call.phrases);
   }
 
   // The agent's side
@@ -584,8 +589,7 @@ export class Conversation {
       },
     });
     if (full) this.transport.transcript('agent', said ?? '', true);
-    if (heardMs === null && this.config.end_call.phrases.length && saysEndPhrase(full, this.config.end_call.phrases))
-      this.endAfterSpeaking ??= { reason: 'agent_ended', status: 'completed' };
+    if (heardMs === null && this.saysEndCallPhrase(full)) this.endAfterSpeaking ??= { reason: 'agent_ended', status: 'completed' };
   }
 
   /** A real interruption: the caller's audio buffer is cleared, the context keeps only what was heard. */
