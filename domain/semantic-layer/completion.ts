@@ -1,4 +1,4 @@
-import type { Catalog } from './catalog';
+import type { Catalog, EntityDef } from './catalog';
 import type { Plan } from './plan';
 import { carriesNothing, isPlace, type WordReading } from './reading';
 import { words } from './text';
@@ -52,19 +52,17 @@ export function unreadPhrases(readings: readonly WordReading[]): UnreadPhrase[] 
 export function fieldOptions(catalog: Catalog, plan: Plan): FieldOption[] {
   const def = catalog[plan.entity];
   if (!def) return [];
-  const options: FieldOption[] = [];
-  for (const [name, field] of Object.entries(def.fields)) {
-    const term = field.synonyms[0];
-    if (term && field.type !== 'id') options.push({ term, path: name });
-  }
-  for (const [join, { entity }] of Object.entries(def.joins)) {
-    const other = catalog[entity];
-    if (!other) continue;
-    for (const [name, field] of Object.entries(other.fields)) {
+  // A record's fields by their first synonym, ids left out; a joined record's said and reached through its join.
+  const fieldsOf = (entity: EntityDef, join?: string): FieldOption[] =>
+    Object.entries(entity.fields).flatMap(([name, field]) => {
       const term = field.synonyms[0];
-      if (term && field.type !== 'id') options.push({ term: `${join.replace(/_/g, ' ')} ${term}`, path: `${join}.${name}` });
-    }
-  }
+      if (!term || field.type === 'id') return [];
+      return [join ? { term: `${join.replace(/_/g, ' ')} ${term}`, path: `${join}.${name}` } : { term, path: name }];
+    });
+  const options = [
+    ...fieldsOf(def),
+    ...Object.entries(def.joins).flatMap(([join, { entity }]) => (catalog[entity] ? fieldsOf(catalog[entity], join) : [])),
+  ];
   const seen = new Set<string>();
   return options.filter((o) => !seen.has(o.term) && seen.add(o.term));
 }
