@@ -29,12 +29,15 @@ const pathKey = (path: string): string => {
  * with a few hundred routes the scan cost more than the rest of routing. Each candidate list keeps the
  * stack's order and every candidate is still tested by its own expression, so a match is the same as
  * the full scan's (test/unit/route-index.test.ts). The index follows routes added later (it is rebuilt
- * when the stack grows).
+ * when the stack grows). A match is kept for one more call with the same path and method.
  */
 export function indexRoutes(router: Router): void {
   let indexedLength = -1;
   let byKey = new Map<string, Layer[]>();
   let anyOnly: Layer[] = [];
+  // A request is matched twice in a row (the 405 check, then dispatch) with the same path and method: the
+  // first match is kept for the second call only, so the array handed to the router as ctx.matched is its own.
+  let last: { path: string; method: string; result: Match } | undefined;
 
   const rebuild = () => {
     const keys = new Set(router.stack.map(layerKey));
@@ -42,10 +45,14 @@ export function indexRoutes(router: Router): void {
     byKey = new Map([...keys].map((key) => [key, router.stack.filter((layer) => [key, ANY].includes(layerKey(layer)))]));
     anyOnly = router.stack.filter((layer) => layerKey(layer) === ANY);
     indexedLength = router.stack.length;
+    last = undefined;
   };
 
   router.match = (path: string, method: string): Match => {
     if (router.stack.length !== indexedLength) rebuild();
+    const kept = last;
+    last = undefined;
+    if (kept && kept.path === path && kept.method === method) return kept.result;
     const candidates = byKey.get(pathKey(path)) ?? anyOnly;
     // The same loop as Router.prototype.match, over the candidates only.
     const result: Match = { path: [], pathAndMethod: [], route: false };
@@ -59,6 +66,7 @@ export function indexRoutes(router: Router): void {
         if (!isMiddleware) result.route = true;
       }
     }
+    last = { path, method, result };
     return result;
   };
 }

@@ -7,7 +7,7 @@ import { PROJECT_ROOT } from '../platform/core/tools';
 import type { BenchEnvironment } from './environment';
 
 /**
- * `npm run bench -- request-cost [--seconds N] [--rounds R]`: GET /me with an ak_ key against the API as
+ * `npm run bench -- request-cost [--seconds N] [--rounds R] [--rate Q]`: GET /me with an ak_ key against the API as
  * `npm run api` serves it (server/main.ts, its own process, the bench database, stdout to /dev/null), at
  * LOG_LEVEL info and warn with rate limits on (quotas far above the bench's rate, so every request goes
  * through the limiter and its leases) and off, and against a bare Koa app answering the same JSON in a
@@ -15,7 +15,9 @@ import type { BenchEnvironment } from './environment';
  * measures every target once for N seconds, in an order that rotates from round to round, after a
  * warm-up of each. Beside each figure: the server process's CPU time per request (user + system, from
  * /proc) and the one-minute load average; and the median over the rounds of each ratio (many short rounds,
- * e.g. `--seconds 2 --rounds 9`, keep the machine's swings out of it). REQUEST_COST_CPU_PROF=<dir> writes a
+ * e.g. `--seconds 2 --rounds 9`, keep the machine's swings out of it). `--rate Q` offers Q requests a second in
+ * all instead of as many as each server answers: the rates are then equal and the CPU time a request costs is
+ * the figure to compare, measured below saturation, where the two cores' contention moves it least. REQUEST_COST_CPU_PROF=<dir> writes a
  * CPU profile of each API process into <dir>/<name> when it stops; REQUEST_COST_PROMISES=1 has each write the
  * promises it makes per request to stderr (bench/request-promises.ts).
  */
@@ -124,11 +126,18 @@ async function startBare(body: unknown): Promise<Target> {
 }
 
 /** `seconds` of autocannon on `target` from a process of its own. */
-async function measure(target: Target, token: string, seconds: number): Promise<Measure> {
+async function measure(target: Target, token: string, seconds: number, rate?: number): Promise<Measure> {
   const cpuBefore = processCpuUs(target.pid);
   const child = spawn(
     process.execPath,
-    [...TSX, path.join(PROJECT_ROOT, 'bench', 'request-cost-load.ts'), target.url, String(seconds), String(CONNECTIONS)],
+    [
+      ...TSX,
+      path.join(PROJECT_ROOT, 'bench', 'request-cost-load.ts'),
+      target.url,
+      String(seconds),
+      String(CONNECTIONS),
+      ...(rate ? [String(rate)] : []),
+    ],
     { cwd: PROJECT_ROOT, env: { ...process.env, REQUEST_COST_TOKEN: token }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   let out = '';
@@ -145,7 +154,7 @@ async function measure(target: Target, token: string, seconds: number): Promise<
   return { ...result, cpuUsPerRequest, loadAverage: round2(os.loadavg()[0]!) };
 }
 
-export async function benchRequestCost(env: BenchEnvironment, seconds: number, rounds: number) {
+export async function benchRequestCost(env: BenchEnvironment, seconds: number, rounds: number, rate?: number) {
   const session = await env.deps.devIdp!.sign({
     sub: 'bench-user',
     org_id: 'bench-org',
@@ -175,7 +184,7 @@ export async function benchRequestCost(env: BenchEnvironment, seconds: number, r
     const runs: Record<string, Measure[]> = Object.fromEntries(targets.map((t) => [t.name, []]));
     for (let round = 0; round < rounds; round++) {
       const order = [...targets.slice(round % targets.length), ...targets.slice(0, round % targets.length)];
-      for (const target of order) runs[target.name]!.push(await measure(target, token, seconds));
+      for (const target of order) runs[target.name]!.push(await measure(target, token, seconds, rate));
     }
     const bare = runs.bare_koa!;
     const perRound = (name: string, of: (m: Measure, i: number) => number | undefined) => runs[name]!.map(of);
@@ -194,7 +203,7 @@ export async function benchRequestCost(env: BenchEnvironment, seconds: number, r
     const medians = (of: (name: string) => (number | undefined)[]) =>
       Object.fromEntries(targets.slice(1).map((t) => [t.name, median(of(t.name))]));
     return {
-      name: `GET /me (ak_ key): the API process vs a bare Koa app, load from a third process (${CONNECTIONS} connections, ${seconds} s per run)`,
+      name: `GET /me (ak_ key): the API process vs a bare Koa app, load from a third process (${CONNECTIONS} connections, ${seconds} s per run${rate ? `, ${rate} requests/s offered` : ''})`,
       rounds: runs,
       median_service_vs_bare: medians(vsBare),
       median_service_vs_bare_cpu: medians(vsBareCpu),

@@ -80,7 +80,13 @@ const BENCHES = {
   'request-cost': async () => {
     const env = await startBenchEnvironment();
     try {
-      return await benchRequestCost(env, secondsFlag >= 0 ? seconds : 10, Number(flagValue('--rounds') ?? 2));
+      const rate = flagValue('--rate');
+      return await benchRequestCost(
+        env,
+        secondsFlag >= 0 ? seconds : 10,
+        Number(flagValue('--rounds') ?? 2),
+        rate ? Number(rate) : undefined,
+      );
     } finally {
       await env.close();
     }

@@ -6,6 +6,9 @@ import { scopesWithin } from './scopes';
 import type { TokenVerifier, VerifiedToken } from './verifier';
 
 export const SERVICE_ORG_HEADER = 'X-Service-Org';
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+// Headers are read from Node's own (lower-cased) record: Koa's ctx.get goes through two delegations for each.
+const SERVICE_ORG = SERVICE_ORG_HEADER.toLowerCase();
 
 /** The token's scopes, limited to what its user holds in the active organization where that applies. */
 function scopesIn(token: VerifiedToken, orgExternalId: string | null): string[] {
@@ -18,7 +21,7 @@ function scopesIn(token: VerifiedToken, orgExternalId: string | null): string[] 
 export function createAuthenticator(verifier: TokenVerifier): Authenticator {
   return {
     authenticate(ctx: Koa.Context): RequestAuth | Promise<RequestAuth> {
-      const match = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'));
+      const match = BEARER.exec(ctx.req.headers.authorization ?? '');
       if (!match) throw unauthorized('Not authenticated');
       const presenter = { address: clientAddress(ctx) };
       const cached = verifier.cached(match[1]!, presenter);
@@ -30,7 +33,7 @@ export function createAuthenticator(verifier: TokenVerifier): Authenticator {
 
 function authOf(ctx: Koa.Context, token: VerifiedToken): RequestAuth {
   if (token.expiresAt <= Date.now()) throw unauthorized('Token expired');
-  const requested = ctx.get(SERVICE_ORG_HEADER).trim();
+  const requested = ((ctx.req.headers[SERVICE_ORG] as string | undefined) ?? '').trim();
   let orgExternalId = token.defaultOrg;
   if (requested) {
     if (token.kind === 'organization_key') throw badRequest(`${SERVICE_ORG_HEADER} is not accepted with an organization API key`);

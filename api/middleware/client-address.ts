@@ -7,14 +7,14 @@ import { proxyTrust, resolveClientAddress } from '../../platform/core/client-add
  * answer: `clientAddress(ctx)`, and `ctx.ip` too, so no code reads a forwarded header on its own.
  * Without X-Forwarded-For the answer depends on the connection alone, so it is worked out once per
  * connection (a kept-alive one serves many requests); a request carrying the header is resolved anew.
- * The first step of every request (api/middleware/pipeline.ts).
+ * The second step of every request, after its id (api/middleware/pipeline.ts).
  */
 export function clientAddressResolver(trustedProxies: readonly string[]): (ctx: Koa.Context) => void {
   const trust = proxyTrust(trustedProxies);
   const byConnection = new WeakMap<net.Socket, string>();
   return (ctx) => {
     const socket = ctx.req.socket;
-    const forwardedFor = ctx.get('X-Forwarded-For') || undefined;
+    const forwardedFor = (ctx.req.headers['x-forwarded-for'] as string | undefined) || undefined;
     let address = forwardedFor === undefined ? byConnection.get(socket) : undefined;
     if (address === undefined) {
       address = resolveClientAddress(socket.remoteAddress, forwardedFor, trust);

@@ -19,7 +19,7 @@ export interface PipelineSteps {
 }
 
 /**
- * Every request's way to its route and back, as one middleware: the client address, the request id,
+ * Every request's way to its route and back, as one middleware: the request id, the client address,
  * the preflight, the method and length checks, the deadlines; then a matched nothing's 404, an error's
  * answer, its page on a person-facing path, the closing of an unread body, the request line.
  *
@@ -29,8 +29,8 @@ export interface PipelineSteps {
  */
 export function requestPipeline(steps: PipelineSteps): Koa.Middleware {
   return async (ctx, next) => {
+    const line = steps.lines.begin(ctx); // first: it makes ctx.state
     steps.resolveClientAddress(ctx);
-    const line = steps.lines.begin(ctx);
     try {
       try {
         const preflight = steps.preflight(ctx);

@@ -5,26 +5,29 @@ import { clientAddress } from './client-address';
 
 const VALID_ID = /^[\w.:@/+=-]{1,128}$/;
 
-const BASE = Symbol('request logger base');
-const CHILD = Symbol('request logger');
-type LogState = { requestId: string; [BASE]: Logger; [CHILD]?: Logger };
-
 /**
- * `ctx.state.log`, the request's logger: made (a pino child carrying `request_id`) when first used; most
- * requests write nothing through it. One getter shared by every request: no closure made per request.
+ * A request's `ctx.state`: its id, and `log`, the request's logger, made (a pino child carrying `request_id`)
+ * when first used, since most requests write nothing through it. A class rather than a property defined on
+ * Koa's plain object per request: the getter lives once on the prototype.
  */
-const LOG_PROPERTY: PropertyDescriptor = {
-  get(this: LogState) {
-    this[CHILD] ??= this[BASE].child({ request_id: this.requestId });
-    return this[CHILD];
-  },
-  enumerable: true,
-  configurable: true,
-};
+class RequestState {
+  [key: string]: unknown;
+  private child: Logger | undefined;
+
+  constructor(
+    readonly requestId: string,
+    private readonly base: Logger,
+  ) {}
+
+  get log(): Logger {
+    this.child ??= this.base.child({ request_id: this.requestId });
+    return this.child;
+  }
+}
 
 /** A request's id and its line in the log, begun before anything else runs and ended once it is answered. */
 export interface RequestLines {
-  /** Echoes a sane X-Request-ID or generates one; hangs a request-scoped logger on ctx.state.log. */
+  /** Echoes a sane X-Request-ID or generates one; makes ctx.state, with the request-scoped logger as ctx.state.log. */
   begin(ctx: Koa.Context): RequestLine;
   /** Writes the request line, unless the level discards it. */
   end(ctx: Koa.Context, line: RequestLine): void;
@@ -39,12 +42,9 @@ export function requestLines(logger: Logger): RequestLines {
   const lines = logger.child({}, { redact: [] });
   return {
     begin(ctx) {
-      const incoming = ctx.get('X-Request-ID');
-      const id = VALID_ID.test(incoming) ? incoming : crypto.randomUUID();
-      const state = ctx.state as LogState;
-      state.requestId = id;
-      state[BASE] = logger;
-      Object.defineProperty(state, 'log', LOG_PROPERTY);
+      const incoming = ctx.req.headers['x-request-id'];
+      const id = incoming !== undefined && VALID_ID.test(incoming as string) ? (incoming as string) : crypto.randomUUID();
+      ctx.state = new RequestState(id, logger);
       ctx.set('X-Request-ID', id);
       return logger.isLevelEnabled('info') ? performance.now() : undefined;
     },
@@ -52,7 +52,7 @@ export function requestLines(logger: Logger): RequestLines {
       if (started === undefined) return;
       lines.info(
         {
-          request_id: (ctx.state as LogState).requestId,
+          request_id: (ctx.state as RequestState).requestId,
           method: ctx.method,
           path: ctx.path,
           status: ctx.status,

@@ -6,6 +6,7 @@ import type Koa from 'koa';
  * otherwise receive the rest of the body, however large, only to discard it. Runs once the answer is set.
  */
 export function closeUnreadBody(ctx: Koa.Context): void {
-  const sendsBody = Number(ctx.get('Content-Length') || 0) > 0 || ctx.get('Transfer-Encoding') !== '';
+  const { headers } = ctx.req;
+  const sendsBody = Number(headers['content-length'] || 0) > 0 || (headers['transfer-encoding'] ?? '') !== '';
   if (sendsBody && !ctx.req.complete && !ctx.headerSent) ctx.set('Connection', 'close');
 }

@@ -65,4 +65,17 @@ describe('the indexed route match', () => {
     expect(router.match('/b12', 'GET').route).toBe(true);
     expect(router.match('/x/c', 'GET').route).toBe(true);
   });
+
+  it('answers the second call of a request (same path and method) from the first, and only that one', () => {
+    const router = new Router();
+    indexRoutes(router);
+    router.get('/a/:id', () => {});
+    const first = router.match('/a/1', 'GET');
+    expect(router.match('/a/1', 'GET')).toBe(first);
+    // The router takes the array as ctx.matched: the next request gets one of its own.
+    expect(router.match('/a/1', 'GET')).not.toBe(first);
+    const get = router.match('/a/1', 'GET');
+    expect(summary(router.match('/a/1', 'POST'))).toEqual(summary(Router.prototype.match.call(router, '/a/1', 'POST')));
+    expect(router.match('/a/1', 'GET')).not.toBe(get);
+  });
 });
