@@ -310,15 +310,43 @@ export function heardText(sentences: readonly { text: string; durationMs: number
   return out.join(' ');
 }
 
+/** A clause with no punctuation yet is cut before one of these once it has CLAUSE_MIN_WORDS words. */
+const JOINING_WORDS = new Set(
+  'and but or so because that which who where when while if than until to for with from about in on at by of'.split(' '),
+);
+const CLAUSE_MIN_WORDS = 4;
+/** ...and after this many words when no such word comes. */
+const CLAUSE_MAX_WORDS = 8;
+
+/**
+ * Where a long clause is cut (0: not yet): before a joining word once it has words enough, else after
+ * its last allowed word. Only whole words count (a word is whole once the space after it has come).
+ */
+function longClauseEnd(buffer: string): number {
+  const words = [...buffer.matchAll(/\S+\s+/g)];
+  for (let i = CLAUSE_MIN_WORDS; i < Math.min(words.length, CLAUSE_MAX_WORDS); i++) {
+    if (JOINING_WORDS.has(words[i]![0].trim().toLowerCase())) return words[i]!.index;
+  }
+  const last = words[CLAUSE_MAX_WORDS - 1];
+  return last ? last.index + last[0].length : 0;
+}
+
+/** Words a turn says in clauses before it goes on in sentences. */
+const CLAUSE_WORDS = 8;
+
 /**
  * Splits the model's streamed text into sentences, to speak each as soon as it is complete. With
- * `firstClause`, the first piece ends at the first clause break ("Yes, we open at nine." speaks "Yes,"
- * first): the caller hears the turn begin after a clause is made and synthesized rather than a sentence,
- * and the rest is synthesized while that clause plays.
+ * `firstClause`, the turn's first words go in clauses ("Yes, we open at nine." speaks "Yes," first): the caller
+ * hears the turn begin after a clause is made and synthesized rather than a sentence, and the rest is
+ * synthesized while that clause plays. Clauses go on until the turn has said CLAUSE_WORDS words: a short
+ * first piece ("You're right.") followed by a long sentence would leave a silence while the sentence is made,
+ * one a caller takes for the end of the turn. A clause that runs on unpunctuated is cut at a word ("I'm glad
+ * you're interested | in our clinic"): its synthesis grows with its length.
  */
 export class SentenceSplitter {
   private buffer = '';
   private clauseNext: boolean;
+  private wordsSaid = 0;
   constructor(options: { firstClause?: boolean } = {}) {
     this.clauseNext = options.firstClause ?? false;
   }
@@ -329,12 +357,20 @@ export class SentenceSplitter {
       const sentence = this.buffer.slice(0, end).trim();
       this.buffer = this.buffer.slice(end);
       if (sentence) out.push(sentence);
-      this.clauseNext = false;
+      this.wordsSaid += sentence.split(/\s+/).filter(Boolean).length;
+      this.clauseNext &&= this.wordsSaid < CLAUSE_WORDS;
     }
     return out;
   }
-  /** Where the first sentence ends (after its trailing space), or 0: ". " after "e.g", "Dr" and the like is no end. */
+  /** Where the first sentence (or first clause) ends, after its trailing space, or 0. */
   private nextEnd(): number {
+    const punctuated = this.punctuatedEnd();
+    if (!this.clauseNext) return punctuated;
+    const long = longClauseEnd(this.buffer);
+    return punctuated && long ? Math.min(punctuated, long) : punctuated || long;
+  }
+  /** Where the first sentence or clause ends at its punctuation: ". " after "e.g", "Dr" and the like is no end. */
+  private punctuatedEnd(): number {
     const ends = this.clauseNext ? /[.!?…,;:]+\s+|\s[—–]\s|\n+/g : /[.!?…]+\s+|\n+/g;
     for (let m = ends.exec(this.buffer); m; m = ends.exec(this.buffer)) {
       const before = this.buffer.slice(0, m.index);

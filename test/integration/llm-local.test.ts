@@ -181,6 +181,46 @@ describe.skipIf(!present)('the local model', () => {
     expect(llm.waiting).toBe(0);
   });
 
+  it("reads a prompt ahead while idle: the call on it then reads only its last token, and another conversation's prompt made ahead is ignored", async () => {
+    const own = localModelConfig({ LLM_CALL_TIMEOUT_MS: '120000', LLM_LOCAL_CONTEXT_SIZE: '1024' });
+    const llm = localLlm(own);
+    await llm.load();
+    const model = createLocalChatModel(own);
+    const idle = async () => {
+      for (const deadline = Date.now() + 60_000; llm.running; ) {
+        if (Date.now() > deadline) throw new Error('the prompt read ahead did not end within 60 s');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    const finish = async (request: ChatRequest) => {
+      const last = (await collect(model.stream(request))).at(-1);
+      if (last?.type !== 'finish') throw new Error('no finish');
+      return last.usage!;
+    };
+    const conversation = (words: string) => ({
+      ...ask(words),
+      messages: [
+        { role: 'system' as const, content: 'You answer for the front desk of a dental clinic. Be brief.' },
+        { role: 'user' as const, content: words },
+      ],
+    });
+    const first = conversation('When do you open on Saturdays?');
+    model.prefill!(first, true);
+    expect(llm.running).toBe(true);
+    await idle();
+    const read = await finish(first);
+    // All but the prompt's last token, which the call reads to sample its first answer token from.
+    expect(read.inputTokens).toBeGreaterThan(20);
+    expect(read.cachedInputTokens).toBeGreaterThanOrEqual(read.inputTokens! - 1);
+
+    // Made ahead without `opening`, another conversation's prompt leaves this one's context alone.
+    const other = { ...first, messages: [{ role: 'system' as const, content: 'You plan trips to the mountains.' }, first.messages[1]!] };
+    model.prefill!(other);
+    await idle();
+    const again = await finish(first);
+    expect(again.cachedInputTokens).toBeGreaterThanOrEqual(again.inputTokens! - 1);
+  });
+
   it('writes a version comparison whose first line says which model wrote it', async () => {
     const writer = new LocalWriter(config);
     const base = defaultAgentConfig();

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import type { ChatMessage } from '../../platform/adapters/llm/chat-model';
 import { waitFor } from '../support/campaigns';
 import { createTestContext, type TestContext } from '../support/context';
 import { startFakeChatLlm, type ChatRequestBody, type FakeChatLlm } from '../support/fake-chat-llm-server';
@@ -22,6 +23,8 @@ let site: FakeWebsite;
 let t: Tenant;
 let orgId: string;
 let hook: { server: http.Server; url: string; calls: { body: unknown }[] };
+/** Each prompt the engine asked the model to read ahead: whether it opened a conversation, its last message, the model calls before it. */
+const readAhead: { opening: boolean; last: ChatMessage; at: number }[] = [];
 
 const call = (method: string, path: string, body?: unknown) => ctx.request(method, path, { token: t.session, body });
 
@@ -77,7 +80,16 @@ needsSpeech('voice engine', () => {
     await call('GET', '/core/agents');
     const [org] = await ctx.deps.sql<{ id: string }[]>`SELECT id FROM organizations WHERE external_id = ${t.org}`;
     orgId = org!.id;
-    engine = await startTestEngine(ctx, speechUrl);
+    // The scripted model reads no prompt itself; the engine's hints to read one ahead are recorded instead.
+    engine = await startTestEngine(ctx, speechUrl, {
+      model: (model) => ({
+        name: model.name,
+        stream: (request) => model.stream(request),
+        prefill: (request, opening) => {
+          readAhead.push({ opening: Boolean(opening), last: request.messages.at(-1)!, at: llm.requests.length });
+        },
+      }),
+    });
   }, 180_000);
 
   afterEach(async () => {
@@ -105,12 +117,20 @@ needsSpeech('voice engine', () => {
     const caller = await dial(agentId);
     const greeting = await caller.waitForSpeech({ timeoutMs: 20_000, transcribe: true });
     expect(words(greeting.text)).toMatch(/acme|help/);
+    const asked = llm.requests.length;
     await caller.say('What are your opening hours?');
     const answer = await caller.waitForSpeech({ timeoutMs: 20_000, transcribe: true });
     expect(words(answer.text)).toMatch(/nine|five|monday|friday/);
     expect(answer.latencyMs).not.toBeNull();
     // The model heard what the caller said.
     expect(words(lastUser(llm.requests.at(-1)!)?.content ?? '')).toMatch(/open|hour/);
+    // It was asked to read ahead: the caller's turn opening once the greeting was heard (the conversation's first
+    // prompt, which may set another's aside), then the caller's words before the answer was asked for.
+    expect(readAhead[0]).toMatchObject({ opening: true, last: { role: 'user', content: '' } });
+    const heard = readAhead.find((r) => /open|hour/.test(words(r.last.content)));
+    expect(heard).toMatchObject({ opening: false, last: { role: 'user' } });
+    expect(heard!.at).toBe(asked); // before the answer's call
+    expect(llm.requests.length).toBeGreaterThan(asked);
     // The turns are written as they are spoken, before the call ends.
     const live = await conversationOf(agentId);
     await waitFor(

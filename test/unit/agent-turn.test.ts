@@ -62,9 +62,9 @@ async function runTurn(answer: string) {
 }
 
 describe('an agent turn', () => {
-  it('speaks the first clause on its own, then whole sentences', async () => {
+  it('speaks its first words in clauses, then whole sentences', async () => {
     const { pieces, turn } = await runTurn('Yes, we open at nine, every weekday. Parking is free.');
-    expect(pieces).toEqual(['Yes,', 'we open at nine, every weekday.', 'Parking is free.']);
+    expect(pieces).toEqual(['Yes,', 'we open at nine,', 'every weekday.', 'Parking is free.']);
     expect(turn.added).toEqual([{ role: 'assistant', content: 'Yes, we open at nine, every weekday. Parking is free.' }]);
     expect(turn.timings.llm_first_clause_ms).toBeGreaterThanOrEqual(turn.timings.llm_first_token_ms!);
   });

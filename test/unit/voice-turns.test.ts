@@ -156,12 +156,32 @@ describe('turn-taking rules', () => {
     ).toBe(DEFAULT_TURN_WAIT.completeMs);
   });
 
-  it('ends the first piece of a turn at its first clause, the rest at sentences', () => {
+  it('speaks the first eight words of a turn in clauses, the rest in sentences', () => {
     const s = new SentenceSplitter({ firstClause: true });
     expect(s.push('Yes, we open at nine')).toEqual(['Yes,']);
-    expect(s.push(', and close at five. Then')).toEqual(['we open at nine, and close at five.']);
+    expect(s.push(', and close at five. Then')).toEqual(['we open at nine,', 'and close at five.']);
+    expect(s.push(' we close for lunch, from noon to one. ')).toEqual(['Then we close for lunch, from noon to one.']);
     const plain = new SentenceSplitter();
     expect(plain.push('Yes, we open at nine. ')).toEqual(['Yes, we open at nine.']);
+  });
+
+  it('cuts a first clause that runs on unpunctuated at a word: before a joining word, or after eight words', () => {
+    const joined = new SentenceSplitter({ firstClause: true });
+    expect(joined.push("I'm glad you're interested in")).toEqual([]); // "in" may be the start of a longer word
+    expect(joined.push(' our clinic. We')).toEqual(["I'm glad you're interested", 'in our clinic.']);
+    const early = new SentenceSplitter({ firstClause: true });
+    expect(early.push('We do offer discounts for ')).toEqual(['We do offer discounts']);
+    // Under four words, a joining word does not cut.
+    expect(new SentenceSplitter({ firstClause: true }).push("I'd be happy to help you ")).toEqual([]);
+    const long = new SentenceSplitter({ firstClause: true });
+    expect(long.push('Our new patient forms can be filled online before ')).toEqual(['Our new patient forms can be filled online']);
+    // Punctuation that comes first still ends it; once eight words are said, sentences are never cut at words.
+    const punctuated = new SentenceSplitter({ firstClause: true });
+    expect(punctuated.push('We are open from nine, and close at five. Then we see walk in patients from ten. ')).toEqual([
+      'We are open from nine,',
+      'and close at five.',
+      'Then we see walk in patients from ten.',
+    ]);
   });
 });
 

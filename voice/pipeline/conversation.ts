@@ -103,6 +103,8 @@ export class Conversation {
   private dtmf = '';
   private dtmfTimer?: NodeJS.Timeout;
   private heardCaller = false;
+  /** The model has been asked to read this conversation ahead before (`readAhead`). */
+  private readBefore = false;
   /** Whether the recognizer sends partial transcripts: only while the agent speaks (barge-in). */
   private partialsOn = false;
   /** After the line that says the call is back, the answer the lost engine did not finish. */
@@ -291,6 +293,7 @@ export class Conversation {
       : { text, startMs: event.start_ms, endMs: event.end_ms, sttMs: event.stt_ms, stoppedAt, longestPauseMs: null };
     this.turnVerdict = null;
     this.dropAhead();
+    this.readAhead(this.pending.text);
   }
 
   /** Once the turn model has spoken: answer now, or after a longer wait while the caller may go on. */
@@ -451,6 +454,18 @@ export class Conversation {
     return state;
   }
 
+  /**
+   * Has the model read the context and the caller's words so far while it is idle, so that the answer starts
+   * from them: the agent's last words and the caller's turn opening once the agent has spoken (`''`), the
+   * caller's words when they are heard, before the turn is decided. A model that would gain nothing ignores it.
+   */
+  private readAhead(callerText: string): void {
+    if (this.current || this.ended) return;
+    const tools = this.tools.map(({ name, description, parameters }) => ({ name, description, parameters }));
+    this.o.model.prefill?.({ messages: [...this.context, { role: 'user', content: callerText }], tools }, !this.readBefore);
+    this.readBefore = true;
+  }
+
   /** Starts the answer to the caller's words so far; nothing of it is heard or done until the turn is taken. */
   private makeAhead(text: string): void {
     this.dropAhead();
@@ -541,6 +556,7 @@ export class Conversation {
     }
     this.armIdle();
     if (this.pending && !this.respondTimer && this.callerSpeakingSince === null) this.scheduleResponse();
+    else if (!this.pending) this.readAhead('');
   }
 
   /**

@@ -184,6 +184,9 @@ export function fallbackModel(primary: ChatModel | null, fallback: ChatModel, ch
     get name() {
       return choice.used;
     },
+    prefill(request, opening) {
+      (primary && choice.usingPrimary ? primary : fallback).prefill?.(request, opening);
+    },
     async *stream(request) {
       if (primary && choice.usingPrimary) {
         const controller = new AbortController();

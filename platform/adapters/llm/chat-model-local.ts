@@ -27,6 +27,7 @@ export function createLocalChatModel(config: LocalLlmConfig, logger?: Logger): C
   return {
     name: llm.name,
     stream: (request) => (request.tools.length > 0 ? streamLocal(llm, request) : withoutToolCallText(streamLocal(llm, request))),
+    prefill: (request, opening) => llm.prefillAhead(toHistory(request.messages, request.tools), opening),
   };
 }
 
@@ -53,7 +54,7 @@ async function* streamLocal(llm: LocalLlm, request: ChatRequest): AsyncIterable<
         continue;
       }
       const { output } = piece;
-      const usage = { inputTokens: output.inputTokens, outputTokens: output.outputTokens };
+      const usage = { inputTokens: output.inputTokens, cachedInputTokens: output.cachedInputTokens, outputTokens: output.outputTokens };
       if (output.stopReason === 'length') {
         yield { type: 'finish', reason: 'length', usage };
         return;

@@ -43,13 +43,26 @@ export interface ChatRequest {
 export type ChatEvent =
   | { type: 'text-delta'; delta: string }
   | { type: 'tool-call'; call: ChatToolCall }
-  | { type: 'finish'; reason: 'stop' | 'tool-calls' | 'length'; usage?: { inputTokens?: number; outputTokens?: number } };
+  | { type: 'finish'; reason: 'stop' | 'tool-calls' | 'length'; usage?: Usage };
+
+/** What a call read and wrote; `cachedInputTokens`: prompt tokens the model held already (its earlier calls, a prefill). */
+export interface Usage {
+  inputTokens?: number;
+  cachedInputTokens?: number;
+  outputTokens?: number;
+}
 
 export interface ChatModel {
   /** Which model answers (e.g. `openai:gpt-4o-mini`, `local:SmolLM2-135M-Instruct-Q4_1`). */
   readonly name: string;
   /** One model call (one step of a turn). Throws on transport or model failure. */
   stream(request: ChatRequest): AsyncIterable<ChatEvent>;
+  /**
+   * A hint that a call on this prompt is likely soon: a model that reads its prompt itself (the local one) reads
+   * it now if it is idle, so that call starts from it. Returns at once; never fails. Absent where it would not help.
+   * `opening`: the first prompt of a conversation, which may set aside what the model read for another one.
+   */
+  prefill?(request: Pick<ChatRequest, 'messages' | 'tools'>, opening?: boolean): void;
 }
 
 /** What a call made without tools answers when all it wrote was a tool call (written as text). */

@@ -48,6 +48,8 @@ export interface LocalOutput {
   text: string;
   stopReason: 'stop' | 'length';
   inputTokens: number;
+  /** Prompt tokens the sequence held already (an earlier call's, or read ahead), not read again. */
+  cachedInputTokens: number;
   outputTokens: number;
 }
 
@@ -127,6 +129,8 @@ export class LocalLlm {
   readonly name: string;
   private readonly queue: CallQueue;
   private loading?: Promise<Loaded>;
+  /** The prompt being evaluated ahead of its call (`prefillAhead`), stopped by the next one. */
+  private ahead?: AbortController;
 
   constructor(
     private readonly config: LocalLlmConfig,
@@ -149,6 +153,33 @@ export class LocalLlm {
   /** Loads the model now (it is otherwise loaded by the first call). */
   async load(): Promise<void> {
     await this.loaded();
+  }
+
+  /**
+   * Evaluates a prompt while the model is idle, ahead of the call that will need it (a voice agent's next
+   * turn, while the caller is still being heard): that call then starts from these tokens. It never waits
+   * and never delays a call by more than one small piece: a model in use or not yet loaded is left alone,
+   * the next prompt made ahead stops this one, and so does any call (`run`). It only extends what the model
+   * holds, unless it is a conversation's `opening` prompt: that conversation's first call would replace it anyway.
+   */
+  prefillAhead(messages: ChatHistoryItem[], opening = false): void {
+    if (!this.loading || this.queue.running) return;
+    this.ahead?.abort();
+    const controller = new AbortController();
+    this.ahead = controller;
+    void this.queue
+      .acquire(controller.signal)
+      .then(async (release) => {
+        try {
+          await prefill(await this.loaded(), messages, controller.signal, { chunk: AHEAD_CHUNK_TOKENS, extendOnly: !opening });
+        } finally {
+          release();
+        }
+      })
+      .catch(() => {}) // stopped, or the model failed: the call itself will say
+      .finally(() => {
+        if (this.ahead === controller) this.ahead = undefined;
+      });
   }
 
   /**
@@ -187,6 +218,7 @@ export class LocalLlm {
     const bound = AbortSignal.timeout(timeoutMs);
     const signal = call.signal ? AbortSignal.any([call.signal, bound]) : bound;
     let release: (() => void) | undefined;
+    this.ahead?.abort();
     try {
       release = await this.queue.acquire(signal);
       const work = this.generate(call, signal);
@@ -209,7 +241,7 @@ export class LocalLlm {
     const { chat, sequence, llama } = loaded;
     const grammar = call.schema ? await llama.createGrammarForJsonSchema<GbnfJsonSchema>(call.schema) : undefined;
     signal.throwIfAborted();
-    await prefill(loaded, call.messages, signal);
+    const cachedInputTokens = await prefill(loaded, call.messages, signal);
     let outputTokens = 0;
     const result = await chat.generateResponse(call.messages, {
       grammar,
@@ -228,6 +260,7 @@ export class LocalLlm {
       text: result.response,
       stopReason: result.metadata.stopReason === 'maxTokens' ? 'length' : 'stop',
       inputTokens: Math.max(0, sequence.nextTokenIndex - outputTokens),
+      cachedInputTokens,
       outputTokens,
     };
   }
@@ -318,30 +351,46 @@ export function localLlm(config: LocalLlmConfig, logger?: Logger): LocalLlm {
 
 /** Prompt tokens evaluated per native call ahead of the generation: the longest stretch an abort waits for. */
 export const PREFILL_CHUNK_TOKENS = 32;
+/** The same for a prompt evaluated ahead of its call: a call arriving waits for at most this many (about 50 ms). */
+const AHEAD_CHUNK_TOKENS = 8;
+/** A prompt made ahead must keep at least this share of the tokens the sequence holds. */
+const EXTEND_SHARE = 0.75;
 
 /**
  * Evaluates the prompt into the sequence in small pieces, checking the signal between them, as the chat
  * will render it (the same history, an empty model turn last). node-llama-cpp evaluates a prompt in one
  * go and looks at the signal only between generated tokens, so a long prompt on a busy CPU would
  * otherwise run on long past the deadline. The generation then reuses these tokens; a prompt the chat
- * renders differently (a history shortened to fit) is only evaluated again, never wrong.
+ * renders differently (a history shortened to fit) is only evaluated again, never wrong. `extendOnly`: nothing
+ * is done unless the prompt keeps most of what the sequence holds. Returns how many of the prompt's tokens the
+ * sequence held already.
  */
-async function prefill(loaded: Loaded, messages: ChatHistoryItem[], signal: AbortSignal): Promise<void> {
+async function prefill(
+  loaded: Loaded,
+  messages: ChatHistoryItem[],
+  signal: AbortSignal,
+  { chunk = PREFILL_CHUNK_TOKENS, extendOnly = false } = {},
+): Promise<number> {
   const { chat, model, sequence } = loaded;
   const history: ChatHistoryItem[] = messages.at(-1)?.type === 'model' ? messages : [...messages, { type: 'model', response: [] }];
   const { contextText } = chat.chatWrapper.generateContextState({ chatHistory: history });
   // The chat evaluates the last token itself, to sample the first token of the answer from it.
   const tokens = contextText.tokenize(model.tokenizer).slice(0, -1);
-  if (tokens.length + 16 >= loaded.contextSize) return;
+  if (tokens.length + 16 >= loaded.contextSize) return 0;
   const { firstDifferentIndex } = sequence.compareContextTokens(tokens);
+  // Made ahead, a prompt only extends what the sequence holds (the same conversation, its last reply perhaps cut):
+  // it never replaces another conversation's context, which that conversation's next call would read again.
+  if (extendOnly && firstDifferentIndex < sequence.nextTokenIndex * EXTEND_SHARE) return 0;
   if (firstDifferentIndex < sequence.nextTokenIndex) {
     await sequence.eraseContextTokenRanges([{ start: firstDifferentIndex, end: sequence.nextTokenIndex }]);
   }
-  for (let at = sequence.nextTokenIndex; at < tokens.length; at += PREFILL_CHUNK_TOKENS) {
+  const held = sequence.nextTokenIndex;
+  for (let at = held; at < tokens.length; at += chunk) {
     signal.throwIfAborted();
-    await sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(at, at + PREFILL_CHUNK_TOKENS));
+    await sequence.evaluateWithoutGeneratingNewTokens(tokens.slice(at, at + chunk));
   }
   signal.throwIfAborted();
+  return held;
 }
 
 function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {

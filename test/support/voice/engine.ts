@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { describe, inject } from 'vitest';
+import type { ChatModel } from '../../../platform/adapters/llm/chat-model';
 import { createChatModel } from '../../../platform/adapters/llm/chat-model-factory';
 import { mintVoiceSessionToken, type VoiceSessionClaims } from '../../../services/conversations/session-tokens';
 import { createEngine, type Engine } from '../../../voice/server';
@@ -18,13 +19,21 @@ export interface TestEngine {
   close(): Promise<void>;
 }
 
-/** `port`: a port picked before the context was made (its VOICE_PUBLIC_URL names the engine); else any free one. */
-export async function startTestEngine(ctx: TestContext, speechBaseUrl: string, options: { port?: number } = {}): Promise<TestEngine> {
+/**
+ * `port`: a port picked before the context was made (its VOICE_PUBLIC_URL names the engine); else any free one.
+ * `model`: wraps the context's model (to watch what the engine asks of it).
+ */
+export async function startTestEngine(
+  ctx: TestContext,
+  speechBaseUrl: string,
+  options: { port?: number; model?: (model: ChatModel) => ChatModel } = {},
+): Promise<TestEngine> {
   const speech = await localSpeechStack(speechBaseUrl);
+  const model = createChatModel(ctx.config, ctx.deps.logger);
   const engine = createEngine({
     ...ctx.deps,
     speech,
-    model: createChatModel(ctx.config, ctx.deps.logger),
+    model: options.model ? options.model(model) : model,
     engineId: `voice-test-${crypto.randomUUID().slice(0, 8)}`,
   });
   await new Promise<void>((resolve) => engine.server.listen(options.port ?? 0, '127.0.0.1', resolve));
