@@ -7,7 +7,8 @@ import { type LocalLlm, localLlm, usableThreads } from '../platform/adapters/llm
 
 // `npm run bench -- llm-local` (or `node --import tsx bench/llm-local.ts`): the local model's load time,
 // time to first token and generation speed, for plain text and for a tool call under the JSON grammar,
-// at each thread count in LLM_BENCH_THREADS (default "1,2"). Prints the median of ROUNDS runs.
+// at each thread count in LLM_BENCH_THREADS (default "1,2"); then, on one thread, both again behind a
+// conversation of 100 to 1,100 tokens already read (a long call's later turns). Prints the median of ROUNDS runs.
 
 const ROUNDS = 3;
 
@@ -102,7 +103,45 @@ export async function benchLlmLocal() {
       });
     }
   }
-  return { model: localLlm(loadConfig()).name, rounds: ROUNDS, load_average: os.loadavg()[0], results };
+  return {
+    model: localLlm(loadConfig()).name,
+    rounds: ROUNDS,
+    load_average: os.loadavg()[0],
+    results,
+    held_context: await heldContext(),
+  };
+}
+
+/** One conversation sentence of the bench's agent, about 17 tokens. */
+const SENTENCE = 'The clinic opens at nine in the morning and closes at six in the evening on weekdays. ';
+
+/**
+ * Time to first token and speed behind a conversation already read: the same long system part each round, a
+ * new question of about 12 tokens after it, so the model reads only the question before it answers.
+ */
+async function heldContext() {
+  const config = loadConfig({ ...process.env, LLM_LOCAL_THREADS: '1', LLM_CALL_TIMEOUT_MS: '600000' });
+  const llm = localLlm(config);
+  const rows: Record<string, number>[] = [];
+  for (const held of [100, 300, 500, 800, 1100]) {
+    const request: ChatRequest = {
+      ...TEXT,
+      messages: [
+        { role: 'system', content: `You answer for a dental clinic. ${SENTENCE.repeat(Math.round(held / 17))}` },
+        { role: 'user', content: 'When do you open?' },
+      ],
+      maxTokens: 24,
+    };
+    await measure(llm, request); // reads the conversation
+    const runs = [];
+    for (let i = 0; i < ROUNDS; i++) runs.push(await measure(llm, withQuestionNumber(request, i + 1)));
+    rows.push({
+      prompt_tokens: runs[0]!.inputTokens,
+      ttft_ms: Math.round(median(runs.map((r) => r.ttftMs))),
+      tokens_per_second: Math.round(median(runs.map((r) => (r.outputTokens - 1) / ((r.totalMs - r.ttftMs) / 1000))) * 10) / 10,
+    });
+  }
+  return rows;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]!).href) {

@@ -314,7 +314,7 @@ export function heardText(sentences: readonly { text: string; durationMs: number
 const JOINING_WORDS = new Set(
   'and but or so because that which who where when while if than until to for with from about in on at by of'.split(' '),
 );
-const CLAUSE_MIN_WORDS = 4;
+const CLAUSE_MIN_WORDS = 5;
 /** ...and after this many words when no such word comes. */
 const CLAUSE_MAX_WORDS = 8;
 

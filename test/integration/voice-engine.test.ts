@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { DEFAULT_TURN_WAIT } from '../../domain/voice-turns';
 import type { ChatMessage } from '../../platform/adapters/llm/chat-model';
 import { waitFor } from '../support/campaigns';
 import { createTestContext, type TestContext } from '../support/context';
@@ -257,7 +258,8 @@ needsSpeech('voice engine', () => {
     // The answer was begun before the turn was taken, and the wait was the caller's own pauses, not spelling's 1.8 s.
     expect(agentTurns[0].audit.timings.ahead_ms).toBeGreaterThan(0);
     const caller0 = detail.turns.find((turn: { role: string }) => turn.role === 'caller');
-    expect(caller0.audit.eot_ms).toBeLessThan(1_700);
+    // (Under a loaded machine the recognizer measures the pauses longer: anything under spelling's whole wait.)
+    expect(caller0.audit.eot_ms).toBeLessThan(DEFAULT_TURN_WAIT.spellingMs);
     llm.script = [];
   }, 120_000);
 
