@@ -312,11 +312,12 @@ export class Conversation {
       this.respondTimer = undefined;
       const pending = this.pending;
       this.pending = undefined;
-      if (pending) this.takeCallerTurn(pending, this.turnVerdict);
+      if (pending) this.takeCallerTurn(pending, this.turnVerdict, wait);
     }, wait);
   }
 
-  private takeCallerTurn(caller: PendingCaller, verdict: typeof this.turnVerdict): void {
+  /** `waitMs`: how long the engine waited for more once the caller stopped (by the turn's words and pauses). */
+  private takeCallerTurn(caller: PendingCaller, verdict: typeof this.turnVerdict, waitMs?: number): void {
     if (this.ended) return;
     const redact = this.config.recording.redact_pii ? redactPii(caller.text) : { text: caller.text, redacted: false };
     if (redact.redacted) this.recorder.mute(caller.startMs, caller.endMs);
@@ -330,7 +331,14 @@ export class Conversation {
       interrupted: false,
       started_ms: caller.startMs,
       ended_ms: caller.endMs,
-      audit: { stt_ms: caller.sttMs, turn: verdict, eot_ms: eotMs, recognizer: this.o.speech.recognizer.name },
+      audit: {
+        stt_ms: caller.sttMs,
+        turn: verdict,
+        eot_ms: eotMs,
+        wait_ms: waitMs ?? null,
+        longest_pause_ms: caller.longestPauseMs,
+        recognizer: this.o.speech.recognizer.name,
+      },
     });
     this.transport.transcript('caller', redact.text, true);
     const voicemail = this.isVoicemail(caller.text);
