@@ -7,7 +7,7 @@ import { type LocalLlm, localLlm, usableThreads } from '../platform/adapters/llm
 
 // `npm run bench -- llm-local` (or `node --import tsx bench/llm-local.ts`): the local model's load time,
 // time to first token and generation speed, for plain text and for a tool call under the JSON grammar,
-// at each thread count in LLM_BENCH_THREADS (default "1,2"); then, on one thread, both again behind a
+// at each thread count in LLM_BENCH_THREADS (default "1,2"); then, on one thread, plain text's behind a
 // conversation of 100 to 1,100 tokens already read (a long call's later turns). Prints the median of ROUNDS runs.
 
 const ROUNDS = 3;
