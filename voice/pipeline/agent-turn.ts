@@ -1,4 +1,4 @@
-import type { ChatMessage, ChatModel, ChatToolCall } from '../../platform/adapters/llm/chat-model';
+import type { ChatMessage, ChatModel, ChatTool, ChatToolCall } from '../../platform/adapters/llm/chat-model';
 import { SentenceSplitter } from '../../domain/voice-turns';
 import type { VoiceTool } from '../../domain/voice-tools';
 import type { SpeechVoice } from '../speech/types';
@@ -53,6 +53,10 @@ export interface AgentTurnOptions {
 
 const MAX_TOOL_STEPS = 3;
 const FILLER = 'One moment.';
+
+/** What the model is told of the version's tools: name, description, parameters (never their endpoints or settings). */
+export const toModelTools = (tools: VoiceTool[]): ChatTool[] =>
+  tools.map(({ name, description, parameters }) => ({ name, description, parameters }));
 
 export class AgentTurn {
   readonly sentences: SpokenSentence[] = [];
@@ -154,7 +158,7 @@ export class AgentTurn {
       return;
     }
     const messages = [...options.messages];
-    const modelTools = options.tools.map(({ name, description, parameters }) => ({ name, description, parameters }));
+    const modelTools = toModelTools(options.tools);
     const said = new Set<string>();
     for (let step = 0; step <= MAX_TOOL_STEPS && !options.signal.aborted; step++) {
       const splitter = new SentenceSplitter({ firstClause: this.sentenceCount === 0 });

@@ -12,7 +12,7 @@ import { wavFile } from '../audio/pcm';
 import { Recorder } from '../audio/recorder';
 import type { ListenEvent, ListenSession, SpeechStack } from '../speech/types';
 import type { CallTransport } from '../transports/types';
-import { AgentTurn, type AgentTurnHooks, type ToolRun } from './agent-turn';
+import { AgentTurn, type AgentTurnHooks, type ToolRun, toModelTools } from './agent-turn';
 import { HeldHooks } from './held-hooks';
 import { Playout } from './playout';
 
@@ -469,8 +469,8 @@ export class Conversation {
    */
   private readAhead(callerText: string): void {
     if (this.current || this.ended) return;
-    const tools = this.tools.map(({ name, description, parameters }) => ({ name, description, parameters }));
-    this.o.model.prefill?.({ messages: [...this.context, { role: 'user', content: callerText }], tools }, !this.readBefore);
+    const messages: ChatMessage[] = [...this.context, { role: 'user', content: callerText }];
+    this.o.model.prefill?.({ messages, tools: toModelTools(this.tools) }, !this.readBefore);
     this.readBefore = true;
   }
 
