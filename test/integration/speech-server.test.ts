@@ -40,6 +40,17 @@ async function speak(body: Record<string, unknown>) {
   return { response, audio: Buffer.from(await response.arrayBuffer()) };
 }
 
+/** The index of the first 20 ms frame of PCM16 `audio` loud enough to hear (RMS at least 250, as the voice bench counts). */
+function firstAudibleFrame(audio: Buffer, rate: number): number {
+  const samples = new Int16Array(audio.buffer, audio.byteOffset, audio.length / 2);
+  const size = rate / 50;
+  for (let frame = 0; frame * size < samples.length; frame++) {
+    const part = samples.subarray(frame * size, (frame + 1) * size);
+    if (Math.sqrt(part.reduce((sum, x) => sum + x * x, 0) / part.length) >= 250) return frame;
+  }
+  return -1;
+}
+
 /** Speech of `text` as PCM16 at `rate`, with `before` and `after` seconds of silence around it. */
 async function spoken(text: string, rate: number, before = 0.5, after = 1.5): Promise<Buffer> {
   const { response, audio } = await speak({ text, voice: 'default', sample_rate: rate, speed: 1.0 });
@@ -93,6 +104,9 @@ describe.skipIf(!hasSpeechServer())('the local speech server', () => {
     expect(audio.length % 2).toBe(0);
     expect(seconds).toBeGreaterThan(3); // eighteen words: about 5 s spoken
     expect(seconds).toBeLessThan(9);
+
+    // The voice's quiet onset is cut: the first word is heard within the first 20 ms frame or the next.
+    expect(firstAudibleFrame(audio, 16000)).toBeLessThanOrEqual(1);
 
     const narrow = await speak({ text, voice: 'en_US-joe-medium', sample_rate: 8000, speed: 1.0 });
     expect(narrow.response.headers.get('content-type')).toBe('audio/L16;rate=8000;channels=1');

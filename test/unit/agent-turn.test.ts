@@ -35,13 +35,13 @@ const voice: SpeechVoice = {
   },
 };
 
-async function runTurn(answer: string) {
+async function runTurn(answer: string, speech: SpeechVoice = voice) {
   const { model, seen } = scriptedModel(answer);
   const pieces: string[] = [];
   const turn = new AgentTurn(
     {
       model,
-      voice,
+      voice: speech,
       tools: [],
       messages: [{ role: 'user', content: 'hi' }],
       sampleRate: 8000,
@@ -75,5 +75,30 @@ describe('an agent turn', () => {
     expect(seen.aborted).toBe(true);
     expect(seen.tokensSent).toBeLessThan(15);
     expect(turn.added).toEqual([{ role: 'assistant', content: "I'm sorry. I can't help with that." }]);
+  });
+
+  it("makes one sentence's speech at a time, in order, so the first is never slowed by the next", async () => {
+    let making = 0;
+    let most = 0;
+    const started: string[] = [];
+    const slow: SpeechVoice = {
+      name: 'slow',
+      async *speak(text, { sampleRate }) {
+        started.push(text);
+        most = Math.max(most, ++making);
+        try {
+          for (let i = 0; i < 3; i++) {
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            yield new Int16Array(sampleRate / 100);
+          }
+        } finally {
+          making--;
+        }
+      },
+    };
+    const { pieces } = await runTurn('Yes, we open at nine, every weekday. Parking is free.', slow);
+    expect(pieces).toEqual(['Yes,', 'we open at nine,', 'every weekday.', 'Parking is free.']);
+    expect(started).toEqual(pieces);
+    expect(most).toBe(1);
   });
 });

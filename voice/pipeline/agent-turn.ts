@@ -4,7 +4,7 @@ import type { VoiceTool } from '../../domain/voice-tools';
 import type { SpeechVoice } from '../speech/types';
 
 // One agent turn: the model streamed, its text cut into sentences, each sentence spoken as soon as it is
-// complete (speech of sentence n+1 is made while sentence n plays), tool calls run in between with a
+// complete (speech of sentence n+1 is made once sentence n's is, while n plays), tool calls run in between with a
 // line said while they run. Cancelled as a whole by its signal (a barge-in). A model that starts saying a
 // sentence of the turn again (small models loop: "I'm sorry. I'm sorry.") is stopped there: the caller
 // never hears a sentence twice in one turn.
@@ -71,6 +71,8 @@ export class AgentTurn {
   readonly toolsCalled: { name: string; input: unknown; output: string }[] = [];
   private readonly started = performance.now();
   private speaking: Promise<void> = Promise.resolve();
+  /** The last sentence's synthesis, settled once all its audio is made. */
+  private synthesized: Promise<void> = Promise.resolve();
   private sentenceCount = 0;
 
   constructor(
@@ -86,7 +88,7 @@ export class AgentTurn {
   private say(sentence: string): void {
     const index = this.sentenceCount++;
     const previous = this.speaking;
-    const made = this.synthesize(sentence);
+    const made = this.synthesize(sentence, this.synthesized);
     this.speaking = (async () => {
       const audio = await made;
       await previous;
@@ -107,14 +109,20 @@ export class AgentTurn {
     this.speaking.catch(() => {});
   }
 
-  /** Starts synthesis at once and buffers it, so it overlaps the playing of the sentence before. */
-  private async synthesize(sentence: string): Promise<AsyncIterable<Int16Array>> {
-    const asked = performance.now();
+  /**
+   * Starts synthesis once the sentence before is made (`after`), buffered, so it overlaps the playing of that
+   * sentence. Never two sentences at once: on a few cores the second would slow the first, which the caller
+   * is waiting for (a first clause followed by a long sentence came out up to half a second later).
+   */
+  private async synthesize(sentence: string, after: Promise<void>): Promise<AsyncIterable<Int16Array>> {
     const chunks: Int16Array[] = [];
     let done = false;
     let wake: (() => void) | undefined;
     const pump = (async () => {
       try {
+        await after;
+        if (this.options.signal.aborted) return;
+        const asked = performance.now();
         for await (const chunk of this.options.voice.speak(sentence, {
           sampleRate: this.options.sampleRate,
           voice: this.options.voiceId,
@@ -131,6 +139,7 @@ export class AgentTurn {
       }
     })();
     pump.catch(() => {});
+    this.synthesized = pump.catch(() => {});
     return (async function* () {
       let i = 0;
       for (;;) {

@@ -22,6 +22,17 @@ def resample(samples: np.ndarray, from_rate: int, to_rate: int) -> np.ndarray:
     return soxr.resample(samples.astype(np.float32, copy=False), from_rate, to_rate, quality="HQ").astype(np.float32)
 
 
+def trim_leading_silence(samples: np.ndarray, rate: int, threshold: float = 0.01, keep_ms: int = 10) -> np.ndarray:
+    """Drops the quiet before the first sample above `threshold`, but `keep_ms` of it (the voice's onset).
+
+    Piper begins every sentence with 40-60 ms of near silence: before a reply's first word it is only delay.
+    """
+    loud = np.flatnonzero(np.abs(samples) > threshold)
+    if loud.size == 0:
+        return samples
+    return samples[max(0, int(loud[0]) - rate * keep_ms // 1000) :]
+
+
 class StreamResampler:
     """Chunk-by-chunk resampling of one stream to 16 kHz; the filter's state carries across chunks."""
 

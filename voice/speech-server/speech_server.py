@@ -138,18 +138,20 @@ async def speak(request: web.Request) -> web.StreamResponse:
     response.enable_chunked_encoding()
     await response.prepare(request)
 
-    def render(sentence: str) -> bytes:
+    def render(sentence: str, first: bool) -> bytes:
         samples = engine.voice.synthesize(sentence, float(speed))
+        if first:
+            samples = audio.trim_leading_silence(samples, engine.voice.sample_rate)
         return audio.float_to_pcm16(audio.resample(samples, engine.voice.sample_rate, rate)).tobytes()
 
     sentences = split_sentences(text)
     # The next sentence is synthesized while the current one is sent.
-    pending = asyncio.ensure_future(engine.run(render, sentences[0]))
+    pending = asyncio.ensure_future(engine.run(render, sentences[0], True))
     try:
         for index in range(len(sentences)):
             chunk = await pending
             if index + 1 < len(sentences):
-                pending = asyncio.ensure_future(engine.run(render, sentences[index + 1]))
+                pending = asyncio.ensure_future(engine.run(render, sentences[index + 1], False))
             await response.write(chunk)
     except (ConnectionResetError, asyncio.CancelledError):
         pending.cancel()
