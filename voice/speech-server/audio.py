@@ -25,7 +25,8 @@ def resample(samples: np.ndarray, from_rate: int, to_rate: int) -> np.ndarray:
 def trim_leading_silence(samples: np.ndarray, rate: int, threshold: float = 0.01, keep_ms: int = 10) -> np.ndarray:
     """Drops the quiet before the first sample above `threshold`, but `keep_ms` of it (the voice's onset).
 
-    Piper begins every sentence with 40-60 ms of near silence: before a reply's first word it is only delay.
+    Piper begins every sentence with 40-60 ms of near silence: before the first word a request asks for, it is
+    only delay (a listener waits for it); between sentences the pause after the one before is kept.
     """
     loud = np.flatnonzero(np.abs(samples) > threshold)
     if loud.size == 0:
