@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { pcmFromBytes, rms } from '../../voice/audio/pcm';
 import { hasSpeechServer, speechUrl } from '../support/speech';
 
 // The local speech server (voice/speech-server) the global setup runs, with its real models: the Piper
@@ -42,11 +43,10 @@ async function speak(body: Record<string, unknown>) {
 
 /** The index of the first 20 ms frame of PCM16 `audio` loud enough to hear (RMS at least 250, as the voice bench counts). */
 function firstAudibleFrame(audio: Buffer, rate: number): number {
-  const samples = new Int16Array(audio.buffer, audio.byteOffset, audio.length / 2);
+  const samples = pcmFromBytes(audio);
   const size = rate / 50;
   for (let frame = 0; frame * size < samples.length; frame++) {
-    const part = samples.subarray(frame * size, (frame + 1) * size);
-    if (Math.sqrt(part.reduce((sum, x) => sum + x * x, 0) / part.length) >= 250) return frame;
+    if (rms(samples.subarray(frame * size, (frame + 1) * size)) >= 250) return frame;
   }
   return -1;
 }

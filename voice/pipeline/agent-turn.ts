@@ -138,7 +138,7 @@ export class AgentTurn {
         wake?.();
       }
     })();
-    pump.catch(() => {});
+    // Settled either way: the next sentence waits on it, and a failure surfaces where the audio is read.
     this.synthesized = pump.catch(() => {});
     return (async function* () {
       let i = 0;
