@@ -6,6 +6,7 @@ import { clientAddressResolver } from './middleware/client-address';
 import { requestLines } from './middleware/request-id';
 import { readJsonBody } from './middleware/json-body';
 import { requestPipeline } from './middleware/pipeline';
+import { routeDispatcher } from './route-dispatch';
 import { requestDeadlines } from './middleware/deadlines';
 import { methodNotAllowed, serveConnectThroughApp } from './middleware/methods';
 import { widgetPreflight } from './middleware/widget-preflight';
@@ -152,9 +153,9 @@ export function createApp(deps: AppDeps, extraAreas: AreaRoutes[] = []) {
       // A declared length over the limit is refused before routing; nothing is read here.
       refuseOversizedBody: bodyLimit(limitOf, readsOwnBody),
       withinDeadlines: requestDeadlines(deps.config.REQUEST_TIMEOUT_MS, deps.config.TEMPORAL_REQUEST_TIMEOUT_MS, isUpload),
+      route: routeDispatcher(routes.router, routes.served),
     }),
   );
-  app.use(routes.router.routes());
   serveConnectThroughApp(app, { maxHeaderSize: MAX_REQUEST_HEADER_BYTES });
-  return { app, document, routes: routes.declared };
+  return { app, document, routes: routes.declared, router: routes.router };
 }

@@ -17,6 +17,7 @@ import type { AuthRule, Authenticator, RequestAuth } from './auth/context';
 import { enforce } from './auth/guards';
 import { MAX_REQUEST_HEADER_BYTES } from './request-limits';
 import { indexRoutes } from './route-index';
+import { andThen } from './maybe-promise';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Schema = z.ZodType;
@@ -113,7 +114,7 @@ export interface RouteSpec<
     body: Infer<B>;
     auth: A extends 'public' ? undefined : RequestAuth;
     ctx: Koa.Context;
-  }) => Promise<HandlerResult<R>>;
+  }) => HandlerResult<R> | Promise<HandlerResult<R>>;
 }
 
 /** The standard answers of a route, from what it declares; a route's own description of a status wins. */
@@ -253,9 +254,14 @@ export interface RouteGuard {
  */
 export type BodyReader = (ctx: Koa.Context, ownLimitBytes?: number) => Promise<void>;
 
+/** Serves one route: at once when nothing it does waits, else a promise. */
+export type RouteServer = (ctx: Koa.Context) => void | Promise<void>;
+
 export class Routes {
   readonly router = new Router();
   readonly declared: { method: Method; path: string; auth: AuthRule | 'public'; statuses: number[] }[] = [];
+  /** The functions serving the routes added here: each is a whole route, which never hands on to a next one. */
+  readonly served = new WeakSet<RouteServer>();
 
   constructor(
     private readonly registry: OpenAPIRegistry,
@@ -292,20 +298,37 @@ export class Routes {
     }
     this.registry.registerPath(this.openApiConfig(spec, documented, guardHeaders));
     const koaPath = spec.path.replace(/\{(\w+)\}/g, ':$1');
-    // Each step that may wait is awaited only when it does (a cached caller, a quota served from a lease
-    // answer at once): an await costs a promise, and on Node 20 the request scope's async hooks tax each one.
-    this.router[spec.method](koaPath, async (ctx) => {
-      let auth: RequestAuth | undefined;
+    const serve: RouteServer = (ctx) => {
       // Who calls, and whether they may, is settled before the body is read: an unauthenticated or
       // refused caller costs no body read or parse, however large a body it declares.
-      if (spec.auth !== 'public') {
-        const caller = this.authenticator.authenticate(ctx);
-        auth = caller instanceof Promise ? await caller : caller;
-        const admitted = admit?.(ctx, auth);
-        if (admitted) await admitted;
-        enforce(spec.auth, auth);
-      }
-      if (spec.beforeBody) await spec.beforeBody(ctx);
+      if (spec.auth === 'public') return this.serveAuthorized(spec, responses, ctx, undefined, undefined);
+      return andThen(this.authenticator.authenticate(ctx), (auth) =>
+        andThen(admit?.(ctx, auth), () => {
+          enforce(spec.auth, auth);
+          return this.serveAuthorized(spec, responses, ctx, auth, around);
+        }),
+      );
+    };
+    this.served.add(serve);
+    this.router[spec.method](koaPath, serve);
+  }
+
+  /**
+   * Parses a route's inputs and answers it. Each step that may wait is waited for only when it does (a
+   * cached caller, a quota served from a lease, a route without a body answer at once), so a route whose
+   * steps all answer at once is served without a promise: on Node 20 the request scope's async hooks tax
+   * each one (docs/performance.md, GET /me).
+   */
+  private serveAuthorized<I extends { ctx: Koa.Context }>(
+    spec: Omit<RouteSpec<Schema | undefined, Schema | undefined, Schema | undefined, AuthRule | 'public', Responses>, 'handler'> & {
+      handler: (input: I) => unknown;
+    },
+    responses: Responses,
+    ctx: Koa.Context,
+    auth: RequestAuth | undefined,
+    around: RouteGuardPlan['around'],
+  ): void | Promise<void> {
+    return andThen(spec.beforeBody?.(ctx), () => {
       if (spec.headers) parse(spec.headers, ctx.headers, 'header');
       // Without a query string there is nothing to parse (ctx.query would parse the empty one).
       const rawQuery = ctx.querystring ? ctx.query : NO_QUERY;
@@ -314,27 +337,29 @@ export class Routes {
       // (Nothing to check without a query string or declared path parameters.)
       if (rawQuery !== NO_QUERY || spec.params)
         checkParameterText(ctx.querystring, spec.query ? rawQuery : {}, spec.params ? ctx.params : {});
-      const params = parse(spec.params, ctx.params, 'path') as Infer<P>;
-      const query = (spec.query ? parseQuery(spec.query, plainQuery(rawQuery)) : undefined) as Infer<Q>;
-      let body = undefined as Infer<B>;
-      if (spec.body) {
-        // A body the route does not read as JSON (text/plain, a form) is refused, never read as empty.
-        const sendsBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
-        if (sendsBody && !ctx.is('application/json', '+json'))
-          throw new HttpError(415, `Unsupported media type ${ctx.request.type}: send application/json`);
-        if (sendsBody) await this.readBody(ctx, spec.bodyLimitBytes);
-        body = parse(spec.body, (ctx.request as { body?: unknown }).body ?? {}, 'body') as Infer<B>;
-      }
-      const input = { params, query, body, auth: auth as never, ctx };
-      // Without a guard around it the handler is answered directly: no closure is made for it per request.
-      if (around && auth) await around(ctx, auth, () => this.respond(spec, responses, input));
-      else this.write(spec, responses, ctx, await spec.handler(input));
+      const params = parse(spec.params, ctx.params, 'path');
+      const query = spec.query ? parseQuery(spec.query, plainQuery(rawQuery)) : undefined;
+      return andThen(spec.body ? this.bodyOf(spec.body, spec.bodyLimitBytes, ctx) : undefined, (body) => {
+        const input = { params, query, body, auth, ctx } as unknown as I;
+        // Without a guard around it the handler is answered directly: no closure is made for it per request.
+        if (around && auth) return around(ctx, auth, () => this.respond(spec, responses, input));
+        return andThen(spec.handler(input), (result) => void this.write(spec, responses, ctx, result));
+      });
     });
+  }
+
+  /** The route's JSON body, read and parsed: a body the route does not read as JSON (text/plain, a form) is refused, never read as empty. */
+  private bodyOf(schema: Schema, limitBytes: number | undefined, ctx: Koa.Context): unknown {
+    const sendsBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
+    if (sendsBody && !ctx.is('application/json', '+json'))
+      throw new HttpError(415, `Unsupported media type ${ctx.request.type}: send application/json`);
+    const parsed = () => parse(schema, (ctx.request as { body?: unknown }).body ?? {}, 'body');
+    return sendsBody ? this.readBody(ctx, limitBytes).then(parsed) : parsed();
   }
 
   /** Runs the handler and writes its answer into ctx (what a guard around the handler gets back). */
   private async respond<I>(
-    spec: { method: string; path: string; handler: (input: I) => Promise<unknown> },
+    spec: { method: string; path: string; handler: (input: I) => unknown },
     responses: Responses,
     input: I & { ctx: Koa.Context },
   ): Promise<Reply> {

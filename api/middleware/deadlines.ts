@@ -3,6 +3,9 @@ import { unavailable } from '../../domain/errors';
 import { RequestScope, runInRequestScope } from '../../platform/core/request-scope';
 import { withRequestDeadline } from '../../platform/core/temporal';
 
+/** Serves a request's route: at once when nothing in it waits, else a promise. */
+export type RouteStep = (ctx: Koa.Context) => void | Promise<void>;
+
 /**
  * The bounds of one request, set up in one async context (platform/core/request-scope.ts):
  *
@@ -15,17 +18,30 @@ import { withRequestDeadline } from '../../platform/core/temporal';
  * - Every Temporal call made while serving a request shares one deadline, `temporalTimeoutMs` after the
  *   first of them, wherever the call is made (platform/core/temporal.ts): a frozen or unreachable Temporal
  *   costs the caller a 503 within the bound, and a transaction waiting on the call rolls back.
+ *
+ * A route answered at once (nothing in it waited) ends its scope at once, without a promise.
  */
-export function requestDeadlines(requestTimeoutMs: number, temporalTimeoutMs: number, exempt: (path: string) => boolean): Koa.Middleware {
-  return (ctx, next) => {
-    if (exempt(ctx.path)) return withRequestDeadline(temporalTimeoutMs, next);
+export function requestDeadlines(
+  requestTimeoutMs: number,
+  temporalTimeoutMs: number,
+  exempt: (path: string) => boolean,
+): (ctx: Koa.Context, route: RouteStep) => void | Promise<void> {
+  const late = () => unavailable(`The request did not finish within ${requestTimeoutMs} ms; what it had not committed was rolled back`);
+  return (ctx, route) => {
+    if (exempt(ctx.path)) return withRequestDeadline(temporalTimeoutMs, () => route(ctx));
+    const scope = new RequestScope(requestTimeoutMs, temporalTimeoutMs);
+    let served: void | Promise<void>;
+    try {
+      served = runInRequestScope(scope, () => route(ctx));
+    } catch (error) {
+      scope.end();
+      throw error;
+    }
+    if (!(served instanceof Promise)) return scope.end();
+    const waiting = served;
     return new Promise<void>((resolve, reject) => {
-      const scope = new RequestScope(
-        requestTimeoutMs,
-        () => reject(unavailable(`The request did not finish within ${requestTimeoutMs} ms; what it had not committed was rolled back`)),
-        temporalTimeoutMs,
-      );
-      runInRequestScope(scope, next).then(
+      scope.wait(() => reject(late()));
+      waiting.then(
         () => {
           scope.end();
           resolve();

@@ -171,7 +171,8 @@ export function registerIdentityRoutes(routes: Routes, deps: AppDeps): void {
     summary: 'The caller: user, active organization, token kind and scopes',
     auth: { org: 'optional' },
     responses: { 200: { description: 'The caller', schema: Me }, ...authErrors },
-    handler: async ({ auth }) => ({
+    // Answered at once: nothing here waits (api/maybe-promise.ts).
+    handler: ({ auth }) => ({
       user: { id: auth.userId, external_id: auth.userExternalId },
       organization: auth.orgId ? { id: auth.orgId, external_id: auth.orgExternalId! } : null,
       token_kind: auth.kind,

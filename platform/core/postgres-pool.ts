@@ -55,7 +55,7 @@ export class PoolMonitor implements ConnectionUsage {
     if (!connection || !scope || scope.ended || connection.owner === scope) return;
     this.disown(connection);
     connection.owner = scope;
-    scope.held.add(connection);
+    scope.hold(connection);
   }
 
   busy(socket: net.Socket, busy: boolean): void {
@@ -79,7 +79,7 @@ export class PoolMonitor implements ConnectionUsage {
   }
 
   private disown(connection: Connection): void {
-    connection.owner?.held.delete(connection);
+    connection.owner?.letGo(connection);
     connection.owner = null;
   }
 }

@@ -23,13 +23,16 @@ const CLOCK_TICK_MS = 50;
 /**
  * One request being served, with its deadline. Reading the request body does not count (`pause`):
  * a slow client is bounded by the body limit and the server's own timeouts, and holds no connection then.
+ * The deadline's clock runs from the scope's making, but the scope joins the clock only once the request
+ * waits for something (`wait`): a request answered at once cannot pass a deadline checked between tasks.
  */
 export class RequestScope {
   /** Scopes whose deadline runs, checked on every tick of one shared clock while there are any. */
   private static readonly armed = new Set<RequestScope>();
   private static clock: NodeJS.Timeout | undefined;
 
-  readonly held = new Set<Held>();
+  /** What the request holds that its deadline takes back; made when it first holds something. */
+  private held: Set<Held> | undefined;
   /**
    * The Temporal calls' shared budget while this request is served (platform/core/temporal.ts): carried by
    * the scope so a request runs in one async context rather than one per bound.
@@ -41,19 +44,37 @@ export class RequestScope {
   expired = false;
   private dueAt: number;
   private pausedAt: number | undefined;
+  private waiting = false;
+  private onExpire: (() => void) | undefined;
 
   constructor(
     readonly timeoutMs: number,
-    private readonly onExpire: () => void,
     temporalTimeoutMs?: number,
   ) {
     this.temporal = temporalTimeoutMs === undefined ? undefined : { timeoutMs: temporalTimeoutMs };
     this.dueAt = Date.now() + timeoutMs;
-    this.arm();
+  }
+
+  /** The request waits for something: its deadline is watched from now, and `onExpire` runs if it passes. */
+  wait(onExpire: () => void): void {
+    if (this.ended) return;
+    this.onExpire = onExpire;
+    this.waiting = true;
+    if (this.pausedAt === undefined) this.arm();
+  }
+
+  /** `h` is the request's until it is let go; the deadline takes it back (released at once past it). */
+  hold(h: Held): void {
+    (this.held ??= new Set()).add(h);
+  }
+
+  letGo(h: Held): void {
+    this.held?.delete(h);
   }
 
   /** Closes what it holds now: once at the deadline, then for each claim made after it. */
   releaseAll(): void {
+    if (!this.held?.size) return;
     const reason = Object.assign(new Error(`The request passed its ${this.timeoutMs} ms deadline`), { code: REQUEST_DEADLINE });
     const held = [...this.held];
     this.held.clear();
@@ -70,14 +91,14 @@ export class RequestScope {
     if (this.ended || this.pausedAt === undefined) return;
     this.dueAt += Date.now() - this.pausedAt;
     this.pausedAt = undefined;
-    this.arm();
+    if (this.waiting) this.arm();
   }
 
   /** The request was answered in time: nothing is released, later claims are ignored. */
   end(): void {
     this.ended = true;
-    RequestScope.armed.delete(this);
-    this.held.clear();
+    if (this.waiting) RequestScope.armed.delete(this);
+    this.held?.clear();
   }
 
   private arm(): void {
@@ -91,7 +112,7 @@ export class RequestScope {
     this.ended = true;
     this.expired = true;
     this.releaseAll();
-    this.onExpire();
+    this.onExpire?.();
   }
 
   /** Expires every scope past its deadline; stops the clock when none is left armed. */
@@ -108,7 +129,7 @@ export class RequestScope {
 const scopes = new AsyncLocalStorage<RequestScope>();
 
 /** Runs the serving of one request inside its scope. */
-export const runInRequestScope = <T>(scope: RequestScope, fn: () => Promise<T>): Promise<T> => scopes.run(scope, fn);
+export const runInRequestScope = <T>(scope: RequestScope, fn: () => T): T => scopes.run(scope, fn);
 
 /** The scope of the request being served here, ended or not; undefined outside a request. */
 export const currentRequestScope = (): RequestScope | undefined => scopes.getStore();

@@ -71,7 +71,7 @@ const requestBudget = new AsyncLocalStorage<CallBudget>();
  * before it from eating the budget. Past it a call fails with DEADLINE_EXCEEDED, which the API answers
  * with 503 after rolling back what the request wrote.
  */
-export function withRequestDeadline<T>(timeoutMs: number, fn: () => Promise<T>): Promise<T> {
+export function withRequestDeadline<T>(timeoutMs: number, fn: () => T): T {
   return requestBudget.run({ timeoutMs }, fn);
 }
 

@@ -10,11 +10,8 @@ import { createLogger } from '../../platform/core/logger';
 // layers, in the same order, for every path the app declares and for paths it does not.
 
 const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: '.data' });
-const { app } = createApp({ config, logger: createLogger('silent'), storage: { driver: 'local' } } as unknown as AppDeps);
+const { router: appRouter } = createApp({ config, logger: createLogger('silent'), storage: { driver: 'local' } } as unknown as AppDeps);
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE', 'PROPFIND'];
-
-/** The app's router, found through the middleware @koa/router hands to Koa. */
-const appRouter = (app.middleware as { router?: Router }[]).find((m) => m.router)!.router!;
 
 const summary = (m: ReturnType<Router['match']>) => ({
   path: m.path.map((l) => `${l.methods.join(',')} ${String(l.path)}`),
