@@ -257,6 +257,9 @@ export type BodyReader = (ctx: Koa.Context, ownLimitBytes?: number) => Promise<v
 /** Serves one route: at once when nothing it does waits, else a promise. */
 export type RouteServer = (ctx: Koa.Context) => void | Promise<void>;
 
+/** A read body (`ctx.request.body`, none: `{}`) as the route's schema parses it. */
+const parsedBody = (schema: Schema, ctx: Koa.Context): unknown => parse(schema, (ctx.request as { body?: unknown }).body ?? {}, 'body');
+
 export class Routes {
   readonly router = new Router();
   readonly declared: { method: Method; path: string; auth: AuthRule | 'public'; statuses: number[] }[] = [];
@@ -341,7 +344,7 @@ export class Routes {
       const query = spec.query ? parseQuery(spec.query, plainQuery(rawQuery)) : undefined;
       return andThen(spec.body ? this.bodyOf(spec.body, spec.bodyLimitBytes, ctx) : undefined, (body) => {
         const input = { params, query, body, auth, ctx } as unknown as I;
-        // Without a guard around it the handler is answered directly: no closure is made for it per request.
+        // Without a guard around it the handler's answer is written directly.
         if (around && auth) return around(ctx, auth, () => this.respond(spec, responses, input));
         return andThen(spec.handler(input), (result) => void this.write(spec, responses, ctx, result));
       });
@@ -353,8 +356,7 @@ export class Routes {
     const sendsBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
     if (sendsBody && !ctx.is('application/json', '+json'))
       throw new HttpError(415, `Unsupported media type ${ctx.request.type}: send application/json`);
-    const parsed = () => parse(schema, (ctx.request as { body?: unknown }).body ?? {}, 'body');
-    return sendsBody ? this.readBody(ctx, limitBytes).then(parsed) : parsed();
+    return sendsBody ? this.readBody(ctx, limitBytes).then(() => parsedBody(schema, ctx)) : parsedBody(schema, ctx);
   }
 
   /** Runs the handler and writes its answer into ctx (what a guard around the handler gets back). */

@@ -62,7 +62,7 @@ export async function startBenchEnvironment(env: Record<string, string> = {}): P
     LOG_LEVEL: 'silent',
     TEMPORAL_ADDRESS: '127.0.0.1:7233',
     // Benches measure throughput: quotas far above any bench's rate, while every request still goes through
-    // the limiter (one lease per RATE_LIMIT_LEASE_MAX requests).
+    // the limiter (one lease per RATE_LIMIT_LEASE_MAX requests, 1,000).
     RATE_LIMIT_ORG_REQUESTS: '1000000000',
     RATE_LIMIT_KEY_REQUESTS: '1000000000',
     ...env,

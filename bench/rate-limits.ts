@@ -57,8 +57,8 @@ function summary(slices: Slice[]) {
 
 /**
  * GET /me (a session, and an ak_ key) on the same process and database, three ways in turn within each
- * one-second slice: rate limits off, rate limits on with leases (RATE_LIMIT_LEASE_MAX, default 50: one upsert
- * per 50 requests of a credential and of its organization), and rate limits asking the database on every
+ * one-second slice: rate limits off, rate limits on with leases (RATE_LIMIT_LEASE_MAX, default 1,000: one upsert
+ * per lease of a credential and of its organization), and rate limits asking the database on every
  * request (a lease of 1), for what the leases save. Quotas are far above the bench's rate, so every answer is
  * 200 and every one goes through the limiter. Ratios are per slice, then their median; `cpu_ratio` is the
  * server thread's CPU per request, limits off over limits on, per slice (what the rate ratio would be on a core of its

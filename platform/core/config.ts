@@ -54,7 +54,7 @@ const schema = z.object({
   RATE_LIMIT_WINDOW_SECONDS: intIn(1, 86_400).default(60),
   RATE_LIMIT_ORG_REQUESTS: intIn(0, 1_000_000_000).default(3000),
   RATE_LIMIT_KEY_REQUESTS: intIn(0, 1_000_000_000).default(1200),
-  RATE_LIMIT_LEASE_MAX: intIn(1, 1_000_000).default(200),
+  RATE_LIMIT_LEASE_MAX: intIn(1, 1_000_000).default(1000),
   // How long an Idempotency-Key's answer is kept and replayed.
   IDEMPOTENCY_KEY_TTL_SECONDS: intIn(60, 30 * 86_400).default(86_400),
 
