@@ -44,7 +44,7 @@ export class RequestScope {
   expired = false;
   private dueAt: number;
   private pausedAt: number | undefined;
-  private waiting = false;
+  /** Set once the request waits (`wait`): only then is the scope on the clock. */
   private onExpire: (() => void) | undefined;
 
   constructor(
@@ -59,7 +59,6 @@ export class RequestScope {
   wait(onExpire: () => void): void {
     if (this.ended) return;
     this.onExpire = onExpire;
-    this.waiting = true;
     if (this.pausedAt === undefined) this.arm();
   }
 
@@ -91,13 +90,13 @@ export class RequestScope {
     if (this.ended || this.pausedAt === undefined) return;
     this.dueAt += Date.now() - this.pausedAt;
     this.pausedAt = undefined;
-    if (this.waiting) this.arm();
+    if (this.onExpire) this.arm();
   }
 
   /** The request was answered in time: nothing is released, later claims are ignored. */
   end(): void {
     this.ended = true;
-    if (this.waiting) RequestScope.armed.delete(this);
+    if (this.onExpire) RequestScope.armed.delete(this);
     this.held?.clear();
   }
 
